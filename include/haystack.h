@@ -1,0 +1,271 @@
+/*
+ * haystack.h - public API of libhaystack, fast exact string matching.
+ *
+ * Introduction
+ * ------------
+ * libhaystack finds every occurrence of a set of literal byte strings
+ * ("patterns") in a byte buffer ("haystack").  Patterns are bytes with an
+ * explicit length, so they may contain NUL; the haystack is bytes plus a
+ * length and may be larger than 4 GiB.
+ *
+ * Three objects with three lifetimes:
+ *   hay_patterns  a compiled, immutable pattern set.  Any number of threads
+ *                 may scan with one set at the same time.
+ *   hay_scratch   per-thread working memory.  One scratch may be used by one
+ *                 scan at a time; give every thread its own.
+ *   hay_stream    a scan over data that arrives in pieces.
+ *
+ * Matches go to a callback (pattern id, start offset, end offset); a
+ * non-zero return stops the scan.  Pattern ids are the indices of the
+ * patterns in the array given to hay_patterns_compile().
+ *
+ * Every function returns a hay_status: HAY_OK (0), HAY_STOPPED (1) when the
+ * callback asked to stop, or a negative error code; hay_strerror() turns it
+ * into text.  The library never prints, exits or aborts.  Every _free
+ * function accepts NULL.
+ *
+ * Simple API
+ * ----------
+ *   hay_pattern p = { "needle", 6 };
+ *   hay_patterns *set;  hay_scratch *s;  uint64_t n;
+ *   hay_patterns_compile(&p, 1, NULL, &set);
+ *   hay_scratch_create(set, &s);
+ *   hay_scan_count(set, s, buf, len, NULL, &n);
+ *   hay_scratch_free(s);  hay_patterns_free(set);
+ */
+#ifndef HAYSTACK_H
+#define HAYSTACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HAY_VERSION_MAJOR 0
+#define HAY_VERSION_MINOR 1
+#define HAY_VERSION_PATCH 0
+#define HAY_VERSION_STRING "0.1.0"
+
+/* Library version as "MAJOR.MINOR.PATCH". */
+const char *hay_version(void);
+
+/* ------------------------------------------------------------------------
+ * Status codes
+ * ---------------------------------------------------------------------- */
+typedef enum hay_status {
+    HAY_OK = 0,
+    HAY_STOPPED = 1,              /* the match callback returned non-zero */
+    HAY_ERR_NOMEM = -1,           /* an allocation failed */
+    HAY_ERR_INVALID = -2,         /* a bad argument (NULL, zero length, ...) */
+    HAY_ERR_UNSUPPORTED = -3,     /* the algorithm cannot handle this request */
+    HAY_ERR_NO_BACKEND = -4,      /* backend not compiled into this build */
+    HAY_ERR_NO_DEVICE = -5,       /* backend built, but no usable device */
+    HAY_ERR_DEVICE = -6,          /* a device call failed */
+    HAY_ERR_UNKNOWN_NAME = -7,    /* unknown backend or algorithm name */
+    HAY_ERR_TOO_LARGE = -8,       /* a size exceeds a documented limit */
+    HAY_ERR_STATE = -9            /* call out of order (e.g. write after close) */
+} hay_status;
+
+/* A static, human-readable description of a status.  Never NULL. */
+const char *hay_strerror(hay_status status);
+
+/* ------------------------------------------------------------------------
+ * Allocation
+ *
+ * Optional.  When given to hay_patterns_compile(), every allocation made for
+ * the pattern set and for the scratches and streams created from it goes
+ * through these functions.  The allocator must outlive all those objects.
+ * ---------------------------------------------------------------------- */
+typedef struct hay_allocator {
+    void *(*alloc)(size_t size, void *ctx);   /* return NULL on failure */
+    void (*free)(void *ptr, void *ctx);       /* ptr may be NULL */
+    void *ctx;
+} hay_allocator;
+
+/* ------------------------------------------------------------------------
+ * Backends and algorithms
+ * ---------------------------------------------------------------------- */
+typedef enum hay_backend {
+    HAY_BACKEND_AUTO = 0,   /* best available; the choice is reported */
+    HAY_BACKEND_CPU = 1,
+    HAY_BACKEND_CUDA = 2,
+    HAY_BACKEND_OPENCL = 3
+} hay_backend;
+
+/*
+ * Algorithms are named.  "auto" (or NULL) picks the best one for the pattern
+ * set.  CPU names:
+ *   "naive"     the oracle: every position, every pattern; any pattern count
+ *   "bm"        Boyer-Moore, bad-character and good-suffix rules; 1 pattern
+ *   "horspool"  Boyer-Moore-Horspool; 1 pattern
+ *   "simd"      two rare bytes compared 32 (AVX2) or 16 (SSE2) positions at
+ *               a time, then verified; 1 pattern
+ *   "ac"        Aho-Corasick automaton; any pattern count
+ */
+
+/* Name of a backend ("auto", "cpu", "cuda", "opencl"); "?" if out of range. */
+const char *hay_backend_name(hay_backend backend);
+
+/* Parse a backend name.  Returns HAY_ERR_UNKNOWN_NAME if not recognised. */
+hay_status hay_backend_parse(const char *name, hay_backend *out);
+
+/*
+ * Whether a backend can run here: HAY_OK, HAY_ERR_NO_BACKEND (not built in)
+ * or HAY_ERR_NO_DEVICE (built in, no device).  Probing the CUDA backend
+ * creates no context.
+ */
+hay_status hay_backend_available(hay_backend backend);
+
+/*
+ * Lists the algorithm names of a backend, one by one: *name is set to the
+ * i-th name, or the call returns HAY_ERR_INVALID when i is past the end.
+ */
+hay_status hay_algo_name(hay_backend backend, size_t i, const char **name);
+
+/* ------------------------------------------------------------------------
+ * Pattern sets
+ * ---------------------------------------------------------------------- */
+typedef struct hay_pattern {
+    const void *data;  /* the bytes; need not be NUL-terminated */
+    size_t len;        /* 1 .. HAY_MAX_PATTERN_LEN */
+} hay_pattern;
+
+#define HAY_MAX_PATTERN_LEN 65536u
+#define HAY_MAX_PATTERNS 1000000u
+
+/* Compile flags. */
+#define HAY_CASELESS 1u    /* ASCII letters match either case */
+
+typedef struct hay_compile_opts {
+    unsigned flags;               /* HAY_CASELESS, ... */
+    hay_backend backend;          /* default HAY_BACKEND_AUTO */
+    const char *algo;             /* NULL or "auto" for automatic */
+    const hay_allocator *alloc;   /* NULL for malloc/free */
+} hay_compile_opts;
+
+/* Fills *opts with the defaults (auto backend, auto algorithm, no flags). */
+void hay_compile_opts_init(hay_compile_opts *opts);
+
+typedef struct hay_patterns hay_patterns;
+
+/*
+ * Compiles n patterns (1 .. HAY_MAX_PATTERNS) into *out.  The pattern bytes
+ * are copied: the caller's array may be freed afterwards.  opts may be NULL.
+ * Duplicate patterns are allowed and each id is reported.
+ * On error *out is set to NULL.  Free the set with hay_patterns_free().
+ */
+hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
+                                const hay_compile_opts *opts,
+                                hay_patterns **out);
+
+void hay_patterns_free(hay_patterns *set);
+
+/* What was compiled: the choices made and their reasons. */
+typedef struct hay_patterns_info {
+    hay_backend backend;      /* the backend that runs scans */
+    const char *algo;         /* the algorithm that runs scans */
+    const char *reason;       /* why auto chose them (static text) */
+    size_t count;             /* number of patterns */
+    size_t min_len, max_len;  /* shortest and longest pattern */
+    size_t memory;            /* bytes held by the compiled set */
+    double compile_seconds;   /* time spent in hay_patterns_compile */
+} hay_patterns_info;
+
+hay_status hay_patterns_info_get(const hay_patterns *set,
+                                 hay_patterns_info *info);
+
+/* ------------------------------------------------------------------------
+ * Scratch
+ * ---------------------------------------------------------------------- */
+typedef struct hay_scratch hay_scratch;
+
+/*
+ * Creates per-thread working memory for scans with `set` (and with any set
+ * compiled with the same allocator).  Free with hay_scratch_free().
+ */
+hay_status hay_scratch_create(const hay_patterns *set, hay_scratch **out);
+void hay_scratch_free(hay_scratch *scratch);
+
+/* ------------------------------------------------------------------------
+ * Scanning
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Match callback.  `start` and `end` are byte offsets in the haystack
+ * (or, for streams, since the stream was opened); the match occupies
+ * [start, end).  Return 0 to go on, non-zero to stop the scan, which then
+ * returns HAY_STOPPED.  Callbacks always come from the calling thread.
+ *
+ * Order: matches are reported in order of non-decreasing `end`; matches
+ * with the same end come in an unspecified but deterministic order.  For a
+ * single pattern this is also the order of `start`.  Overlapping matches are
+ * all reported.
+ */
+typedef int (*hay_match_fn)(uint32_t id, uint64_t start, uint64_t end,
+                            void *ctx);
+
+/* Progress callback for long scans: bytes done so far out of total. */
+typedef void (*hay_progress_fn)(uint64_t done, uint64_t total, void *ctx);
+
+typedef enum hay_schedule {
+    HAY_SCHEDULE_DYNAMIC = 0,  /* threads take fixed-size chunks as they go */
+    HAY_SCHEDULE_STATIC = 1    /* one equal share of the input per thread */
+} hay_schedule;
+
+typedef struct hay_scan_opts {
+    unsigned threads;          /* 0 = all cores, 1 = serial */
+    hay_schedule schedule;     /* for threads > 1 */
+    size_t chunk_size;         /* dynamic chunk size in bytes; 0 = default */
+    hay_progress_fn progress;  /* may be NULL */
+    void *progress_ctx;
+} hay_scan_opts;
+
+/* Fills *opts with the defaults (all cores, dynamic, default chunks). */
+void hay_scan_opts_init(hay_scan_opts *opts);
+
+/*
+ * Reports every occurrence of every pattern in data[0, len) to `on_match`.
+ * `opts` may be NULL for the defaults.  With several threads the input is
+ * cut into chunks that overlap by (longest pattern - 1) bytes; every match
+ * is still reported exactly once and in the documented order.
+ * Returns HAY_OK, HAY_STOPPED, or an error.
+ */
+hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
+                    const void *data, uint64_t len, const hay_scan_opts *opts,
+                    hay_match_fn on_match, void *ctx);
+
+/* Counts every occurrence of every pattern (overlapping ones included). */
+hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
+                          const void *data, uint64_t len,
+                          const hay_scan_opts *opts, uint64_t *count);
+
+/* ------------------------------------------------------------------------
+ * Streaming
+ *
+ * Data written piece by piece is searched as if it were one buffer: a match
+ * that spans two writes is reported once, with offsets counted from the
+ * opening of the stream.  The stream keeps the last (longest pattern - 1)
+ * bytes it has seen.  The set must outlive the stream.
+ * ---------------------------------------------------------------------- */
+typedef struct hay_stream hay_stream;
+
+hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
+                           void *ctx, hay_stream **out);
+
+/*
+ * Searches the next len bytes.  Once the callback has stopped the stream,
+ * further writes return HAY_STOPPED without scanning.
+ */
+hay_status hay_stream_write(hay_stream *stream, const void *data,
+                            size_t len);
+
+/* Ends the stream and frees it (stream may be NULL). */
+hay_status hay_stream_close(hay_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HAYSTACK_H */

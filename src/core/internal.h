@@ -1,0 +1,145 @@
+/*
+ * internal.h - what the library's parts share: the pattern set layout, the
+ * engine contract that every search loop implements, the backend ops table,
+ * and allocation helpers.  Nothing here is installed.
+ */
+#ifndef HAY_INTERNAL_H
+#define HAY_INTERNAL_H
+
+#include "haystack.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+/* One line per error path: return `err` when `cond` holds. */
+#define RETURN_ERROR_IF(cond, err) \
+    do { if (cond) return (err); } while (0)
+/* Propagate a failing status. */
+#define FORWARD_IF_ERROR(expr) \
+    do { hay_status fwd_s_ = (expr); if (fwd_s_ < 0) return fwd_s_; } while (0)
+
+/*
+ * Emit one match to a sink.  Offsets are absolute; [start, end).  Returns
+ * non-zero to stop the scan.
+ */
+typedef int (*hay_emit_fn)(void *sink, uint32_t id, uint64_t start,
+                           uint64_t end);
+
+/*
+ * The engine contract: one search loop over one buffer.
+ *
+ * scan() searches hay[0, len) and reports, in order of non-decreasing end,
+ * each match whose end offset (local, exclusive) is greater than min_end.
+ * Offsets passed to emit are local + base.  It returns non-zero as soon as
+ * emit does.  The chunk driver (scan.c) gives every engine the same
+ * ownership rule: a chunk owns the matches whose last byte lies in it, and
+ * the bytes before the chunk that such a match may start in (longest - 1)
+ * are handed in as the part of hay below min_end.
+ */
+typedef struct hay_engine {
+    const char *name;
+    bool multi;          /* handles more than one pattern */
+    hay_status (*build)(hay_patterns *set, void **state);
+    void (*destroy)(const hay_patterns *set, void *state);
+    int (*scan)(const hay_patterns *set, const void *state,
+                const uint8_t *hay, size_t len, size_t min_end,
+                uint64_t base, hay_emit_fn emit, void *sink);
+} hay_engine;
+
+/*
+ * The backend ops table.  A backend compiles a pattern set into its own
+ * state and runs scans and counts over host buffers.  The CPU backend's
+ * scan and count are the chunk driver in scan.c over a hay_engine.
+ */
+typedef struct hay_backend_ops {
+    hay_backend id;
+    const char *name;
+    hay_status (*available)(void);
+    const char *const *algos;   /* NULL-terminated list of names */
+    hay_status (*compile)(hay_patterns *set, const char *algo);
+    void (*destroy)(hay_patterns *set);
+    hay_status (*scan)(const hay_patterns *set, hay_scratch *scratch,
+                       const uint8_t *data, uint64_t len,
+                       const hay_scan_opts *opts, hay_match_fn on_match,
+                       void *ctx);
+    hay_status (*count)(const hay_patterns *set, hay_scratch *scratch,
+                        const uint8_t *data, uint64_t len,
+                        const hay_scan_opts *opts, uint64_t *count);
+} hay_backend_ops;
+
+extern const hay_backend_ops hay_cpu_backend;
+extern const hay_backend_ops hay_cuda_backend;
+extern const hay_backend_ops hay_opencl_backend;
+
+struct hay_patterns {
+    hay_allocator alloc;
+    unsigned flags;
+    size_t n;
+    uint8_t *bytes;        /* all patterns, back to back */
+    size_t *off;           /* pattern i is bytes[off[i] .. off[i] + len[i]) */
+    size_t *len;
+    size_t min_len, max_len;
+    const hay_backend_ops *backend;
+    const hay_engine *engine;   /* CPU backend: the search loop */
+    void *state;                /* the engine's or backend's compiled state */
+    size_t state_memory;        /* bytes the engine reports for its state */
+    const char *reason;
+    double compile_seconds;
+};
+
+static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)
+{
+    return set->bytes + set->off[i];
+}
+
+/* ASCII case folding. */
+static inline uint8_t hay_fold(uint8_t c)
+{
+    return (c >= 'A' && c <= 'Z') ? (uint8_t)(c | 0x20) : c;
+}
+static inline bool hay_is_alpha(uint8_t c)
+{
+    return hay_fold(c) >= 'a' && hay_fold(c) <= 'z';
+}
+
+/* Byte comparison, exact or ASCII-caseless. */
+static inline bool hay_eq(const uint8_t *a, const uint8_t *b, size_t n,
+                          bool caseless)
+{
+    if (!caseless)
+        return memcmp(a, b, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (hay_fold(a[i]) != hay_fold(b[i]))
+            return false;
+    return true;
+}
+
+/* Allocation through the set's allocator.  hay_calloc zeroes. */
+void *hay_malloc(const hay_allocator *a, size_t size);
+void *hay_calloc(const hay_allocator *a, size_t n, size_t size);
+void *hay_realloc(const hay_allocator *a, void *p, size_t old_size,
+                  size_t new_size);
+void hay_free(const hay_allocator *a, void *p);
+
+/* CPU engines. */
+extern const hay_engine hay_engine_naive;
+extern const hay_engine hay_engine_bm;
+extern const hay_engine hay_engine_horspool;
+extern const hay_engine hay_engine_simd;
+extern const hay_engine hay_engine_ac;
+
+/* Monotonic seconds. */
+double hay_now(void);
+
+/* Number of online cores (at least 1). */
+unsigned hay_cpu_count(void);
+
+/* Internal hooks exposed for unit tests (declared in tests too). */
+typedef struct hay_bm_tables {
+    size_t bad_char[256];
+    size_t *good_suffix;   /* m entries */
+    size_t *suffix;        /* m entries */
+} hay_bm_tables;
+const hay_bm_tables *hay_bm_tables_of(const hay_patterns *set);
+
+#endif

@@ -1,0 +1,503 @@
+/*
+ * scan.c - the public scan calls, scratch, and the CPU chunk driver.
+ *
+ * Ownership rule: a chunk [s, e) of the haystack owns the matches whose last
+ * byte lies in it, i.e. whose end is in (s, e].  To find them the engine is
+ * handed data from s - (longest - 1) on, with min_end telling it to drop
+ * matches that end before s.  Every match is thereby found exactly once, and
+ * reporting chunks in order gives matches in order of end.
+ *
+ * With several threads and a callback, the input is processed in rounds of
+ * chunks: threads fill one match buffer per chunk, then the calling thread
+ * replays the buffers in chunk order.  A buffer is capped; a chunk that
+ * overflows it keeps what it has (all matches up to some end E) and the rest
+ * of that chunk is rescanned serially with the callback attached, so memory
+ * stays bounded however dense the matches are.
+ */
+#include "internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define DEFAULT_CHUNK ((size_t)1 << 20)
+#define MIN_PARALLEL ((uint64_t)256 << 10)
+#define CHUNKS_PER_THREAD_ROUND 4
+#define CHUNK_MATCH_CAP ((size_t)1 << 16)
+#define PROGRESS_STEP ((uint64_t)64 << 20)
+
+typedef struct match_rec {
+    uint64_t end;
+    uint32_t id;
+} match_rec;
+
+typedef struct chunk_buf {
+    match_rec *m;
+    size_t n, cap;
+    uint64_t complete_end;   /* when overflowed: all ends <= this are in m */
+    bool overflow;
+    bool nomem;
+} chunk_buf;
+
+struct hay_scratch {
+    hay_allocator alloc;
+    chunk_buf *bufs;
+    size_t nbufs;
+};
+
+void hay_scan_opts_init(hay_scan_opts *opts)
+{
+    if (!opts)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->schedule = HAY_SCHEDULE_DYNAMIC;
+}
+
+hay_status hay_scratch_create(const hay_patterns *set, hay_scratch **out)
+{
+    RETURN_ERROR_IF(!out, HAY_ERR_INVALID);
+    *out = NULL;
+    RETURN_ERROR_IF(!set, HAY_ERR_INVALID);
+    hay_scratch *s = hay_calloc(&set->alloc, 1, sizeof *s);
+    RETURN_ERROR_IF(!s, HAY_ERR_NOMEM);
+    s->alloc = set->alloc;
+    *out = s;
+    return HAY_OK;
+}
+
+void hay_scratch_free(hay_scratch *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nbufs; i++)
+        hay_free(&s->alloc, s->bufs[i].m);
+    hay_free(&s->alloc, s->bufs);
+    hay_allocator a = s->alloc;
+    hay_free(&a, s);
+}
+
+static hay_status scratch_reserve(hay_scratch *s, size_t nbufs)
+{
+    if (s->nbufs >= nbufs)
+        return HAY_OK;
+    chunk_buf *b = hay_realloc(&s->alloc, s->bufs, s->nbufs * sizeof *b,
+                               nbufs * sizeof *b);
+    RETURN_ERROR_IF(!b, HAY_ERR_NOMEM);
+    memset(b + s->nbufs, 0, (nbufs - s->nbufs) * sizeof *b);
+    s->bufs = b;
+    s->nbufs = nbufs;
+    return HAY_OK;
+}
+
+/* Sinks ------------------------------------------------------------------ */
+
+typedef struct cb_sink {
+    hay_match_fn fn;
+    void *ctx;
+} cb_sink;
+
+static int emit_cb(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    cb_sink *c = sink;
+    return c->fn(id, start, end, c->ctx);
+}
+
+static int emit_count(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    (void)id; (void)start; (void)end;
+    ++*(uint64_t *)sink;
+    return 0;
+}
+
+typedef struct buf_sink {
+    chunk_buf *b;
+    const hay_allocator *alloc;
+} buf_sink;
+
+static int emit_buf(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    (void)start;
+    buf_sink *bs = sink;
+    chunk_buf *b = bs->b;
+    if (b->n == b->cap) {
+        if (b->cap < CHUNK_MATCH_CAP) {
+            size_t cap = b->cap ? b->cap * 2 : 256;
+            match_rec *m = hay_realloc(bs->alloc, b->m, b->cap * sizeof *m,
+                                       cap * sizeof *m);
+            if (m) {
+                b->m = m;
+                b->cap = cap;
+            }
+        }
+        if (b->n == b->cap) {
+            /* Keep only matches ending strictly before this one: others
+             * with the same end may follow and must stay together. */
+            while (b->n > 0 && b->m[b->n - 1].end == end)
+                b->n--;
+            b->complete_end = end - 1;
+            b->overflow = true;
+            return 1;
+        }
+    }
+    b->m[b->n].end = end;
+    b->m[b->n].id = id;
+    b->n++;
+    return 0;
+}
+
+/* Chunks ----------------------------------------------------------------- */
+
+/* Runs the engine over data[.., e), reporting matches ending in (after, e];
+ * reported offsets are relative to data plus `base`. */
+static int scan_range_at(const hay_patterns *set, const uint8_t *data,
+                         uint64_t base, uint64_t after, uint64_t e,
+                         hay_emit_fn emit, void *sink)
+{
+    if (e <= after)
+        return 0;
+    uint64_t back = set->max_len - 1;
+    uint64_t lo = after >= back ? after - back : 0;
+    return set->engine->scan(set, set->state, data + lo, (size_t)(e - lo),
+                             (size_t)(after - lo), base + lo, emit, sink);
+}
+
+static int scan_range(const hay_patterns *set, const uint8_t *data,
+                      uint64_t after, uint64_t e, hay_emit_fn emit, void *sink)
+{
+    return scan_range_at(set, data, 0, after, e, emit, sink);
+}
+
+static unsigned thread_count(const hay_scan_opts *o)
+{
+    unsigned t = o->threads ? o->threads : hay_cpu_count();
+#ifndef _OPENMP
+    t = 1;
+#endif
+    return t ? t : 1;
+}
+
+/* Any chunk size is correct (each chunk looks back longest - 1 bytes); the
+ * default is large enough that the look-back costs nothing. */
+static size_t chunk_size(const hay_patterns *set, const hay_scan_opts *o)
+{
+    if (o->chunk_size)
+        return o->chunk_size;
+    size_t floor = set->max_len * 16;
+    return DEFAULT_CHUNK < floor ? floor : DEFAULT_CHUNK;
+}
+
+/* Small inputs stay on one thread unless the caller set a chunk size
+ * (which tests do to put chunk boundaries where they want them). */
+static bool go_parallel(unsigned t, uint64_t len, const hay_scan_opts *o)
+{
+    return t > 1 && (o->chunk_size || len >= MIN_PARALLEL);
+}
+
+static void report_progress(const hay_scan_opts *o, uint64_t done,
+                            uint64_t total)
+{
+    if (o->progress)
+        o->progress(done, total, o->progress_ctx);
+}
+
+/* Serial: one chunk, cut in pieces only to report progress. */
+static hay_status serial_scan(const hay_patterns *set, const uint8_t *data,
+                              uint64_t len, const hay_scan_opts *o,
+                              hay_emit_fn emit, void *sink)
+{
+    uint64_t step = o->progress ? PROGRESS_STEP : len;
+    if (step < set->max_len)
+        step = set->max_len;
+    for (uint64_t s = 0; s < len; s += step) {
+        uint64_t e = len - s > step ? s + step : len;
+        if (scan_range(set, data, s, e, emit, sink))
+            return HAY_STOPPED;
+        report_progress(o, e, len);
+    }
+    return HAY_OK;
+}
+
+static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
+                            const uint8_t *data, uint64_t len,
+                            const hay_scan_opts *o, uint64_t *count)
+{
+    (void)scratch;
+    unsigned t = thread_count(o);
+    *count = 0;
+    if (!go_parallel(t, len, o)) {
+        uint64_t c = 0;
+        hay_status s = serial_scan(set, data, len, o, emit_count, &c);
+        *count = c;
+        return s;
+    }
+    uint64_t piece = o->schedule == HAY_SCHEDULE_STATIC
+                         ? (len + t - 1) / t
+                         : chunk_size(set, o);
+    if (piece == 0)
+        piece = 1;
+    uint64_t nchunks = (len + piece - 1) / piece;
+    uint64_t total = 0, done = 0;
+    (void)done;
+#ifdef _OPENMP
+    if (o->schedule == HAY_SCHEDULE_STATIC) {
+#pragma omp parallel for num_threads(t) schedule(static, 1) reduction(+ : total)
+        for (uint64_t k = 0; k < nchunks; k++) {
+            uint64_t c = 0, s = k * piece;
+            uint64_t e = len - s > piece ? s + piece : len;
+            scan_range(set, data, s, e, emit_count, &c);
+            total += c;
+        }
+    } else {
+#pragma omp parallel for num_threads(t) schedule(dynamic, 1) reduction(+ : total)
+        for (uint64_t k = 0; k < nchunks; k++) {
+            uint64_t c = 0, s = k * piece;
+            uint64_t e = len - s > piece ? s + piece : len;
+            scan_range(set, data, s, e, emit_count, &c);
+            total += c;
+            uint64_t d;
+#pragma omp atomic capture
+            d = done += e - s;
+            if (omp_get_thread_num() == 0)
+                report_progress(o, d, len);
+        }
+    }
+#endif
+    report_progress(o, len, len);
+    *count = total;
+    return HAY_OK;
+}
+
+static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
+                           const uint8_t *data, uint64_t len,
+                           const hay_scan_opts *o, hay_match_fn fn, void *ctx)
+{
+    cb_sink cb = { fn, ctx };
+    unsigned t = thread_count(o);
+    if (!go_parallel(t, len, o))
+        return serial_scan(set, data, len, o, emit_cb, &cb);
+
+    uint64_t piece = chunk_size(set, o);
+    if (o->schedule == HAY_SCHEDULE_STATIC && len / t < piece * CHUNKS_PER_THREAD_ROUND)
+        piece = (len + t - 1) / t;
+    else if (o->schedule == HAY_SCHEDULE_STATIC)
+        piece *= CHUNKS_PER_THREAD_ROUND;   /* one larger share per thread */
+    if (piece == 0)
+        piece = 1;
+    size_t per_round = o->schedule == HAY_SCHEDULE_STATIC
+                           ? t : (size_t)t * CHUNKS_PER_THREAD_ROUND;
+    FORWARD_IF_ERROR(scratch_reserve(scratch, per_round));
+
+    uint64_t nchunks = (len + piece - 1) / piece;
+    for (uint64_t first = 0; first < nchunks; first += per_round) {
+        uint64_t last = first + per_round < nchunks ? first + per_round : nchunks;
+        long nr = (long)(last - first);
+        for (long i = 0; i < nr; i++) {
+            chunk_buf *b = &scratch->bufs[i];
+            b->n = 0;
+            b->overflow = b->nomem = false;
+        }
+#ifdef _OPENMP
+        if (o->schedule == HAY_SCHEDULE_STATIC) {
+#pragma omp parallel for num_threads(t) schedule(static, 1)
+            for (long i = 0; i < nr; i++) {
+                uint64_t s = (first + (uint64_t)i) * piece;
+                uint64_t e = len - s > piece ? s + piece : len;
+                buf_sink bs = { &scratch->bufs[i], &scratch->alloc };
+                scan_range(set, data, s, e, emit_buf, &bs);
+            }
+        } else {
+#pragma omp parallel for num_threads(t) schedule(dynamic, 1)
+            for (long i = 0; i < nr; i++) {
+                uint64_t s = (first + (uint64_t)i) * piece;
+                uint64_t e = len - s > piece ? s + piece : len;
+                buf_sink bs = { &scratch->bufs[i], &scratch->alloc };
+                scan_range(set, data, s, e, emit_buf, &bs);
+            }
+        }
+#endif
+        for (long i = 0; i < nr; i++) {
+            chunk_buf *b = &scratch->bufs[i];
+            for (size_t k = 0; k < b->n; k++) {
+                uint32_t id = b->m[k].id;
+                uint64_t end = b->m[k].end;
+                if (fn(id, end - set->len[id], end, ctx))
+                    return HAY_STOPPED;
+            }
+            if (b->overflow) {
+                uint64_t s = (first + (uint64_t)i) * piece;
+                uint64_t e = len - s > piece ? s + piece : len;
+                if (scan_range(set, data, b->complete_end, e, emit_cb, &cb))
+                    return HAY_STOPPED;
+            }
+        }
+        uint64_t done_bytes = last * piece < len ? last * piece : len;
+        report_progress(o, done_bytes, len);
+    }
+    return HAY_OK;
+}
+
+/* The CPU backend ---------------------------------------------------------- */
+
+static const hay_engine *const cpu_engines[] = {
+    &hay_engine_simd, &hay_engine_bm, &hay_engine_horspool,
+    &hay_engine_ac, &hay_engine_naive, NULL
+};
+static const char *const cpu_algos[] = { "simd", "bm", "horspool", "ac",
+                                         "naive", NULL };
+
+static hay_status cpu_available(void) { return HAY_OK; }
+
+static hay_status cpu_compile(hay_patterns *set, const char *algo)
+{
+    const hay_engine *eng = NULL;
+    if (!algo) {
+        if (set->n == 1) {
+            eng = &hay_engine_simd;
+            set->reason = "one pattern: SIMD rare-byte-pair filter";
+        } else {
+            eng = &hay_engine_ac;
+            set->reason = "several patterns: Aho-Corasick";
+        }
+    } else {
+        for (size_t i = 0; cpu_engines[i]; i++)
+            if (strcmp(cpu_engines[i]->name, algo) == 0)
+                eng = cpu_engines[i];
+        RETURN_ERROR_IF(!eng, HAY_ERR_UNKNOWN_NAME);
+        RETURN_ERROR_IF(set->n > 1 && !eng->multi, HAY_ERR_UNSUPPORTED);
+        set->reason = "algorithm chosen by the caller";
+    }
+    set->engine = eng;
+    return eng->build(set, &set->state);
+}
+
+static void cpu_destroy(hay_patterns *set)
+{
+    if (set->engine && set->engine->destroy)
+        set->engine->destroy(set, set->state);
+    set->state = NULL;
+}
+
+const hay_backend_ops hay_cpu_backend = {
+    HAY_BACKEND_CPU, "cpu", cpu_available, cpu_algos,
+    cpu_compile, cpu_destroy, cpu_scan, cpu_count,
+};
+
+/* Public entry points ------------------------------------------------------ */
+
+hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
+                    const void *data, uint64_t len, const hay_scan_opts *opts,
+                    hay_match_fn on_match, void *ctx)
+{
+    RETURN_ERROR_IF(!set || !scratch || !on_match, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
+    hay_scan_opts defaults;
+    if (!opts) {
+        hay_scan_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (len == 0)
+        return HAY_OK;
+    return set->backend->scan(set, scratch, data, len, opts, on_match, ctx);
+}
+
+hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
+                          const void *data, uint64_t len,
+                          const hay_scan_opts *opts, uint64_t *count)
+{
+    RETURN_ERROR_IF(!count, HAY_ERR_INVALID);
+    *count = 0;
+    RETURN_ERROR_IF(!set || !scratch, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
+    hay_scan_opts defaults;
+    if (!opts) {
+        hay_scan_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (len == 0)
+        return HAY_OK;
+    return set->backend->count(set, scratch, data, len, opts, count);
+}
+
+/* Streams ------------------------------------------------------------------ */
+
+struct hay_stream {
+    const hay_patterns *set;
+    cb_sink cb;
+    uint64_t pos;        /* bytes written so far */
+    uint8_t *buf;        /* tail (up to longest - 1 bytes), then room for a junction */
+    size_t tail;
+    bool stopped;
+};
+
+hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
+                           void *ctx, hay_stream **out)
+{
+    RETURN_ERROR_IF(!out, HAY_ERR_INVALID);
+    *out = NULL;
+    RETURN_ERROR_IF(!set || !on_match, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(!set->engine, HAY_ERR_UNSUPPORTED);
+    hay_stream *st = hay_calloc(&set->alloc, 1, sizeof *st);
+    RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
+    st->buf = hay_malloc(&set->alloc, 2 * set->max_len);
+    if (!st->buf) {
+        hay_free(&set->alloc, st);
+        return HAY_ERR_NOMEM;
+    }
+    st->set = set;
+    st->cb.fn = on_match;
+    st->cb.ctx = ctx;
+    *out = st;
+    return HAY_OK;
+}
+
+hay_status hay_stream_write(hay_stream *st, const void *data, size_t len)
+{
+    RETURN_ERROR_IF(!st || (!data && len), HAY_ERR_INVALID);
+    if (st->stopped)
+        return HAY_STOPPED;
+    if (len == 0)
+        return HAY_OK;
+    const hay_patterns *set = st->set;
+    const uint8_t *d = data;
+    size_t back = set->max_len - 1;
+
+    /* Matches ending in the first `head` new bytes may start in the tail:
+     * search them in tail + head, keeping only those that end in new data. */
+    size_t head = len < back ? len : back;
+    memcpy(st->buf + st->tail, d, head);
+    if (set->engine->scan(set, set->state, st->buf, st->tail + head, st->tail,
+                          st->pos - st->tail, emit_cb, &st->cb))
+        goto stopped;
+    /* The rest lies wholly in the new data. */
+    if (scan_range_at(set, d, st->pos, head, len, emit_cb, &st->cb))
+        goto stopped;
+
+    /* Keep the last `back` bytes of tail + data. */
+    size_t joined = st->tail + head;
+    if (len > head) {
+        size_t keep = len < back ? len : back;
+        memcpy(st->buf, d + len - keep, keep);
+        st->tail = keep;
+    } else {
+        size_t keep = joined < back ? joined : back;
+        memmove(st->buf, st->buf + joined - keep, keep);
+        st->tail = keep;
+    }
+    st->pos += len;
+    return HAY_OK;
+stopped:
+    st->stopped = true;
+    return HAY_STOPPED;
+}
+
+hay_status hay_stream_close(hay_stream *st)
+{
+    if (!st)
+        return HAY_OK;
+    hay_allocator a = st->set->alloc;
+    hay_free(&a, st->buf);
+    hay_free(&a, st);
+    return HAY_OK;
+}

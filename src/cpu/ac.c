@@ -1,0 +1,331 @@
+/*
+ * ac.c - Aho-Corasick: a trie of the patterns with failure links, scanned
+ * one byte at a time.  The root keeps a dense 256-entry row; other states
+ * keep their edges sorted by byte.  Each state lists the ids of the
+ * patterns that end exactly there (duplicates each keep their id), and a
+ * dictionary link points to the nearest state on its failure chain that
+ * has such a list, so reporting costs only the matches it finds.
+ *
+ * This is the correctness baseline for any number of patterns; the
+ * multi-pattern work adds the DFA and PFAC tables beside it.
+ */
+#include "../core/internal.h"
+
+#define NONE UINT32_MAX
+
+typedef struct ac_state {
+    uint32_t nstates;
+    uint32_t root_next[256];   /* root transitions; 0 = back to root */
+    uint32_t *edge_first;      /* state -> first edge (CSR), nstates + 1 */
+    uint8_t *edge_byte;
+    uint32_t *edge_to;
+    uint32_t *fail;
+    uint32_t *dict;            /* next state with outputs on the fail chain */
+    uint32_t *out_first;       /* state -> first output (CSR), nstates + 1 */
+    uint32_t *out_id;
+    uint8_t fold[256];
+    size_t memory;
+} ac_state;
+
+/* Build-time trie with edge lists. */
+typedef struct trie {
+    uint32_t *first_edge;   /* per state, NONE if leaf */
+    uint32_t *edge_next, *edge_to;
+    uint8_t *edge_byte;
+    uint32_t *out_head;     /* per state, chain of pattern ids */
+    uint32_t *out_next;     /* per pattern */
+    uint32_t nstates, nedges, cap_states, cap_edges;
+} trie;
+
+static void ac_destroy(const hay_patterns *set, void *state)
+{
+    ac_state *st = state;
+    if (!st)
+        return;
+    const hay_allocator *a = &set->alloc;
+    hay_free(a, st->edge_first);
+    hay_free(a, st->edge_byte);
+    hay_free(a, st->edge_to);
+    hay_free(a, st->fail);
+    hay_free(a, st->dict);
+    hay_free(a, st->out_first);
+    hay_free(a, st->out_id);
+    hay_free(a, st);
+}
+
+static inline uint32_t ac_child(const ac_state *st, uint32_t s, uint8_t c)
+{
+    if (s == 0) {
+        uint32_t t = st->root_next[c];
+        return t ? t : NONE;
+    }
+    uint32_t lo = st->edge_first[s], hi = st->edge_first[s + 1];
+    if (hi - lo <= 8) {
+        for (uint32_t e = lo; e < hi; e++)
+            if (st->edge_byte[e] == c)
+                return st->edge_to[e];
+        return NONE;
+    }
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (st->edge_byte[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < st->edge_first[s + 1] && st->edge_byte[lo] == c)
+               ? st->edge_to[lo] : NONE;
+}
+
+static void trie_free(const hay_allocator *a, trie *t)
+{
+    hay_free(a, t->first_edge);
+    hay_free(a, t->edge_next);
+    hay_free(a, t->edge_to);
+    hay_free(a, t->edge_byte);
+    hay_free(a, t->out_head);
+    hay_free(a, t->out_next);
+}
+
+static bool trie_grow_states(const hay_allocator *a, trie *t)
+{
+    uint32_t cap = t->cap_states * 2;
+    uint32_t *f = hay_realloc(a, t->first_edge, t->cap_states * 4, (size_t)cap * 4);
+    if (!f)
+        return false;
+    t->first_edge = f;
+    uint32_t *o = hay_realloc(a, t->out_head, t->cap_states * 4, (size_t)cap * 4);
+    if (!o)
+        return false;
+    t->out_head = o;
+    t->cap_states = cap;
+    return true;
+}
+
+static bool trie_grow_edges(const hay_allocator *a, trie *t)
+{
+    uint32_t cap = t->cap_edges * 2;
+    uint32_t *n = hay_realloc(a, t->edge_next, t->cap_edges * 4, (size_t)cap * 4);
+    if (!n)
+        return false;
+    t->edge_next = n;
+    uint32_t *to = hay_realloc(a, t->edge_to, t->cap_edges * 4, (size_t)cap * 4);
+    if (!to)
+        return false;
+    t->edge_to = to;
+    uint8_t *b = hay_realloc(a, t->edge_byte, t->cap_edges, cap);
+    if (!b)
+        return false;
+    t->edge_byte = b;
+    t->cap_edges = cap;
+    return true;
+}
+
+static hay_status trie_build(hay_patterns *set, const uint8_t *fold, trie *t)
+{
+    const hay_allocator *a = &set->alloc;
+    uint32_t root_row[256];
+    memset(t, 0, sizeof *t);
+    t->cap_states = 1024;
+    t->cap_edges = 1024;
+    t->first_edge = hay_malloc(a, t->cap_states * 4);
+    t->out_head = hay_malloc(a, t->cap_states * 4);
+    t->edge_next = hay_malloc(a, t->cap_edges * 4);
+    t->edge_to = hay_malloc(a, t->cap_edges * 4);
+    t->edge_byte = hay_malloc(a, t->cap_edges);
+    t->out_next = hay_malloc(a, set->n * 4);
+    RETURN_ERROR_IF(!t->first_edge || !t->out_head || !t->edge_next ||
+                    !t->edge_to || !t->edge_byte || !t->out_next, HAY_ERR_NOMEM);
+    for (int c = 0; c < 256; c++)
+        root_row[c] = NONE;
+    t->nstates = 1;
+    t->first_edge[0] = NONE;
+    t->out_head[0] = NONE;
+    for (size_t i = 0; i < set->n; i++) {
+        const uint8_t *p = hay_pat(set, i);
+        uint32_t s = 0;
+        for (size_t k = 0; k < set->len[i]; k++) {
+            uint8_t c = fold[p[k]];
+            uint32_t next = NONE;
+            if (s == 0) {
+                next = root_row[c];
+            } else {
+                for (uint32_t e = t->first_edge[s]; e != NONE; e = t->edge_next[e])
+                    if (t->edge_byte[e] == c) {
+                        next = t->edge_to[e];
+                        break;
+                    }
+            }
+            if (next == NONE) {
+                RETURN_ERROR_IF(t->nstates == NONE - 1, HAY_ERR_TOO_LARGE);
+                if (t->nstates == t->cap_states && !trie_grow_states(a, t))
+                    return HAY_ERR_NOMEM;
+                if (t->nedges == t->cap_edges && !trie_grow_edges(a, t))
+                    return HAY_ERR_NOMEM;
+                next = t->nstates++;
+                t->first_edge[next] = NONE;
+                t->out_head[next] = NONE;
+                uint32_t e = t->nedges++;
+                t->edge_byte[e] = c;
+                t->edge_to[e] = next;
+                t->edge_next[e] = t->first_edge[s];
+                t->first_edge[s] = e;
+                if (s == 0)
+                    root_row[c] = next;
+            }
+            s = next;
+        }
+        /* Chain ids in decreasing order so the list reads increasing. */
+        t->out_next[i] = NONE;
+        uint32_t *link = &t->out_head[s];
+        while (*link != NONE)
+            link = &t->out_next[*link];
+        *link = (uint32_t)i;
+    }
+    return HAY_OK;
+}
+
+static int cmp_edge(const void *a, const void *b, const uint8_t *bytes)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (int)bytes[x] - (int)bytes[y];
+}
+
+/* Insertion sort of a state's edges by byte: lists are short except near
+ * the root, and the root uses its dense row. */
+static void sort_edges(uint32_t *e, uint32_t n, const uint8_t *bytes)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t v = e[i], j = i;
+        while (j > 0 && cmp_edge(&e[j - 1], &v, bytes) > 0) {
+            e[j] = e[j - 1];
+            j--;
+        }
+        e[j] = v;
+    }
+}
+
+static hay_status ac_build(hay_patterns *set, void **state)
+{
+    const hay_allocator *a = &set->alloc;
+    ac_state *st = hay_calloc(a, 1, sizeof *st);
+    RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
+    bool caseless = set->flags & HAY_CASELESS;
+    for (int c = 0; c < 256; c++)
+        st->fold[c] = caseless ? hay_fold((uint8_t)c) : (uint8_t)c;
+
+    trie t;
+    uint32_t *queue = NULL, *tmp = NULL;
+    hay_status s = trie_build(set, st->fold, &t);
+    if (s < 0)
+        goto fail;
+    s = HAY_ERR_NOMEM;
+    uint32_t ns = t.nstates, ne = t.nedges;
+    st->nstates = ns;
+    st->edge_first = hay_malloc(a, ((size_t)ns + 1) * 4);
+    st->edge_byte = hay_malloc(a, ne ? ne : 1);
+    st->edge_to = hay_malloc(a, (ne ? ne : 1) * (size_t)4);
+    st->fail = hay_malloc(a, (size_t)ns * 4);
+    st->dict = hay_malloc(a, (size_t)ns * 4);
+    st->out_first = hay_malloc(a, ((size_t)ns + 1) * 4);
+    st->out_id = hay_malloc(a, set->n * 4);
+    queue = hay_malloc(a, (size_t)ns * 4);
+    tmp = hay_malloc(a, (ne ? ne : 1) * (size_t)4);
+    if (!st->edge_first || !st->edge_byte || !st->edge_to || !st->fail ||
+        !st->dict || !st->out_first || !st->out_id || !queue || !tmp)
+        goto fail;
+
+    /* Edges into CSR, sorted by byte; outputs into CSR. */
+    uint32_t pos = 0, opos = 0;
+    for (uint32_t v = 0; v < ns; v++) {
+        st->edge_first[v] = pos;
+        uint32_t k = 0;
+        for (uint32_t e = t.first_edge[v]; e != NONE; e = t.edge_next[e])
+            tmp[k++] = e;
+        sort_edges(tmp, k, t.edge_byte);
+        for (uint32_t i = 0; i < k; i++) {
+            st->edge_byte[pos] = t.edge_byte[tmp[i]];
+            st->edge_to[pos] = t.edge_to[tmp[i]];
+            pos++;
+        }
+        st->out_first[v] = opos;
+        for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
+            st->out_id[opos++] = id;
+    }
+    st->edge_first[ns] = pos;
+    st->out_first[ns] = opos;
+    memset(st->root_next, 0, sizeof st->root_next);
+    for (uint32_t e = st->edge_first[0]; e < st->edge_first[1]; e++)
+        st->root_next[st->edge_byte[e]] = st->edge_to[e];
+
+    /* Failure and dictionary links, breadth first. */
+    uint32_t qh = 0, qt = 0;
+    st->fail[0] = 0;
+    st->dict[0] = NONE;
+    for (uint32_t e = st->edge_first[0]; e < st->edge_first[1]; e++) {
+        uint32_t v = st->edge_to[e];
+        st->fail[v] = 0;
+        st->dict[v] = NONE;
+        queue[qt++] = v;
+    }
+    while (qh < qt) {
+        uint32_t u = queue[qh++];
+        for (uint32_t e = st->edge_first[u]; e < st->edge_first[u + 1]; e++) {
+            uint32_t v = st->edge_to[e];
+            uint8_t c = st->edge_byte[e];
+            uint32_t f = st->fail[u], g;
+            while ((g = ac_child(st, f, c)) == NONE && f != 0)
+                f = st->fail[f];
+            st->fail[v] = (g == NONE || g == v) ? 0 : g;
+            uint32_t fv = st->fail[v];
+            st->dict[v] = st->out_first[fv] != st->out_first[fv + 1] ? fv : st->dict[fv];
+            queue[qt++] = v;
+        }
+    }
+    st->memory = sizeof *st + ((size_t)ns + 1) * 16 + (size_t)ne * 5 + set->n * 4;
+    set->state_memory = st->memory;
+    trie_free(a, &t);
+    hay_free(a, queue);
+    hay_free(a, tmp);
+    *state = st;
+    return HAY_OK;
+fail:
+    trie_free(a, &t);
+    hay_free(a, queue);
+    hay_free(a, tmp);
+    ac_destroy(set, st);
+    return s;
+}
+
+static int ac_scan(const hay_patterns *set, const void *state,
+                   const uint8_t *y, size_t n, size_t min_end, uint64_t base,
+                   hay_emit_fn emit, void *sink)
+{
+    const ac_state *st = state;
+    /* Start where a match ending after min_end could begin. */
+    size_t from = min_end + 1 > set->max_len ? min_end + 1 - set->max_len : 0;
+    uint32_t s = 0;
+    for (size_t i = from; i < n; i++) {
+        uint8_t c = st->fold[y[i]];
+        uint32_t g;
+        while ((g = ac_child(st, s, c)) == NONE && s != 0)
+            s = st->fail[s];
+        s = g == NONE ? 0 : g;
+        size_t end = i + 1;
+        if (end <= min_end)
+            continue;
+        uint32_t o = st->out_first[s] != st->out_first[s + 1] ? s : st->dict[s];
+        for (; o != NONE; o = st->dict[o]) {
+            for (uint32_t k = st->out_first[o]; k < st->out_first[o + 1]; k++) {
+                uint32_t id = st->out_id[k];
+                if (emit(sink, id, base + end - set->len[id], base + end))
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+const hay_engine hay_engine_ac = {
+    "ac", true, ac_build, ac_destroy, ac_scan,
+};

@@ -1,0 +1,193 @@
+/*
+ * simd.c - the default one-pattern engine.  Two bytes of the needle that are
+ * rare in typical text are compared at 32 (AVX2) or 16 (SSE2) window
+ * positions at once; only positions where both agree are verified.  The
+ * vector width is chosen once, at build time, from the CPU's features.
+ * Caseless: for a letter, OR-ing 0x20 into the haystack byte maps both cases
+ * to the lower one and no other byte onto it, so one compare suffices.
+ */
+#include "../core/internal.h"
+
+#include <immintrin.h>
+
+/* Byte rank, 0 = rarest, 255 = most common, measured on English text and
+ * system logs; NUL and 0xff are raised because binary data is full of them. */
+static const uint8_t byte_rank[256] = {
+    200,   1,   2,   3,   4,   5,   6,   7,   8,   9, 237,  10,  11, 226,  12,  13,
+     14,  15,  16,  17,  18,  19,  20,  21,  22,  23,  71,  24,  25,  26,  27,  28,
+    255, 142, 209, 107, 106, 138,  93, 153, 186, 188, 121, 141, 232, 224, 239, 221,
+    242, 241, 231, 222, 220, 223, 218, 217, 214, 215, 225, 197,  84, 166,  83, 162,
+     95, 208, 173, 196, 179, 194, 182, 184, 180, 210, 158, 156, 185, 203, 199, 187,
+    192,  94, 191, 207, 213, 155, 118, 181, 105, 120,  96, 177,  89, 176,  81, 174,
+     88, 253, 235, 240, 245, 254, 234, 230, 246, 249, 147, 216, 244, 236, 250, 251,
+    233, 134, 247, 248, 252, 238, 219, 229, 193, 228, 160,  86, 115,  87,  91,  72,
+    211, 189, 200, 164, 139, 125, 126, 149, 169, 129, 114, 159, 163, 140, 132, 161,
+    123, 148, 101, 100, 136,  97, 113, 119, 130, 152, 144, 112, 165, 157, 102, 137,
+    128, 127, 111,  98, 104, 135, 110, 108, 117,  99, 103,  92, 109, 122, 116, 146,
+    205, 151, 171, 150, 167, 204, 133, 145, 202, 154, 178, 190, 175, 201, 212, 168,
+     29,  30,  82, 131,  77,  74,  79,  78,  31,  32,  33,  73,  34,  35,  80,  75,
+    243, 227,  36,  37,  38,  39,  40,  41,  76,  42,  43,  44,  45,  46,  47,  48,
+     49,  50, 183,  90, 195, 206, 198, 172, 170, 143,  51,  52,  53,  54,  85, 124,
+     55,  56,  57,  58,  59,  60,  61,  62,  63,  64,  65,  66,  67,  68,  69,  200,
+};
+
+typedef struct simd_state simd_state;
+typedef int (*simd_loop_fn)(const simd_state *st, const uint8_t *y, size_t n,
+                            size_t j, uint64_t base, hay_emit_fn emit,
+                            void *sink);
+
+struct simd_state {
+    const uint8_t *pat;     /* the set's copy of the pattern */
+    size_t m;
+    size_t i1, i2;          /* offsets of the two rare bytes */
+    uint8_t b1, b2;         /* their values (lower case when caseless) */
+    uint8_t or1, or2;       /* 0x20 when the byte is a caseless letter */
+    bool caseless;
+    simd_loop_fn loop;
+    const char *isa;
+};
+
+static inline bool verify(const simd_state *st, const uint8_t *p)
+{
+    return hay_eq(p, st->pat, st->m, st->caseless);
+}
+
+static int scalar_tail(const simd_state *st, const uint8_t *y, size_t n,
+                       size_t j, uint64_t base, hay_emit_fn emit, void *sink)
+{
+    for (; j + st->m <= n; j++) {
+        if ((uint8_t)(y[j + st->i1] | st->or1) == st->b1 &&
+            (uint8_t)(y[j + st->i2] | st->or2) == st->b2 && verify(st, y + j) &&
+            emit(sink, 0, base + j, base + j + st->m))
+            return 1;
+    }
+    return 0;
+}
+
+#define EMIT_MASK(mask, off)                                                 \
+    while (mask) {                                                           \
+        size_t k_ = (size_t)__builtin_ctz(mask);                             \
+        size_t at_ = (off) + k_;                                             \
+        if (verify(st, y + at_) &&                                           \
+            emit(sink, 0, base + at_, base + at_ + st->m))                   \
+            return 1;                                                        \
+        mask &= mask - 1;                                                    \
+    }
+
+static int sse2_loop(const simd_state *st, const uint8_t *y, size_t n,
+                     size_t j, uint64_t base, hay_emit_fn emit, void *sink)
+{
+    const __m128i v1 = _mm_set1_epi8((char)st->b1), v2 = _mm_set1_epi8((char)st->b2);
+    const __m128i o1 = _mm_set1_epi8((char)st->or1), o2 = _mm_set1_epi8((char)st->or2);
+    const uint8_t *p1 = y + st->i1, *p2 = y + st->i2;
+    /* Positions j .. j+15 are windows that fit when j + 15 + m <= n. */
+    while (j + 16 + st->m <= n + 1) {
+        __m128i a = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p1 + j)), o1);
+        __m128i b = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p2 + j)), o2);
+        unsigned mask = (unsigned)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(a, v1), _mm_cmpeq_epi8(b, v2)));
+        EMIT_MASK(mask, j);
+        j += 16;
+    }
+    return scalar_tail(st, y, n, j, base, emit, sink);
+}
+
+__attribute__((target("avx2")))
+static int avx2_loop(const simd_state *st, const uint8_t *y, size_t n,
+                     size_t j, uint64_t base, hay_emit_fn emit, void *sink)
+{
+    const __m256i v1 = _mm256_set1_epi8((char)st->b1), v2 = _mm256_set1_epi8((char)st->b2);
+    const __m256i o1 = _mm256_set1_epi8((char)st->or1), o2 = _mm256_set1_epi8((char)st->or2);
+    const uint8_t *p1 = y + st->i1, *p2 = y + st->i2;
+    while (j + 64 + st->m <= n + 1) {
+        __m256i a0 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p1 + j)), o1);
+        __m256i b0 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p2 + j)), o2);
+        __m256i a1 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p1 + j + 32)), o1);
+        __m256i b1 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p2 + j + 32)), o2);
+        __m256i e0 = _mm256_and_si256(_mm256_cmpeq_epi8(a0, v1), _mm256_cmpeq_epi8(b0, v2));
+        __m256i e1 = _mm256_and_si256(_mm256_cmpeq_epi8(a1, v1), _mm256_cmpeq_epi8(b1, v2));
+        if (!_mm256_testz_si256(_mm256_or_si256(e0, e1), _mm256_or_si256(e0, e1))) {
+            unsigned m0 = (unsigned)_mm256_movemask_epi8(e0);
+            unsigned m1 = (unsigned)_mm256_movemask_epi8(e1);
+            EMIT_MASK(m0, j);
+            EMIT_MASK(m1, j + 32);
+        }
+        j += 64;
+    }
+    return sse2_loop(st, y, n, j, base, emit, sink);
+}
+
+static int rank_of(uint8_t c, bool caseless)
+{
+    if (caseless && hay_is_alpha(c)) {
+        int lo = byte_rank[c | 0x20], up = byte_rank[c & ~0x20];
+        return lo > up ? lo : up;
+    }
+    return byte_rank[c];
+}
+
+static hay_status simd_build(hay_patterns *set, void **state)
+{
+    simd_state *st = hay_calloc(&set->alloc, 1, sizeof *st);
+    RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
+    st->pat = hay_pat(set, 0);
+    st->m = set->len[0];
+    st->caseless = set->flags & HAY_CASELESS;
+    /* The rarest byte, then the rarest other byte value (or another
+     * position of the same byte when the needle has only one value). */
+    size_t i1 = 0;
+    for (size_t i = 1; i < st->m; i++)
+        if (rank_of(st->pat[i], st->caseless) < rank_of(st->pat[i1], st->caseless))
+            i1 = i;
+    size_t i2 = st->m > 1 ? (i1 == 0 ? 1 : 0) : 0;
+    for (size_t i = 0; i < st->m; i++) {
+        if (i == i1)
+            continue;
+        bool same_i = hay_fold(st->pat[i]) == hay_fold(st->pat[i1]);
+        bool same_2 = hay_fold(st->pat[i2]) == hay_fold(st->pat[i1]);
+        if ((same_2 && !same_i) ||
+            (same_2 == same_i &&
+             rank_of(st->pat[i], st->caseless) < rank_of(st->pat[i2], st->caseless)))
+            i2 = i;
+    }
+    st->i1 = i1;
+    st->i2 = i2;
+    uint8_t c1 = st->pat[i1], c2 = st->pat[i2];
+    bool l1 = st->caseless && hay_is_alpha(c1), l2 = st->caseless && hay_is_alpha(c2);
+    st->or1 = l1 ? 0x20 : 0;
+    st->or2 = l2 ? 0x20 : 0;
+    st->b1 = l1 ? (uint8_t)(c1 | 0x20) : c1;
+    st->b2 = l2 ? (uint8_t)(c2 | 0x20) : c2;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        st->loop = avx2_loop;
+        st->isa = "avx2";
+    } else {
+        st->loop = sse2_loop;
+        st->isa = "sse2";
+    }
+    set->state_memory = sizeof *st;
+    *state = st;
+    return HAY_OK;
+}
+
+static void simd_destroy(const hay_patterns *set, void *state)
+{
+    hay_free(&set->alloc, state);
+}
+
+static int simd_scan(const hay_patterns *set, const void *state,
+                     const uint8_t *y, size_t n, size_t min_end,
+                     uint64_t base, hay_emit_fn emit, void *sink)
+{
+    (void)set;
+    const simd_state *st = state;
+    if (n < st->m)
+        return 0;
+    size_t j = min_end + 1 > st->m ? min_end + 1 - st->m : 0;
+    return st->loop(st, y, n, j, base, emit, sink);
+}
+
+const hay_engine hay_engine_simd = {
+    "simd", false, simd_build, simd_destroy, simd_scan,
+};

@@ -1,0 +1,30 @@
+/*
+ * cuda_backend.c - the CUDA entry in the backend table.  This version
+ * discovers devices; its search engines are not written yet, so compiling a
+ * pattern set for it reports HAY_ERR_UNSUPPORTED after the device check.
+ */
+#include "../core/internal.h"
+
+#ifdef HAY_HAVE_CUDA
+int hay_cuda_device_count(void);
+
+static hay_status cuda_available(void)
+{
+    return hay_cuda_device_count() > 0 ? HAY_OK : HAY_ERR_NO_DEVICE;
+}
+#else
+static hay_status cuda_available(void) { return HAY_ERR_NO_BACKEND; }
+#endif
+
+static const char *const cuda_algos[] = { NULL };
+
+static hay_status cuda_compile(hay_patterns *set, const char *algo)
+{
+    (void)set; (void)algo;
+    return HAY_ERR_UNSUPPORTED;
+}
+
+const hay_backend_ops hay_cuda_backend = {
+    HAY_BACKEND_CUDA, "cuda", cuda_available, cuda_algos,
+    cuda_compile, NULL, NULL, NULL,
+};
