@@ -1,0 +1,911 @@
+/*
+ * find.c - `hay find`: grep -F-like search of files, directories and stdin.
+ *
+ * The parts: option parsing into a validated config; input (mapping files,
+ * reading pipes, walking directories, binary detection); the match callback,
+ * which turns the library's matches (in order of end offset) into lines;
+ * and printing.  Only the public API of libhaystack is used.
+ */
+#include "cli.h"
+#include "patfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BINARY_PROBE ((size_t)32 << 10)
+#define PROGRESS_MIN ((uint64_t)256 << 20)
+
+/* grep's default colours (GREP_COLORS ms=01;31:fn=35:ln=32:bn=32:se=36). */
+#define C_MATCH "\33[01;31m\33[K"
+#define C_FILE "\33[35m\33[K"
+#define C_NUM "\33[32m\33[K"
+#define C_SEP "\33[36m\33[K"
+#define C_END "\33[m\33[K"
+
+typedef struct config {
+    pat_list pats;
+    bool escapes, icase, count_lines, count_matches, line_numbers;
+    bool byte_offset, only, list, quiet, recursive, text, json, stats;
+    bool progress;
+    int with_filename;   /* -1 auto, 0 never, 1 always */
+    bool color;
+    unsigned threads;
+    hay_backend backend;
+    const char *algo;
+    hay_schedule schedule;
+    size_t chunk;
+} config;
+
+typedef struct totals {
+    double compile_s, map_s, scan_s;
+    uint64_t bytes;
+    bool any_match, error;
+} totals;
+
+typedef struct span {
+    uint64_t s, e;
+} span;
+
+/* State of one file's search. */
+typedef struct search {
+    const config *cf;
+    const hay_patterns *set;
+    const char *name;
+    const uint8_t *buf;
+    uint64_t len;
+    bool binary, print_name, matched, every_line;
+    bool have_line;
+    uint64_t line_start, line_end;   /* current line; line_end at '\n' or len */
+    uint64_t next_line_from;         /* where the line after the current one starts */
+    uint64_t lineno, lineno_pos;     /* lineno is the line of lineno_pos */
+    uint64_t lines_matched;
+    span *pend;                      /* matches on the current line */
+    size_t npend, cap;
+    bool nomem;
+    double progress_t0, progress_last;
+} search;
+
+static void usage_find(FILE *f)
+{
+    fputs(
+"Usage: hay find [OPTION]... PATTERNS [FILE]...\n"
+"       hay find [OPTION]... -e PATTERN... [-f FILE]... [FILE]...\n"
+"Search FILEs (or standard input) for PATTERNS.  Patterns are literal bytes,\n"
+"like grep -F: no regular expressions.  PATTERNS may hold several patterns,\n"
+"one per line.  With no FILE, read standard input (or '.' with -r).\n"
+"\n"
+"Patterns:\n"
+"  -e, --regexp=PATTERN      use PATTERN (repeatable)\n"
+"  -f, --file=FILE           take patterns from FILE, one per line (- = stdin)\n"
+"      --escapes             decode \\xHH in patterns (the format of pattern\n"
+"                            sets such as Snort content literals)\n"
+"  -i, --ignore-case         ASCII case-insensitive matching\n"
+"  -F, --fixed-strings       accepted for grep compatibility (always on)\n"
+"\n"
+"Output:\n"
+"  -c, --count               print the number of matching lines per file\n"
+"      --count-matches       print the number of occurrences of every pattern,\n"
+"                            overlapping ones included, per file\n"
+"  -o, --only-matching       print only the matched parts (leftmost-longest,\n"
+"                            non-overlapping, as grep -o)\n"
+"  -n, --line-number         prefix lines with their line number\n"
+"  -b, --byte-offset         prefix with the 0-based byte offset\n"
+"  -l, --files-with-matches  print only names of files with matches\n"
+"  -q, --quiet               print nothing; exit status only\n"
+"  -H, --with-filename       print the file name for each match\n"
+"  -h, --no-filename         never print file names\n"
+"      --color[=WHEN]        highlight matches: never, always, auto\n"
+"      --json                one JSON object per occurrence:\n"
+"                            {\"file\",\"pattern\",\"offset\",\"line\"}\n"
+"\n"
+"Input:\n"
+"  -r, --recursive           search directories recursively\n"
+"  -a, --text                treat binary files as text\n"
+"\n"
+"Engine:\n"
+"      --backend=NAME        auto (default), cpu, cuda, opencl\n"
+"      --algo=NAME           auto (default), simd, bm, horspool, ac, naive\n"
+"      --threads=N           worker threads (0 = all cores, default)\n"
+"      --schedule=KIND       dynamic (default) or static chunk scheduling\n"
+"      --chunk-size=BYTES    chunk size for dynamic scheduling\n"
+"      --stats               print the engine choice and time per phase\n"
+"      --no-progress         no progress bar on a terminal\n"
+"\n"
+"Exit status: 0 if a line was selected, 1 if none, 2 on error.\n", f);
+}
+
+/* Options ------------------------------------------------------------------ */
+
+enum {
+    OPT_ESCAPES = 256, OPT_COUNT_MATCHES, OPT_COLOR, OPT_JSON, OPT_STATS,
+    OPT_THREADS, OPT_BACKEND, OPT_ALGO, OPT_SCHEDULE, OPT_CHUNK,
+    OPT_NO_PROGRESS, OPT_HELP
+};
+
+static const struct option long_opts[] = {
+    { "regexp", required_argument, NULL, 'e' },
+    { "file", required_argument, NULL, 'f' },
+    { "escapes", no_argument, NULL, OPT_ESCAPES },
+    { "ignore-case", no_argument, NULL, 'i' },
+    { "fixed-strings", no_argument, NULL, 'F' },
+    { "count", no_argument, NULL, 'c' },
+    { "count-matches", no_argument, NULL, OPT_COUNT_MATCHES },
+    { "only-matching", no_argument, NULL, 'o' },
+    { "line-number", no_argument, NULL, 'n' },
+    { "byte-offset", no_argument, NULL, 'b' },
+    { "files-with-matches", no_argument, NULL, 'l' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "silent", no_argument, NULL, 'q' },
+    { "with-filename", no_argument, NULL, 'H' },
+    { "no-filename", no_argument, NULL, 'h' },
+    { "color", optional_argument, NULL, OPT_COLOR },
+    { "colour", optional_argument, NULL, OPT_COLOR },
+    { "json", no_argument, NULL, OPT_JSON },
+    { "recursive", no_argument, NULL, 'r' },
+    { "text", no_argument, NULL, 'a' },
+    { "backend", required_argument, NULL, OPT_BACKEND },
+    { "algo", required_argument, NULL, OPT_ALGO },
+    { "threads", required_argument, NULL, OPT_THREADS },
+    { "schedule", required_argument, NULL, OPT_SCHEDULE },
+    { "chunk-size", required_argument, NULL, OPT_CHUNK },
+    { "stats", no_argument, NULL, OPT_STATS },
+    { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "help", no_argument, NULL, OPT_HELP },
+    { NULL, 0, NULL, 0 },
+};
+
+/* Pattern sources are kept in order and decoded once --escapes is known. */
+typedef struct source {
+    bool is_file;
+    const char *text;
+} source;
+
+static int add_pattern_text(config *cf, const uint8_t *t, size_t n,
+                            bool from_file, const char *origin)
+{
+    char err[512];
+    if (pat_list_add_text(&cf->pats, t, n, cf->escapes, from_file, origin,
+                          err, sizeof err) < 0) {
+        fprintf(stderr, "hay: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int add_pattern_file(config *cf, const char *path)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    char err[512];
+    if (cli_read_all(path, &data, &len, err, sizeof err) < 0) {
+        fprintf(stderr, "hay: %s\n", err);
+        return -1;
+    }
+    int r = add_pattern_text(cf, data, len, true, path);
+    free(data);
+    return r;
+}
+
+static int parse_opts(int argc, char **argv, config *cf, int *first_file)
+{
+    memset(cf, 0, sizeof *cf);
+    cf->with_filename = -1;
+    cf->backend = HAY_BACKEND_AUTO;
+    cf->schedule = HAY_SCHEDULE_DYNAMIC;
+    cf->progress = true;
+    int color_mode = 0;   /* never */
+    source *src = calloc((size_t)argc + 1, sizeof *src);
+    size_t nsrc = 0;
+    if (!src)
+        return -1;
+    int c, rc = -1;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "e:f:iFconblqHhraV", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'e': src[nsrc++] = (source){ false, optarg }; break;
+        case 'f': src[nsrc++] = (source){ true, optarg }; break;
+        case OPT_ESCAPES: cf->escapes = true; break;
+        case 'i': cf->icase = true; break;
+        case 'F': break;
+        case 'c': cf->count_lines = true; break;
+        case OPT_COUNT_MATCHES: cf->count_matches = true; break;
+        case 'o': cf->only = true; break;
+        case 'n': cf->line_numbers = true; break;
+        case 'b': cf->byte_offset = true; break;
+        case 'l': cf->list = true; break;
+        case 'q': cf->quiet = true; break;
+        case 'H': cf->with_filename = 1; break;
+        case 'h': cf->with_filename = 0; break;
+        case 'r': cf->recursive = true; break;
+        case 'a': cf->text = true; break;
+        case OPT_JSON: cf->json = true; break;
+        case OPT_STATS: cf->stats = true; break;
+        case OPT_NO_PROGRESS: cf->progress = false; break;
+        case OPT_COLOR:
+            if (!optarg || !strcmp(optarg, "auto") || !strcmp(optarg, "tty") ||
+                !strcmp(optarg, "if-tty"))
+                color_mode = 2;
+            else if (!strcmp(optarg, "always") || !strcmp(optarg, "yes") ||
+                     !strcmp(optarg, "force"))
+                color_mode = 1;
+            else if (!strcmp(optarg, "never") || !strcmp(optarg, "no") ||
+                     !strcmp(optarg, "none"))
+                color_mode = 0;
+            else {
+                fprintf(stderr, "hay: invalid argument '%s' for --color (never, always, auto)\n", optarg);
+                goto out;
+            }
+            break;
+        case OPT_BACKEND:
+            if (hay_backend_parse(optarg, &cf->backend) != HAY_OK) {
+                fprintf(stderr, "hay: unknown backend '%s' (auto, cpu, cuda, opencl)\n", optarg);
+                goto out;
+            }
+            break;
+        case OPT_ALGO: cf->algo = optarg; break;
+        case OPT_THREADS: {
+            uint64_t v;
+            if (cli_parse_size(optarg, &v) < 0 || v > 4096) {
+                fprintf(stderr, "hay: invalid thread count '%s'\n", optarg);
+                goto out;
+            }
+            cf->threads = (unsigned)v;
+            break;
+        }
+        case OPT_SCHEDULE:
+            if (!strcmp(optarg, "dynamic"))
+                cf->schedule = HAY_SCHEDULE_DYNAMIC;
+            else if (!strcmp(optarg, "static"))
+                cf->schedule = HAY_SCHEDULE_STATIC;
+            else {
+                fprintf(stderr, "hay: invalid schedule '%s' (static, dynamic)\n", optarg);
+                goto out;
+            }
+            break;
+        case OPT_CHUNK: {
+            uint64_t v;
+            if (cli_parse_size(optarg, &v) < 0 || v == 0) {
+                fprintf(stderr, "hay: invalid chunk size '%s'\n", optarg);
+                goto out;
+            }
+            cf->chunk = (size_t)v;
+            break;
+        }
+        case OPT_HELP: usage_find(stdout); exit(0);
+        default:
+            fprintf(stderr, "Usage: hay find [OPTION]... PATTERNS [FILE]...\n"
+                            "Try 'hay find --help' for more information.\n");
+            goto out;
+        }
+    }
+    if (nsrc == 0) {
+        if (optind >= argc) {
+            fprintf(stderr, "Usage: hay find [OPTION]... PATTERNS [FILE]...\n"
+                            "Try 'hay find --help' for more information.\n");
+            goto out;
+        }
+        src[nsrc++] = (source){ false, argv[optind++] };
+    }
+    for (size_t i = 0; i < nsrc; i++) {
+        int r = src[i].is_file
+                    ? add_pattern_file(cf, src[i].text)
+                    : add_pattern_text(cf, (const uint8_t *)src[i].text,
+                                       strlen(src[i].text), false, "-e");
+        if (r < 0)
+            goto out;
+    }
+    cf->color = color_mode == 1 ||
+                (color_mode == 2 && isatty(STDOUT_FILENO) &&
+                 getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0);
+    *first_file = optind;
+    rc = 0;
+out:
+    free(src);
+    return rc;
+}
+
+/* Printing ----------------------------------------------------------------- */
+
+static void put_sep(const search *s, char sep)
+{
+    if (s->cf->color)
+        fputs(C_SEP, stdout), putchar(sep), fputs(C_END, stdout);
+    else
+        putchar(sep);
+}
+
+static void put_prefix(const search *s, uint64_t lineno, uint64_t offset)
+{
+    const config *cf = s->cf;
+    if (s->print_name) {
+        if (cf->color)
+            printf(C_FILE "%s" C_END, s->name);
+        else
+            fputs(s->name, stdout);
+        put_sep(s, ':');
+    }
+    if (cf->line_numbers) {
+        if (cf->color)
+            printf(C_NUM "%" PRIu64 C_END, lineno);
+        else
+            printf("%" PRIu64, lineno);
+        put_sep(s, ':');
+    }
+    if (cf->byte_offset) {
+        if (cf->color)
+            printf(C_NUM "%" PRIu64 C_END, offset);
+        else
+            printf("%" PRIu64, offset);
+        put_sep(s, ':');
+    }
+}
+
+static uint64_t count_newlines(const uint8_t *p, uint64_t n)
+{
+    uint64_t c = 0;
+    for (uint64_t i = 0; i < n; i++)
+        c += p[i] == '\n';
+    return c;
+}
+
+/* The line number of the current line, counting forward incrementally. */
+static uint64_t current_lineno(search *s)
+{
+    s->lineno += count_newlines(s->buf + s->lineno_pos, s->line_start - s->lineno_pos);
+    s->lineno_pos = s->line_start;
+    return s->lineno;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    if (x->e != y->e)
+        return x->e > y->e ? -1 : 1;   /* longest first */
+    return 0;
+}
+
+/* Leftmost-longest, non-overlapping selection of the pending spans. */
+static size_t select_spans(search *s)
+{
+    qsort(s->pend, s->npend, sizeof *s->pend, cmp_span);
+    size_t k = 0;
+    uint64_t pos = 0;
+    for (size_t i = 0; i < s->npend; i++) {
+        if (k == 0 || s->pend[i].s >= pos) {
+            s->pend[k++] = s->pend[i];
+            pos = s->pend[i].e;
+        }
+    }
+    return k;
+}
+
+static void print_line(search *s, uint64_t ls, uint64_t le, uint64_t lineno,
+                       size_t nspans)
+{
+    put_prefix(s, lineno, ls);
+    if (s->cf->color && nspans) {
+        uint64_t pos = ls;
+        for (size_t i = 0; i < nspans; i++) {
+            fwrite(s->buf + pos, 1, s->pend[i].s - pos, stdout);
+            fputs(C_MATCH, stdout);
+            fwrite(s->buf + s->pend[i].s, 1, s->pend[i].e - s->pend[i].s, stdout);
+            fputs(C_END, stdout);
+            pos = s->pend[i].e;
+        }
+        fwrite(s->buf + pos, 1, le - pos, stdout);
+    } else {
+        fwrite(s->buf + ls, 1, le - ls, stdout);
+    }
+    putchar('\n');
+}
+
+/* Prints the current line (or its matched parts) and forgets its matches. */
+static void flush_line(search *s)
+{
+    if (!s->have_line)
+        return;
+    const config *cf = s->cf;
+    uint64_t lineno = cf->line_numbers ? current_lineno(s) : 0;
+    size_t k = s->npend ? select_spans(s) : 0;
+    if (cf->only) {
+        for (size_t i = 0; i < k; i++) {
+            put_prefix(s, lineno, s->pend[i].s);
+            if (cf->color)
+                fputs(C_MATCH, stdout);
+            fwrite(s->buf + s->pend[i].s, 1, s->pend[i].e - s->pend[i].s, stdout);
+            if (cf->color)
+                fputs(C_END, stdout);
+            putchar('\n');
+        }
+    } else {
+        print_line(s, s->line_start, s->line_end, lineno, k);
+    }
+    s->npend = 0;
+    s->have_line = false;
+}
+
+static void json_string(const char *t)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+/* The match callback --------------------------------------------------------- */
+
+static bool is_printing(const config *cf)
+{
+    return !cf->count_lines && !cf->list && !cf->quiet;
+}
+
+static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    search *s = ctx;
+    const config *cf = s->cf;
+
+    if (cf->json) {
+        s->matched = true;
+        /* The line of the match start.  Starts are not monotone when
+         * patterns differ in length, so count in either direction. */
+        if (start >= s->lineno_pos)
+            s->lineno += count_newlines(s->buf + s->lineno_pos, start - s->lineno_pos);
+        else
+            s->lineno -= count_newlines(s->buf + start, s->lineno_pos - start);
+        s->lineno_pos = start;
+        fputs("{\"file\":", stdout);
+        json_string(s->name);
+        printf(",\"pattern\":%" PRIu32 ",\"offset\":%" PRIu64 ",\"line\":%" PRIu64 "}\n",
+               id, start, s->lineno);
+        return 0;
+    }
+    /* grep is line based: an occurrence holding a newline selects nothing. */
+    if (memchr(s->buf + start, '\n', end - start))
+        return 0;
+    s->matched = true;
+    if (cf->list || cf->quiet)
+        return 1;
+    if (s->binary && !cf->text && is_printing(cf))
+        return 1;   /* the caller prints "Binary file ... matches" */
+
+    bool same_line = s->have_line && start >= s->line_start && start < s->line_end;
+    if (!same_line) {
+        if (!cf->count_lines)
+            flush_line(s);
+        /* The new line starts after the last newline before the match, which
+         * is no earlier than the end of the previous line. */
+        uint64_t floor = s->next_line_from;
+        const uint8_t *nl = start > floor
+                                ? memrchr(s->buf + floor, '\n', start - floor) : NULL;
+        s->line_start = nl ? (uint64_t)(nl - s->buf) + 1 : floor;
+        const uint8_t *e = memchr(s->buf + end, '\n', s->len - end);
+        s->line_end = e ? (uint64_t)(e - s->buf) : s->len;
+        s->next_line_from = s->line_end < s->len ? s->line_end + 1 : s->len;
+        s->have_line = true;
+        s->lines_matched++;
+    }
+    if (cf->count_lines)
+        return 0;
+    if (s->npend == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        span *p = realloc(s->pend, cap * sizeof *p);
+        if (!p) {
+            s->nomem = true;
+            return 1;
+        }
+        s->pend = p;
+        s->cap = cap;
+    }
+    s->pend[s->npend++] = (span){ start, end };
+    return 0;
+}
+
+/* Every line matches (an empty pattern was given): no scan is needed except
+ * for -o, --json and --count-matches, which report the non-empty ones. */
+static void every_line(search *s)
+{
+    const config *cf = s->cf;
+    uint64_t lines = count_newlines(s->buf, s->len);
+    if (s->len && s->buf[s->len - 1] != '\n')
+        lines++;
+    s->lines_matched = lines;
+    s->matched = lines > 0;
+    if (!is_printing(cf) || !s->matched)
+        return;
+    if (s->binary && !cf->text)
+        return;
+    uint64_t pos = 0, lineno = 1;
+    while (pos < s->len) {
+        const uint8_t *nl = memchr(s->buf + pos, '\n', s->len - pos);
+        uint64_t end = nl ? (uint64_t)(nl - s->buf) : s->len;
+        print_line(s, pos, end, lineno++, 0);
+        pos = end + 1;
+    }
+}
+
+/* Input -------------------------------------------------------------------- */
+
+typedef struct input {
+    const uint8_t *buf;
+    uint64_t len;
+    void *map;          /* munmap(map, map_len) on close */
+    uint64_t map_len;
+    uint8_t *heap;      /* free on close */
+} input;
+
+static void input_close(input *in)
+{
+    if (in->map)
+        munmap(in->map, (size_t)in->map_len);
+    free(in->heap);
+    memset(in, 0, sizeof *in);
+}
+
+/* Maps a regular file; reads anything else (pipes, terminals) whole. */
+static int input_open_fd(int fd, const char *name, input *in)
+{
+    memset(in, 0, sizeof *in);
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        fprintf(stderr, "hay: %s: %s\n", name, strerror(errno));
+        return -1;
+    }
+    if (S_ISREG(st.st_mode)) {
+        off_t pos = lseek(fd, 0, SEEK_CUR);   /* stdin may be part read */
+        if (pos < 0)
+            pos = 0;
+        if (st.st_size <= pos)
+            return 0;
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            fprintf(stderr, "hay: %s: cannot map: %s\n", name, strerror(errno));
+            return -1;
+        }
+        in->map = m;
+        in->map_len = (uint64_t)st.st_size;
+        in->buf = (const uint8_t *)m + pos;
+        in->len = (uint64_t)(st.st_size - pos);
+        return 0;
+    }
+    char err[512];
+    size_t len = 0;
+    if (cli_read_fd(fd, name, &in->heap, &len, err, sizeof err) < 0) {
+        fprintf(stderr, "hay: %s\n", err);
+        return -1;
+    }
+    in->buf = in->heap;
+    in->len = len;
+    return 0;
+}
+
+/* Searching one input ------------------------------------------------------- */
+
+typedef struct run {
+    const config *cf;
+    hay_patterns *set;      /* NULL when only empty patterns were given */
+    hay_scratch *scratch;
+    totals t;
+    bool print_names;
+} run;
+
+static void on_progress(uint64_t done, uint64_t total, void *ctx)
+{
+    search *s = ctx;
+    double now = cli_now();
+    if (now - s->progress_last < 0.1 && done < total)
+        return;
+    s->progress_last = now;
+    int width = 30, fill = (int)((double)done / (double)total * width);
+    double secs = now - s->progress_t0;
+    fprintf(stderr, "\rhay: %.40s [%.*s%*s] %3d%% %.2f GB/s", s->name, fill,
+            "==============================", width - fill, "",
+            (int)(100.0 * (double)done / (double)total),
+            secs > 0 ? (double)done / secs / 1e9 : 0.0);
+    if (done >= total)
+        fprintf(stderr, "\r\33[K");
+}
+
+static void search_buffer(run *r, const char *name, const uint8_t *buf,
+                          uint64_t len)
+{
+    const config *cf = r->cf;
+    search s;
+    memset(&s, 0, sizeof s);
+    s.cf = cf;
+    s.set = r->set;
+    s.name = name;
+    s.buf = buf;
+    s.len = len;
+    s.print_name = r->print_names;
+    s.lineno = 1;
+    s.binary = len && memchr(buf, 0, len < BINARY_PROBE ? (size_t)len : BINARY_PROBE);
+    s.every_line = cf->pats.empty > 0;
+
+    hay_scan_opts so;
+    hay_scan_opts_init(&so);
+    so.threads = cf->threads;
+    so.schedule = cf->schedule;
+    so.chunk_size = cf->chunk;
+    if (cf->progress && len >= PROGRESS_MIN && isatty(STDERR_FILENO)) {
+        so.progress = on_progress;
+        so.progress_ctx = &s;
+        s.progress_t0 = cli_now();
+    }
+
+    double t0 = cli_now();
+    hay_status st = HAY_OK;
+    uint64_t count = 0;
+    if (cf->count_matches) {
+        if (r->set && len)
+            st = hay_scan_count(r->set, r->scratch, buf, len, &so, &count);
+        s.matched = count > 0;
+    } else if (s.every_line && !cf->only && !cf->json) {
+        every_line(&s);
+    } else if (r->set && len) {
+        st = hay_scan(r->set, r->scratch, buf, len, &so, on_match, &s);
+        if (st == HAY_STOPPED)
+            st = HAY_OK;
+        if (!cf->count_lines && !(s.binary && !cf->text) && is_printing(cf))
+            flush_line(&s);
+        if (s.every_line) {   /* -o or --json with an empty pattern too */
+            s.matched = len > 0;
+        }
+    }
+    r->t.scan_s += cli_now() - t0;
+    r->t.bytes += len;
+
+    if (s.nomem)
+        st = HAY_ERR_NOMEM;
+    if (st < 0) {
+        fprintf(stderr, "hay: %s: %s\n", name, hay_strerror(st));
+        r->t.error = true;
+    }
+    if (s.matched)
+        r->t.any_match = true;
+
+    if (cf->quiet) {
+        /* nothing */
+    } else if (cf->count_matches) {
+        if (r->print_names)
+            printf("%s:", name);
+        printf("%" PRIu64 "\n", count);
+    } else if (cf->count_lines) {
+        if (r->print_names)
+            printf("%s:", name);
+        printf("%" PRIu64 "\n", s.lines_matched);
+    } else if (cf->list) {
+        if (s.matched)
+            printf("%s\n", name);
+    } else if (s.matched && s.binary && !cf->text && !cf->json) {
+        printf("Binary file %s matches\n", name);
+    }
+    free(s.pend);
+}
+
+static void search_fd(run *r, int fd, const char *name)
+{
+    double t0 = cli_now();
+    input in;
+    if (input_open_fd(fd, name, &in) < 0) {
+        r->t.error = true;
+        return;
+    }
+    r->t.map_s += cli_now() - t0;
+    search_buffer(r, name, in.buf, in.len);
+    input_close(&in);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void search_path(run *r, const char *path, bool top);
+
+static void walk_dir(run *r, const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        fprintf(stderr, "hay: %s: %s\n", path, strerror(errno));
+        r->t.error = true;
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn)
+                break;
+            names = nn;
+        }
+        size_t pl = strlen(path);
+        bool slash = pl && path[pl - 1] == '/';
+        char *full = malloc(pl + strlen(e->d_name) + 2);
+        if (!full)
+            break;
+        sprintf(full, slash ? "%s%s" : "%s/%s", path, e->d_name);
+        names[n++] = full;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        search_path(r, names[i], false);
+        free(names[i]);
+    }
+    free(names);
+}
+
+static void search_path(run *r, const char *path, bool top)
+{
+    if (top && !strcmp(path, "-")) {
+        search_fd(r, STDIN_FILENO, "(standard input)");
+        return;
+    }
+    struct stat st;
+    /* Inside a walk, symbolic links are not followed (as grep -r). */
+    if ((top ? stat(path, &st) : lstat(path, &st)) < 0) {
+        fprintf(stderr, "hay: %s: %s\n", path, strerror(errno));
+        r->t.error = true;
+        return;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        if (r->cf->recursive) {
+            walk_dir(r, path);
+        } else {
+            fprintf(stderr, "hay: %s: Is a directory\n", path);
+            r->t.error = true;
+        }
+        return;
+    }
+    if (!top && !S_ISREG(st.st_mode))
+        return;   /* devices, fifos and links met while walking */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        fprintf(stderr, "hay: %s: %s\n", path, strerror(errno));
+        r->t.error = true;
+        return;
+    }
+    search_fd(r, fd, path);
+    close(fd);
+}
+
+/* Entry point ----------------------------------------------------------------- */
+
+static int compile_set(run *r)
+{
+    const config *cf = r->cf;
+    if (cf->pats.n == 0)
+        return 0;   /* only empty patterns, or none at all */
+    hay_compile_opts co;
+    hay_compile_opts_init(&co);
+    co.flags = cf->icase ? HAY_CASELESS : 0;
+    co.backend = cf->backend;
+    co.algo = cf->algo;
+    double t0 = cli_now();
+    hay_status st = hay_patterns_compile(cf->pats.items, cf->pats.n, &co, &r->set);
+    r->t.compile_s = cli_now() - t0;
+    if (st == HAY_ERR_UNKNOWN_NAME) {
+        fprintf(stderr, "hay: unknown algorithm '%s' for backend %s; choose one of:",
+                cf->algo, hay_backend_name(cf->backend));
+        const char *name;
+        for (size_t i = 0; hay_algo_name(cf->backend, i, &name) == HAY_OK; i++)
+            fprintf(stderr, " %s", name);
+        fputc('\n', stderr);
+        return -1;
+    }
+    if (st == HAY_ERR_UNSUPPORTED && (cf->backend == HAY_BACKEND_AUTO ||
+                                      cf->backend == HAY_BACKEND_CPU)) {
+        fprintf(stderr, "hay: algorithm '%s' searches for one pattern only (%zu given); "
+                        "use --algo ac or naive\n", cf->algo, cf->pats.n);
+        return -1;
+    }
+    if (st == HAY_ERR_UNSUPPORTED) {
+        fprintf(stderr, "hay: backend %s: this version has no search engine for it yet\n",
+                hay_backend_name(cf->backend));
+        return -1;
+    }
+    if (st < 0) {
+        fprintf(stderr, "hay: backend %s: %s\n", hay_backend_name(cf->backend),
+                hay_strerror(st));
+        return -1;
+    }
+    st = hay_scratch_create(r->set, &r->scratch);
+    if (st < 0) {
+        fprintf(stderr, "hay: %s\n", hay_strerror(st));
+        return -1;
+    }
+    return 0;
+}
+
+static void print_stats(const run *r, double total_s)
+{
+    const config *cf = r->cf;
+    hay_patterns_info info;
+    memset(&info, 0, sizeof info);
+    if (r->set)
+        hay_patterns_info_get(r->set, &info);
+    unsigned threads = cf->threads ? cf->threads : cli_cpu_count();
+    hay_status cuda = hay_backend_available(HAY_BACKEND_CUDA);
+    fprintf(stderr, "stats: backend=%s algo=%s threads=%u schedule=%s patterns=%zu\n",
+            r->set ? hay_backend_name(info.backend) : "none",
+            r->set ? info.algo : "none", threads,
+            cf->schedule == HAY_SCHEDULE_STATIC ? "static" : "dynamic",
+            cf->pats.n + cf->pats.empty);
+    fprintf(stderr, "stats: reason=\"%s\" gpu=\"%s\"\n", r->set ? info.reason : "",
+            cuda == HAY_OK ? "cuda device present"
+                           : hay_strerror(cuda));
+    fprintf(stderr, "stats: phase=compile seconds=%.6f memory=%zu\n",
+            r->t.compile_s, info.memory);
+    fprintf(stderr, "stats: phase=map bytes=%" PRIu64 " seconds=%.6f\n",
+            r->t.bytes, r->t.map_s);
+    fprintf(stderr, "stats: phase=scan bytes=%" PRIu64 " seconds=%.6f gbps=%.3f\n",
+            r->t.bytes, r->t.scan_s,
+            r->t.scan_s > 0 ? (double)r->t.bytes / r->t.scan_s / 1e9 : 0.0);
+    fprintf(stderr, "stats: phase=total seconds=%.6f gbps=%.3f\n", total_s,
+            total_s > 0 ? (double)r->t.bytes / total_s / 1e9 : 0.0);
+}
+
+int find_main(int argc, char **argv)
+{
+    double t0 = cli_now();
+    config cf;
+    int first;
+    if (parse_opts(argc, argv, &cf, &first) < 0) {
+        pat_list_free(&cf.pats);
+        return 2;
+    }
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+
+    run r;
+    memset(&r, 0, sizeof r);
+    r.cf = &cf;
+    int rc = 2;
+    if (compile_set(&r) < 0)
+        goto out;
+    int nfiles = argc - first;
+    r.print_names = cf.with_filename == 1 ||
+                    (cf.with_filename == -1 && (nfiles > 1 || cf.recursive));
+    if (nfiles == 0)
+        search_path(&r, cf.recursive ? "." : "-", true);
+    for (int i = first; i < argc; i++) {
+        search_path(&r, argv[i], true);
+        if (cf.quiet && r.t.any_match)
+            break;
+    }
+    fflush(stdout);
+    if (cf.stats)
+        print_stats(&r, cli_now() - t0);
+    if (cf.quiet && r.t.any_match)
+        rc = 0;
+    else
+        rc = r.t.error ? 2 : r.t.any_match ? 0 : 1;
+out:
+    fflush(stdout);
+    hay_scratch_free(r.scratch);
+    hay_patterns_free(r.set);
+    pat_list_free(&cf.pats);
+    return rc;
+}
