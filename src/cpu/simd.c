@@ -92,30 +92,46 @@ static int sse2_loop(const simd_state *st, const uint8_t *y, size_t n,
     return scalar_tail(st, y, n, j, base, emit, sink);
 }
 
-__attribute__((target("avx2")))
-static int avx2_loop(const simd_state *st, const uint8_t *y, size_t n,
-                     size_t j, uint64_t base, hay_emit_fn emit, void *sink)
-{
-    const __m256i v1 = _mm256_set1_epi8((char)st->b1), v2 = _mm256_set1_epi8((char)st->b2);
-    const __m256i o1 = _mm256_set1_epi8((char)st->or1), o2 = _mm256_set1_epi8((char)st->or2);
-    const uint8_t *p1 = y + st->i1, *p2 = y + st->i2;
-    while (j + 64 + st->m <= n + 1) {
-        __m256i a0 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p1 + j)), o1);
-        __m256i b0 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p2 + j)), o2);
-        __m256i a1 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p1 + j + 32)), o1);
-        __m256i b1 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p2 + j + 32)), o2);
-        __m256i e0 = _mm256_and_si256(_mm256_cmpeq_epi8(a0, v1), _mm256_cmpeq_epi8(b0, v2));
-        __m256i e1 = _mm256_and_si256(_mm256_cmpeq_epi8(a1, v1), _mm256_cmpeq_epi8(b1, v2));
-        if (!_mm256_testz_si256(_mm256_or_si256(e0, e1), _mm256_or_si256(e0, e1))) {
-            unsigned m0 = (unsigned)_mm256_movemask_epi8(e0);
-            unsigned m1 = (unsigned)_mm256_movemask_epi8(e1);
-            EMIT_MASK(m0, j);
-            EMIT_MASK(m1, j + 32);
-        }
-        j += 64;
-    }
-    return sse2_loop(st, y, n, j, base, emit, sink);
+/* AVX2: 128 window positions per step.  The case-sensitive loop skips the
+ * OR with the case mask; both are generated from one body. */
+#define AVX2_LOOP(NAME, FOLD)                                                 \
+__attribute__((target("avx2")))                                               \
+static int NAME(const simd_state *st, const uint8_t *y, size_t n, size_t j,   \
+                uint64_t base, hay_emit_fn emit, void *sink)                  \
+{                                                                             \
+    const __m256i v1 = _mm256_set1_epi8((char)st->b1);                        \
+    const __m256i v2 = _mm256_set1_epi8((char)st->b2);                        \
+    const __m256i o1 = _mm256_set1_epi8((char)st->or1);                       \
+    const __m256i o2 = _mm256_set1_epi8((char)st->or2);                       \
+    const uint8_t *p1 = y + st->i1, *p2 = y + st->i2;                         \
+    (void)o1; (void)o2;                                                       \
+    while (j + 128 + st->m <= n + 1) {                                        \
+        __m256i e[4];                                                         \
+        for (int k = 0; k < 4; k++) {                                         \
+            __m256i a = _mm256_loadu_si256((const __m256i *)(p1 + j + 32 * k)); \
+            __m256i b = _mm256_loadu_si256((const __m256i *)(p2 + j + 32 * k)); \
+            if (FOLD) {                                                       \
+                a = _mm256_or_si256(a, o1);                                   \
+                b = _mm256_or_si256(b, o2);                                   \
+            }                                                                 \
+            e[k] = _mm256_and_si256(_mm256_cmpeq_epi8(a, v1),                 \
+                                    _mm256_cmpeq_epi8(b, v2));                \
+        }                                                                     \
+        __m256i any = _mm256_or_si256(_mm256_or_si256(e[0], e[1]),            \
+                                      _mm256_or_si256(e[2], e[3]));           \
+        if (!_mm256_testz_si256(any, any)) {                                  \
+            for (int k = 0; k < 4; k++) {                                     \
+                unsigned mk = (unsigned)_mm256_movemask_epi8(e[k]);           \
+                EMIT_MASK(mk, j + 32 * (size_t)k);                            \
+            }                                                                 \
+        }                                                                     \
+        j += 128;                                                             \
+    }                                                                         \
+    return sse2_loop(st, y, n, j, base, emit, sink);                          \
 }
+
+AVX2_LOOP(avx2_loop, 0)
+AVX2_LOOP(avx2_loop_caseless, 1)
 
 static int rank_of(uint8_t c, bool caseless)
 {
@@ -160,7 +176,7 @@ static hay_status simd_build(hay_patterns *set, void **state)
     st->b2 = l2 ? (uint8_t)(c2 | 0x20) : c2;
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) {
-        st->loop = avx2_loop;
+        st->loop = (st->or1 | st->or2) ? avx2_loop_caseless : avx2_loop;
         st->isa = "avx2";
     } else {
         st->loop = sse2_loop;
