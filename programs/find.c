@@ -699,8 +699,64 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
     free(s.pend);
 }
 
+static int count_stream_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)id; (void)start; (void)end;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+/* --count-matches on a pipe: stream it through in pieces instead of reading
+ * it whole; matches that span two reads are counted once. */
+static void count_pipe(run *r, int fd, const char *name)
+{
+    uint64_t count = 0, bytes = 0;
+    hay_stream *stream = NULL;
+    size_t cap = (size_t)1 << 20;
+    uint8_t *buf = malloc(cap);
+    hay_status st = buf ? HAY_OK : HAY_ERR_NOMEM;
+    if (st == HAY_OK && r->set)
+        st = hay_stream_open(r->set, count_stream_match, &count, &stream);
+    double t0 = cli_now();
+    while (st == HAY_OK) {
+        ssize_t got = read(fd, buf, cap);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            fprintf(stderr, "hay: %s: %s\n", name, strerror(errno));
+            r->t.error = true;
+            break;
+        }
+        if (got == 0)
+            break;
+        bytes += (uint64_t)got;
+        if (stream)
+            st = hay_stream_write(stream, buf, (size_t)got);
+    }
+    r->t.scan_s += cli_now() - t0;
+    r->t.bytes += bytes;
+    hay_stream_close(stream);
+    free(buf);
+    if (st < 0) {
+        fprintf(stderr, "hay: %s: %s\n", name, hay_strerror(st));
+        r->t.error = true;
+    }
+    if (count)
+        r->t.any_match = true;
+    if (!r->cf->quiet) {
+        if (r->print_names)
+            printf("%s:", name);
+        printf("%" PRIu64 "\n", count);
+    }
+}
+
 static void search_fd(run *r, int fd, const char *name)
 {
+    struct stat sb;
+    if (r->cf->count_matches && fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        count_pipe(r, fd, name);
+        return;
+    }
     double t0 = cli_now();
     input in;
     if (input_open_fd(fd, name, &in) < 0) {
