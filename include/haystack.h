@@ -119,6 +119,19 @@ hay_status hay_backend_parse(const char *name, hay_backend *out);
 hay_status hay_backend_available(hay_backend backend);
 
 /*
+ * Devices of a backend: *count is set to how many can run here (the CPU
+ * backend has one; 0 when the backend is unavailable).
+ */
+hay_status hay_device_count(hay_backend backend, int *count);
+
+/*
+ * Writes a one-line description of device `index` of a backend (name and
+ * main properties) into buf[0, cap), NUL-terminated and truncated to fit.
+ */
+hay_status hay_device_describe(hay_backend backend, int index, char *buf,
+                               size_t cap);
+
+/*
  * Lists the algorithm names of a backend, one by one: *name is set to the
  * i-th name, or the call returns HAY_ERR_INVALID when i is past the end.
  */

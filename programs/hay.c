@@ -29,8 +29,6 @@ static int devices_main(void)
         hay_status s = hay_backend_available(all[i]);
         printf("%-7s %s", hay_backend_name(all[i]),
                s == HAY_OK ? "available" : hay_strerror(s));
-        if (all[i] == HAY_BACKEND_CPU)
-            printf(" (%u cores)", cli_cpu_count());
         const char *name;
         if (s == HAY_OK) {
             printf("; algorithms:");
@@ -41,6 +39,13 @@ static int devices_main(void)
                 printf(" none yet");
         }
         putchar('\n');
+        int n = 0;
+        hay_device_count(all[i], &n);
+        for (int d = 0; d < n; d++) {
+            char desc[512];
+            if (hay_device_describe(all[i], d, desc, sizeof desc) == HAY_OK)
+                printf("  %d: %s\n", d, desc);
+        }
     }
     return 0;
 }

@@ -55,6 +55,8 @@ typedef struct hay_backend_ops {
     hay_backend id;
     const char *name;
     hay_status (*available)(void);
+    int (*device_count)(void);
+    hay_status (*describe)(int index, char *buf, size_t cap);
     const char *const *algos;   /* NULL-terminated list of names */
     hay_status (*compile)(hay_patterns *set, const char *algo);
     void (*destroy)(hay_patterns *set);

@@ -43,6 +43,31 @@ hay_status hay_backend_available(hay_backend backend)
     return ops->available();
 }
 
+hay_status hay_device_count(hay_backend backend, int *count)
+{
+    RETURN_ERROR_IF(!count, HAY_ERR_INVALID);
+    *count = 0;
+    const hay_backend_ops *ops = backend_ops(backend);
+    RETURN_ERROR_IF(!ops, HAY_ERR_INVALID);
+    hay_status s = ops->available();
+    if (s < 0)
+        return s;
+    *count = ops->device_count();
+    return HAY_OK;
+}
+
+hay_status hay_device_describe(hay_backend backend, int index, char *buf,
+                               size_t cap)
+{
+    RETURN_ERROR_IF(!buf || cap == 0 || index < 0, HAY_ERR_INVALID);
+    buf[0] = 0;
+    const hay_backend_ops *ops = backend_ops(backend);
+    RETURN_ERROR_IF(!ops, HAY_ERR_INVALID);
+    FORWARD_IF_ERROR(ops->available());
+    RETURN_ERROR_IF(index >= ops->device_count(), HAY_ERR_INVALID);
+    return ops->describe(index, buf, cap);
+}
+
 hay_status hay_algo_name(hay_backend backend, size_t i, const char **name)
 {
     RETURN_ERROR_IF(!name, HAY_ERR_INVALID);

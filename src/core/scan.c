@@ -16,6 +16,8 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -346,6 +348,30 @@ static const char *const cpu_algos[] = { "simd", "bm", "horspool", "ac",
                                          "naive", NULL };
 
 static hay_status cpu_available(void) { return HAY_OK; }
+static int cpu_device_count(void) { return 1; }
+
+static hay_status cpu_describe(int index, char *buf, size_t cap)
+{
+    (void)index;
+    char model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            char *colon = strchr(line, ':');
+            if (colon && strncmp(line, "model name", 10) == 0) {
+                snprintf(model, sizeof model, "%s", colon + 2);
+                model[strcspn(model, "\n")] = 0;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    __builtin_cpu_init();
+    snprintf(buf, cap, "%s, %u cores, %s", model, hay_cpu_count(),
+             __builtin_cpu_supports("avx2") ? "AVX2" : "SSE2");
+    return HAY_OK;
+}
 
 static hay_status cpu_compile(hay_patterns *set, const char *algo)
 {
@@ -378,7 +404,8 @@ static void cpu_destroy(hay_patterns *set)
 }
 
 const hay_backend_ops hay_cpu_backend = {
-    HAY_BACKEND_CPU, "cpu", cpu_available, cpu_algos,
+    HAY_BACKEND_CPU, "cpu", cpu_available, cpu_device_count, cpu_describe,
+    cpu_algos,
     cpu_compile, cpu_destroy, cpu_scan, cpu_count,
 };
 

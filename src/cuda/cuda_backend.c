@@ -7,13 +7,25 @@
 
 #ifdef HAY_HAVE_CUDA
 int hay_cuda_device_count(void);
+int hay_cuda_device_name(int dev, char *buf, size_t cap);
 
 static hay_status cuda_available(void)
 {
     return hay_cuda_device_count() > 0 ? HAY_OK : HAY_ERR_NO_DEVICE;
 }
+static int cuda_device_count(void) { return hay_cuda_device_count(); }
+static hay_status cuda_describe(int index, char *buf, size_t cap)
+{
+    return hay_cuda_device_name(index, buf, cap) == 0 ? HAY_OK : HAY_ERR_DEVICE;
+}
 #else
 static hay_status cuda_available(void) { return HAY_ERR_NO_BACKEND; }
+static int cuda_device_count(void) { return 0; }
+static hay_status cuda_describe(int index, char *buf, size_t cap)
+{
+    (void)index; (void)buf; (void)cap;
+    return HAY_ERR_NO_BACKEND;
+}
 #endif
 
 static const char *const cuda_algos[] = { NULL };
@@ -25,6 +37,7 @@ static hay_status cuda_compile(hay_patterns *set, const char *algo)
 }
 
 const hay_backend_ops hay_cuda_backend = {
-    HAY_BACKEND_CUDA, "cuda", cuda_available, cuda_algos,
+    HAY_BACKEND_CUDA, "cuda", cuda_available, cuda_device_count, cuda_describe,
+    cuda_algos,
     cuda_compile, NULL, NULL, NULL,
 };
