@@ -44,6 +44,10 @@ typedef struct hay_engine {
     int (*scan)(const hay_patterns *set, const void *state,
                 const uint8_t *hay, size_t len, size_t min_end,
                 uint64_t base, hay_emit_fn emit, void *sink);
+    /* Optional: the number of matches scan() would report.  Engines whose
+     * states know how many patterns end there count without reporting. */
+    uint64_t (*count)(const hay_patterns *set, const void *state,
+                      const uint8_t *hay, size_t len, size_t min_end);
 } hay_engine;
 
 /*
@@ -129,6 +133,7 @@ extern const hay_engine hay_engine_bm;
 extern const hay_engine hay_engine_horspool;
 extern const hay_engine hay_engine_simd;
 extern const hay_engine hay_engine_ac;
+extern const hay_engine hay_engine_dfa;
 
 /* Monotonic seconds. */
 double hay_now(void);

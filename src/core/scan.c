@@ -149,6 +149,24 @@ static int emit_buf(void *sink, uint32_t id, uint64_t start, uint64_t end)
 
 /* Chunks ----------------------------------------------------------------- */
 
+/* Counts the matches ending in (after, e], with the engine's own counter
+ * when it has one. */
+static uint64_t count_range(const hay_patterns *set, const uint8_t *data,
+                            uint64_t after, uint64_t e)
+{
+    if (e <= after)
+        return 0;
+    uint64_t back = set->max_len - 1;
+    uint64_t lo = after >= back ? after - back : 0;
+    if (set->engine->count)
+        return set->engine->count(set, set->state, data + lo, (size_t)(e - lo),
+                                  (size_t)(after - lo));
+    uint64_t c = 0;
+    set->engine->scan(set, set->state, data + lo, (size_t)(e - lo),
+                      (size_t)(after - lo), lo, emit_count, &c);
+    return c;
+}
+
 /* Runs the engine over data[.., e), reporting matches ending in (after, e];
  * reported offsets are relative to data plus `base`. */
 static int scan_range_at(const hay_patterns *set, const uint8_t *data,
@@ -227,10 +245,13 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
     unsigned t = thread_count(o);
     *count = 0;
     if (!go_parallel(t, len, o)) {
-        uint64_t c = 0;
-        hay_status s = serial_scan(set, data, len, o, emit_count, &c);
-        *count = c;
-        return s;
+        uint64_t step = o->progress ? PROGRESS_STEP : len;
+        for (uint64_t s = 0; s < len; s += step) {
+            uint64_t e = len - s > step ? s + step : len;
+            *count += count_range(set, data, s, e);
+            report_progress(o, e, len);
+        }
+        return HAY_OK;
     }
     uint64_t piece = o->schedule == HAY_SCHEDULE_STATIC
                          ? (len + t - 1) / t
@@ -244,18 +265,16 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
     if (o->schedule == HAY_SCHEDULE_STATIC) {
 #pragma omp parallel for num_threads(t) schedule(static, 1) reduction(+ : total)
         for (uint64_t k = 0; k < nchunks; k++) {
-            uint64_t c = 0, s = k * piece;
+            uint64_t s = k * piece;
             uint64_t e = len - s > piece ? s + piece : len;
-            scan_range(set, data, s, e, emit_count, &c);
-            total += c;
+            total += count_range(set, data, s, e);
         }
     } else {
 #pragma omp parallel for num_threads(t) schedule(dynamic, 1) reduction(+ : total)
         for (uint64_t k = 0; k < nchunks; k++) {
-            uint64_t c = 0, s = k * piece;
+            uint64_t s = k * piece;
             uint64_t e = len - s > piece ? s + piece : len;
-            scan_range(set, data, s, e, emit_count, &c);
-            total += c;
+            total += count_range(set, data, s, e);
             uint64_t d;
 #pragma omp atomic capture
             d = done += e - s;
@@ -342,9 +361,9 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
 
 static const hay_engine *const cpu_engines[] = {
     &hay_engine_simd, &hay_engine_bm, &hay_engine_horspool,
-    &hay_engine_ac, &hay_engine_naive, NULL
+    &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, NULL
 };
-static const char *const cpu_algos[] = { "simd", "bm", "horspool", "ac",
+static const char *const cpu_algos[] = { "simd", "bm", "horspool", "dfa", "ac",
                                          "naive", NULL };
 
 static hay_status cpu_available(void) { return HAY_OK; }
@@ -381,8 +400,18 @@ static hay_status cpu_compile(hay_patterns *set, const char *algo)
             eng = &hay_engine_simd;
             set->reason = "one pattern: SIMD rare-byte-pair filter";
         } else {
+            /* The full DFA when its table fits the budget, else the
+             * compact automaton. */
+            hay_status s = hay_engine_dfa.build(set, &set->state);
+            if (s == HAY_OK) {
+                set->engine = &hay_engine_dfa;
+                set->reason = "several patterns: Aho-Corasick DFA with byte classes";
+                return HAY_OK;
+            }
+            if (s != HAY_ERR_TOO_LARGE)
+                return s;
             eng = &hay_engine_ac;
-            set->reason = "several patterns: Aho-Corasick";
+            set->reason = "several patterns: compact Aho-Corasick (DFA over budget)";
         }
     } else {
         for (size_t i = 0; cpu_engines[i]; i++)

@@ -297,6 +297,23 @@ fail:
     return s;
 }
 
+/* Reports the patterns ending at state s (its list, then its dictionary
+ * chain), for a match ending at local offset `end`. */
+static inline int report(const hay_patterns *set, const ac_state *st,
+                         uint32_t s, size_t end, uint64_t base,
+                         hay_emit_fn emit, void *sink)
+{
+    uint32_t o = st->out_first[s] != st->out_first[s + 1] ? s : st->dict[s];
+    for (; o != NONE; o = st->dict[o]) {
+        for (uint32_t k = st->out_first[o]; k < st->out_first[o + 1]; k++) {
+            uint32_t id = st->out_id[k];
+            if (emit(sink, id, base + end - set->len[id], base + end))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 static int ac_scan(const hay_patterns *set, const void *state,
                    const uint8_t *y, size_t n, size_t min_end, uint64_t base,
                    hay_emit_fn emit, void *sink)
@@ -311,21 +328,220 @@ static int ac_scan(const hay_patterns *set, const void *state,
         while ((g = ac_child(st, s, c)) == NONE && s != 0)
             s = st->fail[s];
         s = g == NONE ? 0 : g;
-        size_t end = i + 1;
-        if (end <= min_end)
-            continue;
-        uint32_t o = st->out_first[s] != st->out_first[s + 1] ? s : st->dict[s];
-        for (; o != NONE; o = st->dict[o]) {
-            for (uint32_t k = st->out_first[o]; k < st->out_first[o + 1]; k++) {
-                uint32_t id = st->out_id[k];
-                if (emit(sink, id, base + end - set->len[id], base + end))
-                    return 1;
-            }
-        }
+        if (i + 1 > min_end && report(set, st, s, i + 1, base, emit, sink))
+            return 1;
     }
     return 0;
 }
 
 const hay_engine hay_engine_ac = {
-    "ac", true, ac_build, ac_destroy, ac_scan,
+    "ac", true, ac_build, ac_destroy, ac_scan, NULL,
+};
+
+/*
+ * dfa: the same automaton with every transition precomputed, so a byte costs
+ * one table load.  Bytes are first mapped to classes: each byte value that
+ * occurs in some pattern (after case folding) is a class of its own, and all
+ * other bytes share class 0, which always leads back to the root.  Table
+ * entries are premultiplied next-state row offsets with the top bit set when
+ * the next state has patterns to report.  The table is refused (the "auto"
+ * choice then keeps "ac") when it would exceed DFA_MAX_BYTES.
+ */
+#define DFA_OUT 0x80000000u
+#define DFA_MAX_BYTES ((size_t)256 << 20)
+
+typedef struct dfa_state {
+    ac_state *ac;
+    uint32_t nclasses;
+    uint8_t cls[256];
+    uint32_t *delta;
+    uint32_t *nout;   /* per state: patterns reported there, dictionary chain included */
+    uint32_t shift, inv;   /* row offset -> state without a division */
+} dfa_state;
+
+/* Row offsets are exact multiples of nclasses = 2^shift * odd, so the state
+ * is (offset >> shift) times the inverse of odd modulo 2^32. */
+static inline uint32_t dfa_state_of(const dfa_state *d, uint32_t offset)
+{
+    return (offset >> d->shift) * d->inv;
+}
+
+static void dfa_destroy(const hay_patterns *set, void *state)
+{
+    dfa_state *d = state;
+    if (!d)
+        return;
+    ac_destroy(set, d->ac);
+    hay_free(&set->alloc, d->delta);
+    hay_free(&set->alloc, d->nout);
+    hay_free(&set->alloc, d);
+}
+
+static bool has_output(const ac_state *st, uint32_t s)
+{
+    return st->out_first[s] != st->out_first[s + 1] || st->dict[s] != NONE;
+}
+
+static hay_status dfa_build(hay_patterns *set, void **state)
+{
+    const hay_allocator *a = &set->alloc;
+    dfa_state *d = hay_calloc(a, 1, sizeof *d);
+    RETURN_ERROR_IF(!d, HAY_ERR_NOMEM);
+    uint32_t *queue = NULL;
+    void *acv = NULL;
+    hay_status s = ac_build(set, &acv);
+    if (s < 0)
+        goto fail;
+    d->ac = acv;
+    const ac_state *st = d->ac;
+
+    /* Byte classes over the folded edge bytes. */
+    uint8_t class_of[256] = { 0 };
+    uint32_t nclasses = 1;
+    uint32_t ne = st->edge_first[st->nstates];
+    for (uint32_t e = 0; e < ne; e++) {
+        uint8_t b = st->edge_byte[e];
+        if (!class_of[b])
+            class_of[b] = (uint8_t)nclasses++;
+    }
+    for (int c = 0; c < 256; c++)
+        d->cls[c] = class_of[st->fold[c]];
+    d->nclasses = nclasses;
+    d->shift = (uint32_t)__builtin_ctz(nclasses);
+    uint32_t odd = nclasses >> d->shift, inv = odd;
+    for (int k = 0; k < 5; k++)
+        inv *= 2 - odd * inv;   /* Newton: doubles the correct low bits */
+    d->inv = inv;
+
+    s = HAY_ERR_TOO_LARGE;
+    size_t cells = (size_t)st->nstates * nclasses;
+    if (cells >= DFA_OUT || cells * 4 > DFA_MAX_BYTES)
+        goto fail;
+    s = HAY_ERR_NOMEM;
+    d->delta = hay_malloc(a, cells * 4);
+    d->nout = hay_malloc(a, (size_t)st->nstates * 4);
+    queue = hay_malloc(a, (size_t)st->nstates * 4);
+    if (!d->delta || !d->nout || !queue)
+        goto fail;
+    /* Dictionary links point to shallower states, so BFS order works; the
+     * root has no outputs. */
+    d->nout[0] = 0;
+
+    /* Rows in breadth-first order: a state's row is its failure state's row
+     * (already done: it is shallower) overwritten by its own edges. */
+#define ENTRY(t) ((t) * nclasses | (has_output(st, (t)) ? DFA_OUT : 0))
+    uint32_t qh = 0, qt = 0;
+    for (uint32_t k = 0; k < nclasses; k++)
+        d->delta[k] = 0;
+    for (uint32_t e = st->edge_first[0]; e < st->edge_first[1]; e++) {
+        d->delta[class_of[st->edge_byte[e]]] = ENTRY(st->edge_to[e]);
+        queue[qt++] = st->edge_to[e];
+    }
+    while (qh < qt) {
+        uint32_t v = queue[qh++];
+        memcpy(d->delta + (size_t)v * nclasses,
+               d->delta + (size_t)st->fail[v] * nclasses, nclasses * 4);
+        d->nout[v] = (st->out_first[v + 1] - st->out_first[v]) +
+                     (st->dict[v] != NONE ? d->nout[st->dict[v]] : 0);
+        for (uint32_t e = st->edge_first[v]; e < st->edge_first[v + 1]; e++) {
+            d->delta[(size_t)v * nclasses + class_of[st->edge_byte[e]]] =
+                ENTRY(st->edge_to[e]);
+            queue[qt++] = st->edge_to[e];
+        }
+    }
+#undef ENTRY
+    hay_free(a, queue);
+    set->state_memory = st->memory + cells * 4 + (size_t)st->nstates * 4 + sizeof *d;
+    *state = d;
+    return HAY_OK;
+fail:
+    hay_free(a, queue);
+    dfa_destroy(set, d);
+    return s;
+}
+
+static int dfa_scan(const hay_patterns *set, const void *state,
+                    const uint8_t *y, size_t n, size_t min_end, uint64_t base,
+                    hay_emit_fn emit, void *sink)
+{
+    const dfa_state *d = state;
+    const uint32_t *delta = d->delta;
+    const uint8_t *cls = d->cls;
+    size_t from = min_end + 1 > set->max_len ? min_end + 1 - set->max_len : 0;
+    uint32_t s = 0;
+    for (size_t i = from; i < n; i++) {
+        uint32_t t = delta[s + cls[y[i]]];
+        s = t & ~DFA_OUT;
+        if ((t & DFA_OUT) && i + 1 > min_end &&
+            report(set, d->ac, dfa_state_of(d, s), i + 1, base, emit, sink))
+            return 1;
+    }
+    return 0;
+}
+
+/* Runs the DFA over y[i, end) from state s, adding the outputs of every
+ * state entered; returns the final state. */
+static inline uint32_t dfa_run(const dfa_state *d, const uint8_t *y, size_t i,
+                               size_t end, uint32_t s, uint64_t *count)
+{
+    const uint32_t *delta = d->delta;
+    const uint8_t *cls = d->cls;
+    uint64_t c = 0;
+    for (; i < end; i++) {
+        uint32_t t = delta[s + cls[y[i]]];
+        s = t & ~DFA_OUT;
+        if (t & DFA_OUT)
+            c += d->nout[dfa_state_of(d, s)];
+    }
+    *count += c;
+    return s;
+}
+
+/* Every transition depends on the one before, so one walk is bound by the
+ * latency of the table loads.  Counting cuts the owned range into LANES
+ * pieces (each warmed up from longest - 1 bytes before it, the chunk rule)
+ * and walks them in lockstep, so the loads overlap. */
+#define LANES 4
+
+static uint64_t dfa_count(const hay_patterns *set, const void *state,
+                          const uint8_t *y, size_t n, size_t min_end)
+{
+    const dfa_state *d = state;
+    size_t back = set->max_len - 1;
+    uint64_t count = 0, ignored = 0;
+    size_t owned = n - min_end;
+    if (owned < LANES * (back + 4096)) {
+        size_t from = min_end > back ? min_end - back : 0;
+        uint32_t s = dfa_run(d, y, from, min_end, 0, &ignored);
+        dfa_run(d, y, min_end, n, s, &count);
+        return count;
+    }
+    size_t pos[LANES], stop[LANES];
+    uint32_t st[LANES];
+    for (int k = 0; k < LANES; k++) {
+        size_t a = min_end + owned / LANES * (size_t)k;
+        pos[k] = a;
+        stop[k] = k + 1 < LANES ? min_end + owned / LANES * (size_t)(k + 1) : n;
+        st[k] = dfa_run(d, y, a > back ? a - back : 0, a, 0, &ignored);
+    }
+    const uint32_t *delta = d->delta;
+    const uint8_t *cls = d->cls;
+    size_t steps = stop[0] - pos[0];   /* the shortest lane */
+    uint64_t c = 0;
+    for (size_t i = 0; i < steps; i++) {
+        for (int k = 0; k < LANES; k++) {
+            uint32_t t = delta[st[k] + cls[y[pos[k] + i]]];
+            st[k] = t & ~DFA_OUT;
+            if (t & DFA_OUT)
+                c += d->nout[dfa_state_of(d, st[k])];
+        }
+    }
+    count += c;
+    for (int k = 0; k < LANES; k++)
+        dfa_run(d, y, pos[k] + steps, stop[k], st[k], &count);
+    return count;
+}
+
+const hay_engine hay_engine_dfa = {
+    "dfa", true, dfa_build, dfa_destroy, dfa_scan, dfa_count,
 };

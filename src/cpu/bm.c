@@ -137,5 +137,5 @@ const hay_bm_tables *hay_bm_tables_of(const hay_patterns *set)
 }
 
 const hay_engine hay_engine_bm = {
-    "bm", false, bm_build, bm_destroy, bm_scan,
+    "bm", false, bm_build, bm_destroy, bm_scan, NULL,
 };

@@ -75,5 +75,5 @@ static int horspool_scan(const hay_patterns *set, const void *state,
 }
 
 const hay_engine hay_engine_horspool = {
-    "horspool", false, horspool_build, horspool_destroy, horspool_scan,
+    "horspool", false, horspool_build, horspool_destroy, horspool_scan, NULL,
 };

@@ -31,5 +31,5 @@ static int naive_scan(const hay_patterns *set, const void *state,
 }
 
 const hay_engine hay_engine_naive = {
-    "naive", true, naive_build, NULL, naive_scan,
+    "naive", true, naive_build, NULL, naive_scan, NULL,
 };

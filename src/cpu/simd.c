@@ -205,5 +205,5 @@ static int simd_scan(const hay_patterns *set, const void *state,
 }
 
 const hay_engine hay_engine_simd = {
-    "simd", false, simd_build, simd_destroy, simd_scan,
+    "simd", false, simd_build, simd_destroy, simd_scan, NULL,
 };
