@@ -23,7 +23,10 @@
 #endif
 
 #define DEFAULT_CHUNK ((size_t)1 << 20)
-#define MIN_PARALLEL ((uint64_t)256 << 10)
+/* Below this, starting threads costs more than it saves; above it, each
+ * thread gets at least MIN_PER_THREAD bytes. */
+#define MIN_PARALLEL ((uint64_t)4 << 20)
+#define MIN_PER_THREAD ((uint64_t)1 << 20)
 #define CHUNKS_PER_THREAD_ROUND 4
 #define CHUNK_MATCH_CAP ((size_t)1 << 16)
 #define PROGRESS_STEP ((uint64_t)64 << 20)
@@ -187,9 +190,11 @@ static int scan_range(const hay_patterns *set, const uint8_t *data,
     return scan_range_at(set, data, 0, after, e, emit, sink);
 }
 
-static unsigned thread_count(const hay_scan_opts *o)
+static unsigned thread_count(const hay_scan_opts *o, uint64_t len)
 {
     unsigned t = o->threads ? o->threads : hay_cpu_count();
+    if (!o->chunk_size && t > 1 && len / MIN_PER_THREAD < t)
+        t = (unsigned)(len / MIN_PER_THREAD > 1 ? len / MIN_PER_THREAD : 1);
 #ifndef _OPENMP
     t = 1;
 #endif
@@ -242,7 +247,7 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
                             const hay_scan_opts *o, uint64_t *count)
 {
     (void)scratch;
-    unsigned t = thread_count(o);
+    unsigned t = thread_count(o, len);
     *count = 0;
     if (!go_parallel(t, len, o)) {
         uint64_t step = o->progress ? PROGRESS_STEP : len;
@@ -293,7 +298,7 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
                            const hay_scan_opts *o, hay_match_fn fn, void *ctx)
 {
     cb_sink cb = { fn, ctx };
-    unsigned t = thread_count(o);
+    unsigned t = thread_count(o, len);
     if (!go_parallel(t, len, o))
         return serial_scan(set, data, len, o, emit_cb, &cb);
 
