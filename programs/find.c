@@ -209,6 +209,7 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
         return -1;
     int c, rc = -1;
     optind = 1;
+    argv[0] = (char *)"hay find";   /* getopt's messages name the program */
     while ((c = getopt_long(argc, argv, "e:f:iFconblqHhraV", long_opts, NULL)) != -1) {
         switch (c) {
         case 'e': src[nsrc++] = (source){ false, optarg }; break;
@@ -602,7 +603,9 @@ typedef struct run {
     hay_patterns *set;      /* NULL when only empty patterns were given */
     hay_scratch *scratch;
     totals t;
-    bool print_names;
+    bool print_names;       /* always print file names */
+    bool names_in_walk;     /* print them for files found inside directories */
+    bool implicit_dot;      /* -r with no operand: names relative to "." */
 } run;
 
 static void on_progress(uint64_t done, uint64_t total, void *ctx)
@@ -623,7 +626,7 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
 }
 
 static void search_buffer(run *r, const char *name, const uint8_t *buf,
-                          uint64_t len)
+                          uint64_t len, bool walked)
 {
     const config *cf = r->cf;
     search s;
@@ -633,7 +636,7 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
     s.name = name;
     s.buf = buf;
     s.len = len;
-    s.print_name = r->print_names;
+    s.print_name = r->print_names || (walked && r->names_in_walk);
     s.lineno = 1;
     s.binary = len && memchr(buf, 0, len < BINARY_PROBE ? (size_t)len : BINARY_PROBE);
     s.every_line = cf->pats.empty > 0;
@@ -658,15 +661,16 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
         s.matched = count > 0;
     } else if (s.every_line && !cf->only && !cf->json) {
         every_line(&s);
-    } else if (r->set && len) {
-        st = hay_scan(r->set, r->scratch, buf, len, &so, on_match, &s);
-        if (st == HAY_STOPPED)
-            st = HAY_OK;
-        if (!cf->count_lines && !(s.binary && !cf->text) && is_printing(cf))
-            flush_line(&s);
-        if (s.every_line) {   /* -o or --json with an empty pattern too */
-            s.matched = len > 0;
+    } else {
+        if (r->set && len) {
+            st = hay_scan(r->set, r->scratch, buf, len, &so, on_match, &s);
+            if (st == HAY_STOPPED)
+                st = HAY_OK;
+            if (!cf->count_lines && !(s.binary && !cf->text) && is_printing(cf))
+                flush_line(&s);
         }
+        if (s.every_line && len)   /* -o or --json with an empty pattern */
+            s.matched = true;
     }
     r->t.scan_s += cli_now() - t0;
     r->t.bytes += len;
@@ -682,17 +686,17 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
 
     if (cf->quiet) {
         /* nothing */
-    } else if (cf->count_matches) {
-        if (r->print_names)
-            printf("%s:", name);
-        printf("%" PRIu64 "\n", count);
-    } else if (cf->count_lines) {
-        if (r->print_names)
-            printf("%s:", name);
-        printf("%" PRIu64 "\n", s.lines_matched);
     } else if (cf->list) {
         if (s.matched)
             printf("%s\n", name);
+    } else if (cf->count_matches) {
+        if (s.print_name)
+            printf("%s:", name);
+        printf("%" PRIu64 "\n", count);
+    } else if (cf->count_lines) {
+        if (s.print_name)
+            printf("%s:", name);
+        printf("%" PRIu64 "\n", s.lines_matched);
     } else if (s.matched && s.binary && !cf->text && !cf->json) {
         printf("Binary file %s matches\n", name);
     }
@@ -708,7 +712,7 @@ static int count_stream_match(uint32_t id, uint64_t start, uint64_t end, void *c
 
 /* --count-matches on a pipe: stream it through in pieces instead of reading
  * it whole; matches that span two reads are counted once. */
-static void count_pipe(run *r, int fd, const char *name)
+static void count_pipe(run *r, int fd, const char *name, bool walked)
 {
     uint64_t count = 0, bytes = 0;
     hay_stream *stream = NULL;
@@ -743,18 +747,23 @@ static void count_pipe(run *r, int fd, const char *name)
     }
     if (count)
         r->t.any_match = true;
-    if (!r->cf->quiet) {
-        if (r->print_names)
+    if (r->cf->quiet) {
+        /* nothing */
+    } else if (r->cf->list) {
+        if (count)
+            printf("%s\n", name);
+    } else {
+        if (r->print_names || (walked && r->names_in_walk))
             printf("%s:", name);
         printf("%" PRIu64 "\n", count);
     }
 }
 
-static void search_fd(run *r, int fd, const char *name)
+static void search_fd(run *r, int fd, const char *name, bool walked)
 {
     struct stat sb;
     if (r->cf->count_matches && fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        count_pipe(r, fd, name);
+        count_pipe(r, fd, name, walked);
         return;
     }
     double t0 = cli_now();
@@ -764,7 +773,7 @@ static void search_fd(run *r, int fd, const char *name)
         return;
     }
     r->t.map_s += cli_now() - t0;
-    search_buffer(r, name, in.buf, in.len);
+    search_buffer(r, name, in.buf, in.len, walked);
     input_close(&in);
 }
 
@@ -796,12 +805,17 @@ static void walk_dir(run *r, const char *path)
                 break;
             names = nn;
         }
-        size_t pl = strlen(path);
+        /* grep -r with no operand names files relative to ".". */
+        bool bare = r->implicit_dot && !strcmp(path, ".");
+        size_t pl = bare ? 0 : strlen(path);
         bool slash = pl && path[pl - 1] == '/';
         char *full = malloc(pl + strlen(e->d_name) + 2);
         if (!full)
             break;
-        sprintf(full, slash ? "%s%s" : "%s/%s", path, e->d_name);
+        if (bare)
+            strcpy(full, e->d_name);
+        else
+            sprintf(full, slash ? "%s%s" : "%s/%s", path, e->d_name);
         names[n++] = full;
     }
     closedir(d);
@@ -816,7 +830,7 @@ static void walk_dir(run *r, const char *path)
 static void search_path(run *r, const char *path, bool top)
 {
     if (top && !strcmp(path, "-")) {
-        search_fd(r, STDIN_FILENO, "(standard input)");
+        search_fd(r, STDIN_FILENO, "(standard input)", false);
         return;
     }
     struct stat st;
@@ -843,7 +857,7 @@ static void search_path(run *r, const char *path, bool top)
         r->t.error = true;
         return;
     }
-    search_fd(r, fd, path);
+    search_fd(r, fd, path, !top);
     close(fd);
 }
 
@@ -880,6 +894,11 @@ static int compile_set(run *r)
     if (st == HAY_ERR_UNSUPPORTED) {
         fprintf(stderr, "hay: backend %s: this version has no search engine for it yet\n",
                 hay_backend_name(cf->backend));
+        return -1;
+    }
+    if (st == HAY_ERR_TOO_LARGE) {
+        fprintf(stderr, "hay: a pattern is longer than %u bytes, or there are more "
+                        "than %u patterns\n", HAY_MAX_PATTERN_LEN, HAY_MAX_PATTERNS);
         return -1;
     }
     if (st < 0) {
@@ -942,8 +961,11 @@ int find_main(int argc, char **argv)
     if (compile_set(&r) < 0)
         goto out;
     int nfiles = argc - first;
-    r.print_names = cf.with_filename == 1 ||
-                    (cf.with_filename == -1 && (nfiles > 1 || cf.recursive));
+    /* As grep: names with several operands; with -r and at most one, names
+     * only for the files found inside directories. */
+    r.print_names = cf.with_filename == 1 || (cf.with_filename == -1 && nfiles > 1);
+    r.names_in_walk = cf.with_filename == -1 && cf.recursive;
+    r.implicit_dot = nfiles == 0 && cf.recursive;
     if (nfiles == 0)
         search_path(&r, cf.recursive ? "." : "-", true);
     for (int i = first; i < argc; i++) {

@@ -1,0 +1,2 @@
+fine
+bad \q escape

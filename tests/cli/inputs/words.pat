@@ -1,0 +1,3 @@
+fox
+dog
+end
