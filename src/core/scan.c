@@ -263,7 +263,9 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
                          : chunk_size(set, o);
     if (piece == 0)
         piece = 1;
-    uint64_t nchunks = (len + piece - 1) / piece;
+    if (piece > len)
+        piece = len;   /* also keeps the arithmetic below from overflowing */
+    uint64_t nchunks = len / piece + (len % piece != 0);
     uint64_t total = 0, done = 0;
     (void)done;
 #ifdef _OPENMP
@@ -303,6 +305,8 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
         return serial_scan(set, data, len, o, emit_cb, &cb);
 
     uint64_t piece = chunk_size(set, o);
+    if (piece > len)
+        piece = len;
     if (o->schedule == HAY_SCHEDULE_STATIC && len / t < piece * CHUNKS_PER_THREAD_ROUND)
         piece = (len + t - 1) / t;
     else if (o->schedule == HAY_SCHEDULE_STATIC)
@@ -313,7 +317,9 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
                            ? t : (size_t)t * CHUNKS_PER_THREAD_ROUND;
     FORWARD_IF_ERROR(scratch_reserve(scratch, per_round));
 
-    uint64_t nchunks = (len + piece - 1) / piece;
+    if (piece > len)
+        piece = len;   /* also keeps the arithmetic below from overflowing */
+    uint64_t nchunks = len / piece + (len % piece != 0);
     for (uint64_t first = 0; first < nchunks; first += per_round) {
         uint64_t last = first + per_round < nchunks ? first + per_round : nchunks;
         long nr = (long)(last - first);

@@ -1,0 +1,380 @@
+/* testutil.c - see testutil.h. */
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_PRINTED_FAILURES 40
+
+unsigned long long tu_passed, tu_failed;
+const char *tu_fail_note;
+
+bool tu_check_(bool cond, const char *file, int line, const char *fmt, ...)
+{
+    if (cond) {
+        tu_passed++;
+        return true;
+    }
+    if (++tu_failed <= MAX_PRINTED_FAILURES) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stdout, "FAIL %s:%d: ", file, line);
+        vfprintf(stdout, fmt, ap);
+        va_end(ap);
+        if (tu_fail_note)
+            fprintf(stdout, " [%s]", tu_fail_note);
+        fputc('\n', stdout);
+        if (tu_failed == MAX_PRINTED_FAILURES)
+            fprintf(stdout, "(further failures are counted, not printed)\n");
+        fflush(stdout);
+    }
+    return false;
+}
+
+int tu_finish(void)
+{
+    if (tu_failed && tu_fail_note)
+        printf("failures seen with: %s\n", tu_fail_note);
+    printf("%llu passed, %llu failed\n", tu_passed, tu_failed);
+    fflush(stdout);
+    return tu_failed ? 1 : 0;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define DEFAULT_SCALE 0.25
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DEFAULT_SCALE 0.25
+#endif
+#endif
+#ifndef DEFAULT_SCALE
+#define DEFAULT_SCALE 1.0
+#endif
+
+double tu_scale(void)
+{
+    static double scale = -1;
+    if (scale < 0) {
+        const char *e = getenv("HAY_TEST_SCALE");
+        scale = e && *e ? strtod(e, NULL) : DEFAULT_SCALE;
+        if (!(scale >= 0.01))
+            scale = 0.01;
+    }
+    return scale;
+}
+
+size_t tu_scaled(size_t n, size_t lo)
+{
+    double v = (double)n * tu_scale();
+    return v < (double)lo ? lo : (size_t)v;
+}
+
+/* splitmix64 */
+uint64_t tu_rand(tu_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t tu_below(tu_rng *r, uint64_t n)
+{
+    return tu_rand(r) % n;
+}
+
+uint64_t tu_range(tu_rng *r, uint64_t lo, uint64_t hi)
+{
+    return lo + tu_below(r, hi - lo + 1);
+}
+
+void tu_mlist_push(tu_mlist *l, uint32_t id, uint64_t start, uint64_t end)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->m = realloc(l->m, l->cap * sizeof *l->m);
+        if (!l->m) {
+            fprintf(stderr, "test: out of memory\n");
+            abort();
+        }
+    }
+    l->m[l->n].id = id;
+    l->m[l->n].start = start;
+    l->m[l->n].end = end;
+    l->n++;
+}
+
+void tu_mlist_free(tu_mlist *l)
+{
+    free(l->m);
+    memset(l, 0, sizeof *l);
+}
+
+bool tu_match_at(const uint8_t *hay, size_t at, const hay_pattern *p,
+                 bool caseless)
+{
+    const uint8_t *q = p->data;
+    if (!caseless)
+        return memcmp(hay + at, q, p->len) == 0;
+    for (size_t k = 0; k < p->len; k++)
+        if (tu_fold(hay[at + k]) != tu_fold(q[k]))
+            return false;
+    return true;
+}
+
+void tu_oracle(const uint8_t *hay, size_t len, const hay_pattern *pats,
+               size_t npats, bool caseless, tu_mlist *out)
+{
+    for (size_t end = 1; end <= len; end++)
+        for (size_t i = 0; i < npats; i++) {
+            size_t m = pats[i].len;
+            if (m > end)
+                continue;
+            /* the first byte alone, inline: most positions stop here */
+            uint8_t h = hay[end - m], p = *(const uint8_t *)pats[i].data;
+            if (h != p && (!caseless || tu_fold(h) != tu_fold(p)))
+                continue;
+            if (tu_match_at(hay, end - m, &pats[i], caseless))
+                tu_mlist_push(out, (uint32_t)i, end - m, end);
+        }
+}
+
+/* ---- the checker ----------------------------------------------------------- */
+
+void tu_checker_init(tu_checker *c, const tu_mlist *exp, uint64_t shift,
+                     const hay_pattern *pats, size_t npats)
+{
+    memset(c, 0, sizeof *c);
+    c->exp = exp;
+    c->shift = shift;
+    c->pats = pats;
+    c->npats = npats;
+}
+
+void tu_checker_free(tu_checker *c)
+{
+    free(c->grp);
+    c->grp = NULL;
+    c->gcap = c->ng = 0;
+}
+
+static void fail_once(tu_checker *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void fail_once(tu_checker *c, const char *fmt, ...)
+{
+    if (c->bad)
+        return;
+    c->bad = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    va_end(ap);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Compares the group of reported ids ending at c->cur_end with the expected
+ * matches there; expected matches ending before it were missed. */
+static void flush_group(tu_checker *c)
+{
+    if (c->bad || c->ng == 0)
+        return;
+    const tu_mlist *e = c->exp;
+    if (c->pos < e->n && e->m[c->pos].end + c->shift < c->cur_end) {
+        const tu_match *m = &e->m[c->pos];
+        fail_once(c, "missed match id %u [%llu, %llu)", m->id,
+                  (unsigned long long)(m->start + c->shift),
+                  (unsigned long long)(m->end + c->shift));
+        return;
+    }
+    qsort(c->grp, c->ng, sizeof *c->grp, cmp_u32);
+    for (size_t k = 0; k < c->ng; k++) {
+        size_t at = c->pos + k;
+        if (at >= e->n || e->m[at].end + c->shift != c->cur_end ||
+            e->m[at].id != c->grp[k]) {
+            fail_once(c, "at end %llu: reported id %u (%zu-th of %zu there) "
+                      "is extra or duplicate; expected %s id %u",
+                      (unsigned long long)c->cur_end, c->grp[k], k + 1, c->ng,
+                      at < e->n && e->m[at].end + c->shift == c->cur_end
+                          ? "" : "no more matches there, next",
+                      at < e->n ? e->m[at].id : UINT32_MAX);
+            return;
+        }
+    }
+    size_t at = c->pos + c->ng;
+    if (at < e->n && e->m[at].end + c->shift == c->cur_end) {
+        fail_once(c, "at end %llu: missed id %u (%zu reported there)",
+                  (unsigned long long)c->cur_end, e->m[at].id, c->ng);
+        return;
+    }
+    c->pos = at;
+    c->ng = 0;
+}
+
+int tu_check_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    tu_checker *c = ctx;
+    uint64_t k = c->calls++;
+    if (c->record)
+        tu_mlist_push(c->record, id, start, end);
+    if (c->stop_after && k >= c->stop_after) {
+        fail_once(c, "callback called again (call %llu) after asking to stop "
+                  "at call %llu", (unsigned long long)k + 1,
+                  (unsigned long long)c->stop_after);
+        return 1;
+    }
+    bool stop = c->stop_after && k + 1 == c->stop_after;
+    if (c->bad)
+        return stop;
+    if (id >= c->npats) {
+        fail_once(c, "id %u out of range (%zu patterns)", id, c->npats);
+        return stop;
+    }
+    if (end < start || end - start != c->pats[id].len) {
+        fail_once(c, "id %u: [%llu, %llu) is not the pattern length %zu", id,
+                  (unsigned long long)start, (unsigned long long)end,
+                  c->pats[id].len);
+        return stop;
+    }
+    if (c->ref) {
+        const tu_mlist *r = c->ref;
+        if (k >= r->n || r->m[k].id != id ||
+            r->m[k].end + c->ref_shift != end) {
+            fail_once(c, "match %llu is id %u end %llu; the reference run "
+                      "gave id %u end %llu there (tie order must not change)",
+                      (unsigned long long)k + 1, id, (unsigned long long)end,
+                      k < r->n ? r->m[k].id : UINT32_MAX,
+                      k < r->n ? (unsigned long long)(r->m[k].end + c->ref_shift)
+                               : 0ull);
+            return stop;
+        }
+    }
+    if (c->calls > 1 && end < c->cur_end) {
+        fail_once(c, "end %llu reported after end %llu (order by end broken)",
+                  (unsigned long long)end, (unsigned long long)c->cur_end);
+        return stop;
+    }
+    if (c->calls == 1 || end != c->cur_end) {
+        flush_group(c);
+        c->cur_end = end;
+    }
+    if (c->ng == c->gcap) {
+        c->gcap = c->gcap ? c->gcap * 2 : 16;
+        c->grp = realloc(c->grp, c->gcap * sizeof *c->grp);
+        if (!c->grp)
+            abort();
+    }
+    c->grp[c->ng++] = id;
+    return stop;
+}
+
+bool tu_checker_done(tu_checker *c, bool stopped)
+{
+    if (stopped) {
+        /* A prefix: the groups before the last one were compared as they
+         * closed, and ref (when set) call by call. */
+        if (!c->bad && c->calls != c->stop_after)
+            fail_once(c, "stopped after %llu calls, asked at %llu",
+                      (unsigned long long)c->calls,
+                      (unsigned long long)c->stop_after);
+        return !c->bad;
+    }
+    flush_group(c);
+    if (!c->bad && c->pos != c->exp->n) {
+        const tu_match *m = &c->exp->m[c->pos];
+        fail_once(c, "missed match id %u [%llu, %llu) (%zu of %zu expected "
+                  "matches reported)", m->id,
+                  (unsigned long long)(m->start + c->shift),
+                  (unsigned long long)(m->end + c->shift), c->pos, c->exp->n);
+    }
+    return !c->bad;
+}
+
+/* ---- engines ------------------------------------------------------------------ */
+
+hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
+                      bool caseless, hay_patterns **set)
+{
+    hay_compile_opts o;
+    hay_compile_opts_init(&o);
+    o.backend = e->backend;
+    o.algo = e->algo;
+    o.flags = caseless ? HAY_CASELESS : 0;
+    return hay_patterns_compile(pats, n, &o, set);
+}
+
+static void add_engine(tu_engine *out, size_t *k, size_t cap,
+                       hay_backend b, const char *algo)
+{
+    if (*k >= cap)
+        return;
+    tu_engine *e = &out[(*k)++];
+    memset(e, 0, sizeof *e);
+    e->backend = b;
+    e->algo = algo;
+    snprintf(e->label, sizeof e->label, "%s/%s", hay_backend_name(b),
+             algo ? algo : "auto");
+    static const hay_pattern two[2] = { { "ab", 2 }, { "cd", 2 } };
+    hay_patterns *set = NULL;
+    e->probe = tu_compile(e, two, 2, false, &set);
+    e->multi = e->probe == HAY_OK;
+    hay_patterns_free(set);
+}
+
+size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap)
+{
+    size_t k = 0;
+    const char *name;
+    for (size_t i = 0; hay_algo_name(backend, i, &name) == HAY_OK; i++)
+        add_engine(out, &k, cap, backend, name);
+    add_engine(out, &k, cap,
+               backend == HAY_BACKEND_CPU ? HAY_BACKEND_AUTO : backend, NULL);
+    return k;
+}
+
+uint8_t *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            break;
+        if (n == cap) {
+            uint8_t *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+double tu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

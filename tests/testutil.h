@@ -1,0 +1,167 @@
+/*
+ * testutil.h - what every test program shares: pass/fail counters, the
+ * independent oracle, a match checker that compares a library run with the
+ * oracle without storing the run, engine enumeration, a PRNG and the size
+ * knob HAY_TEST_SCALE.
+ *
+ * The oracle is written here, apart from the library, on purpose: it is
+ * the ground truth for every engine, the library's own "naive" included.
+ */
+#ifndef HAY_TESTUTIL_H
+#define HAY_TESTUTIL_H
+
+#include "haystack.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit status ctest reads as "skipped" (SKIP_RETURN_CODE). */
+#define TU_SKIP 77
+
+/* Put in an out-pointer before a call that must set it to NULL on error. */
+#define TU_NOT_NULL ((void *)16)
+
+/* ---- checks ------------------------------------------------------------ */
+
+extern unsigned long long tu_passed, tu_failed;
+
+/*
+ * Printed with every failure message, e.g. the seed of a random test.
+ * Points to static text or a buffer the test keeps alive; may be NULL.
+ */
+extern const char *tu_fail_note;
+
+/* Counts a check; on failure prints file:line, the printf-style message
+ * and tu_fail_note (only the first failures are printed).  Returns cond. */
+bool tu_check_(bool cond, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define CHECK(cond, ...) tu_check_((cond), __FILE__, __LINE__, __VA_ARGS__)
+/* Checks a status against the one expected. */
+#define CHECK_ST(got, want, what)                                          \
+    do {                                                                   \
+        hay_status g_ = (got), w_ = (want);                                \
+        CHECK(g_ == w_, "%s: got %d (%s), want %d (%s)", (what), (int)g_, \
+              hay_strerror(g_), (int)w_, hay_strerror(w_));                \
+    } while (0)
+
+/* Prints "<passed> passed, <failed> failed"; returns the exit status. */
+int tu_finish(void);
+
+/* HAY_TEST_SCALE (default 1, 0.25 under AddressSanitizer): multiplies
+ * random iteration counts and data sizes.  Never below 0.01. */
+double tu_scale(void);
+/* max(lo, n * scale) */
+size_t tu_scaled(size_t n, size_t lo);
+
+/* ---- random ------------------------------------------------------------ */
+
+typedef struct tu_rng {
+    uint64_t s;
+} tu_rng;
+
+uint64_t tu_rand(tu_rng *r);
+/* Uniform in [0, n); n > 0. */
+uint64_t tu_below(tu_rng *r, uint64_t n);
+/* Uniform in [lo, hi]. */
+uint64_t tu_range(tu_rng *r, uint64_t lo, uint64_t hi);
+
+/* ---- matches and the oracle --------------------------------------------- */
+
+typedef struct tu_match {
+    uint64_t start, end;
+    uint32_t id;
+} tu_match;
+
+typedef struct tu_mlist {
+    tu_match *m;
+    size_t n, cap;
+} tu_mlist;
+
+void tu_mlist_push(tu_mlist *l, uint32_t id, uint64_t start, uint64_t end);
+void tu_mlist_free(tu_mlist *l);
+
+/* ASCII case folding, written again here rather than taken from the
+ * library so that the oracle shares no code with it. */
+static inline uint8_t tu_fold(uint8_t c)
+{
+    return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + ('a' - 'A')) : c;
+}
+
+/* Whether pattern p occurs in hay at `at` (at + p->len <= len). */
+bool tu_match_at(const uint8_t *hay, size_t at, const hay_pattern *p,
+                 bool caseless);
+
+/*
+ * The oracle: every end position, every pattern, in order of (end, id).
+ * Appends to *out (which the caller zero-initialises and frees).
+ */
+void tu_oracle(const uint8_t *hay, size_t len, const hay_pattern *pats,
+               size_t npats, bool caseless, tu_mlist *out);
+
+/*
+ * A match checker, the ctx of tu_check_cb.  It holds the expected matches
+ * (the oracle's list, offsets + shift) and compares each group of reported
+ * matches with the same end against them; it also checks that ends never
+ * decrease and that start == end - pattern length.  With `ref` set it also
+ * requires the exact reported sequence of ref (+ ref_shift): how ties are
+ * ordered must not change with threads, chunks or padding.  With
+ * stop_after = k the callback asks to stop at the k-th match and any later
+ * call is an error; then only the prefix is compared with ref.
+ */
+typedef struct tu_checker {
+    const tu_mlist *exp;
+    uint64_t shift;
+    const tu_mlist *ref;
+    uint64_t ref_shift;
+    const hay_pattern *pats;
+    size_t npats;
+    uint64_t stop_after;
+    tu_mlist *record;       /* when set, every reported match is appended */
+    /* running state */
+    uint64_t calls;
+    size_t pos;             /* first expected match not yet consumed */
+    uint64_t cur_end;
+    uint32_t *grp;
+    size_t ng, gcap;
+    bool bad;
+    char err[512];
+} tu_checker;
+
+void tu_checker_init(tu_checker *c, const tu_mlist *exp, uint64_t shift,
+                     const hay_pattern *pats, size_t npats);
+int tu_check_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* Ends the run: full (all expected matches must have come) or, after a
+ * stop, only what was reported.  Returns whether it all agreed; on
+ * disagreement c->err says the first difference. */
+bool tu_checker_done(tu_checker *c, bool stopped);
+void tu_checker_free(tu_checker *c);
+
+/* ---- engines -------------------------------------------------------------- */
+
+/* One algorithm of one backend, or "auto" on the auto backend. */
+typedef struct tu_engine {
+    hay_backend backend;
+    const char *algo;   /* NULL for auto */
+    char label[48];     /* "cpu/bm", "auto/auto" */
+    bool multi;         /* compiles sets of several patterns */
+    hay_status probe;   /* compiling a two-pattern set gave this */
+} tu_engine;
+
+/*
+ * Lists the algorithms of an available backend (and, for the CPU, the
+ * auto choice too), probing each with a two-pattern set to learn whether
+ * it is multi-pattern.  Returns how many were written (at most cap).
+ */
+size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap);
+
+hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
+                      bool caseless, hay_patterns **set);
+
+/* Monotonic seconds. */
+double tu_now(void);
+
+/* Reads a whole file; NULL when it cannot. */
+uint8_t *tu_read_file(const char *path, size_t *len);
+
+#endif
