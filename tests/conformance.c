@@ -209,9 +209,8 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
             /* Equal shares (chunk = len: one share per thread); the
              * padding moves the share boundaries across the matches. */
             if (pa % 3 == pb % 3)
-                for (unsigned t = 2; t <= 3; t++)
-                    run_one(&x, buf, len, pb, pa, t, HAY_SCHEDULE_STATIC,
-                            len ? len : 1);
+                run_one(&x, buf, len, pb, pa, 2 + (unsigned)((pb + pa) % 2),
+                        HAY_SCHEDULE_STATIC, len ? len : 1);
             if (pa == pb)
                 run_one(&x, buf, len, pb, pa, 2, HAY_SCHEDULE_DYNAMIC, 5);
             free(buf);

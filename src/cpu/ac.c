@@ -175,12 +175,11 @@ static hay_status trie_build(hay_patterns *set, const uint8_t *fold, trie *t)
             }
             s = next;
         }
-        /* Chain ids in decreasing order so the list reads increasing. */
-        t->out_next[i] = NONE;
-        uint32_t *link = &t->out_head[s];
-        while (*link != NONE)
-            link = &t->out_next[*link];
-        *link = (uint32_t)i;
+        /* Ids are prepended; the CSR pass below reverses each list back
+         * into increasing order.  (Appending would cost the list's length
+         * for every duplicate.) */
+        t->out_next[i] = t->out_head[s];
+        t->out_head[s] = (uint32_t)i;
     }
     return HAY_OK;
 }
@@ -249,8 +248,13 @@ static hay_status ac_build(hay_patterns *set, void **state)
             pos++;
         }
         st->out_first[v] = opos;
+        uint32_t nout = 0;
         for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
-            st->out_id[opos++] = id;
+            nout++;
+        opos += nout;
+        uint32_t k2 = opos;
+        for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
+            st->out_id[--k2] = id;
     }
     st->edge_first[ns] = pos;
     st->out_first[ns] = opos;
