@@ -40,8 +40,7 @@ typedef struct chunk_buf {
     match_rec *m;
     size_t n, cap;
     uint64_t complete_end;   /* when overflowed: all ends <= this are in m */
-    bool overflow;
-    bool nomem;
+    bool overflow;   /* full (or could not grow): rescan after complete_end */
 } chunk_buf;
 
 struct hay_scratch {
@@ -242,6 +241,35 @@ static hay_status serial_scan(const hay_patterns *set, const uint8_t *data,
     return HAY_OK;
 }
 
+/* Chunk k of a parallel count; the calling thread reports progress. */
+static uint64_t count_chunk(const hay_patterns *set, const uint8_t *data,
+                            uint64_t len, uint64_t piece, uint64_t k,
+                            const hay_scan_opts *o, uint64_t *done)
+{
+    uint64_t s = k * piece;
+    uint64_t e = len - s > piece ? s + piece : len;
+    uint64_t c = count_range(set, data, s, e);
+#ifdef _OPENMP
+    uint64_t d;
+#pragma omp atomic capture
+    d = *done += e - s;
+    if (omp_get_thread_num() == 0)
+        report_progress(o, d, len);
+#endif
+    return c;
+}
+
+/* Chunk k of a parallel scan, into match buffer i. */
+static void fill_chunk(const hay_patterns *set, hay_scratch *scratch,
+                       const uint8_t *data, uint64_t len, uint64_t piece,
+                       uint64_t k, long i)
+{
+    uint64_t s = k * piece;
+    uint64_t e = len - s > piece ? s + piece : len;
+    buf_sink bs = { &scratch->bufs[i], &scratch->alloc };
+    scan_range(set, data, s, e, emit_buf, &bs);
+}
+
 static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
                             const uint8_t *data, uint64_t len,
                             const hay_scan_opts *o, uint64_t *count)
@@ -267,27 +295,17 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
         piece = len;   /* also keeps the arithmetic below from overflowing */
     uint64_t nchunks = len / piece + (len % piece != 0);
     uint64_t total = 0, done = 0;
-    (void)done;
+    /* OpenMP takes the schedule kind only as a literal, hence two loops
+     * around one body. */
 #ifdef _OPENMP
     if (o->schedule == HAY_SCHEDULE_STATIC) {
 #pragma omp parallel for num_threads(t) schedule(static, 1) reduction(+ : total)
-        for (uint64_t k = 0; k < nchunks; k++) {
-            uint64_t s = k * piece;
-            uint64_t e = len - s > piece ? s + piece : len;
-            total += count_range(set, data, s, e);
-        }
+        for (uint64_t k = 0; k < nchunks; k++)
+            total += count_chunk(set, data, len, piece, k, o, &done);
     } else {
 #pragma omp parallel for num_threads(t) schedule(dynamic, 1) reduction(+ : total)
-        for (uint64_t k = 0; k < nchunks; k++) {
-            uint64_t s = k * piece;
-            uint64_t e = len - s > piece ? s + piece : len;
-            total += count_range(set, data, s, e);
-            uint64_t d;
-#pragma omp atomic capture
-            d = done += e - s;
-            if (omp_get_thread_num() == 0)
-                report_progress(o, d, len);
-        }
+        for (uint64_t k = 0; k < nchunks; k++)
+            total += count_chunk(set, data, len, piece, k, o, &done);
     }
 #endif
     report_progress(o, len, len);
@@ -326,25 +344,17 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
         for (long i = 0; i < nr; i++) {
             chunk_buf *b = &scratch->bufs[i];
             b->n = 0;
-            b->overflow = b->nomem = false;
+            b->overflow = false;
         }
 #ifdef _OPENMP
         if (o->schedule == HAY_SCHEDULE_STATIC) {
 #pragma omp parallel for num_threads(t) schedule(static, 1)
-            for (long i = 0; i < nr; i++) {
-                uint64_t s = (first + (uint64_t)i) * piece;
-                uint64_t e = len - s > piece ? s + piece : len;
-                buf_sink bs = { &scratch->bufs[i], &scratch->alloc };
-                scan_range(set, data, s, e, emit_buf, &bs);
-            }
+            for (long i = 0; i < nr; i++)
+                fill_chunk(set, scratch, data, len, piece, first + (uint64_t)i, i);
         } else {
 #pragma omp parallel for num_threads(t) schedule(dynamic, 1)
-            for (long i = 0; i < nr; i++) {
-                uint64_t s = (first + (uint64_t)i) * piece;
-                uint64_t e = len - s > piece ? s + piece : len;
-                buf_sink bs = { &scratch->bufs[i], &scratch->alloc };
-                scan_range(set, data, s, e, emit_buf, &bs);
-            }
+            for (long i = 0; i < nr; i++)
+                fill_chunk(set, scratch, data, len, piece, first + (uint64_t)i, i);
         }
 #endif
         for (long i = 0; i < nr; i++) {
