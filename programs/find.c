@@ -324,6 +324,13 @@ static void put_sep(const search *s, char sep)
         putchar(sep);
 }
 
+/* A line number or byte offset and its separator. */
+static void put_number(const search *s, uint64_t v)
+{
+    printf(s->cf->color ? C_NUM "%" PRIu64 C_END : "%" PRIu64, v);
+    put_sep(s, ':');
+}
+
 static void put_prefix(const search *s, uint64_t lineno, uint64_t offset)
 {
     const config *cf = s->cf;
@@ -334,20 +341,10 @@ static void put_prefix(const search *s, uint64_t lineno, uint64_t offset)
             fputs(s->name, stdout);
         put_sep(s, ':');
     }
-    if (cf->line_numbers) {
-        if (cf->color)
-            printf(C_NUM "%" PRIu64 C_END, lineno);
-        else
-            printf("%" PRIu64, lineno);
-        put_sep(s, ':');
-    }
-    if (cf->byte_offset) {
-        if (cf->color)
-            printf(C_NUM "%" PRIu64 C_END, offset);
-        else
-            printf("%" PRIu64, offset);
-        put_sep(s, ':');
-    }
+    if (cf->line_numbers)
+        put_number(s, lineno);
+    if (cf->byte_offset)
+        put_number(s, offset);
 }
 
 static uint64_t count_newlines(const uint8_t *p, uint64_t n)
