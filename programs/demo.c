@@ -33,16 +33,21 @@ static uint64_t rng(uint64_t *s)
 
 static void generate(uint8_t *buf, uint64_t len, uint64_t seed)
 {
-    uint64_t s = seed, pos = 0, col = 0;
     const size_t nw = sizeof words / sizeof words[0];
+    size_t wlen[sizeof words / sizeof words[0]];
+    for (size_t i = 0; i < nw; i++)
+        wlen[i] = strlen(words[i]);
+    uint64_t s = seed, pos = 0, col = 0;
     while (pos < len) {
-        const char *w = words[rng(&s) % nw];
-        size_t wl = strlen(w);
-        for (size_t i = 0; i < wl && pos < len; i++)
-            buf[pos++] = (uint8_t)w[i];
+        size_t w = (size_t)(rng(&s) % nw), wl = wlen[w];
+        if (len - pos < wl + 1) {
+            memset(buf + pos, ' ', (size_t)(len - pos));
+            break;
+        }
+        memcpy(buf + pos, words[w], wl);
+        pos += wl;
         col += wl + 1;
-        if (pos < len)
-            buf[pos++] = col > 72 ? '\n' : ' ';
+        buf[pos++] = col > 72 ? '\n' : ' ';
         if (col > 72)
             col = 0;
     }
