@@ -39,6 +39,8 @@
 
 #include <hs/hs.h>
 
+#include "patfile.h"
+
 #define HSB_PIECE ((uint64_t)1 << 30)
 
 typedef struct pattern {
@@ -100,48 +102,34 @@ static void add(patterns *p, const char *s, size_t len)
         p->max_len = len;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* One pattern per line, as grep -f; with escapes, \xHH is a byte. */
+/* One pattern per line, parsed by the same code as `hay find -f`
+ * (programs/patfile.c), so both read a pattern set identically. */
 static void load_file(patterns *p, const char *path, int escapes)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         die(strerror(errno), path);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        if (n > 0 && line[n - 1] == '\n')
-            n--;
-        size_t o = 0;
-        for (ssize_t i = 0; i < n; i++) {
-            int hi, lo;
-            if (escapes && line[i] == '\\') {
-                if (i + 3 < n && line[i + 1] == 'x' &&
-                    (hi = hexval(line[i + 2])) >= 0 &&
-                    (lo = hexval(line[i + 3])) >= 0) {
-                    line[o++] = (char)(hi << 4 | lo);
-                    i += 3;
-                    continue;
-                }
-                die("invalid escape (only \\xHH is allowed)", path);
-            }
-            line[o++] = line[i];
-        }
-        add(p, line, o);
+    size_t len = 0, cap = 1 << 16;
+    uint8_t *text = malloc(cap);
+    size_t got;
+    while (text && (got = fread(text + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap)
+            text = realloc(text, cap *= 2);
     }
-    free(line);
+    if (!text)
+        die("out of memory", path);
     fclose(f);
+    pat_list l = { 0 };
+    char err[512];
+    if (pat_list_add_text(&l, text, len, escapes, true, path, err, sizeof err) < 0)
+        die(err, NULL);
+    if (l.empty)
+        die("empty patterns are not supported", path);
+    for (size_t i = 0; i < l.n; i++)
+        add(p, l.items[i].data, l.items[i].len);
+    pat_list_free(&l);
+    free(text);
 }
 
 static int on_match(unsigned int id, unsigned long long from,

@@ -108,6 +108,32 @@ static inline bool hay_is_alpha(uint8_t c)
     return hay_fold(c) >= 'a' && hay_fold(c) <= 'z';
 }
 
+/* fold[c] = c, or its ASCII lower case when the set is caseless. */
+static inline void hay_fold_table(const hay_patterns *set, uint8_t fold[256])
+{
+    bool caseless = set->flags & HAY_CASELESS;
+    for (int c = 0; c < 256; c++)
+        fold[c] = caseless ? hay_fold((uint8_t)c) : (uint8_t)c;
+}
+
+/*
+ * The bad-character shift of Boyer-Moore and Horspool: the distance from
+ * the last occurrence of byte c in pat[0, m-1) to the end, m if absent.
+ * `pat` is already folded; a caseless table gives upper case letters the
+ * shift of their lower case.
+ */
+static inline void hay_bad_char_table(const uint8_t *pat, size_t m,
+                                      bool caseless, size_t shift[256])
+{
+    for (int c = 0; c < 256; c++)
+        shift[c] = m;
+    for (size_t i = 0; i + 1 < m; i++)
+        shift[pat[i]] = m - 1 - i;
+    if (caseless)
+        for (int c = 'A'; c <= 'Z'; c++)
+            shift[c] = shift[c | 0x20];
+}
+
 /* Byte comparison, exact or ASCII-caseless. */
 static inline bool hay_eq(const uint8_t *a, const uint8_t *b, size_t n,
                           bool caseless)

@@ -151,22 +151,12 @@ static int emit_buf(void *sink, uint32_t id, uint64_t start, uint64_t end)
 
 /* Chunks ----------------------------------------------------------------- */
 
-/* Counts the matches ending in (after, e], with the engine's own counter
- * when it has one. */
-static uint64_t count_range(const hay_patterns *set, const uint8_t *data,
-                            uint64_t after, uint64_t e)
+/* Where a search for matches ending after `after` must start: the longest
+ * pattern - 1 bytes earlier. */
+static uint64_t lookback(const hay_patterns *set, uint64_t after)
 {
-    if (e <= after)
-        return 0;
     uint64_t back = set->max_len - 1;
-    uint64_t lo = after >= back ? after - back : 0;
-    if (set->engine->count)
-        return set->engine->count(set, set->state, data + lo, (size_t)(e - lo),
-                                  (size_t)(after - lo));
-    uint64_t c = 0;
-    set->engine->scan(set, set->state, data + lo, (size_t)(e - lo),
-                      (size_t)(after - lo), lo, emit_count, &c);
-    return c;
+    return after >= back ? after - back : 0;
 }
 
 /* Runs the engine over data[.., e), reporting matches ending in (after, e];
@@ -177,10 +167,26 @@ static int scan_range_at(const hay_patterns *set, const uint8_t *data,
 {
     if (e <= after)
         return 0;
-    uint64_t back = set->max_len - 1;
-    uint64_t lo = after >= back ? after - back : 0;
+    uint64_t lo = lookback(set, after);
     return set->engine->scan(set, set->state, data + lo, (size_t)(e - lo),
                              (size_t)(after - lo), base + lo, emit, sink);
+}
+
+/* Counts the matches ending in (after, e], with the engine's own counter
+ * when it has one. */
+static uint64_t count_range(const hay_patterns *set, const uint8_t *data,
+                            uint64_t after, uint64_t e)
+{
+    if (e <= after)
+        return 0;
+    if (set->engine->count) {
+        uint64_t lo = lookback(set, after);
+        return set->engine->count(set, set->state, data + lo, (size_t)(e - lo),
+                                  (size_t)(after - lo));
+    }
+    uint64_t c = 0;
+    scan_range_at(set, data, 0, after, e, emit_count, &c);
+    return c;
 }
 
 static int scan_range(const hay_patterns *set, const uint8_t *data,
@@ -324,7 +330,7 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
 
     uint64_t piece = chunk_size(set, o);
     if (piece > len)
-        piece = len;
+        piece = len;   /* also keeps the arithmetic below from overflowing */
     if (o->schedule == HAY_SCHEDULE_STATIC && len / t < piece * CHUNKS_PER_THREAD_ROUND)
         piece = (len + t - 1) / t;
     else if (o->schedule == HAY_SCHEDULE_STATIC)
@@ -335,8 +341,6 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
                            ? t : (size_t)t * CHUNKS_PER_THREAD_ROUND;
     FORWARD_IF_ERROR(scratch_reserve(scratch, per_round));
 
-    if (piece > len)
-        piece = len;   /* also keeps the arithmetic below from overflowing */
     uint64_t nchunks = len / piece + (len % piece != 0);
     for (uint64_t first = 0; first < nchunks; first += per_round) {
         uint64_t last = first + per_round < nchunks ? first + per_round : nchunks;

@@ -209,9 +209,7 @@ static hay_status ac_build(hay_patterns *set, void **state)
     const hay_allocator *a = &set->alloc;
     ac_state *st = hay_calloc(a, 1, sizeof *st);
     RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
-    bool caseless = set->flags & HAY_CASELESS;
-    for (int c = 0; c < 256; c++)
-        st->fold[c] = caseless ? hay_fold((uint8_t)c) : (uint8_t)c;
+    hay_fold_table(set, st->fold);
 
     trie t;
     uint32_t *queue = NULL, *tmp = NULL;

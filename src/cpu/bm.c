@@ -79,18 +79,10 @@ static hay_status bm_build(hay_patterns *set, void **state)
         bm_destroy(set, st);
         return HAY_ERR_NOMEM;
     }
-    bool caseless = set->flags & HAY_CASELESS;
-    for (int c = 0; c < 256; c++)
-        st->fold[c] = caseless ? hay_fold((uint8_t)c) : (uint8_t)c;
+    hay_fold_table(set, st->fold);
     for (size_t i = 0; i < m; i++)
         st->pat[i] = st->fold[hay_pat(set, 0)[i]];
-    for (int c = 0; c < 256; c++)
-        st->t.bad_char[c] = m;
-    for (size_t i = 0; i + 1 < m; i++)
-        st->t.bad_char[st->pat[i]] = m - 1 - i;
-    if (caseless)
-        for (int c = 'A'; c <= 'Z'; c++)
-            st->t.bad_char[c] = st->t.bad_char[c | 0x20];
+    hay_bad_char_table(st->pat, m, set->flags & HAY_CASELESS, st->t.bad_char);
     build_suffixes(st->pat, m, st->t.suffix);
     build_good_suffix(m, st->t.suffix, st->t.good_suffix);
     *state = st;

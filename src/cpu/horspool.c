@@ -31,18 +31,10 @@ static hay_status horspool_build(hay_patterns *set, void **state)
         horspool_destroy(set, st);
         return HAY_ERR_NOMEM;
     }
-    bool caseless = set->flags & HAY_CASELESS;
-    for (int c = 0; c < 256; c++)
-        st->fold[c] = caseless ? hay_fold((uint8_t)c) : (uint8_t)c;
+    hay_fold_table(set, st->fold);
     for (size_t i = 0; i < m; i++)
         st->pat[i] = st->fold[hay_pat(set, 0)[i]];
-    for (int c = 0; c < 256; c++)
-        st->shift[c] = m;
-    for (size_t i = 0; i + 1 < m; i++)
-        st->shift[st->pat[i]] = m - 1 - i;
-    if (caseless)
-        for (int c = 'A'; c <= 'Z'; c++)
-            st->shift[c] = st->shift[c | 0x20];
+    hay_bad_char_table(st->pat, m, set->flags & HAY_CASELESS, st->shift);
     set->state_memory = sizeof *st + m;
     *state = st;
     return HAY_OK;
