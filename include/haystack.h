@@ -156,6 +156,12 @@ typedef struct hay_compile_opts {
     hay_backend backend;          /* default HAY_BACKEND_AUTO */
     const char *algo;             /* NULL or "auto" for automatic */
     const hay_allocator *alloc;   /* NULL for malloc/free */
+    /* Engine parameters as "key=value" pairs separated by commas (for
+     * example the GPU kernels' block size and bytes per thread); NULL for
+     * the defaults.  Each engine documents its keys; an unknown key or a
+     * bad value makes hay_patterns_compile() return HAY_ERR_INVALID.  The
+     * string is copied. */
+    const char *params;
 } hay_compile_opts;
 
 /* Fills *opts with the defaults (auto backend, auto algorithm, no flags). */
@@ -227,12 +233,34 @@ typedef enum hay_schedule {
     HAY_SCHEDULE_STATIC = 1    /* one equal share of the input per thread */
 } hay_schedule;
 
+/*
+ * What one scan cost, phase by phase (filled when hay_scan_opts.stats is
+ * set).  Times are wall seconds; on a GPU the copy and kernel phases of
+ * different pieces overlap, so their sum may exceed total_seconds.  A
+ * phase that did not happen is 0; energy_joules is negative when no energy
+ * counter could be read.
+ */
+typedef struct hay_scan_stats {
+    hay_backend backend;       /* where the scan ran */
+    const char *algo;          /* the engine that ran (static text) */
+    double init_seconds;       /* device start-up paid by this call (first use) */
+    double prepare_seconds;    /* pattern tables moved to the device */
+    double copy_in_seconds;    /* host to device */
+    double kernel_seconds;     /* search kernels */
+    double copy_out_seconds;   /* results back to the host */
+    double total_seconds;      /* the whole call */
+    uint64_t bytes;            /* haystack bytes searched */
+    uint64_t matches;          /* matches found (before any callback stop) */
+    double energy_joules;      /* device energy over the call, or < 0 */
+} hay_scan_stats;
+
 typedef struct hay_scan_opts {
     unsigned threads;          /* 0 = all cores, 1 = serial */
     hay_schedule schedule;     /* for threads > 1 */
     size_t chunk_size;         /* dynamic chunk size in bytes; 0 = default */
     hay_progress_fn progress;  /* may be NULL */
     void *progress_ctx;
+    hay_scan_stats *stats;     /* NULL, or filled in by the scan */
 } hay_scan_opts;
 
 /* Fills *opts with the defaults (all cores, dynamic, default chunks). */
@@ -253,6 +281,14 @@ hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
 hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
                           const void *data, uint64_t len,
                           const hay_scan_opts *opts, uint64_t *count);
+
+/*
+ * Counts every occurrence of each pattern: counts[i] (n entries, one per
+ * pattern id, zeroed first) is the number of matches of pattern i.
+ */
+hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
+                               const void *data, uint64_t len,
+                               const hay_scan_opts *opts, uint64_t *counts);
 
 /* ------------------------------------------------------------------------
  * Streaming

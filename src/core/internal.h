@@ -71,6 +71,11 @@ typedef struct hay_backend_ops {
     hay_status (*count)(const hay_patterns *set, hay_scratch *scratch,
                         const uint8_t *data, uint64_t len,
                         const hay_scan_opts *opts, uint64_t *count);
+    /* Optional: counts per pattern id (counts has set->n entries, zeroed
+     * by the caller).  NULL: hay_scan_count_each counts through scan. */
+    hay_status (*count_each)(const hay_patterns *set, hay_scratch *scratch,
+                             const uint8_t *data, uint64_t len,
+                             const hay_scan_opts *opts, uint64_t *counts);
 } hay_backend_ops;
 
 extern const hay_backend_ops hay_cpu_backend;
@@ -91,6 +96,7 @@ struct hay_patterns {
     size_t state_memory;        /* bytes the engine reports for its state */
     const char *reason;
     double compile_seconds;
+    char *params;               /* copy of hay_compile_opts.params or NULL */
 };
 
 static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)
@@ -152,6 +158,87 @@ void *hay_calloc(const hay_allocator *a, size_t n, size_t size);
 void *hay_realloc(const hay_allocator *a, void *p, size_t old_size,
                   size_t new_size);
 void hay_free(const hay_allocator *a, void *p);
+
+/*
+ * The trie of a pattern set (the goto function of Aho-Corasick), in CSR
+ * form: state 0 is the root; the edges of state s are
+ * [edge_first[s], edge_first[s + 1]), sorted by byte; the ids of the
+ * patterns that end exactly at s are out_id[out_first[s] .. out_first[s + 1])
+ * in increasing order.  Bytes are folded by `fold` before insertion.
+ * Built by ac.c; the Aho-Corasick, DFA and PFAC tables all start from it.
+ */
+typedef struct hay_trie {
+    uint32_t nstates;
+    uint32_t *edge_first;   /* nstates + 1 */
+    uint8_t *edge_byte;
+    uint32_t *edge_to;
+    uint32_t *out_first;    /* nstates + 1 */
+    uint32_t *out_id;       /* n */
+    size_t memory;
+} hay_trie;
+
+hay_status hay_trie_build(const hay_patterns *set, const uint8_t fold[256],
+                          hay_trie *out);
+void hay_trie_free(const hay_allocator *a, hay_trie *t);
+
+/*
+ * PFAC (failureless Aho-Corasick, pfac-opencl-mobile-energy.txt section
+ * 3.1): the trie alone, walked from every start position until it has no
+ * edge for the next byte.  No transition leads back to the root, so state
+ * 0 doubles as "stop" in every table.  States are renumbered so that the
+ * final states (where at least one pattern ends) are 1 .. nfinal: a walk
+ * tests `s <= nfinal` to know it must report.
+ *
+ * Two forms of the transition function, both over byte classes (cls maps a
+ * byte, after ASCII folding for caseless sets, to its class; class 0 holds
+ * the bytes that occur in no pattern, which have no edges, except when all
+ * 256 byte values occur: then classes are the bytes themselves):
+ *   dense    next[s * nclasses + cls[c]], the classic PFAC table; NULL when
+ *            it would exceed the budget given to hay_pfac_build
+ *   compact  the CSR edge lists of the trie, by class, sorted (always built)
+ * root[c] is the root's row by byte, for the first step of every walk.
+ * Outputs: the pattern ids ending at final state s are
+ * out_id[out_first[s] .. out_first[s + 1]) (s in 1 .. nfinal).
+ * depth[s] is the length of the string that leads to s (the match length).
+ */
+typedef struct hay_pfac {
+    uint32_t nstates, nfinal, nclasses;
+    uint32_t max_len, min_len;
+    uint8_t cls[256];
+    uint32_t root[256];
+    uint32_t *next;          /* dense table or NULL */
+    uint32_t *edge_first;    /* nstates + 1 */
+    uint8_t *edge_cls;
+    uint32_t *edge_to;
+    uint32_t *out_first;     /* nfinal + 2: entries for states 0 .. nfinal + 1 */
+    uint32_t *out_id;        /* n */
+    uint32_t *depth;         /* nstates */
+    size_t dense_bytes;      /* size of next (or what it would have been) */
+    size_t memory;           /* bytes held, all arrays */
+    double build_seconds;
+} hay_pfac;
+
+/* Builds the PFAC tables of `set`; the dense table only when it takes at
+ * most dense_budget bytes.  Free with hay_pfac_free(). */
+hay_status hay_pfac_build(const hay_patterns *set, size_t dense_budget,
+                          hay_pfac **out);
+void hay_pfac_free(const hay_patterns *set, hay_pfac *p);
+
+/* The compact transition of PFAC: the next state from s on class k, 0 for
+ * stop. */
+static inline uint32_t hay_pfac_step_compact(const hay_pfac *p, uint32_t s,
+                                             uint8_t k)
+{
+    uint32_t lo = p->edge_first[s], hi = p->edge_first[s + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->edge_cls[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < p->edge_first[s + 1] && p->edge_cls[lo] == k) ? p->edge_to[lo] : 0;
+}
 
 /* CPU engines. */
 extern const hay_engine hay_engine_naive;

@@ -98,6 +98,7 @@ static void set_free_storage(hay_patterns *set)
     hay_free(a, set->bytes);
     hay_free(a, set->off);
     hay_free(a, set->len);
+    hay_free(a, set->params);
 }
 
 hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
@@ -152,6 +153,14 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
             set->min_len = patterns[i].len;
         if (patterns[i].len > set->max_len)
             set->max_len = patterns[i].len;
+    }
+
+    if (opts->params) {
+        size_t pl = strlen(opts->params) + 1;
+        set->params = hay_malloc(&alloc, pl);
+        if (!set->params)
+            goto fail;
+        memcpy(set->params, opts->params, pl);
     }
 
     const char *algo = opts->algo;

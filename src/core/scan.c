@@ -460,7 +460,7 @@ static void cpu_destroy(hay_patterns *set)
 const hay_backend_ops hay_cpu_backend = {
     HAY_BACKEND_CPU, "cpu", cpu_available, cpu_device_count, cpu_describe,
     cpu_algos,
-    cpu_compile, cpu_destroy, cpu_scan, cpu_count,
+    cpu_compile, cpu_destroy, cpu_scan, cpu_count, NULL,
 };
 
 /* Public entry points ------------------------------------------------------ */
@@ -499,6 +499,34 @@ hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
     if (len == 0)
         return HAY_OK;
     return set->backend->count(set, scratch, data, len, opts, count);
+}
+
+static int count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)start; (void)end;
+    ((uint64_t *)ctx)[id]++;
+    return 0;
+}
+
+hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
+                               const void *data, uint64_t len,
+                               const hay_scan_opts *opts, uint64_t *counts)
+{
+    RETURN_ERROR_IF(!set || !scratch || !counts, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
+    memset(counts, 0, set->n * sizeof *counts);
+    hay_scan_opts defaults;
+    if (!opts) {
+        hay_scan_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (len == 0)
+        return HAY_OK;
+    if (set->backend->count_each)
+        return set->backend->count_each(set, scratch, data, len, opts, counts);
+    return set->backend->scan(set, scratch, data, len, opts, count_each_cb,
+                              counts);
 }
 
 /* Streams ------------------------------------------------------------------ */

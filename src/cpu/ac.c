@@ -14,15 +14,16 @@
 #define NONE UINT32_MAX
 
 typedef struct ac_state {
+    hay_trie trie;             /* the goto function and outputs */
     uint32_t nstates;
     uint32_t root_next[256];   /* root transitions; 0 = back to root */
-    uint32_t *edge_first;      /* state -> first edge (CSR), nstates + 1 */
+    uint32_t *edge_first;      /* aliases of the trie's arrays */
     uint8_t *edge_byte;
     uint32_t *edge_to;
+    uint32_t *out_first;
+    uint32_t *out_id;
     uint32_t *fail;
     uint32_t *dict;            /* next state with outputs on the fail chain */
-    uint32_t *out_first;       /* state -> first output (CSR), nstates + 1 */
-    uint32_t *out_id;
     uint8_t fold[256];
     size_t memory;
 } ac_state;
@@ -43,13 +44,9 @@ static void ac_destroy(const hay_patterns *set, void *state)
     if (!st)
         return;
     const hay_allocator *a = &set->alloc;
-    hay_free(a, st->edge_first);
-    hay_free(a, st->edge_byte);
-    hay_free(a, st->edge_to);
+    hay_trie_free(a, &st->trie);
     hay_free(a, st->fail);
     hay_free(a, st->dict);
-    hay_free(a, st->out_first);
-    hay_free(a, st->out_id);
     hay_free(a, st);
 }
 
@@ -204,6 +201,74 @@ static void sort_edges(uint32_t *e, uint32_t n, const uint8_t *bytes)
     }
 }
 
+void hay_trie_free(const hay_allocator *a, hay_trie *t)
+{
+    hay_free(a, t->edge_first);
+    hay_free(a, t->edge_byte);
+    hay_free(a, t->edge_to);
+    hay_free(a, t->out_first);
+    hay_free(a, t->out_id);
+    memset(t, 0, sizeof *t);
+}
+
+hay_status hay_trie_build(const hay_patterns *set, const uint8_t fold[256],
+                          hay_trie *out)
+{
+    const hay_allocator *a = &set->alloc;
+    memset(out, 0, sizeof *out);
+    trie t;
+    uint32_t *tmp = NULL;
+    hay_status s = trie_build((hay_patterns *)set, fold, &t);
+    if (s < 0)
+        goto fail;
+    s = HAY_ERR_NOMEM;
+    uint32_t ns = t.nstates, ne = t.nedges;
+    out->nstates = ns;
+    out->edge_first = hay_malloc(a, ((size_t)ns + 1) * 4);
+    out->edge_byte = hay_malloc(a, ne ? ne : 1);
+    out->edge_to = hay_malloc(a, (ne ? ne : 1) * (size_t)4);
+    out->out_first = hay_malloc(a, ((size_t)ns + 1) * 4);
+    out->out_id = hay_malloc(a, set->n * 4);
+    tmp = hay_malloc(a, (ne ? ne : 1) * (size_t)4);
+    if (!out->edge_first || !out->edge_byte || !out->edge_to ||
+        !out->out_first || !out->out_id || !tmp)
+        goto fail;
+
+    /* Edges into CSR, sorted by byte; outputs into CSR. */
+    uint32_t pos = 0, opos = 0;
+    for (uint32_t v = 0; v < ns; v++) {
+        out->edge_first[v] = pos;
+        uint32_t k = 0;
+        for (uint32_t e = t.first_edge[v]; e != NONE; e = t.edge_next[e])
+            tmp[k++] = e;
+        sort_edges(tmp, k, t.edge_byte);
+        for (uint32_t i = 0; i < k; i++) {
+            out->edge_byte[pos] = t.edge_byte[tmp[i]];
+            out->edge_to[pos] = t.edge_to[tmp[i]];
+            pos++;
+        }
+        out->out_first[v] = opos;
+        uint32_t nout = 0;
+        for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
+            nout++;
+        opos += nout;
+        uint32_t k2 = opos;
+        for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
+            out->out_id[--k2] = id;
+    }
+    out->edge_first[ns] = pos;
+    out->out_first[ns] = opos;
+    out->memory = ((size_t)ns + 1) * 8 + (size_t)ne * 5 + set->n * 4;
+    trie_free(a, &t);
+    hay_free(a, tmp);
+    return HAY_OK;
+fail:
+    trie_free(a, &t);
+    hay_free(a, tmp);
+    hay_trie_free(a, out);
+    return s;
+}
+
 static hay_status ac_build(hay_patterns *set, void **state)
 {
     const hay_allocator *a = &set->alloc;
@@ -211,51 +276,23 @@ static hay_status ac_build(hay_patterns *set, void **state)
     RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
     hay_fold_table(set, st->fold);
 
-    trie t;
-    uint32_t *queue = NULL, *tmp = NULL;
-    hay_status s = trie_build(set, st->fold, &t);
+    uint32_t *queue = NULL;
+    hay_status s = hay_trie_build(set, st->fold, &st->trie);
     if (s < 0)
         goto fail;
     s = HAY_ERR_NOMEM;
-    uint32_t ns = t.nstates, ne = t.nedges;
+    uint32_t ns = st->trie.nstates;
     st->nstates = ns;
-    st->edge_first = hay_malloc(a, ((size_t)ns + 1) * 4);
-    st->edge_byte = hay_malloc(a, ne ? ne : 1);
-    st->edge_to = hay_malloc(a, (ne ? ne : 1) * (size_t)4);
+    st->edge_first = st->trie.edge_first;
+    st->edge_byte = st->trie.edge_byte;
+    st->edge_to = st->trie.edge_to;
+    st->out_first = st->trie.out_first;
+    st->out_id = st->trie.out_id;
     st->fail = hay_malloc(a, (size_t)ns * 4);
     st->dict = hay_malloc(a, (size_t)ns * 4);
-    st->out_first = hay_malloc(a, ((size_t)ns + 1) * 4);
-    st->out_id = hay_malloc(a, set->n * 4);
     queue = hay_malloc(a, (size_t)ns * 4);
-    tmp = hay_malloc(a, (ne ? ne : 1) * (size_t)4);
-    if (!st->edge_first || !st->edge_byte || !st->edge_to || !st->fail ||
-        !st->dict || !st->out_first || !st->out_id || !queue || !tmp)
+    if (!st->fail || !st->dict || !queue)
         goto fail;
-
-    /* Edges into CSR, sorted by byte; outputs into CSR. */
-    uint32_t pos = 0, opos = 0;
-    for (uint32_t v = 0; v < ns; v++) {
-        st->edge_first[v] = pos;
-        uint32_t k = 0;
-        for (uint32_t e = t.first_edge[v]; e != NONE; e = t.edge_next[e])
-            tmp[k++] = e;
-        sort_edges(tmp, k, t.edge_byte);
-        for (uint32_t i = 0; i < k; i++) {
-            st->edge_byte[pos] = t.edge_byte[tmp[i]];
-            st->edge_to[pos] = t.edge_to[tmp[i]];
-            pos++;
-        }
-        st->out_first[v] = opos;
-        uint32_t nout = 0;
-        for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
-            nout++;
-        opos += nout;
-        uint32_t k2 = opos;
-        for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
-            st->out_id[--k2] = id;
-    }
-    st->edge_first[ns] = pos;
-    st->out_first[ns] = opos;
     memset(st->root_next, 0, sizeof st->root_next);
     for (uint32_t e = st->edge_first[0]; e < st->edge_first[1]; e++)
         st->root_next[st->edge_byte[e]] = st->edge_to[e];
@@ -284,17 +321,13 @@ static hay_status ac_build(hay_patterns *set, void **state)
             queue[qt++] = v;
         }
     }
-    st->memory = sizeof *st + ((size_t)ns + 1) * 16 + (size_t)ne * 5 + set->n * 4;
+    st->memory = sizeof *st + st->trie.memory + (size_t)ns * 8;
     set->state_memory = st->memory;
-    trie_free(a, &t);
     hay_free(a, queue);
-    hay_free(a, tmp);
     *state = st;
     return HAY_OK;
 fail:
-    trie_free(a, &t);
     hay_free(a, queue);
-    hay_free(a, tmp);
     ac_destroy(set, st);
     return s;
 }
@@ -397,15 +430,19 @@ static hay_status dfa_build(hay_patterns *set, void **state)
     d->ac = acv;
     const ac_state *st = d->ac;
 
-    /* Byte classes over the folded edge bytes. */
-    uint8_t class_of[256] = { 0 };
-    uint32_t nclasses = 1;
+    /* Byte classes over the folded edge bytes; class 0 is the bytes of no
+     * pattern, unless every byte value occurs (then classes are bytes). */
+    bool used[256] = { false };
     uint32_t ne = st->edge_first[st->nstates];
-    for (uint32_t e = 0; e < ne; e++) {
-        uint8_t b = st->edge_byte[e];
-        if (!class_of[b])
-            class_of[b] = (uint8_t)nclasses++;
-    }
+    for (uint32_t e = 0; e < ne; e++)
+        used[st->edge_byte[e]] = true;
+    uint32_t distinct = 0;
+    for (int c = 0; c < 256; c++)
+        distinct += used[c];
+    uint8_t class_of[256];
+    uint32_t nclasses = distinct == 256 ? 0 : 1;
+    for (int c = 0; c < 256; c++)
+        class_of[c] = used[c] ? (uint8_t)nclasses++ : 0;
     for (int c = 0; c < 256; c++)
         d->cls[c] = class_of[st->fold[c]];
     d->nclasses = nclasses;

@@ -39,5 +39,5 @@ static hay_status cuda_compile(hay_patterns *set, const char *algo)
 const hay_backend_ops hay_cuda_backend = {
     HAY_BACKEND_CUDA, "cuda", cuda_available, cuda_device_count, cuda_describe,
     cuda_algos,
-    cuda_compile, NULL, NULL, NULL,
+    cuda_compile, NULL, NULL, NULL, NULL,
 };

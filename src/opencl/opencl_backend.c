@@ -78,5 +78,5 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
 const hay_backend_ops hay_opencl_backend = {
     HAY_BACKEND_OPENCL, "opencl", opencl_available, opencl_device_count,
     opencl_describe, opencl_algos,
-    opencl_compile, NULL, NULL, NULL,
+    opencl_compile, NULL, NULL, NULL, NULL,
 };
