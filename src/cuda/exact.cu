@@ -1,0 +1,841 @@
+// exact.cu - the one-pattern CUDA engines: the poster's brute-force kernel
+// in three variants, the many-core paper's Boyer-Moore with algorithmic
+// cascading, and gpu-fast (16-byte loads, first/last-byte filter, warp
+// verification).  See exact.h for the parameters and cuda_engine.h for the
+// contract.  Only the extern "C" engine tables leave this file; every CUDA
+// error becomes a hay_status.
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "haystack.h"
+#include "exact.h"
+
+namespace {
+
+enum ex_kind { EX_BRUTE_GLOBAL, EX_BRUTE_REG, EX_BRUTE_FIRST, EX_BM, EX_FAST };
+
+// Bytes of the key a kernel gets by value (the param bank, which the
+// unrolled loops turn into register operands).
+constexpr int EX_HEAD = 64;
+// Middle bytes gpu-fast checks per lane before the warp takes over.
+constexpr uint32_t EX_PRE = 16;
+constexpr uint32_t EX_FULL = 0xffffffffu;
+
+struct ex_state {
+    int kind;
+    int caseless;
+    uint32_t m;
+    uint8_t *d_key;     // the key, folded when caseless
+    int32_t *d_bc;      // bm-gpu: bad-character table (256)
+    int32_t *d_gs;      // bm-gpu: good-suffix table (m)
+    size_t dmem;
+    uint8_t head[EX_HEAD];
+    uint8_t last;       // the key's last byte, folded
+    int threads, blocks_per_sm, cascade, seg, unroll;
+    int sms;
+    int smem_per_sm, smem_optin;
+    int smem_dyn;       // bm-gpu: dynamic shared memory a block may take
+    int resident;       // gpu-fast: blocks per SM the registers allow
+};
+
+struct ex_key {
+    uint8_t b[EX_HEAD];
+};
+
+// Everything a kernel needs about one job.  Starts s (local) with
+// s_lo <= s < s_end are the ones whose match end s + m lies in
+// (min_end, len].
+struct ex_args {
+    const uint8_t *text;
+    uint64_t len, s_lo, s_end;
+    const uint8_t *key;
+    uint32_t m;
+    unsigned long long *d_count, *d_pc, *d_matches, *d_slots;
+    uint64_t cap;
+};
+
+int map_err(cudaError_t e)
+{
+    if (e == cudaSuccess)
+        return HAY_OK;
+    cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return HAY_ERR_NOMEM;
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        return HAY_ERR_NO_DEVICE;
+    return HAY_ERR_DEVICE;
+}
+
+template <bool CI>
+__device__ __forceinline__ uint8_t fold(uint8_t c)
+{
+    return (CI && (uint8_t)(c - 'A') < 26u) ? (uint8_t)(c | 0x20) : c;
+}
+
+// One match into the list, from any (divergent) set of threads: the active
+// lanes of a warp take their slots with one atomic.
+__device__ __forceinline__ void list_one(const ex_args &a, uint64_t end)
+{
+    unsigned act = __activemask();
+    int lane = threadIdx.x & 31;
+    int leader = __ffs(act) - 1;
+    unsigned long long base = 0;
+    if (lane == leader)
+        base = atomicAdd(a.d_slots, (unsigned long long)__popc(act));
+    base = __shfl_sync(act, base, leader) + __popc(act & ((1u << lane) - 1));
+    if (base < a.cap)
+        a.d_matches[base] = HAY_CUDA_MATCH(end, 0);
+}
+
+// Adds every thread's count to the job's totals: one atomic per block.
+// All threads of the block must call it.
+__device__ __forceinline__ void flush_count(const ex_args &a, unsigned long long cnt)
+{
+    __shared__ unsigned long long block_sum;
+    for (int o = 16; o > 0; o >>= 1)
+        cnt += __shfl_down_sync(EX_FULL, cnt, o);
+    if (threadIdx.x == 0)
+        block_sum = 0;
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0 && cnt)
+        atomicAdd(&block_sum, cnt);
+    __syncthreads();
+    if (threadIdx.x == 0 && block_sum) {
+        atomicAdd(a.d_count, block_sum);
+        if (a.d_pc)
+            atomicAdd(a.d_pc, block_sum);
+    }
+}
+
+// ---------------------------------------------------------------- brute
+// Algorithm 1 of the poster: thread idx compares text[idx] with key[0] and,
+// when equal, the following bytes.  V selects where the key lives.
+template <int V, bool CI>
+__global__ void brute_kernel(ex_args a, ex_key k)
+{
+    unsigned long long cnt = 0;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    const uint8_t k0 = k.b[0];
+    for (uint64_t s = a.s_lo + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; s < a.s_end;
+         s += stride) {
+        const uint8_t *t = a.text + s;
+        bool hit = fold<CI>(t[0]) == (V == EX_BRUTE_GLOBAL ? a.key[0] : k0);
+        if (hit) {
+            uint32_t i = 1;
+            if (V == EX_BRUTE_REG) {
+#pragma unroll
+                for (int r = 1; r < EX_HEAD; r++) {
+                    if ((uint32_t)r >= a.m || !hit)
+                        break;
+                    hit = fold<CI>(t[r]) == k.b[r];
+                }
+                i = EX_HEAD;
+            }
+            for (; hit && i < a.m; i++)
+                hit = fold<CI>(t[i]) == a.key[i];
+        }
+        if (hit) {
+            cnt++;
+            if (a.d_matches)
+                list_one(a, s + a.m);
+        }
+    }
+    flush_count(a, cnt);
+}
+
+// ------------------------------------------------------------------ bm
+// Each block handles `cascade` consecutive tiles.  A tile is the starts
+// [t0, t0 + threads * seg); its bytes plus the m - 1 that follow are staged
+// in shared memory (SH) or, when they do not fit, read from global memory.
+// Thread i runs Boyer-Moore over the starts [t0 + i * seg, + seg).
+template <bool CI, bool SH>
+__global__ void bm_kernel(ex_args a, const int32_t *__restrict__ g_bc,
+                          const int32_t *__restrict__ gs, uint32_t seg, uint32_t cascade)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    int32_t *bc = (int32_t *)smem;
+    uint8_t *tile = smem + 256 * sizeof(int32_t);
+    for (int i = threadIdx.x; i < 256; i += blockDim.x)
+        bc[i] = g_bc[i];
+    const uint32_t m = a.m;
+    const uint8_t *__restrict__ key = a.key;
+    const uint64_t tile_starts = (uint64_t)blockDim.x * seg;
+    unsigned long long cnt = 0;
+    for (uint32_t c = 0; c < cascade; c++) {
+        const uint64_t t0 = ((uint64_t)blockIdx.x * cascade + c) * tile_starts;
+        if (t0 >= a.s_end)
+            break;  // the same for the whole block
+        const uint8_t *src = a.text + t0;
+        if (SH) {
+            uint64_t n = t0 + tile_starts + m - 1;
+            n = (n < a.len ? n : a.len) - t0;
+            __syncthreads();  // the previous tile is done with
+            for (uint64_t i = threadIdx.x; i < n; i += blockDim.x)
+                tile[i] = a.text[t0 + i];
+            __syncthreads();
+            src = tile;
+        } else {
+            __syncthreads();  // bc is loaded
+        }
+        uint64_t s = t0 + (uint64_t)threadIdx.x * seg;
+        uint64_t e = s + seg;
+        if (s < a.s_lo)
+            s = a.s_lo;
+        if (e > a.s_end)
+            e = a.s_end;
+        while (s < e) {
+            const uint8_t *w = src + (s - t0);
+            int32_t j = (int32_t)m - 1;
+            uint8_t tc = 0;
+            while (j >= 0) {
+                tc = fold<CI>(w[j]);
+                if (tc != key[j])
+                    break;
+                j--;
+            }
+            if (j < 0) {
+                cnt++;
+                if (a.d_matches)
+                    list_one(a, s + m);
+                s += (uint64_t)gs[0];
+            } else {
+                int32_t sh = bc[tc] - ((int32_t)m - 1 - j);
+                int32_t g = gs[j];
+                s += (uint64_t)(sh > g ? sh : g);
+            }
+        }
+    }
+    flush_count(a, cnt);
+}
+
+// ----------------------------------------------------------- gpu-fast
+struct fast_args {
+    ex_args a;
+    const uint4 *vec;     // text rounded down to 16 bytes
+    uint64_t nvec;        // vectors covering [vec, text + len)
+    uint64_t nstart;      // vectors holding valid starts
+    uint64_t lo, hi;      // valid starts, in bytes from vec
+    uint64_t delta;       // vec - text (mod 2^64)
+    uint32_t q, r;        // m - 1 = 16 q + r
+    uint32_t first4, last4;  // the first and last key byte, four times
+    ex_key k;             // the first key bytes (bytes 1 .. EX_PRE used)
+};
+
+template <bool CI>
+__device__ __forceinline__ uint32_t fold4(uint32_t w)
+{
+    if (!CI)
+        return w;
+    uint32_t up = __vcmpgeu4(w, 0x41414141u) & __vcmpleu4(w, 0x5a5a5a5au);
+    return w | (up & 0x20202020u);
+}
+
+// Bit j of the result: byte j of v equals the byte repeated in rep4.
+template <bool CI>
+__device__ __forceinline__ uint32_t eq16(uint4 v, uint32_t rep4)
+{
+    uint32_t e0 = __vcmpeq4(fold4<CI>(v.x), rep4);
+    uint32_t e1 = __vcmpeq4(fold4<CI>(v.y), rep4);
+    uint32_t e2 = __vcmpeq4(fold4<CI>(v.z), rep4);
+    uint32_t e3 = __vcmpeq4(fold4<CI>(v.w), rep4);
+    // Each byte of e is 0 or 0xff: keep a different bit per byte, then add
+    // the four bytes (no carries: the bits are distinct).
+    uint32_t lo = (e0 & 0x08040201u) | (e1 & 0x80402010u);
+    uint32_t hi = (e2 & 0x08040201u) | (e3 & 0x80402010u);
+    return ((lo * 0x01010101u) >> 24) | (((hi * 0x01010101u) >> 24) << 8);
+}
+
+template <bool CI>
+__device__ __forceinline__ uint32_t last_mask_at(const fast_args &f, uint64_t k)
+{
+    if (k >= f.nvec)
+        return 0;
+    return eq16<CI>(__ldg(f.vec + k), f.last4);
+}
+
+// Valid starts among the 16 of vector k.
+__device__ __forceinline__ uint32_t valid16(const fast_args &f, uint64_t k)
+{
+    uint64_t x = k * 16;
+    uint64_t jlo = f.lo > x ? f.lo - x : 0;
+    uint64_t jhi = f.hi > x ? f.hi - x : 0;
+    if (jlo > 16)
+        jlo = 16;
+    if (jhi > 16)
+        jhi = 16;
+    if (jlo >= jhi)
+        return 0;
+    return (uint32_t)((1u << jhi) - 1) & ~(uint32_t)((1u << jlo) - 1);
+}
+
+template <bool CI, int U>
+__global__ void fast_kernel(fast_args f)
+{
+    const ex_args &a = f.a;
+    const int lane = threadIdx.x & 31;
+    const uint64_t warp = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const uint64_t nwarps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+    const uint32_t m = a.m;
+    const bool near = f.q < 32;  // the last bytes' vectors are within a warp step
+    unsigned long long cnt = 0;
+
+    for (uint64_t base = warp * (U * 32); base < f.nstart; base += nwarps * (U * 32)) {
+        uint4 v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            uint64_t k = base + u * 32 + lane;
+            if (k < f.nvec)
+                v[u] = __ldg(f.vec + k);
+            else
+                v[u] = make_uint4(0, 0, 0, 0);
+        }
+        uint32_t cand[U];
+        uint32_t lm[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            uint64_t k = base + u * 32 + lane;
+            cand[u] = eq16<CI>(v[u], f.first4) & valid16(f, k);
+            lm[u] = (m > 1 && near && k < f.nvec) ? eq16<CI>(v[u], f.last4) : 0;
+        }
+        if (m > 1) {
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                uint64_t k = base + u * 32 + lane;
+                uint32_t l0, l1;
+                if (near) {
+                    // L of vectors k + q and k + q + 1, from the lanes that
+                    // hold them, or loaded when they lie past this step.
+                    uint32_t s0 = (lane + f.q) & 31, s1 = (lane + f.q + 1) & 31;
+                    bool w0 = lane + f.q >= 32, w1 = lane + f.q + 1 >= 32;
+                    uint32_t a0 = __shfl_sync(EX_FULL, lm[u], s0);
+                    uint32_t a1 = __shfl_sync(EX_FULL, lm[u], s1);
+                    uint32_t b0 = 0, b1 = 0;
+                    if (u + 1 < U) {
+                        b0 = __shfl_sync(EX_FULL, lm[u + 1 < U ? u + 1 : u], s0);
+                        b1 = __shfl_sync(EX_FULL, lm[u + 1 < U ? u + 1 : u], s1);
+                    }
+                    l0 = w0 ? b0 : a0;
+                    l1 = w1 ? b1 : a1;
+                    if (u + 1 == U && cand[u]) {
+                        if (w0)
+                            l0 = last_mask_at<CI>(f, k + f.q);
+                        if (w1)
+                            l1 = last_mask_at<CI>(f, k + f.q + 1);
+                    }
+                } else {
+                    l0 = cand[u] ? last_mask_at<CI>(f, k + f.q) : 0;
+                    l1 = cand[u] ? last_mask_at<CI>(f, k + f.q + 1) : 0;
+                }
+                cand[u] &= ((l0 | (l1 << 16)) >> f.r) & 0xffffu;
+            }
+        }
+        if (m > 2) {
+            // Per lane: the middle bytes 1 .. min(m - 2, EX_PRE).
+            const uint32_t pre_end = m - 1 < EX_PRE + 1 ? m - 1 : EX_PRE + 1;
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                uint32_t c = cand[u], ok = 0;
+                const uint8_t *row = (const uint8_t *)(f.vec + base + u * 32 + lane);
+                while (c) {
+                    int j = __ffs(c) - 1;
+                    c &= c - 1;
+                    const uint8_t *t = row + j;
+                    bool good = true;
+                    for (uint32_t i = 1; i < pre_end && good; i++)
+                        good = fold<CI>(t[i]) == f.k.b[i];
+                    if (good)
+                        ok |= 1u << j;
+                }
+                cand[u] = ok;
+            }
+            if (m - 2 > EX_PRE) {
+                // The rest, by the whole warp, one candidate at a time.
+#pragma unroll 1
+                for (int u = 0; u < U; u++) {
+                    uint32_t pend = cand[u], conf = 0;
+                    for (;;) {
+                        unsigned ball = __ballot_sync(EX_FULL, pend != 0);
+                        if (!ball)
+                            break;
+                        int leader = __ffs(ball) - 1;
+                        uint32_t pm = __shfl_sync(EX_FULL, pend, leader);
+                        int j = __ffs(pm) - 1;
+                        if (lane == leader)
+                            pend &= pend - 1;
+                        const uint8_t *t =
+                            (const uint8_t *)(f.vec + base + u * 32 + leader) + j;
+                        bool bad = false;
+                        for (uint32_t i0 = EX_PRE + 1; i0 < m - 1 && !bad; i0 += 32) {
+                            uint32_t i = i0 + lane;
+                            bad = __any_sync(EX_FULL,
+                                             i < m - 1 && fold<CI>(t[i]) != a.key[i]);
+                        }
+                        if (!bad && lane == leader)
+                            conf |= 1u << j;
+                    }
+                    cand[u] = conf;
+                }
+            }
+        }
+        unsigned long long mine = 0;
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            mine += __popc(cand[u]);
+        cnt += mine;
+        if (a.d_matches && __any_sync(EX_FULL, mine != 0)) {
+            unsigned long long incl = mine;
+            for (int o = 1; o < 32; o <<= 1) {
+                unsigned long long y = __shfl_up_sync(EX_FULL, incl, o);
+                if (lane >= o)
+                    incl += y;
+            }
+            unsigned long long total = __shfl_sync(EX_FULL, incl, 31);
+            unsigned long long slot = 0;
+            if (lane == 31)
+                slot = atomicAdd(a.d_slots, total);
+            slot = __shfl_sync(EX_FULL, slot, 31) + incl - mine;
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                uint32_t c = cand[u];
+                uint64_t x = (base + u * 32 + lane) * 16 + f.delta;
+                while (c && slot < a.cap) {
+                    int j = __ffs(c) - 1;
+                    c &= c - 1;
+                    a.d_matches[slot++] = HAY_CUDA_MATCH(x + j + m, 0);
+                }
+            }
+        }
+    }
+    flush_count(a, cnt);
+}
+
+// ----------------------------------------------------------------- host
+int parse_int(const char *v, size_t n, long lo, long hi, int *out)
+{
+    if (n == 0 || n > 9)
+        return HAY_ERR_INVALID;
+    long x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return HAY_ERR_INVALID;
+        x = x * 10 + (v[i] - '0');
+    }
+    if (x < lo || x > hi)
+        return HAY_ERR_INVALID;
+    *out = (int)x;
+    return HAY_OK;
+}
+
+int parse_params(ex_state *st, const char *p)
+{
+    while (p && *p) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = (const char *)memchr(p, '=', n);
+        if (!eq)
+            return HAY_ERR_INVALID;
+        size_t kn = (size_t)(eq - p), vn = n - kn - 1;
+        const char *v = eq + 1;
+        int rc = HAY_ERR_INVALID;
+#define EX_KEY(name) (kn == sizeof(name) - 1 && memcmp(p, name, kn) == 0)
+        if (EX_KEY("threads")) {
+            rc = parse_int(v, vn, st->kind == EX_FAST ? 64 : 32, 1024, &st->threads);
+            if (rc == HAY_OK && st->threads % 32)
+                rc = HAY_ERR_INVALID;
+        } else if (EX_KEY("blocks_per_sm") && (st->kind == EX_BM || st->kind == EX_FAST)) {
+            rc = parse_int(v, vn, 1, 32, &st->blocks_per_sm);
+        } else if (EX_KEY("cascade") && st->kind == EX_BM) {
+            rc = parse_int(v, vn, 1, 1024, &st->cascade);
+        } else if (EX_KEY("seg") && st->kind == EX_BM) {
+            rc = parse_int(v, vn, 1, 4096, &st->seg);
+        } else if (EX_KEY("unroll") && st->kind == EX_FAST) {
+            rc = parse_int(v, vn, 1, 8, &st->unroll);
+            if (rc == HAY_OK && (st->unroll & (st->unroll - 1)))
+                rc = HAY_ERR_INVALID;
+        }
+#undef EX_KEY
+        if (rc != HAY_OK)
+            return rc;
+        p = end ? end + 1 : NULL;
+    }
+    return HAY_OK;
+}
+
+void ex_destroy(void *dstate)
+{
+    ex_state *st = (ex_state *)dstate;
+    if (!st)
+        return;
+    cudaFree(st->d_key);
+    cudaFree(st->d_bc);
+    cudaFree(st->d_gs);
+    free(st);
+}
+
+uint8_t host_fold(uint8_t c, int ci)
+{
+    return (ci && c >= 'A' && c <= 'Z') ? (uint8_t)(c | 0x20) : c;
+}
+
+// Boyer-Moore tables of the folded key x: bc[c] = distance from the last c
+// in x[0 .. m-2] to the end (m when absent); gs[j] = the good-suffix shift
+// after a mismatch at j (gs[0] also after a whole match).
+void bm_tables(const uint8_t *x, int32_t m, int32_t *bc, int32_t *gs, int32_t *suff)
+{
+    for (int c = 0; c < 256; c++)
+        bc[c] = m;
+    for (int32_t i = 0; i + 1 < m; i++)
+        bc[x[i]] = m - 1 - i;
+    // suff[i]: the longest common suffix of x[0 .. i] and x.
+    suff[m - 1] = m;
+    int32_t g = m - 1, f = 0;
+    for (int32_t i = m - 2; i >= 0; --i) {
+        if (i > g && suff[i + m - 1 - f] < i - g) {
+            suff[i] = suff[i + m - 1 - f];
+        } else {
+            if (i < g)
+                g = i;
+            f = i;
+            while (g >= 0 && x[g] == x[g + m - 1 - f])
+                --g;
+            suff[i] = f - g;
+        }
+    }
+    for (int32_t i = 0; i < m; i++)
+        gs[i] = m;
+    int32_t j = 0;
+    for (int32_t i = m - 1; i >= 0; --i)
+        if (suff[i] == i + 1)
+            for (; j < m - 1 - i; ++j)
+                if (gs[j] == m)
+                    gs[j] = m - 1 - i;
+    for (int32_t i = 0; i + 1 < m; ++i)
+        gs[m - 1 - suff[i]] = m - 1 - i;
+}
+
+template <bool CI>
+cudaError_t fast_occ_ci(ex_state *st)
+{
+    int b = 0;
+    cudaError_t e;
+    switch (st->unroll) {
+    case 1: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 1>, st->threads, 0); break;
+    case 2: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 2>, st->threads, 0); break;
+    case 8: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 8>, st->threads, 0); break;
+    default: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 4>, st->threads, 0); break;
+    }
+    st->resident = b > 0 ? b : 1;
+    return e;
+}
+
+int fast_occupancy(ex_state *st)
+{
+    return map_err(st->caseless ? fast_occ_ci<true>(st) : fast_occ_ci<false>(st));
+}
+
+int ex_build(int kind, const hay_cuda_patterns *p, void **dstate)
+{
+    if (!p || !dstate)
+        return HAY_ERR_INVALID;
+    *dstate = NULL;
+    if (p->n != 1)
+        return HAY_ERR_UNSUPPORTED;
+    size_t m = p->len[0];
+    if (m == 0)
+        return HAY_ERR_INVALID;
+    if (m > HAY_MAX_PATTERN_LEN)
+        return HAY_ERR_TOO_LARGE;
+    ex_state *st = (ex_state *)calloc(1, sizeof *st);
+    if (!st)
+        return HAY_ERR_NOMEM;
+    st->kind = kind;
+    st->caseless = p->caseless != 0;
+    st->m = (uint32_t)m;
+    st->threads = kind == EX_BM ? 128 : 256;
+    st->blocks_per_sm = kind == EX_BM ? 16 : 8;
+    st->cascade = 64;
+    st->seg = 24;
+    st->unroll = 4;
+    int rc = parse_params(st, p->params);
+    uint8_t *key = NULL;
+    int32_t *tab = NULL;
+    int dev = 0;
+    if (rc != HAY_OK)
+        goto fail;
+    rc = map_err(cudaGetDevice(&dev));
+    if (rc == HAY_OK)
+        rc = map_err(cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, dev));
+    if (rc == HAY_OK)
+        rc = map_err(cudaDeviceGetAttribute(&st->smem_per_sm,
+                                            cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    if (rc == HAY_OK)
+        rc = map_err(cudaDeviceGetAttribute(&st->smem_optin,
+                                            cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (rc != HAY_OK)
+        goto fail;
+    rc = HAY_ERR_NOMEM;
+    key = (uint8_t *)malloc(m);
+    if (!key)
+        goto fail;
+    for (size_t i = 0; i < m; i++)
+        key[i] = host_fold(p->bytes[p->off[0] + i], st->caseless);
+    memcpy(st->head, key, m < (size_t)EX_HEAD ? m : (size_t)EX_HEAD);
+    st->last = key[m - 1];
+    rc = map_err(cudaMalloc((void **)&st->d_key, m));
+    if (rc == HAY_OK)
+        rc = map_err(cudaMemcpy(st->d_key, key, m, cudaMemcpyHostToDevice));
+    if (rc != HAY_OK)
+        goto fail;
+    st->dmem = m;
+    if (kind == EX_BM) {
+        rc = HAY_ERR_NOMEM;
+        tab = (int32_t *)malloc((256 + 2 * m) * sizeof(int32_t));
+        if (!tab)
+            goto fail;
+        bm_tables(key, (int32_t)m, tab, tab + 256, tab + 256 + m);
+        rc = map_err(cudaMalloc((void **)&st->d_bc, 256 * sizeof(int32_t)));
+        if (rc == HAY_OK)
+            rc = map_err(cudaMalloc((void **)&st->d_gs, m * sizeof(int32_t)));
+        if (rc == HAY_OK)
+            rc = map_err(cudaMemcpy(st->d_bc, tab, 256 * sizeof(int32_t),
+                                    cudaMemcpyHostToDevice));
+        if (rc == HAY_OK)
+            rc = map_err(cudaMemcpy(st->d_gs, tab + 256, m * sizeof(int32_t),
+                                    cudaMemcpyHostToDevice));
+        if (rc != HAY_OK)
+            goto fail;
+        st->dmem += (256 + m) * sizeof(int32_t);
+        void (*kernels[4])(ex_args, const int32_t *, const int32_t *, uint32_t, uint32_t) = {
+            bm_kernel<false, false>, bm_kernel<false, true>, bm_kernel<true, false>,
+            bm_kernel<true, true>};
+        // Static plus dynamic shared memory may not pass the opt-in limit.
+        size_t stat = 0;
+        for (int i = 0; i < 4 && rc == HAY_OK; i++) {
+            cudaFuncAttributes fa;
+            rc = map_err(cudaFuncGetAttributes(&fa, kernels[i]));
+            if (rc == HAY_OK && fa.sharedSizeBytes > stat)
+                stat = fa.sharedSizeBytes;
+        }
+        st->smem_dyn = st->smem_optin - (int)stat;
+        for (int i = 0; i < 4 && rc == HAY_OK; i++)
+            rc = map_err(cudaFuncSetAttribute(kernels[i],
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              st->smem_dyn));
+        if (rc != HAY_OK)
+            goto fail;
+    }
+    if (kind == EX_FAST) {
+        rc = fast_occupancy(st);
+        if (rc != HAY_OK)
+            goto fail;
+    }
+    free(key);
+    free(tab);
+    *dstate = st;
+    return HAY_OK;
+fail:
+    free(key);
+    free(tab);
+    ex_destroy(st);
+    return rc;
+}
+
+// The starts of a job whose match end lies in (min_end, len]; false when
+// there are none.
+bool job_starts(const ex_state *st, const hay_cuda_job *job, ex_args *a)
+{
+    uint64_t m = st->m;
+    if (job->len < m)
+        return false;
+    a->text = job->d_text;
+    a->len = job->len;
+    a->s_end = job->len - m + 1;
+    a->s_lo = job->min_end >= m ? job->min_end - m + 1 : 0;
+    a->key = st->d_key;
+    a->m = st->m;
+    a->d_count = job->d_count;
+    a->d_pc = job->d_pattern_counts;
+    a->d_matches = job->d_matches;
+    a->d_slots = job->d_slots;
+    a->cap = job->d_matches ? job->cap : 0;
+    return a->s_lo < a->s_end;
+}
+
+int launch_check(void)
+{
+    return map_err(cudaGetLastError());
+}
+
+int brute_launch(const void *dstate, const hay_cuda_job *job)
+{
+    const ex_state *st = (const ex_state *)dstate;
+    ex_args a;
+    if (!st || !job || !job->d_count || (job->d_matches && !job->d_slots))
+        return HAY_ERR_INVALID;
+    if (!job_starts(st, job, &a))
+        return HAY_OK;
+    cudaStream_t s = (cudaStream_t)job->stream;
+    ex_key k;
+    memcpy(k.b, st->head, sizeof k.b);
+    uint64_t n = a.s_end - a.s_lo;
+    uint64_t blocks = (n + st->threads - 1) / st->threads;
+    if (blocks > 0x7fffffffu)
+        blocks = 0x7fffffffu;
+    dim3 g((unsigned)blocks), b((unsigned)st->threads);
+    bool ci = st->caseless;
+    switch (st->kind) {
+    case EX_BRUTE_GLOBAL:
+        if (ci)
+            brute_kernel<EX_BRUTE_GLOBAL, true><<<g, b, 0, s>>>(a, k);
+        else
+            brute_kernel<EX_BRUTE_GLOBAL, false><<<g, b, 0, s>>>(a, k);
+        break;
+    case EX_BRUTE_REG:
+        if (ci)
+            brute_kernel<EX_BRUTE_REG, true><<<g, b, 0, s>>>(a, k);
+        else
+            brute_kernel<EX_BRUTE_REG, false><<<g, b, 0, s>>>(a, k);
+        break;
+    default:
+        if (ci)
+            brute_kernel<EX_BRUTE_FIRST, true><<<g, b, 0, s>>>(a, k);
+        else
+            brute_kernel<EX_BRUTE_FIRST, false><<<g, b, 0, s>>>(a, k);
+        break;
+    }
+    return launch_check();
+}
+
+int bm_launch(const void *dstate, const hay_cuda_job *job)
+{
+    const ex_state *st = (const ex_state *)dstate;
+    ex_args a;
+    if (!st || !job || !job->d_count || (job->d_matches && !job->d_slots))
+        return HAY_ERR_INVALID;
+    if (!job_starts(st, job, &a))
+        return HAY_OK;
+    cudaStream_t s = (cudaStream_t)job->stream;
+    const uint64_t tile_starts = (uint64_t)st->threads * st->seg;
+    const uint64_t per_block = tile_starts * st->cascade;
+    // Tiles are counted from start 0 of the job; blocks below s_lo are
+    // skipped by starting the grid at the tile holding s_lo.
+    uint64_t first = a.s_lo / per_block;
+    uint64_t blocks = (a.s_end + per_block - 1) / per_block - first;
+    if (blocks > 0x7fffffffu)
+        return HAY_ERR_TOO_LARGE;
+    a.text += first * per_block;
+    a.len -= first * per_block;
+    a.s_lo -= first * per_block;
+    a.s_end -= first * per_block;
+    // Shared memory: the bad-character table and a tile; each block also
+    // claims 1/blocks_per_sm of the SM's shared memory, which is what
+    // limits the resident blocks per SM to the paper's pairs.
+    const size_t reserve = 1024;  // per block, taken by the runtime on sm_80+
+    size_t tile = (size_t)tile_starts + st->m - 1;
+    size_t want = (size_t)st->smem_per_sm / st->blocks_per_sm;
+    want = want > reserve ? want - reserve : 0;
+    size_t need = 256 * sizeof(int32_t) + tile;
+    bool sh = need <= (size_t)st->smem_dyn;
+    size_t bytes = sh ? need : 256 * sizeof(int32_t);
+    if (bytes < want)
+        bytes = want;
+    if (bytes > (size_t)st->smem_dyn)
+        bytes = (size_t)st->smem_dyn;
+    dim3 g((unsigned)blocks), b((unsigned)st->threads);
+    uint32_t seg = (uint32_t)st->seg, cas = (uint32_t)st->cascade;
+    if (st->caseless) {
+        if (sh)
+            bm_kernel<true, true><<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg, cas);
+        else
+            bm_kernel<true, false><<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg, cas);
+    } else {
+        if (sh)
+            bm_kernel<false, true><<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg, cas);
+        else
+            bm_kernel<false, false><<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg, cas);
+    }
+    return launch_check();
+}
+
+template <bool CI>
+void fast_go(const ex_state *st, const fast_args &f, dim3 g, dim3 b, cudaStream_t s)
+{
+    switch (st->unroll) {
+    case 1: fast_kernel<CI, 1><<<g, b, 0, s>>>(f); break;
+    case 2: fast_kernel<CI, 2><<<g, b, 0, s>>>(f); break;
+    case 8: fast_kernel<CI, 8><<<g, b, 0, s>>>(f); break;
+    default: fast_kernel<CI, 4><<<g, b, 0, s>>>(f); break;
+    }
+}
+
+int fast_launch(const void *dstate, const hay_cuda_job *job)
+{
+    const ex_state *st = (const ex_state *)dstate;
+    fast_args f;
+    if (!st || !job || !job->d_count || (job->d_matches && !job->d_slots))
+        return HAY_ERR_INVALID;
+    if (!job_starts(st, job, &f.a))
+        return HAY_OK;
+    cudaStream_t s = (cudaStream_t)job->stream;
+    // Vectors are counted from the aligned 16 bytes that hold the first
+    // valid start; `delta` turns a vector's byte offset into a local
+    // position (mod 2^64: it may be "negative").
+    uintptr_t t = (uintptr_t)job->d_text;
+    uintptr_t v0 = (t + f.a.s_lo) & ~(uintptr_t)15;
+    f.vec = (const uint4 *)v0;
+    f.delta = (uint64_t)v0 - (uint64_t)t;
+    f.nvec = (t + job->len - v0 + 15) / 16;
+    f.lo = f.a.s_lo - f.delta;
+    f.hi = f.a.s_end - f.delta;
+    f.nstart = (f.hi + 15) / 16;
+    f.q = (st->m - 1) / 16;
+    f.r = (st->m - 1) % 16;
+    f.first4 = st->head[0] * 0x01010101u;
+    f.last4 = st->last * 0x01010101u;
+    memcpy(f.k.b, st->head, sizeof f.k.b);
+    uint64_t per_block = (uint64_t)st->threads * st->unroll;
+    uint64_t blocks = (f.nstart + per_block - 1) / per_block;
+    // No more blocks than can be resident at once: the loop is grid-stride.
+    int per_sm = st->blocks_per_sm < st->resident ? st->blocks_per_sm : st->resident;
+    uint64_t maxb = (uint64_t)st->sms * per_sm;
+    if (blocks > maxb)
+        blocks = maxb;
+    if (blocks == 0)
+        blocks = 1;
+    dim3 g((unsigned)blocks), b((unsigned)st->threads);
+    if (st->caseless)
+        fast_go<true>(st, f, g, b, s);
+    else
+        fast_go<false>(st, f, g, b, s);
+    return launch_check();
+}
+
+size_t ex_memory(const void *dstate)
+{
+    const ex_state *st = (const ex_state *)dstate;
+    return st ? st->dmem : 0;
+}
+
+int build_brute_global(const hay_cuda_patterns *p, void **d) { return ex_build(EX_BRUTE_GLOBAL, p, d); }
+int build_brute_reg(const hay_cuda_patterns *p, void **d) { return ex_build(EX_BRUTE_REG, p, d); }
+int build_brute_first(const hay_cuda_patterns *p, void **d) { return ex_build(EX_BRUTE_FIRST, p, d); }
+int build_bm(const hay_cuda_patterns *p, void **d) { return ex_build(EX_BM, p, d); }
+int build_fast(const hay_cuda_patterns *p, void **d) { return ex_build(EX_FAST, p, d); }
+
+}  // namespace
+
+extern "C" {
+const hay_cuda_engine hay_cuda_engine_brute_global = {
+    "brute-global", 0, build_brute_global, ex_destroy, brute_launch, ex_memory};
+const hay_cuda_engine hay_cuda_engine_brute_reg = {
+    "brute-reg", 0, build_brute_reg, ex_destroy, brute_launch, ex_memory};
+const hay_cuda_engine hay_cuda_engine_brute_first = {
+    "brute-first", 0, build_brute_first, ex_destroy, brute_launch, ex_memory};
+const hay_cuda_engine hay_cuda_engine_bm = {
+    "bm-gpu", 0, build_bm, ex_destroy, bm_launch, ex_memory};
+const hay_cuda_engine hay_cuda_engine_fast = {
+    "gpu-fast", 0, build_fast, ex_destroy, fast_launch, ex_memory};
+}
