@@ -51,6 +51,7 @@ struct ex_key {
 struct ex_args {
     const uint8_t *text;
     uint64_t len, s_lo, s_end;
+    uint64_t end_off;   // added to reported ends (bm-gpu skips whole tiles)
     const uint8_t *key;
     uint32_t m;
     unsigned long long *d_count, *d_pc, *d_matches, *d_slots;
@@ -87,7 +88,7 @@ __device__ __forceinline__ void list_one(const ex_args &a, uint64_t end)
         base = atomicAdd(a.d_slots, (unsigned long long)__popc(act));
     base = __shfl_sync(act, base, leader) + __popc(act & ((1u << lane) - 1));
     if (base < a.cap)
-        a.d_matches[base] = HAY_CUDA_MATCH(end, 0);
+        a.d_matches[base] = HAY_CUDA_MATCH(end + a.end_off, 0);
 }
 
 // Adds every thread's count to the job's totals: one atomic per block.
@@ -212,63 +213,51 @@ __global__ void bm_kernel(ex_args a, const int32_t *__restrict__ g_bc,
 }
 
 // ----------------------------------------------------------- gpu-fast
+// Each lane owns U consecutive 16-byte vectors (a span); a warp step covers
+// 32 spans.  The hot path works on 32-bit words without per-byte branches:
+// nz() leaves bit 7 of each byte set where the byte differs from the key
+// byte, a start is a candidate where neither its first byte nor the byte
+// m - 1 later differs, and only when some lane of the warp has a candidate
+// does the warp take the slow path (bit masks, per-lane check of the first
+// EX_PRE middle bytes, then the whole warp on the rest).
 struct fast_args {
     ex_args a;
-    const uint4 *vec;     // text rounded down to 16 bytes
+    const uint4 *vec;     // aligned 16 bytes holding the first valid start
     uint64_t nvec;        // vectors covering [vec, text + len)
     uint64_t nstart;      // vectors holding valid starts
     uint64_t lo, hi;      // valid starts, in bytes from vec
     uint64_t delta;       // vec - text (mod 2^64)
     uint32_t q, r;        // m - 1 = 16 q + r
     uint32_t first4, last4;  // the first and last key byte, four times
+    uint32_t orf, orl;    // 0x20202020 where that byte is a letter of a caseless key
     ex_key k;             // the first key bytes (bytes 1 .. EX_PRE used)
 };
 
-template <bool CI>
-__device__ __forceinline__ uint32_t fold4(uint32_t w)
+// Bit 7 of each byte: set where (byte | or) differs from the byte in rep.
+// Exact: ((x & 0x7f) + 0x7f) carries into bit 7 iff the low bits are not
+// all zero, and x's own bit 7 covers the rest.
+__device__ __forceinline__ uint32_t nz(uint32_t w, uint32_t rep, uint32_t orm)
 {
-    if (!CI)
-        return w;
-    uint32_t up = __vcmpgeu4(w, 0x41414141u) & __vcmpleu4(w, 0x5a5a5a5au);
-    return w | (up & 0x20202020u);
+    uint32_t x = (w | orm) ^ rep;
+    return ((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x;
 }
 
-// Bit j of the result: byte j of v equals the byte repeated in rep4.
-template <bool CI>
-__device__ __forceinline__ uint32_t eq16(uint4 v, uint32_t rep4)
+__device__ __forceinline__ uint4 load_vec(const fast_args &f, uint64_t k)
 {
-    uint32_t e0 = __vcmpeq4(fold4<CI>(v.x), rep4);
-    uint32_t e1 = __vcmpeq4(fold4<CI>(v.y), rep4);
-    uint32_t e2 = __vcmpeq4(fold4<CI>(v.z), rep4);
-    uint32_t e3 = __vcmpeq4(fold4<CI>(v.w), rep4);
-    // Each byte of e is 0 or 0xff: keep a different bit per byte, then add
-    // the four bytes (no carries: the bits are distinct).
-    uint32_t lo = (e0 & 0x08040201u) | (e1 & 0x80402010u);
-    uint32_t hi = (e2 & 0x08040201u) | (e3 & 0x80402010u);
-    return ((lo * 0x01010101u) >> 24) | (((hi * 0x01010101u) >> 24) << 8);
+    return k < f.nvec ? __ldg(f.vec + k) : make_uint4(0, 0, 0, 0);
 }
 
-template <bool CI>
-__device__ __forceinline__ uint32_t last_mask_at(const fast_args &f, uint64_t k)
+__device__ __forceinline__ uint64_t low_bits(uint64_t n)
 {
-    if (k >= f.nvec)
-        return 0;
-    return eq16<CI>(__ldg(f.vec + k), f.last4);
+    return n >= 64 ? ~0ull : (1ull << n) - 1;
 }
 
-// Valid starts among the 16 of vector k.
-__device__ __forceinline__ uint32_t valid16(const fast_args &f, uint64_t k)
+template <int U, int O>
+__device__ __forceinline__ void align_words(const uint32_t *lw, uint32_t *la, uint32_t sh)
 {
-    uint64_t x = k * 16;
-    uint64_t jlo = f.lo > x ? f.lo - x : 0;
-    uint64_t jhi = f.hi > x ? f.hi - x : 0;
-    if (jlo > 16)
-        jlo = 16;
-    if (jhi > 16)
-        jhi = 16;
-    if (jlo >= jhi)
-        return 0;
-    return (uint32_t)((1u << jhi) - 1) & ~(uint32_t)((1u << jlo) - 1);
+#pragma unroll
+    for (int i = 0; i < 4 * U; i++)
+        la[i] = __funnelshift_r(lw[i + O], lw[i + O + 1], sh);
 }
 
 template <bool CI, int U>
@@ -276,114 +265,120 @@ __global__ void fast_kernel(fast_args f)
 {
     const ex_args &a = f.a;
     const int lane = threadIdx.x & 31;
-    const uint64_t warp = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const uint64_t nwarps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+    const uint64_t gtid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint64_t nthreads = (uint64_t)gridDim.x * blockDim.x;
     const uint32_t m = a.m;
-    const bool near = f.q < 32;  // the last bytes' vectors are within a warp step
     unsigned long long cnt = 0;
 
-    for (uint64_t base = warp * (U * 32); base < f.nstart; base += nwarps * (U * 32)) {
+    for (uint64_t wbase = (gtid - lane) * U; wbase < f.nstart; wbase += nthreads * U) {
+        const uint64_t k0 = wbase + (uint64_t)lane * U;
         uint4 v[U];
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            uint64_t k = base + u * 32 + lane;
-            if (k < f.nvec)
-                v[u] = __ldg(f.vec + k);
-            else
-                v[u] = make_uint4(0, 0, 0, 0);
-        }
-        uint32_t cand[U];
-        uint32_t lm[U];
+        for (int u = 0; u < U; u++)
+            v[u] = load_vec(f, k0 + u);
+        uint32_t cw[4 * U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            uint64_t k = base + u * 32 + lane;
-            cand[u] = eq16<CI>(v[u], f.first4) & valid16(f, k);
-            lm[u] = (m > 1 && near && k < f.nvec) ? eq16<CI>(v[u], f.last4) : 0;
+            cw[4 * u + 0] = nz(v[u].x, f.first4, f.orf);
+            cw[4 * u + 1] = nz(v[u].y, f.first4, f.orf);
+            cw[4 * u + 2] = nz(v[u].z, f.first4, f.orf);
+            cw[4 * u + 3] = nz(v[u].w, f.first4, f.orf);
         }
         if (m > 1) {
+            // The bytes m - 1 after each start: words of the U + 1 vectors
+            // from k0 + q, shifted by r bytes.
+            uint32_t lw[4 * U + 4];
+            uint4 x[U + 1];
+            if (f.q == 0) {
 #pragma unroll
-            for (int u = 0; u < U; u++) {
-                uint64_t k = base + u * 32 + lane;
-                uint32_t l0, l1;
-                if (near) {
-                    // L of vectors k + q and k + q + 1, from the lanes that
-                    // hold them, or loaded when they lie past this step.
-                    uint32_t s0 = (lane + f.q) & 31, s1 = (lane + f.q + 1) & 31;
-                    bool w0 = lane + f.q >= 32, w1 = lane + f.q + 1 >= 32;
-                    uint32_t a0 = __shfl_sync(EX_FULL, lm[u], s0);
-                    uint32_t a1 = __shfl_sync(EX_FULL, lm[u], s1);
-                    uint32_t b0 = 0, b1 = 0;
-                    if (u + 1 < U) {
-                        b0 = __shfl_sync(EX_FULL, lm[u + 1 < U ? u + 1 : u], s0);
-                        b1 = __shfl_sync(EX_FULL, lm[u + 1 < U ? u + 1 : u], s1);
-                    }
-                    l0 = w0 ? b0 : a0;
-                    l1 = w1 ? b1 : a1;
-                    if (u + 1 == U && cand[u]) {
-                        if (w0)
-                            l0 = last_mask_at<CI>(f, k + f.q);
-                        if (w1)
-                            l1 = last_mask_at<CI>(f, k + f.q + 1);
-                    }
-                } else {
-                    l0 = cand[u] ? last_mask_at<CI>(f, k + f.q) : 0;
-                    l1 = cand[u] ? last_mask_at<CI>(f, k + f.q + 1) : 0;
-                }
-                cand[u] &= ((l0 | (l1 << 16)) >> f.r) & 0xffffu;
+                for (int u = 0; u < U; u++)
+                    x[u] = v[u];
+                x[U] = load_vec(f, k0 + U);
+            } else {
+#pragma unroll
+                for (int u = 0; u <= U; u++)
+                    x[u] = load_vec(f, k0 + f.q + u);
             }
+#pragma unroll
+            for (int u = 0; u <= U; u++) {
+                lw[4 * u + 0] = nz(x[u].x, f.last4, f.orl);
+                lw[4 * u + 1] = nz(x[u].y, f.last4, f.orl);
+                lw[4 * u + 2] = nz(x[u].z, f.last4, f.orl);
+                lw[4 * u + 3] = nz(x[u].w, f.last4, f.orl);
+            }
+            uint32_t la[4 * U];
+            const uint32_t sh = (f.r & 3) * 8;
+            switch (f.r >> 2) {
+            case 0: align_words<U, 0>(lw, la, sh); break;
+            case 1: align_words<U, 1>(lw, la, sh); break;
+            case 2: align_words<U, 2>(lw, la, sh); break;
+            default: align_words<U, 3>(lw, la, sh); break;
+            }
+#pragma unroll
+            for (int i = 0; i < 4 * U; i++)
+                cw[i] = ~(cw[i] | la[i]) & 0x80808080u;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4 * U; i++)
+                cw[i] = ~cw[i] & 0x80808080u;
         }
+        uint32_t any = 0;
+#pragma unroll
+        for (int i = 0; i < 4 * U; i++)
+            any |= cw[i];
+        if (!__any_sync(EX_FULL, any != 0))
+            continue;
+
+        // Slow path, the whole warp together.  Start j of the span is bit j.
+        uint64_t cm = 0;
+#pragma unroll
+        for (int i = 0; i < 4 * U; i++)
+            cm |= (uint64_t)((cw[i] * 0x00204081u) >> 28) << (4 * i);
+        const uint64_t x0 = k0 * 16;
+        const uint64_t span = 16 * U;
+        uint64_t jlo = f.lo > x0 ? f.lo - x0 : 0, jhi = f.hi > x0 ? f.hi - x0 : 0;
+        cm &= low_bits(jhi < span ? jhi : span) & ~low_bits(jlo < span ? jlo : span);
+        const uint8_t *row = (const uint8_t *)(f.vec + k0);
         if (m > 2) {
-            // Per lane: the middle bytes 1 .. min(m - 2, EX_PRE).
             const uint32_t pre_end = m - 1 < EX_PRE + 1 ? m - 1 : EX_PRE + 1;
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                uint32_t c = cand[u], ok = 0;
-                const uint8_t *row = (const uint8_t *)(f.vec + base + u * 32 + lane);
-                while (c) {
-                    int j = __ffs(c) - 1;
-                    c &= c - 1;
-                    const uint8_t *t = row + j;
-                    bool good = true;
-                    for (uint32_t i = 1; i < pre_end && good; i++)
-                        good = fold<CI>(t[i]) == f.k.b[i];
-                    if (good)
-                        ok |= 1u << j;
-                }
-                cand[u] = ok;
+            uint64_t c = cm, ok = 0;
+            while (c) {
+                int j = __ffsll((long long)c) - 1;
+                c &= c - 1;
+                const uint8_t *t = row + j;
+                bool good = true;
+                for (uint32_t i = 1; i < pre_end && good; i++)
+                    good = fold<CI>(t[i]) == f.k.b[i];
+                if (good)
+                    ok |= 1ull << j;
             }
+            cm = ok;
             if (m - 2 > EX_PRE) {
-                // The rest, by the whole warp, one candidate at a time.
-#pragma unroll 1
-                for (int u = 0; u < U; u++) {
-                    uint32_t pend = cand[u], conf = 0;
-                    for (;;) {
-                        unsigned ball = __ballot_sync(EX_FULL, pend != 0);
-                        if (!ball)
-                            break;
-                        int leader = __ffs(ball) - 1;
-                        uint32_t pm = __shfl_sync(EX_FULL, pend, leader);
-                        int j = __ffs(pm) - 1;
-                        if (lane == leader)
-                            pend &= pend - 1;
-                        const uint8_t *t =
-                            (const uint8_t *)(f.vec + base + u * 32 + leader) + j;
-                        bool bad = false;
-                        for (uint32_t i0 = EX_PRE + 1; i0 < m - 1 && !bad; i0 += 32) {
-                            uint32_t i = i0 + lane;
-                            bad = __any_sync(EX_FULL,
-                                             i < m - 1 && fold<CI>(t[i]) != a.key[i]);
-                        }
-                        if (!bad && lane == leader)
-                            conf |= 1u << j;
+                // The rest of each survivor, by the whole warp.
+                uint64_t pend = cm, conf = 0;
+                for (;;) {
+                    unsigned ball = __ballot_sync(EX_FULL, pend != 0);
+                    if (!ball)
+                        break;
+                    int leader = __ffs(ball) - 1;
+                    uint64_t pm = __shfl_sync(EX_FULL, pend, leader);
+                    int j = __ffsll((long long)pm) - 1;
+                    if (lane == leader)
+                        pend &= pend - 1;
+                    const uint8_t *t =
+                        (const uint8_t *)(f.vec + wbase + (uint64_t)leader * U) + j;
+                    bool bad = false;
+                    for (uint32_t i0 = EX_PRE + 1; i0 < m - 1 && !bad; i0 += 32) {
+                        uint32_t i = i0 + lane;
+                        bad = __any_sync(EX_FULL, i < m - 1 && fold<CI>(t[i]) != a.key[i]);
                     }
-                    cand[u] = conf;
+                    if (!bad && lane == leader)
+                        conf |= 1ull << j;
                 }
+                cm = conf;
             }
         }
-        unsigned long long mine = 0;
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            mine += __popc(cand[u]);
+        unsigned long long mine = __popcll(cm);
         cnt += mine;
         if (a.d_matches && __any_sync(EX_FULL, mine != 0)) {
             unsigned long long incl = mine;
@@ -397,15 +392,11 @@ __global__ void fast_kernel(fast_args f)
             if (lane == 31)
                 slot = atomicAdd(a.d_slots, total);
             slot = __shfl_sync(EX_FULL, slot, 31) + incl - mine;
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                uint32_t c = cand[u];
-                uint64_t x = (base + u * 32 + lane) * 16 + f.delta;
-                while (c && slot < a.cap) {
-                    int j = __ffs(c) - 1;
-                    c &= c - 1;
-                    a.d_matches[slot++] = HAY_CUDA_MATCH(x + j + m, 0);
-                }
+            const uint64_t pos = x0 + f.delta;
+            while (cm && slot < a.cap) {
+                int j = __ffsll((long long)cm) - 1;
+                cm &= cm - 1;
+                a.d_matches[slot++] = HAY_CUDA_MATCH(pos + j + m, 0);
             }
         }
     }
@@ -452,7 +443,7 @@ int parse_params(ex_state *st, const char *p)
         } else if (EX_KEY("seg") && st->kind == EX_BM) {
             rc = parse_int(v, vn, 1, 4096, &st->seg);
         } else if (EX_KEY("unroll") && st->kind == EX_FAST) {
-            rc = parse_int(v, vn, 1, 8, &st->unroll);
+            rc = parse_int(v, vn, 1, 4, &st->unroll);
             if (rc == HAY_OK && (st->unroll & (st->unroll - 1)))
                 rc = HAY_ERR_INVALID;
         }
@@ -524,7 +515,6 @@ cudaError_t fast_occ_ci(ex_state *st)
     switch (st->unroll) {
     case 1: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 1>, st->threads, 0); break;
     case 2: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 2>, st->threads, 0); break;
-    case 8: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 8>, st->threads, 0); break;
     default: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 4>, st->threads, 0); break;
     }
     st->resident = b > 0 ? b : 1;
@@ -654,6 +644,7 @@ bool job_starts(const ex_state *st, const hay_cuda_job *job, ex_args *a)
     a->len = job->len;
     a->s_end = job->len - m + 1;
     a->s_lo = job->min_end >= m ? job->min_end - m + 1 : 0;
+    a->end_off = 0;
     a->key = st->d_key;
     a->m = st->m;
     a->d_count = job->d_count;
@@ -727,6 +718,7 @@ int bm_launch(const void *dstate, const hay_cuda_job *job)
     if (blocks > 0x7fffffffu)
         return HAY_ERR_TOO_LARGE;
     a.text += first * per_block;
+    a.end_off = first * per_block;
     a.len -= first * per_block;
     a.s_lo -= first * per_block;
     a.s_end -= first * per_block;
@@ -766,7 +758,6 @@ void fast_go(const ex_state *st, const fast_args &f, dim3 g, dim3 b, cudaStream_
     switch (st->unroll) {
     case 1: fast_kernel<CI, 1><<<g, b, 0, s>>>(f); break;
     case 2: fast_kernel<CI, 2><<<g, b, 0, s>>>(f); break;
-    case 8: fast_kernel<CI, 8><<<g, b, 0, s>>>(f); break;
     default: fast_kernel<CI, 4><<<g, b, 0, s>>>(f); break;
     }
 }
@@ -795,6 +786,10 @@ int fast_launch(const void *dstate, const hay_cuda_job *job)
     f.r = (st->m - 1) % 16;
     f.first4 = st->head[0] * 0x01010101u;
     f.last4 = st->last * 0x01010101u;
+    // Caseless: a letter of the key matches a text byte b iff (b | 0x20)
+    // equals its lower case; any other byte only itself.
+    f.orf = st->caseless && st->head[0] >= 'a' && st->head[0] <= 'z' ? 0x20202020u : 0;
+    f.orl = st->caseless && st->last >= 'a' && st->last <= 'z' ? 0x20202020u : 0;
     memcpy(f.k.b, st->head, sizeof f.k.b);
     uint64_t per_block = (uint64_t)st->threads * st->unroll;
     uint64_t blocks = (f.nstart + per_block - 1) / per_block;

@@ -25,7 +25,7 @@
  *             shared memory each block claims), cascade=1..1024 (default
  *             64), seg=1..4096 bytes per thread per tile (default 24)
  *   gpu-fast  threads=64..1024 (default 256), blocks_per_sm=1..32 (default
- *             8), unroll=1|2|4|8 vectors per lane per step (default 4)
+ *             8), unroll=1|2|4 vectors per lane per step (default 4)
  *
  * Every engine takes patterns of 1 .. HAY_MAX_PATTERN_LEN bytes, ASCII
  * caseless sets, and exactly one pattern (n = 1; id 0).
