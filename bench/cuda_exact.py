@@ -223,7 +223,7 @@ def part_bm(args, md):
               "the paper's unit; GB/s beside it.\n" % (off, text[:20].decode(), args.runs))
     base = ["--file", path, "--pat-at", str(off), "--lens", ",".join(map(str, lens)),
             "--runs", str(args.runs)]
-    eng = ["bm-gpu:cascade=1", "bm-gpu:cascade=64", "gpu-fast"]
+    eng = ["bm-gpu:cascade=1", "bm-gpu:cascade=64", "gpu-fast", "gpu-fast:filter=3"]
     argv = list(base)
     for e in eng:
         argv += ["--engine", e]
@@ -318,8 +318,9 @@ def part_big(args, md):
     argv = ["--file", path, "--pattern", pat, "--list", "--runs", str(args.runs),
             "--engine", args.big_engines.split()[0]]
     lrows, _ = gpu_bench(args, argv)
-    argv = ["--file", path, "--pattern", pat.lower(), "--ci", "--runs", str(args.runs),
-            "--engine", args.big_engines.split()[0]]
+    argv = ["--file", path, "--pattern", pat.lower(), "--ci", "--runs", str(args.runs)]
+    for e in args.big_engines.split()[:2]:
+        argv += ["--engine", e]
     crows, _ = gpu_bench(args, argv)
     md.append("| engine | count | kernel ms | kernel GB/s | e2e ms | e2e GB/s | pipe ms | pipe GB/s |")
     md.append("|---|---|---|---|---|---|---|---|")
@@ -344,7 +345,7 @@ def part_big(args, md):
     for r in crows:
         if r["engine"] != "read-ceiling":
             md.append("| GPU %s, caseless %r | %s | %s | %s | | | | |" % (
-                r["engine"], pat.lower(), r["count"], fnum(r["kernel_ms"], "%.4f"),
+                r["engine"] + (" " + r["params"] if r.get("params") else ""), pat.lower(), r["count"], fnum(r["kernel_ms"], "%.4f"),
                 fnum(r["kernel_GBps"], "%.0f")))
     if args.hs_bench:
         t, so, se = timed([args.hs_bench, "--threads", "16", "-e", pat, path], args.runs)
@@ -385,7 +386,7 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--parts", default="tables,bm,big")
     ap.add_argument("--no-cpu-bm", action="store_true")
-    ap.add_argument("--big-engines", default="gpu-fast bm-gpu brute-first")
+    ap.add_argument("--big-engines", default="gpu-fast gpu-fast:filter=3 bm-gpu brute-first")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)

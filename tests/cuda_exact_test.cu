@@ -43,7 +43,8 @@ std::vector<cfg> configs()
         c.push_back({&hay_cuda_engine_bm, p});
     static const char *fast[] = {
         NULL, "unroll=1,threads=64", "unroll=2,threads=1024,blocks_per_sm=1",
-        "unroll=2,threads=128,blocks_per_sm=2", "unroll=4,threads=64,blocks_per_sm=1"};
+        "unroll=2,threads=128,blocks_per_sm=2", "unroll=4,threads=64,blocks_per_sm=1",
+        "filter=3", "filter=3,unroll=1,threads=64", "filter=3,unroll=2,threads=256,blocks_per_sm=2"};
     for (const char *p : fast)
         c.push_back({&hay_cuda_engine_fast, p});
     return c;
@@ -310,6 +311,9 @@ int param_checks(void)
         {&hay_cuda_engine_fast, "threads=-1", HAY_ERR_INVALID},
         {&hay_cuda_engine_fast, "unroll=2,threads=512,blocks_per_sm=4", HAY_OK},
         {&hay_cuda_engine_fast, "unroll=8", HAY_ERR_INVALID},
+        {&hay_cuda_engine_fast, "filter=4", HAY_ERR_INVALID},
+        {&hay_cuda_engine_fast, "filter=3,threads=1024", HAY_OK},
+        {&hay_cuda_engine_bm, "filter=3", HAY_ERR_INVALID},
         {&hay_cuda_engine_fast, "seg=24", HAY_ERR_INVALID},
     };
     int bad = 0;

@@ -34,7 +34,7 @@ struct ex_state {
     size_t dmem;
     uint8_t head[EX_HEAD];
     uint8_t last;       // the key's last byte, folded
-    int threads, blocks_per_sm, cascade, seg, unroll;
+    int threads, blocks_per_sm, cascade, seg, unroll, filter;
     int sms;
     int smem_per_sm, smem_optin;
     int smem_dyn;       // bm-gpu: dynamic shared memory a block may take
@@ -230,6 +230,7 @@ struct fast_args {
     uint32_t q, r;        // m - 1 = 16 q + r
     uint32_t first4, last4;  // the first and last key byte, four times
     uint32_t orf, orl;    // 0x20202020 where that byte is a letter of a caseless key
+    uint32_t second4, ors;   // the second key byte (the 3-byte filter)
     ex_key k;             // the first key bytes (bytes 1 .. EX_PRE used)
 };
 
@@ -260,8 +261,34 @@ __device__ __forceinline__ void align_words(const uint32_t *lw, uint32_t *la, ui
         la[i] = __funnelshift_r(lw[i + O], lw[i + O + 1], sh);
 }
 
-template <bool CI, int U>
-__global__ void fast_kernel(fast_args f)
+// The U + 1 vectors from k0 + Q, taken from the lane's own when they are
+// among them.
+template <int U, int Q>
+__device__ __forceinline__ void gather(const fast_args &f, const uint4 *v, uint4 *x, uint64_t k0)
+{
+#pragma unroll
+    for (int u = 0; u <= U; u++)
+        x[u] = u + Q < U ? v[u + Q] : load_vec(f, k0 + Q + u);
+}
+
+// Bit 7 of each byte of the span's words: the start there is ruled out by
+// the byte `sh` bytes after it (words w of the bytes from that offset on,
+// rounded down to a word: i + O, shifted by 8 * (sh % 4) bits).
+template <int U>
+__device__ __forceinline__ void shifted(const uint32_t *w, uint32_t *out, uint32_t r)
+{
+    const uint32_t sh = (r & 3) * 8;
+    switch (r >> 2) {
+    case 0: align_words<U, 0>(w, out, sh); break;
+    case 1: align_words<U, 1>(w, out, sh); break;
+    case 2: align_words<U, 2>(w, out, sh); break;
+    default: align_words<U, 3>(w, out, sh); break;
+    }
+}
+
+// At most 64 registers, so that a block of 1024 threads (the default) fits.
+template <bool CI, int U, bool F3>
+__global__ void __launch_bounds__(1024, 1) fast_kernel(fast_args f)
 {
     const ex_args &a = f.a;
     const int lane = threadIdx.x & 31;
@@ -287,18 +314,19 @@ __global__ void fast_kernel(fast_args f)
         if (m > 1) {
             // The bytes m - 1 after each start: words of the U + 1 vectors
             // from k0 + q, shifted by r bytes.
-            uint32_t lw[4 * U + 4];
             uint4 x[U + 1];
-            if (f.q == 0) {
-#pragma unroll
-                for (int u = 0; u < U; u++)
-                    x[u] = v[u];
-                x[U] = load_vec(f, k0 + U);
-            } else {
+            switch (f.q < (uint32_t)U ? (int)f.q : -1) {
+            case 0: gather<U, 0>(f, v, x, k0); break;
+            case 1: gather<U, (1 < U ? 1 : 0)>(f, v, x, k0); break;
+            case 2: gather<U, (2 < U ? 2 : 0)>(f, v, x, k0); break;
+            case 3: gather<U, (3 < U ? 3 : 0)>(f, v, x, k0); break;
+            default:
 #pragma unroll
                 for (int u = 0; u <= U; u++)
                     x[u] = load_vec(f, k0 + f.q + u);
+                break;
             }
+            uint32_t lw[4 * U + 4];
 #pragma unroll
             for (int u = 0; u <= U; u++) {
                 lw[4 * u + 0] = nz(x[u].x, f.last4, f.orl);
@@ -307,21 +335,32 @@ __global__ void fast_kernel(fast_args f)
                 lw[4 * u + 3] = nz(x[u].w, f.last4, f.orl);
             }
             uint32_t la[4 * U];
-            const uint32_t sh = (f.r & 3) * 8;
-            switch (f.r >> 2) {
-            case 0: align_words<U, 0>(lw, la, sh); break;
-            case 1: align_words<U, 1>(lw, la, sh); break;
-            case 2: align_words<U, 2>(lw, la, sh); break;
-            default: align_words<U, 3>(lw, la, sh); break;
+            shifted<U>(lw, la, f.r);
+#pragma unroll
+            for (int i = 0; i < 4 * U; i++)
+                cw[i] |= la[i];
+            if (F3) {
+                // The second byte too: the span's words and the next
+                // vector's first word, shifted by one byte.
+                uint32_t nxt = (f.q == 0 ? x[U] : load_vec(f, k0 + U)).x;
+                uint32_t sw[4 * U + 4];
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    sw[4 * u + 0] = nz(v[u].x, f.second4, f.ors);
+                    sw[4 * u + 1] = nz(v[u].y, f.second4, f.ors);
+                    sw[4 * u + 2] = nz(v[u].z, f.second4, f.ors);
+                    sw[4 * u + 3] = nz(v[u].w, f.second4, f.ors);
+                }
+                sw[4 * U] = nz(nxt, f.second4, f.ors);
+                sw[4 * U + 1] = sw[4 * U + 2] = sw[4 * U + 3] = 0;
+#pragma unroll
+                for (int i = 0; i < 4 * U; i++)
+                    cw[i] |= __funnelshift_r(sw[i], sw[i + 1], 8);
             }
-#pragma unroll
-            for (int i = 0; i < 4 * U; i++)
-                cw[i] = ~(cw[i] | la[i]) & 0x80808080u;
-        } else {
-#pragma unroll
-            for (int i = 0; i < 4 * U; i++)
-                cw[i] = ~cw[i] & 0x80808080u;
         }
+#pragma unroll
+        for (int i = 0; i < 4 * U; i++)
+            cw[i] = ~cw[i] & 0x80808080u;
         uint32_t any = 0;
 #pragma unroll
         for (int i = 0; i < 4 * U; i++)
@@ -442,6 +481,8 @@ int parse_params(ex_state *st, const char *p)
             rc = parse_int(v, vn, 1, 1024, &st->cascade);
         } else if (EX_KEY("seg") && st->kind == EX_BM) {
             rc = parse_int(v, vn, 1, 4096, &st->seg);
+        } else if (EX_KEY("filter") && st->kind == EX_FAST) {
+            rc = parse_int(v, vn, 2, 3, &st->filter);
         } else if (EX_KEY("unroll") && st->kind == EX_FAST) {
             rc = parse_int(v, vn, 1, 4, &st->unroll);
             if (rc == HAY_OK && (st->unroll & (st->unroll - 1)))
@@ -507,23 +548,35 @@ void bm_tables(const uint8_t *x, int32_t m, int32_t *bc, int32_t *gs, int32_t *s
         gs[m - 1 - suff[i]] = m - 1 - i;
 }
 
-template <bool CI>
-cudaError_t fast_occ_ci(ex_state *st)
+typedef void (*fast_fn)(fast_args);
+
+template <bool CI, bool F3>
+fast_fn pick_unroll(int unroll)
 {
-    int b = 0;
-    cudaError_t e;
-    switch (st->unroll) {
-    case 1: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 1>, st->threads, 0); break;
-    case 2: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 2>, st->threads, 0); break;
-    default: e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, fast_kernel<CI, 4>, st->threads, 0); break;
+    switch (unroll) {
+    case 1: return fast_kernel<CI, 1, F3>;
+    case 2: return fast_kernel<CI, 2, F3>;
+    default: return fast_kernel<CI, 4, F3>;
     }
-    st->resident = b > 0 ? b : 1;
-    return e;
+}
+
+// The kernel for this state: caseless or not, unroll, and the 3-byte
+// filter when asked for and the key has a middle byte.
+fast_fn pick_fast(const ex_state *st)
+{
+    bool f3 = st->filter == 3 && st->m >= 3;
+    if (st->caseless)
+        return f3 ? pick_unroll<true, true>(st->unroll) : pick_unroll<true, false>(st->unroll);
+    return f3 ? pick_unroll<false, true>(st->unroll) : pick_unroll<false, false>(st->unroll);
 }
 
 int fast_occupancy(ex_state *st)
 {
-    return map_err(st->caseless ? fast_occ_ci<true>(st) : fast_occ_ci<false>(st));
+    int b = 0;
+    int rc = map_err(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, pick_fast(st),
+                                                                    st->threads, 0));
+    st->resident = b > 0 ? b : 1;
+    return rc;
 }
 
 int ex_build(int kind, const hay_cuda_patterns *p, void **dstate)
@@ -544,11 +597,12 @@ int ex_build(int kind, const hay_cuda_patterns *p, void **dstate)
     st->kind = kind;
     st->caseless = p->caseless != 0;
     st->m = (uint32_t)m;
-    st->threads = kind == EX_BM ? 128 : 256;
+    st->threads = kind == EX_BM ? 128 : kind == EX_FAST ? 1024 : 256;
     st->blocks_per_sm = kind == EX_BM ? 16 : 8;
     st->cascade = 64;
     st->seg = 24;
     st->unroll = 4;
+    st->filter = 2;
     int rc = parse_params(st, p->params);
     uint8_t *key = NULL;
     int32_t *tab = NULL;
@@ -752,16 +806,6 @@ int bm_launch(const void *dstate, const hay_cuda_job *job)
     return launch_check();
 }
 
-template <bool CI>
-void fast_go(const ex_state *st, const fast_args &f, dim3 g, dim3 b, cudaStream_t s)
-{
-    switch (st->unroll) {
-    case 1: fast_kernel<CI, 1><<<g, b, 0, s>>>(f); break;
-    case 2: fast_kernel<CI, 2><<<g, b, 0, s>>>(f); break;
-    default: fast_kernel<CI, 4><<<g, b, 0, s>>>(f); break;
-    }
-}
-
 int fast_launch(const void *dstate, const hay_cuda_job *job)
 {
     const ex_state *st = (const ex_state *)dstate;
@@ -790,6 +834,9 @@ int fast_launch(const void *dstate, const hay_cuda_job *job)
     // equals its lower case; any other byte only itself.
     f.orf = st->caseless && st->head[0] >= 'a' && st->head[0] <= 'z' ? 0x20202020u : 0;
     f.orl = st->caseless && st->last >= 'a' && st->last <= 'z' ? 0x20202020u : 0;
+    uint8_t b1 = st->m > 1 ? st->head[1] : 0;
+    f.second4 = b1 * 0x01010101u;
+    f.ors = st->caseless && b1 >= 'a' && b1 <= 'z' ? 0x20202020u : 0;
     memcpy(f.k.b, st->head, sizeof f.k.b);
     uint64_t per_block = (uint64_t)st->threads * st->unroll;
     uint64_t blocks = (f.nstart + per_block - 1) / per_block;
@@ -801,10 +848,7 @@ int fast_launch(const void *dstate, const hay_cuda_job *job)
     if (blocks == 0)
         blocks = 1;
     dim3 g((unsigned)blocks), b((unsigned)st->threads);
-    if (st->caseless)
-        fast_go<true>(st, f, g, b, s);
-    else
-        fast_go<false>(st, f, g, b, s);
+    pick_fast(st)<<<g, b, 0, s>>>(f);
     return launch_check();
 }
 

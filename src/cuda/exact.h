@@ -12,10 +12,11 @@
  *                 shared memory, each thread runs Boyer-Moore over its seg
  *                 bytes; a block handles `cascade` consecutive tiles
  *                 (algorithmic cascading)
- *   gpu-fast      the fast default: grid-stride over 16-byte vectors, a
- *                 first-byte/last-byte filter on bit masks, candidates
- *                 checked per lane (first 16 middle bytes) and then by the
- *                 whole warp (the rest)
+ *   gpu-fast      the fast default: grid-stride over spans of 16-byte
+ *                 vectors, a first-byte/last-byte filter on 32-bit words
+ *                 (no per-byte branches); a warp with a candidate checks
+ *                 the first 16 middle bytes per lane, the rest with the
+ *                 whole warp
  *
  * Parameters ("key=value,..." in hay_cuda_patterns.params; any other key or
  * a value out of range makes build() return HAY_ERR_INVALID):
@@ -24,8 +25,10 @@
  *             (default 16; resident blocks per SM, enforced through the
  *             shared memory each block claims), cascade=1..1024 (default
  *             64), seg=1..4096 bytes per thread per tile (default 24)
- *   gpu-fast  threads=64..1024 (default 256), blocks_per_sm=1..32 (default
- *             8), unroll=1|2|4 vectors per lane per step (default 4)
+ *   gpu-fast  threads=64..1024 (default 1024), blocks_per_sm=1..32 (default
+ *             8; fewer when the registers allow fewer), unroll=1|2|4 vectors
+ *             per lane per step (default 4), filter=2|3 (first and last key
+ *             byte, or also the second; default 2)
  *
  * Every engine takes patterns of 1 .. HAY_MAX_PATTERN_LEN bytes, ASCII
  * caseless sets, and exactly one pattern (n = 1; id 0).
