@@ -230,6 +230,7 @@ class Engine:
         self.cmd, self.env = None, None
         self.stats_cmd = None       # hay: timed apart, see build_command()
         self.wall, self.scan, self.map, self.stats_wall = [], [], [], []
+        self.energy, self.energy_last = [], None
         self.got, self.status, self.note = None, "ok", ""
 
 
@@ -347,11 +348,67 @@ def parse_count(stdout):
     return int(lines[-1].rsplit(":", 1)[-1].strip())
 
 
+RAPL_ROOT = "/sys/class/powercap"
+
+
+def rapl_domains():
+    """The package-level RAPL energy counters that this user can read:
+    (energy_uj path, wrap range in uJ).  Empty when there are none."""
+    out = []
+    try:
+        names = sorted(os.listdir(RAPL_ROOT))
+    except OSError:
+        return out
+    for n in names:
+        if not re.fullmatch(r"intel-rapl:\d+", n):
+            continue
+        path = os.path.join(RAPL_ROOT, n, "energy_uj")
+        try:
+            with open(path) as f:
+                int(f.read())
+            with open(os.path.join(RAPL_ROOT, n, "max_energy_range_uj")) as f:
+                wrap = int(f.read())
+        except (OSError, ValueError):
+            continue
+        out.append((path, wrap))
+    return out
+
+
+RAPL = None
+
+
+def rapl_read():
+    """Package energy counters now (uJ each), or None when unreadable."""
+    global RAPL
+    if RAPL is None:
+        RAPL = rapl_domains()
+    if not RAPL:
+        return None
+    vals = []
+    for path, _ in RAPL:
+        with open(path) as f:
+            vals.append(int(f.read()))
+    return vals
+
+
+def rapl_joules(before, after):
+    if before is None or after is None:
+        return None
+    total = 0
+    for (path, wrap), b, a in zip(RAPL, before, after):
+        total += a - b if a >= b else a + wrap - b
+    return total / 1e6
+
+
 def run_once(e, cmd, expected):
-    """Runs cmd once; checks its count; returns (wall, scan, map) seconds."""
+    """Runs cmd once; checks its count; returns (wall, scan, map) seconds.
+    The CPU package energy of the run (RAPL), when readable, goes to
+    e.energy_last (joules) for the caller to keep."""
+    e0 = rapl_read()
     t0 = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e.env)
     wall = time.perf_counter() - t0
+    e.energy_last = rapl_joules(e0, rapl_read())
     out = p.stdout.decode("utf-8", "replace")
     err = p.stderr.decode("utf-8", "replace")
     if p.returncode not in (0, 1):
@@ -556,7 +613,8 @@ CSV_FIELDS = ["date", "host", "cpu", "logical_cpus", "mem_gib", "kernel", "suite
               "tool_version", "algo", "threads", "schedule", "count_kind", "expected", "got",
               "status", "runs", "wall_median_s", "wall_min_s", "wall_max_s", "wall_gbps",
               "scan_median_s", "scan_min_s", "scan_max_s", "scan_gbps", "map_median_s",
-              "stats_wall_median_s", "command", "stats_command"]
+              "stats_wall_median_s", "cpu_energy_median_j", "cpu_j_per_gb", "command",
+              "stats_command"]
 
 
 def csv_rows(results, machine, versions):
@@ -583,6 +641,9 @@ def csv_rows(results, machine, versions):
                 "scan_gbps": fmt(gbps(r["bytes"], sm), "%.3f"),
                 "map_median_s": fmt(med(e.map), "%.6f"),
                 "stats_wall_median_s": fmt(med(e.stats_wall), "%.6f"),
+                "cpu_energy_median_j": fmt(med(e.energy), "%.3f") if e.energy else "unavailable",
+                "cpu_j_per_gb": fmt(med(e.energy) / (r["bytes"] / 1e9), "%.3f")
+                if e.energy else "unavailable",
                 "command": shell_join(e.cmd) if e.cmd else "",
                 "stats_command": shell_join(e.stats_cmd) if e.stats_cmd else "",
             })
@@ -717,6 +778,9 @@ def parse_args(argv):
     ap.add_argument("--memread", default=None,
                     help="read-ceiling adapter binary (default: built into bench/work)")
     ap.add_argument("--defs", default=DEFS, help="definitions file (default bench/defs.json)")
+    ap.add_argument("--record", nargs="?", const="", default=None, metavar="MACHINE",
+                    help="also keep the CSV as bench/results/MACHINE/DATE.csv (MACHINE "
+                         "defaults to host-cpus); compare records with bench/compare.py")
     ap.add_argument("--list", action="store_true", help="list the benchmarks and engines, run nothing")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     ap.add_argument("--update-expect", action="store_true",
@@ -873,6 +937,7 @@ def main(argv):
                     continue
                 try:
                     wall, scan, mapped = run_once(e, e.cmd, b["expect"][e.kind])
+                    energy = e.energy_last
                     if e.stats_cmd:
                         swall, scan, mapped = run_once(e, e.stats_cmd, b["expect"][e.kind])
                 except BenchError as ex:
@@ -882,6 +947,8 @@ def main(argv):
                     continue
                 if rnd >= args.warmup:
                     e.wall.append(wall)
+                    if energy is not None:
+                        e.energy.append(energy)
                     if e.stats_cmd:
                         e.stats_wall.append(swall)
                     if scan is not None:
@@ -903,6 +970,13 @@ def main(argv):
         json.dump({"machine": machine, "tools": versions, "argv": argv,
                    "runs": args.runs, "warmup": args.warmup, "max_threads": args.max_threads,
                    "targets": targets}, f, indent=2)
+    if args.record is not None:
+        name = args.record or "%s-%dcpu" % (machine["host"], machine["logical_cpus"])
+        rec_dir = os.path.join(HERE, "results", re.sub(r"[^\w.-]", "_", name))
+        os.makedirs(rec_dir, exist_ok=True)
+        rec = os.path.join(rec_dir, machine["date"].replace(":", "") + ".csv")
+        shutil.copyfile(os.path.join(out_dir, "results.csv"), rec)
+        log("recorded %s (compare: python3 bench/compare.py %s)" % (rec, rec_dir))
     md = markdown(results, machine, versions, targets, args)
     if failures:
         md += "\n\n### FAILURES\n\n" + "\n".join("- " + x.replace("\n", " ") for x in failures)
