@@ -8,16 +8,25 @@
 // takes the strip above's bottom row from global memory; lane 31 writes
 // this strip's bottom row there for the strip below.
 //
-// No grid-wide barrier: strip s publishes how many of its bottom-row
-// columns are written in flags[s] (st.release after its stores), and the
-// warp that owns strip s + 1 waits on that flag (ld.acquire) once per chunk
-// of 32 columns.  Warps take strips in order from an atomic ticket, so the
-// strip a warp waits on is always already owned by a running warp: no
-// deadlock whatever the grid size, and the kernel is persistent (one
-// launch; the grid is sized from occupancy).  Two bottom-row buffers
-// (strip parity) suffice: strip s + 2 overwrites column j of buffer s & 1
-// only after strip s + 1 published column j, hence after it read it.
-//
+// No grid-wide barrier and no separate flag: each (H, F) pair of a bottom
+// row is stored as one 64-bit word that carries its own progress tag,
+//   bits 63..35  G + open   (G = H - open, 0 <= G + open < 2^29)
+//   bits 34..6   F + open   (F >= G of the row above >= -open)
+//   bits  5..0   (s >> 1) & 63 for strip s,
+// written with st.relaxed.gpu (single-copy atomic) by lane 31 as soon as
+// the cell is done.  The warp of strip s + 1 loads 32 columns at a time
+// (ld.relaxed.gpu, one word per lane, issued 12 columns early so the load
+// latency is hidden) and accepts them when every tag is the one strip s
+// writes; otherwise it reloads until they are (that wait is the "sync"
+// time reported).  A word is therefore never read before it is complete,
+// and no fence is needed on either side.  Two row buffers (strip parity)
+// suffice: strip s + 2 writes column j of buffer s & 1 only after strip
+// s + 1 computed column j, hence after it read it; the tag tells strip s's
+// words from strip s - 2's (and from the 0xff fill of a fresh buffer).
+// Warps take strips in order from an atomic ticket, so the strip a warp
+// waits on is always owned by a running warp: no deadlock whatever the
+// grid size; the kernel is persistent (one launch, grid from occupancy).
+
 // The cell update works on G = H - open and uses the sm_90 DPX
 // instructions (__viaddmax_s32, __viaddmax_s32_relu, __vimax3_s32):
 //   E = max(E - ext, G_left)            F = max(F_up - ext, G_up)
@@ -33,29 +42,43 @@
 // cells one by one with the tie rule; lanes, then strips are reduced with
 // the same rule.
 //
-// Memory is linear: two rows of n (H, F) pairs, a flag and a best cell per
+// Memory is linear: two rows of n tagged (H, F) words and a best cell per
 // strip.  The sync share reported is the fraction of each warp's time
-// spent spinning on a flag (clock64 around the wait), times the kernel time.
+// spent waiting for the row above (clock64 around the wait), times the
+// kernel time.
 #include <string.h>
 
 #include "sw_common.cuh"
 
 #define NEG HAY_SW_NEG_INF
-#define CHUNK 32   // columns per flag update and per load of the row above
+#define CHUNK 32   // columns per load of the row above
+#define PF_AT (CHUNK - 12)   // the next chunk's load is issued at this column of a chunk
+#define MASK29 ((1ull << 29) - 1)
 #define FULL 0xffffffffu
 
 struct FastArgs {
     const uint8_t *q, *t;
     const int32_t *mat;
     int alpha, go, ge, m, n, nstrips;
-    int2 *rowbuf[2];
-    int *flags;
+    unsigned long long *rowbuf[2];
     int *ticket;
     int4 *bests;
-    unsigned long long *cycles;   // [0] spinning, [1] owning strips
+    unsigned long long *cycles;   // [0] waiting, [1] owning strips
 };
 
 static __host__ __device__ __forceinline__ size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
+
+static __device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 
 template <int R, bool PACKED>
 struct FastLane {
@@ -63,32 +86,58 @@ struct FastLane {
     int bs, bi, bj;
     int outG, outF, gprev, tcur;
     uint8_t qc[R];   // !PACKED: query codes (alpha for rows past m)
+    unsigned long long nx;   // this lane's word of the next chunk of the row above
+    int nxt;                 // and its target residue
+    bool nx_loaded;          // (warp-uniform) the next chunk's loads are issued
+
+    __device__ __forceinline__ void fetch(const FastArgs &a, int k0, int lane,
+                                          const unsigned long long *above)
+    {
+        if (lane < min(CHUNK, a.n - k0)) {
+            if (above != NULL)
+                nx = ld_relaxed(above + k0 + lane);
+            nxt = __ldg(a.t + k0 + lane);
+        }
+    }
 
     // Column j = k - lane of this lane's R rows: reads Gin (column j - 1),
     // writes Gout (column j).
     __device__ __forceinline__ void step(const FastArgs &a, int k, int lane, int s, int row0,
                                          const uint8_t *prof, const int *smat, int2 *stage_gf,
-                                         uint8_t *stage_t, const int2 *above, int2 *below,
+                                         uint8_t *stage_t, const unsigned long long *above,
+                                         unsigned long long *below,
                                          long long &spin, const int *Gin, int *Gout)
     {
-        if ((k & (CHUNK - 1)) == 0 && k < a.n) {
-            const int cnt = min(CHUNK, a.n - k);
-            if (above != NULL) {
-                if (lane == 0) {
-                    long long t0 = clock64();
-                    while (hay_sw_ld_acquire(a.flags + s - 1) < k + cnt) {
-                    }
+        if (k < a.n) {
+            const int ph = k & (CHUNK - 1);
+            if (ph == 0) {
+                const int cnt = min(CHUNK, a.n - k);
+                const int want = ((s - 1) >> 1) & 63;
+                if (!nx_loaded)
+                    fetch(a, k, lane, above);
+                if (above != NULL &&
+                    !__all_sync(FULL, lane >= cnt || (int)(nx & 63) == want)) {
+                    const long long t0 = clock64();
+                    do {
+                        if (lane < cnt)
+                            nx = ld_relaxed(above + k + lane);
+                    } while (!__all_sync(FULL, lane >= cnt || (int)(nx & 63) == want));
                     spin += clock64() - t0;
                 }
+                __syncwarp();   // lane 0 is done with the previous chunk
+                if (lane < cnt) {
+                    stage_gf[lane] = above != NULL
+                                         ? make_int2((int)(nx >> 35) - a.go,
+                                                     (int)((nx >> 6) & MASK29) - a.go)
+                                         : make_int2(-a.go, NEG);
+                    stage_t[lane] = (uint8_t)nxt;
+                }
                 __syncwarp();
-                if (lane < cnt)
-                    (void)hay_sw_ld_acquire(a.flags + s - 1);
+                nx_loaded = false;
+            } else if (ph == PF_AT && k - PF_AT + CHUNK < a.n) {
+                fetch(a, k - PF_AT + CHUNK, lane, above);
+                nx_loaded = true;
             }
-            if (lane < cnt) {
-                stage_gf[lane] = above != NULL ? __ldcg(above + k + lane) : make_int2(-a.go, NEG);
-                stage_t[lane] = a.t[k + lane];
-            }
-            __syncwarp();
         }
         int gU = __shfl_up_sync(FULL, outG, 1);
         int fU = __shfl_up_sync(FULL, outF, 1);
@@ -159,11 +208,10 @@ struct FastLane {
                 }
             }
         }
-        if (lane == 31 && below != NULL) {
-            __stcg(below + j, make_int2(outG, outF));
-            if (((j + 1) & (CHUNK - 1)) == 0 || j == a.n - 1)
-                hay_sw_st_release(a.flags + s, j + 1);
-        }
+        if (lane == 31 && below != NULL)
+            st_relaxed(below + j, ((unsigned long long)(unsigned)(outG + a.go) << 35) |
+                                      ((unsigned long long)(unsigned)(outF + a.go) << 6) |
+                                      (unsigned long long)((s >> 1) & 63));
     }
 };
 
@@ -231,10 +279,13 @@ static __global__ void fast_kernel(FastArgs a)
         L.gprev = -a.go;
         L.tcur = 0;
         // (Selects, not an index: an indexed kernel parameter goes to local memory.)
-        int2 *mine = (s & 1) ? a.rowbuf[1] : a.rowbuf[0];
-        int2 *other = (s & 1) ? a.rowbuf[0] : a.rowbuf[1];
-        const int2 *above = s > 0 ? other : NULL;
-        int2 *below = s + 1 < a.nstrips ? mine : NULL;
+        unsigned long long *mine = (s & 1) ? a.rowbuf[1] : a.rowbuf[0];
+        unsigned long long *other = (s & 1) ? a.rowbuf[0] : a.rowbuf[1];
+        const unsigned long long *above = s > 0 ? other : NULL;
+        unsigned long long *below = s + 1 < a.nstrips ? mine : NULL;
+        L.nx = 0;
+        L.nxt = 0;
+        L.nx_loaded = false;
         const int kend = a.n + 31;
         for (int k = 0; k < kend; k += 2) {
             L.step(a, k, lane, s, row0, prof, smat, stage_gf, stage_t, above, below, spin, G0, G1);
@@ -332,21 +383,21 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     }
 
     {
-        const size_t rb = align16(sizeof(int2) * (size_t)n);
-        const size_t total = 2 * rb + align16(sizeof(int4) * (size_t)nstrips) +
-                             align16(sizeof(int) * (size_t)nstrips) + 16 + 16;
+        const size_t rb = align16(sizeof(unsigned long long) * (size_t)n);
+        const size_t total = 2 * rb + align16(sizeof(int4) * (size_t)nstrips) + 16 + 16;
         SW_CUDA(cudaMalloc(&d_mem, total));
         uint8_t *b = (uint8_t *)d_mem;
         memset(&fa, 0, sizeof fa);
-        fa.rowbuf[0] = (int2 *)b;
-        fa.rowbuf[1] = (int2 *)(b + rb);
+        fa.rowbuf[0] = (unsigned long long *)b;
+        fa.rowbuf[1] = (unsigned long long *)(b + rb);
         off = 2 * rb;
         fa.bests = (int4 *)(b + off);
         off += align16(sizeof(int4) * (size_t)nstrips);
-        fa.flags = (int *)(b + off);
-        fa.ticket = (int *)(b + off + align16(sizeof(int) * (size_t)nstrips));
-        fa.cycles = (unsigned long long *)(b + off + align16(sizeof(int) * (size_t)nstrips) + 16);
-        // flags, ticket and cycles are zero at the start.
+        fa.ticket = (int *)(b + off);
+        fa.cycles = (unsigned long long *)(b + off + 16);
+        // Row buffers all ones (tag 63, which strip 0 and 1 do not expect);
+        // ticket and cycles zero.
+        SW_CUDA(cudaMemset(b, 0xff, 2 * rb));
         SW_CUDA(cudaMemset(b + off, 0, total - off));
     }
     fa.q = p->d_q;
