@@ -8,6 +8,7 @@
  * several gap settings; lengths 1..10,000 (1 x N, N x 1, lengths around
  * the tile and strip sizes); launch shapes forced through params; two
  * 30,000 x 30,000 pairs; bad arguments.  Exits 77 (skipped) with no GPU.
+ * `test_sw_cuda_test VARIANT` checks that variant only.
  */
 #include "testutil.h"
 #include "../src/align/sw_device.h"
@@ -186,16 +187,30 @@ static const shape extra_shapes[] = {
     {"tiled-gpu", "tile=7,threads=32"}, {"coalesced-cpu", "threads=1024"},
 };
 
+/* argv[1], when given: only this variant (so that one variant can be run
+ * and timed alone). */
+static const char *only;
+static unsigned long long ncase;
+
 static void run_case(const char *what, const uint8_t *q, size_t m, const uint8_t *t, size_t n,
                      const matrix *mx, int go, int ge, const shape *sh, size_t nsh)
 {
     int32_t want;
     uint64_t wq, wt;
     char note[256];
+    size_t todo = 0;
+    for (size_t k = 0; k < nsh; k++)
+        todo += only == NULL || strcmp(only, sh[k].variant) == 0;
+    if (todo == 0)
+        return;
+    printf("case %llu: %s %zu x %zu %s gaps %d/%d\n", ++ncase, what, m, n, mx->name, go, ge);
+    fflush(stdout);
     ref_sw(q, m, t, n, mx->v, mx->alpha, go, ge, &want, &wq, &wt);
     hay_sw_problem p = {q, m, t, n, mx->v, mx->alpha, go, ge};
     for (size_t k = 0; k < nsh; k++) {
         hay_sw_device_result r;
+        if (only != NULL && strcmp(only, sh[k].variant) != 0)
+            continue;
         snprintf(note, sizeof note, "%s %zux%zu %s gaps %d/%d, %s %s", what, m, n, mx->name, go,
                  ge, sh[k].variant, sh[k].params ? sh[k].params : "");
         tu_fail_note = note;
@@ -254,7 +269,7 @@ static void bad_arguments(void)
     CHECK(strcmp(hay_cuda_sw_variant(0), "fast") == 0, "variant 0 is %s", hay_cuda_sw_variant(0));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     tu_rng rng = {0x5eed5eedULL};
     const size_t maxlen = 10000;
@@ -262,6 +277,8 @@ int main(void)
     hay_sw_device_result r;
     if (q == NULL || t == NULL)
         return 1;
+    if (argc > 1)
+        only = argv[1];
     make_matrices(&rng);
     {
         const uint8_t a[1] = {0};
