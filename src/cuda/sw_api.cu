@@ -161,6 +161,12 @@ extern "C" int hay_cuda_sw_score(const hay_sw_problem *p, const char *variant,
     memset(&out, 0, sizeof out);
     if (which == 0) {
         st = hay_sw_fast_run(&dev, &pa, &out);
+        // The default ("the fastest") must not fail where another variant
+        // works: past the fast kernel's tag range, use tiled-gpu.
+        if (st == HAY_ERR_TOO_LARGE && variant == NULL && params == NULL) {
+            memset(&out, 0, sizeof out);
+            st = hay_sw_paper_run(&dev, HAY_SW_TILED, 1, &pa, &out);
+        }
     } else {
         int k = which - 1;   // simple-cpu, simple-gpu, coalesced-cpu, ...
         st = hay_sw_paper_run(&dev, k / 2, k % 2, &pa, &out);

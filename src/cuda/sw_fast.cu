@@ -10,19 +10,20 @@
 //
 // No grid-wide barrier and no separate flag: each (H, F) pair of a bottom
 // row is stored as one 64-bit word that carries its own progress tag,
-//   bits 63..35  G + open   (G = H - open, 0 <= G + open < 2^29)
-//   bits 34..6   F + open   (F >= G of the row above >= -open)
-//   bits  5..0   (s >> 1) & 63 for strip s,
-// written with st.relaxed.gpu (single-copy atomic) by lane 31 as soon as
-// the cell is done.  The warp of strip s + 1 loads 32 columns at a time
+//   G + open (vbits) | F + open (vbits) | strip number (64 - 2 vbits)
+// where G = H - open and F >= (G of the row above) >= -open, so both
+// fields are in [0, best possible score]; vbits is sized from that bound
+// (21 bits for 1 Mbp DNA at +2, leaving 22 bits of strip number), and the
+// strip number is never all ones (the fill of a fresh buffer).  Lane 31
+// writes each word with st.relaxed.gpu (single-copy atomic) as soon as the
+// cell is done.  The warp of strip s + 1 loads 16 columns at a time
 // (ld.relaxed.gpu, one word per lane, issued 12 columns early so the load
-// latency is hidden) and accepts them when every tag is the one strip s
-// writes; otherwise it reloads until they are (that wait is the "sync"
-// time reported).  A word is therefore never read before it is complete,
-// and no fence is needed on either side.  Two row buffers (strip parity)
-// suffice: strip s + 2 writes column j of buffer s & 1 only after strip
-// s + 1 computed column j, hence after it read it; the tag tells strip s's
-// words from strip s - 2's (and from the 0xff fill of a fresh buffer).
+// latency is hidden) and accepts them when every tag says strip s;
+// otherwise it reloads until they do (that wait is the "sync" time
+// reported).  A word is never read before it is complete, the tag is
+// unique within a call, and no fence is needed on either side.  Two row
+// buffers (strip parity) suffice: strip s + 2 writes column j of buffer
+// s & 1 only after strip s + 1 computed column j, hence after it read it.
 // Warps take strips in order from an atomic ticket, so the strip a warp
 // waits on is always owned by a running warp: no deadlock whatever the
 // grid size; the kernel is persistent (one launch, grid from occupancy).
@@ -51,15 +52,15 @@
 #include "sw_common.cuh"
 
 #define NEG HAY_SW_NEG_INF
-#define CHUNK 32   // columns per load of the row above
+#define CHUNK 16   // columns per load of the row above
 #define PF_AT (CHUNK - 12)   // the next chunk's load is issued at this column of a chunk
-#define MASK29 ((1ull << 29) - 1)
 #define FULL 0xffffffffu
 
 struct FastArgs {
     const uint8_t *q, *t;
     const int32_t *mat;
     int alpha, go, ge, m, n, nstrips;
+    int vbits, tbits;   // word layout (see above)
     unsigned long long *rowbuf[2];
     int *ticket;
     int4 *bests;
@@ -112,23 +113,26 @@ struct FastLane {
             const int ph = k & (CHUNK - 1);
             if (ph == 0) {
                 const int cnt = min(CHUNK, a.n - k);
-                const int want = ((s - 1) >> 1) & 63;
+                const unsigned long long want = (unsigned long long)(s - 1);
+                const unsigned long long tmask = (1ull << a.tbits) - 1;
                 if (!nx_loaded)
                     fetch(a, k, lane, above);
                 if (above != NULL &&
-                    !__all_sync(FULL, lane >= cnt || (int)(nx & 63) == want)) {
+                    !__all_sync(FULL, lane >= cnt || (nx & tmask) == want)) {
                     const long long t0 = clock64();
                     do {
                         if (lane < cnt)
                             nx = ld_relaxed(above + k + lane);
-                    } while (!__all_sync(FULL, lane >= cnt || (int)(nx & 63) == want));
+                    } while (!__all_sync(FULL, lane >= cnt || (nx & tmask) == want));
                     spin += clock64() - t0;
                 }
                 __syncwarp();   // lane 0 is done with the previous chunk
                 if (lane < cnt) {
                     stage_gf[lane] = above != NULL
-                                         ? make_int2((int)(nx >> 35) - a.go,
-                                                     (int)((nx >> 6) & MASK29) - a.go)
+                                         ? make_int2((int)(nx >> (a.vbits + a.tbits)) - a.go,
+                                                     (int)((nx >> a.tbits) &
+                                                           ((1ull << a.vbits) - 1)) -
+                                                         a.go)
                                          : make_int2(-a.go, NEG);
                     stage_t[lane] = (uint8_t)nxt;
                 }
@@ -209,9 +213,10 @@ struct FastLane {
             }
         }
         if (lane == 31 && below != NULL)
-            st_relaxed(below + j, ((unsigned long long)(unsigned)(outG + a.go) << 35) |
-                                      ((unsigned long long)(unsigned)(outF + a.go) << 6) |
-                                      (unsigned long long)((s >> 1) & 63));
+            st_relaxed(below + j,
+                       ((unsigned long long)(unsigned)(outG + a.go) << (a.vbits + a.tbits)) |
+                           ((unsigned long long)(unsigned)(outF + a.go) << a.tbits) |
+                           (unsigned long long)s);
     }
 };
 
@@ -327,7 +332,7 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     void *d_mem = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
     const int m = p->m, n = p->n;
-    int R, threads, blocks, nstrips, maxb = 0, per_sm = 0, packed = 1;
+    int R, threads, blocks, nstrips, maxb = 0, per_sm = 0, packed = 1, fa_vbits, fa_tbits;
     size_t smem, off;
     const void *kern;
     FastArgs fa;
@@ -375,11 +380,33 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
         return HAY_ERR_INVALID;
     maxb = per_sm * p->sms;
     nstrips = (m + 32 * R - 1) / (32 * R);
+    {
+        // Bits for G + open and F + open: both lie in [0, best possible].
+        long long bound = 0;
+        for (int k = 0; k < p->alpha * p->alpha; k++)
+            if (p->h_mat[k] > bound)
+                bound = p->h_mat[k];
+        bound *= m < n ? m : n;
+        fa_vbits = 1;
+        while (fa_vbits < 31 && (1LL << fa_vbits) <= bound)
+            fa_vbits++;
+        fa_tbits = 64 - 2 * fa_vbits;
+        if (fa_tbits < 2 || (unsigned long long)nstrips >= (1ull << fa_tbits) - 1)
+            return HAY_ERR_TOO_LARGE;   // strip numbers would not fit the tag
+    }
     if (pa->blocks) {
         blocks = pa->blocks;   // any size is safe: strips are taken in order
     } else {
+        // Strips form a pipeline that runs at the pace of its slowest
+        // warp, so give every SM the same number of blocks: a multiple of
+        // the SM count (or fewer blocks than SMs).
         const int need = (nstrips + threads / 32 - 1) / (threads / 32);
-        blocks = need < maxb ? need : maxb;
+        if (need <= p->sms) {
+            blocks = need;
+        } else {
+            int k = (need + p->sms - 1) / p->sms;
+            blocks = (k < per_sm ? k : per_sm) * p->sms;
+        }
     }
 
     {
@@ -395,7 +422,7 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
         off += align16(sizeof(int4) * (size_t)nstrips);
         fa.ticket = (int *)(b + off);
         fa.cycles = (unsigned long long *)(b + off + 16);
-        // Row buffers all ones (tag 63, which strip 0 and 1 do not expect);
+        // Row buffers all ones (a tag no strip has);
         // ticket and cycles zero.
         SW_CUDA(cudaMemset(b, 0xff, 2 * rb));
         SW_CUDA(cudaMemset(b + off, 0, total - off));
@@ -409,6 +436,8 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     fa.m = m;
     fa.n = n;
     fa.nstrips = nstrips;
+    fa.vbits = fa_vbits;
+    fa.tbits = fa_tbits;
     for (int k = 0; k < 2; k++)
         SW_CUDA(cudaEventCreate(&ev[k]));
     SW_CUDA(cudaEventRecord(ev[0], 0));
