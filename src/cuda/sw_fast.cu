@@ -332,7 +332,7 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     void *d_mem = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
     const int m = p->m, n = p->n;
-    int R, threads, blocks, nstrips, maxb = 0, per_sm = 0, packed = 1, fa_vbits, fa_tbits;
+    int R, threads, blocks, nstrips, per_sm = 0, packed = 1, fa_vbits, fa_tbits;
     size_t smem, off;
     const void *kern;
     FastArgs fa;
@@ -378,7 +378,6 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     SW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem));
     if (per_sm < 1)
         return HAY_ERR_INVALID;
-    maxb = per_sm * p->sms;
     nstrips = (m + 32 * R - 1) / (32 * R);
     {
         // Bits for G + open and F + open: both lie in [0, best possible].
