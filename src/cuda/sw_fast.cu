@@ -398,12 +398,17 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     } else {
         // Strips form a pipeline that runs at the pace of its slowest
         // warp, so give every SM the same number of blocks: a multiple of
-        // the SM count (or fewer blocks than SMs).
+        // the SM count (or fewer blocks than SMs), at most two per SM (with
+        // 128 threads: two warps per scheduler; on the H200, 1 Mbp x 1 Mbp
+        // ran at 1078 GCUPS with two blocks per SM, 925 with four and 663
+        // with one; docs/PERF.md).
         const int need = (nstrips + threads / 32 - 1) / (threads / 32);
         if (need <= p->sms) {
             blocks = need;
         } else {
             int k = (need + p->sms - 1) / p->sms;
+            if (k > 2)
+                k = 2;
             blocks = (k < per_sm ? k : per_sm) * p->sms;
         }
     }
