@@ -1,0 +1,473 @@
+// sw_fast.cu - "fast": one long pair on the whole GPU, beyond the paper.
+//
+// The query is cut into strips of 32 * R rows; a warp owns a strip and
+// sweeps it from the first target column to the last.  Lane l holds R
+// consecutive rows in registers (a register micro-tile of R cells per
+// column) and runs one column behind lane l - 1, which hands it the bottom
+// row's H and F and the target residue through __shfl_up_sync.  Lane 0
+// takes the strip above's bottom row from global memory; lane 31 writes
+// this strip's bottom row there for the strip below.
+//
+// No grid-wide barrier and no separate flag: each (H, F) pair of a bottom
+// row is stored as one 64-bit word that carries its own progress tag,
+//   G + open (vbits) | F + open (vbits) | strip number (64 - 2 vbits)
+// where G = H - open and F >= (G of the row above) >= -open, so both
+// fields are in [0, best possible score]; vbits is sized from that bound
+// (21 bits for 1 Mbp DNA at +2, leaving 22 bits of strip number), and the
+// strip number is never all ones (the fill of a fresh buffer).  Lane 31
+// writes each word with st.relaxed.gpu (single-copy atomic) as soon as the
+// cell is done.  The warp of strip s + 1 loads 16 columns at a time
+// (ld.relaxed.gpu, one word per lane, issued 12 columns early so the load
+// latency is hidden) and accepts them when every tag says strip s;
+// otherwise it reloads until they do (that wait is the "sync" time
+// reported).  A word is never read before it is complete, the tag is
+// unique within a call, and no fence is needed on either side.  Two row
+// buffers (strip parity) suffice: strip s + 2 writes column j of buffer
+// s & 1 only after strip s + 1 computed column j, hence after it read it.
+// Warps take strips in order from an atomic ticket, so the strip a warp
+// waits on is always owned by a running warp: no deadlock whatever the
+// grid size; the kernel is persistent (one launch, grid from occupancy).
+
+// The cell update works on G = H - open and uses the sm_90 DPX
+// instructions (__viaddmax_s32, __viaddmax_s32_relu, __vimax3_s32):
+//   E = max(E - ext, G_left)            F = max(F_up - ext, G_up)
+//   H = max(G_diag + (s + open), E, 0, F)   G = H - open
+// so the vertical chain per row is three operations.  Substitution scores
+// plus the gap open come from a per-warp query profile in shared memory,
+// one signed byte per row and residue (four rows per 32-bit load), when
+// every score + open fits in a byte; otherwise from the matrix in shared
+// memory, one lookup per cell.  Scores are 32-bit throughout.
+//
+// The best cell: each lane takes a column's maximum (one vimax3 per two
+// cells) and only when it reaches the lane's best so far looks at the
+// cells one by one with the tie rule; lanes, then strips are reduced with
+// the same rule.
+//
+// Memory is linear: two rows of n tagged (H, F) words and a best cell per
+// strip.  The sync share reported is the fraction of each warp's time
+// spent waiting for the row above (clock64 around the wait), times the
+// kernel time.
+#include <string.h>
+
+#include "sw_common.cuh"
+
+#define NEG HAY_SW_NEG_INF
+#define CHUNK 16   // columns per load of the row above
+#define PF_AT (CHUNK - 12)   // the next chunk's load is issued at this column of a chunk
+#define FULL 0xffffffffu
+
+struct FastArgs {
+    const uint8_t *q, *t;
+    const int32_t *mat;
+    int alpha, go, ge, m, n, nstrips;
+    int vbits, tbits;   // word layout (see above)
+    unsigned long long *rowbuf[2];
+    int *ticket;
+    int4 *bests;
+    unsigned long long *cycles;   // [0] waiting, [1] owning strips
+};
+
+static __host__ __device__ __forceinline__ size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
+
+static __device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+template <int R, bool PACKED>
+struct FastLane {
+    int E[R];
+    int bs, bi, bj;
+    int outG, outF, gprev, tcur;
+    uint8_t qc[R];   // !PACKED: query codes (alpha for rows past m)
+    unsigned long long nx;   // this lane's word of the next chunk of the row above
+    int nxt;                 // and its target residue
+    bool nx_loaded;          // (warp-uniform) the next chunk's loads are issued
+
+    __device__ __forceinline__ void fetch(const FastArgs &a, int k0, int lane,
+                                          const unsigned long long *above)
+    {
+        if (lane < min(CHUNK, a.n - k0)) {
+            if (above != NULL)
+                nx = ld_relaxed(above + k0 + lane);
+            nxt = __ldg(a.t + k0 + lane);
+        }
+    }
+
+    // Column j = k - lane of this lane's R rows: reads Gin (column j - 1),
+    // writes Gout (column j).
+    __device__ __forceinline__ void step(const FastArgs &a, int k, int lane, int s, int row0,
+                                         const uint8_t *prof, const int *smat, int2 *stage_gf,
+                                         uint8_t *stage_t, const unsigned long long *above,
+                                         unsigned long long *below,
+                                         long long &spin, const int *Gin, int *Gout)
+    {
+        if (k < a.n) {
+            const int ph = k & (CHUNK - 1);
+            if (ph == 0) {
+                const int cnt = min(CHUNK, a.n - k);
+                const unsigned long long want = (unsigned long long)(s - 1);
+                const unsigned long long tmask = (1ull << a.tbits) - 1;
+                if (!nx_loaded)
+                    fetch(a, k, lane, above);
+                if (above != NULL &&
+                    !__all_sync(FULL, lane >= cnt || (nx & tmask) == want)) {
+                    const long long t0 = clock64();
+                    do {
+                        if (lane < cnt)
+                            nx = ld_relaxed(above + k + lane);
+                    } while (!__all_sync(FULL, lane >= cnt || (nx & tmask) == want));
+                    spin += clock64() - t0;
+                }
+                __syncwarp();   // lane 0 is done with the previous chunk
+                if (lane < cnt) {
+                    stage_gf[lane] = above != NULL
+                                         ? make_int2((int)(nx >> (a.vbits + a.tbits)) - a.go,
+                                                     (int)((nx >> a.tbits) &
+                                                           ((1ull << a.vbits) - 1)) -
+                                                         a.go)
+                                         : make_int2(-a.go, NEG);
+                    stage_t[lane] = (uint8_t)nxt;
+                }
+                __syncwarp();
+                nx_loaded = false;
+            } else if (ph == PF_AT && k - PF_AT + CHUNK < a.n) {
+                fetch(a, k - PF_AT + CHUNK, lane, above);
+                nx_loaded = true;
+            }
+        }
+        int gU = __shfl_up_sync(FULL, outG, 1);
+        int fU = __shfl_up_sync(FULL, outF, 1);
+        int tU = __shfl_up_sync(FULL, tcur, 1);
+        if (lane == 0 && k < a.n) {
+            const int2 v = stage_gf[k & (CHUNK - 1)];
+            gU = v.x;
+            fU = v.y;
+            tU = stage_t[k & (CHUNK - 1)];
+        }
+        const int j = k - lane;
+        if (j < 0 || j >= a.n)
+            return;
+        int sp[R];
+        if (PACKED) {
+            uint32_t w[R / 4];
+            const uint8_t *src = prof + tU * (32 * R) + lane * R;
+            if (R == 4) {
+                w[0] = *(const uint32_t *)src;
+            } else if (R == 8) {
+                const uint2 v = *(const uint2 *)src;
+                w[0] = v.x;
+                w[1 % (R / 4)] = v.y;
+            } else {
+                const uint4 v = *(const uint4 *)src;
+                w[0] = v.x;
+                w[1 % (R / 4)] = v.y;
+                w[2 % (R / 4)] = v.z;
+                w[3 % (R / 4)] = v.w;
+            }
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                sp[r] = (int)(int8_t)(w[r >> 2] >> (8 * (r & 3)));
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                sp[r] = smat[qc[r] * a.alpha + tU] + a.go;
+        }
+        int diag = gprev, gA = gU, fA = fU;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            E[r] = __viaddmax_s32(E[r], -a.ge, Gin[r]);
+            const int T = __viaddmax_s32_relu(diag, sp[r], E[r]);
+            fA = __viaddmax_s32(fA, -a.ge, gA);
+            diag = Gin[r];
+            gA = max(T, fA) - a.go;
+            Gout[r] = gA;
+        }
+        outG = gA;
+        outF = fA;
+        gprev = gU;
+        tcur = tU;
+        int cm = Gout[0];
+#pragma unroll
+        for (int r = 1; r + 1 < R; r += 2)
+            cm = __vimax3_s32(cm, Gout[r], Gout[r + 1]);
+        if ((R & 1) == 0)
+            cm = max(cm, Gout[R - 1]);
+        const int hm = cm + a.go;
+        if (hm > 0 && hm >= bs) {
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const int h = Gout[r] + a.go, i = row0 + r;
+                if (i < a.m && h > 0 && hay_sw_better(h, i, j, bs, bi, bj)) {
+                    bs = h;
+                    bi = i;
+                    bj = j;
+                }
+            }
+        }
+        if (lane == 31 && below != NULL)
+            st_relaxed(below + j,
+                       ((unsigned long long)(unsigned)(outG + a.go) << (a.vbits + a.tbits)) |
+                           ((unsigned long long)(unsigned)(outF + a.go) << a.tbits) |
+                           (unsigned long long)s);
+    }
+};
+
+template <int R, bool PACKED>
+static __global__ void fast_kernel(FastArgs a)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const int S = 32 * R;
+    const size_t mat_bytes = PACKED ? 0 : align16(sizeof(int) * (size_t)(a.alpha + 1) * a.alpha);
+    const size_t prof_bytes = PACKED ? align16((size_t)a.alpha * S) : 0;
+    const size_t warp_bytes = prof_bytes + CHUNK * sizeof(int2) + CHUNK;
+    int *smat = (int *)smem;
+    uint8_t *prof = smem + mat_bytes + warp * align16(warp_bytes);
+    int2 *stage_gf = (int2 *)(prof + prof_bytes);
+    uint8_t *stage_t = (uint8_t *)(stage_gf + CHUNK);
+
+    if (!PACKED) {
+        for (int x = threadIdx.x; x < (a.alpha + 1) * a.alpha; x += blockDim.x)
+            smat[x] = x < a.alpha * a.alpha ? a.mat[x] : -(1 << 20);
+        __syncthreads();
+    }
+    (void)nwarps;
+    long long spin = 0, owned = 0;
+    FastLane<R, PACKED> L;
+    for (;;) {
+        int s = 0;
+        if (lane == 0)
+            s = atomicAdd(a.ticket, 1);
+        s = __shfl_sync(FULL, s, 0);
+        if (s >= a.nstrips)
+            break;
+        const long long t_start = clock64();
+        const int row0 = s * S + lane * R;
+        if (PACKED) {
+            // Row r of this lane, residue c: byte c * S + lane * R + r.
+            for (int c = 0; c < a.alpha; c++) {
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    const int i = row0 + r;
+                    int v = -128;
+                    if (i < a.m)
+                        v = a.mat[a.q[i] * a.alpha + c] + a.go;
+                    prof[c * S + lane * R + r] = (uint8_t)(int8_t)v;
+                }
+            }
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                L.qc[r] = row0 + r < a.m ? a.q[row0 + r] : (uint8_t)a.alpha;
+        }
+        __syncwarp();
+        int G0[R], G1[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            G0[r] = -a.go;
+            G1[r] = -a.go;
+            L.E[r] = NEG;
+        }
+        L.bs = 0;
+        L.bi = 0x7fffffff;
+        L.bj = 0x7fffffff;
+        L.outG = -a.go;
+        L.outF = NEG;
+        L.gprev = -a.go;
+        L.tcur = 0;
+        // (Selects, not an index: an indexed kernel parameter goes to local memory.)
+        unsigned long long *mine = (s & 1) ? a.rowbuf[1] : a.rowbuf[0];
+        unsigned long long *other = (s & 1) ? a.rowbuf[0] : a.rowbuf[1];
+        const unsigned long long *above = s > 0 ? other : NULL;
+        unsigned long long *below = s + 1 < a.nstrips ? mine : NULL;
+        L.nx = 0;
+        L.nxt = 0;
+        L.nx_loaded = false;
+        const int kend = a.n + 31;
+        for (int k = 0; k < kend; k += 2) {
+            L.step(a, k, lane, s, row0, prof, smat, stage_gf, stage_t, above, below, spin, G0, G1);
+            L.step(a, k + 1, lane, s, row0, prof, smat, stage_gf, stage_t, above, below, spin, G1,
+                   G0);
+        }
+        // The warp's best, by the tie rule, to the strip's slot.
+        int bs = L.bs, bi = L.bi, bj = L.bj;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const int os = __shfl_down_sync(FULL, bs, o), oi = __shfl_down_sync(FULL, bi, o);
+            const int oj = __shfl_down_sync(FULL, bj, o);
+            if (hay_sw_better(os, oi, oj, bs, bi, bj)) {
+                bs = os;
+                bi = oi;
+                bj = oj;
+            }
+        }
+        if (lane == 0)
+            a.bests[s] = make_int4(bs, bi, bj, 0);
+        owned += clock64() - t_start;
+        __syncwarp();   // the profile is rebuilt for the next strip
+    }
+    if (lane == 0) {
+        atomicAdd(a.cycles, (unsigned long long)spin);
+        atomicAdd(a.cycles + 1, (unsigned long long)owned);
+    }
+}
+
+template <int R, bool PACKED>
+static const void *fast_pick(void)
+{
+    return (const void *)fast_kernel<R, PACKED>;
+}
+
+int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *out)
+{
+    int st = HAY_OK;
+    void *d_mem = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    const int m = p->m, n = p->n;
+    int R, threads, blocks, nstrips, per_sm = 0, packed = 1, fa_vbits, fa_tbits;
+    size_t smem, off;
+    const void *kern;
+    FastArgs fa;
+    float ms = 0;
+    unsigned long long cyc[2] = {0, 0};
+
+    if (pa->tile) {
+        if (pa->tile == 128)
+            R = 4;
+        else if (pa->tile == 256)
+            R = 8;
+        else if (pa->tile == 512)
+            R = 16;
+        else
+            return HAY_ERR_INVALID;
+    } else {
+        // Enough strips to give every SM several warps, then taller
+        // strips (less pipeline fill, fewer flag hand-offs).
+        R = m >= 512 * 3 * p->sms ? 16 : m >= 256 * 3 * p->sms ? 8 : 4;
+    }
+    threads = pa->threads ? pa->threads : 128;
+    if ((threads & 31) != 0 || threads > 1024)
+        return HAY_ERR_INVALID;
+    for (int k = 0; k < p->alpha * p->alpha; k++) {
+        const int v = p->h_mat[k] + p->go;
+        if (v < -127 || v > 127)
+            packed = 0;
+    }
+    {
+        const size_t S = 32 * (size_t)R;
+        const size_t mat_bytes = packed ? 0 : align16(sizeof(int) * (size_t)(p->alpha + 1) * p->alpha);
+        const size_t prof_bytes = packed ? align16((size_t)p->alpha * S) : 0;
+        const size_t warp_bytes = align16(prof_bytes + CHUNK * sizeof(int2) + CHUNK);
+        smem = mat_bytes + (size_t)(threads / 32) * warp_bytes;
+    }
+    if (smem > 200 * 1024)
+        return HAY_ERR_INVALID;
+    kern = R == 4 ? (packed ? fast_pick<4, true>() : fast_pick<4, false>())
+           : R == 8 ? (packed ? fast_pick<8, true>() : fast_pick<8, false>())
+                    : (packed ? fast_pick<16, true>() : fast_pick<16, false>());
+    if (smem > 48 * 1024)
+        SW_CUDA(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    SW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem));
+    if (per_sm < 1)
+        return HAY_ERR_INVALID;
+    nstrips = (m + 32 * R - 1) / (32 * R);
+    {
+        // Bits for G + open and F + open: both lie in [0, best possible].
+        long long bound = 0;
+        for (int k = 0; k < p->alpha * p->alpha; k++)
+            if (p->h_mat[k] > bound)
+                bound = p->h_mat[k];
+        bound *= m < n ? m : n;
+        fa_vbits = 1;
+        while (fa_vbits < 31 && (1LL << fa_vbits) <= bound)
+            fa_vbits++;
+        fa_tbits = 64 - 2 * fa_vbits;
+        if (fa_tbits < 2 || (unsigned long long)nstrips >= (1ull << fa_tbits) - 1)
+            return HAY_ERR_TOO_LARGE;   // strip numbers would not fit the tag
+    }
+    if (pa->blocks) {
+        blocks = pa->blocks;   // any size is safe: strips are taken in order
+    } else {
+        // Strips form a pipeline that runs at the pace of its slowest
+        // warp, so give every SM the same number of blocks: a multiple of
+        // the SM count (or fewer blocks than SMs), at most two per SM (with
+        // 128 threads: two warps per scheduler; on the H200, 1 Mbp x 1 Mbp
+        // ran at 1078 GCUPS with two blocks per SM, 925 with four and 663
+        // with one; docs/PERF.md).
+        const int need = (nstrips + threads / 32 - 1) / (threads / 32);
+        if (need <= p->sms) {
+            blocks = need;
+        } else {
+            int k = (need + p->sms - 1) / p->sms;
+            if (k > 2)
+                k = 2;
+            blocks = (k < per_sm ? k : per_sm) * p->sms;
+        }
+    }
+
+    {
+        const size_t rb = align16(sizeof(unsigned long long) * (size_t)n);
+        const size_t total = 2 * rb + align16(sizeof(int4) * (size_t)nstrips) + 16 + 16;
+        SW_CUDA(cudaMalloc(&d_mem, total));
+        uint8_t *b = (uint8_t *)d_mem;
+        memset(&fa, 0, sizeof fa);
+        fa.rowbuf[0] = (unsigned long long *)b;
+        fa.rowbuf[1] = (unsigned long long *)(b + rb);
+        off = 2 * rb;
+        fa.bests = (int4 *)(b + off);
+        off += align16(sizeof(int4) * (size_t)nstrips);
+        fa.ticket = (int *)(b + off);
+        fa.cycles = (unsigned long long *)(b + off + 16);
+        // Row buffers all ones (a tag no strip has);
+        // ticket and cycles zero.
+        SW_CUDA(cudaMemset(b, 0xff, 2 * rb));
+        SW_CUDA(cudaMemset(b + off, 0, total - off));
+    }
+    fa.q = p->d_q;
+    fa.t = p->d_t;
+    fa.mat = p->d_mat;
+    fa.alpha = p->alpha;
+    fa.go = p->go;
+    fa.ge = p->ge;
+    fa.m = m;
+    fa.n = n;
+    fa.nstrips = nstrips;
+    fa.vbits = fa_vbits;
+    fa.tbits = fa_tbits;
+    for (int k = 0; k < 2; k++)
+        SW_CUDA(cudaEventCreate(&ev[k]));
+    SW_CUDA(cudaEventRecord(ev[0], 0));
+    {
+        void *args[1] = {(void *)&fa};
+        SW_CUDA(cudaLaunchKernel(kern, dim3(blocks), dim3(threads), args, smem, 0));
+    }
+    SW_CUDA(cudaEventRecord(ev[1], 0));
+    SW_CUDA(cudaEventSynchronize(ev[1]));
+    SW_CUDA(cudaGetLastError());
+    SW_CUDA(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    SW_CUDA(cudaMemcpy(cyc, fa.cycles, sizeof cyc, cudaMemcpyDeviceToHost));
+    st = hay_sw_fetch_best(fa.bests, (size_t)nstrips, out);
+    if (st != HAY_OK)
+        goto fail;
+    out->fill_s = 1e-3 * ms;
+    out->sync_s = cyc[1] > 0 ? out->fill_s * ((double)cyc[0] / (double)cyc[1]) : 0.0;
+    if (out->sync_s > out->fill_s)
+        out->sync_s = out->fill_s;
+    out->compute_s = out->fill_s - out->sync_s;
+    out->blocks = blocks;
+    out->threads = threads;
+fail:
+    cudaFree(d_mem);
+    for (int k = 0; k < 2; k++)
+        if (ev[k])
+            cudaEventDestroy(ev[k]);
+    return st;
+}
