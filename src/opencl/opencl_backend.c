@@ -31,7 +31,7 @@
  *   bpw=N        bytes (start positions) per work-item, 1..1024 (default 4)
  *   table=auto|dense|compact   PFAC transition table (auto: dense when it
  *                fits 256 MiB and a quarter of the largest allocation)
- *   cap=N        match slots per launch (default 4M; at least the number of
+ *   cap=N        match slots per launch (default 1M; at least the number of
  *                patterns); a launch that overflows is split and rerun
  *   piece=N      most text bytes per device piece (default 256 MiB, at most
  *                the device's largest allocation); pieces overlap by the
@@ -60,7 +60,7 @@
 #define ID_BITS 20
 #define DEFAULT_WG 256
 #define DEFAULT_BPW 4
-#define DEFAULT_CAP ((uint64_t)4 << 20)
+#define DEFAULT_CAP ((uint64_t)1 << 20)
 #define DEFAULT_PIECE ((uint64_t)256 << 20)
 #define MAX_PIECE ((uint64_t)1 << 31)
 #define MIN_PIECE ((uint64_t)64 << 10)
