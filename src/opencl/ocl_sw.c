@@ -64,7 +64,7 @@ static hay_status parse(const char *params, char *device, size_t dcap,
         uint64_t v;
         if (!strcmp(key, "device")) {
             RETURN_ERROR_IF(!val[0] || strlen(val) >= dcap, HAY_ERR_INVALID);
-            snprintf(device, dcap, "%s", val);
+            memcpy(device, val, strlen(val) + 1);
         } else if (!strcmp(key, "threads")) {
             RETURN_ERROR_IF(hay_param_uint(val, &v) < 0 || v == 0 || v > 4096, HAY_ERR_INVALID);
             *threads = v;

@@ -133,7 +133,7 @@ static hay_status parse_knobs(const char *params, knobs *kn)
         bool num = hay_param_uint(val, &v) == 0;
         if (!strcmp(key, "device")) {
             RETURN_ERROR_IF(!val[0] || strlen(val) >= sizeof kn->device, HAY_ERR_INVALID);
-            snprintf(kn->device, sizeof kn->device, "%s", val);
+            memcpy(kn->device, val, strlen(val) + 1);
         } else if (!strcmp(key, "transfer")) {
             RETURN_ERROR_IF(strcmp(val, "copy") && strcmp(val, "map"), HAY_ERR_INVALID);
             kn->transfer = !strcmp(val, "map");
