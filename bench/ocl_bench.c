@@ -7,6 +7,7 @@
  *
  *   hay_ocl_bench --data DIR [--size 10M] [--npat 1000] [--maxlen 128]
  *                 [--runs 5] [--device P:D] [--csv FILE] [--rows paper|all]
+ *   hay_ocl_bench --sw QUERY.fa TARGET.fa [--runs 5] [--device P:D]
  *
  * Workload as in the paper: the first 1,000 Snort content strings of at
  * most 128 bytes (DIR/patterns/snort-community.txt, \xHH decoded) over
@@ -21,11 +22,18 @@
  * the automaton on the CPU plus its tables on the device, per compile.
  * write, kernel and read are medians of --runs scans after one warm-up.
  * Energy (NVIDIA, NVML) of a phase is its mean over all the runs, which
- * smooths the counter's millisecond steps.
+ * smooths the counter's millisecond steps; the device's idle power (1 s
+ * of sleep, before the rows) is printed so that it can be subtracted.
+ *
+ * --sw times the anti-diagonal Smith-Waterman kernel on one DNA pair
+ * (match 2, mismatch -3, gap open 5, extend 2) and checks its score, cell
+ * and tie rule against a scalar reference computed here.
  */
 #include "haystack.h"
 #include "../programs/patfile.h"
 #include "../src/opencl/hay_opencl.h"
+#include "../src/align/sw_device.h"
+#include "../src/core/energy.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -198,11 +206,127 @@ static int init_child(const hay_pattern *p, size_t n, const char *params,
     return r == (ssize_t)(2 * sizeof *out) && out[0] >= 0 ? 0 : -1;
 }
 
+/* FASTA to codes 0..3 (A, C, G, T; other letters skipped). */
+static uint8_t *read_dna(const char *path, size_t *n)
+{
+    size_t len;
+    uint8_t *f = read_file(path, &len);
+    if (!f)
+        return NULL;
+    uint8_t *c = malloc(len ? len : 1);
+    size_t k = 0;
+    bool header = false;
+    for (size_t i = 0; i < len; i++) {
+        if (f[i] == '>')
+            header = true;
+        if (f[i] == '\n') {
+            header = false;
+            continue;
+        }
+        const char *acgt = "ACGT", *hit = header ? NULL : memchr(acgt, f[i] & ~0x20, 4);
+        if (hit)
+            c[k++] = (uint8_t)(hit - acgt);
+    }
+    free(f);
+    *n = k;
+    return c;
+}
+
+/* Gotoh, row by row; the first best cell in row-major order. */
+static void sw_scalar(const hay_sw_problem *p, int32_t *score, uint64_t *qe, uint64_t *te)
+{
+    const int32_t NEG = -(1 << 29);
+    int32_t *h = calloc(p->n + 1, 4), *f = malloc((p->n + 1) * 4);
+    for (size_t j = 0; j <= p->n; j++)
+        f[j] = NEG;
+    *score = 0;
+    *qe = *te = 0;
+    for (size_t i = 0; i < p->m; i++) {
+        int32_t diag = 0, e = NEG, left = 0;
+        const int32_t *mrow = p->matrix + p->q[i] * p->alpha;
+        for (size_t j = 0; j < p->n; j++) {
+            int32_t up = h[j + 1];
+            int32_t e1 = e - p->gap_extend, e2 = left - p->gap_open;
+            e = e1 > e2 ? e1 : e2;
+            int32_t f1 = f[j + 1] - p->gap_extend, f2 = up - p->gap_open;
+            int32_t fv = f1 > f2 ? f1 : f2;
+            f[j + 1] = fv;
+            int32_t v = diag + mrow[p->t[j]];
+            v = v > 0 ? v : 0;
+            v = v > e ? v : e;
+            v = v > fv ? v : fv;
+            diag = up;
+            h[j + 1] = left = v;
+            if (v > *score) {
+                *score = v;
+                *qe = i;
+                *te = j;
+            }
+        }
+    }
+    free(h);
+    free(f);
+}
+
+static int sw_main(const char *qpath, const char *tpath, int runs, const char *device)
+{
+    size_t m, n;
+    uint8_t *q = read_dna(qpath, &m), *t = read_dna(tpath, &n);
+    if (!q || !t || !m || !n) {
+        fprintf(stderr, "hay_ocl_bench: cannot read DNA from %s and %s\n", qpath, tpath);
+        return 2;
+    }
+    int32_t mat[16];
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            mat[a * 4 + b] = a == b ? 2 : -3;
+    hay_sw_problem p = { q, m, t, n, mat, 4, 5, 2 };
+    double t0 = now();
+    int32_t want;
+    uint64_t qe, te;
+    sw_scalar(&p, &want, &qe, &te);
+    double scalar = now() - t0;
+    char params[96] = "";
+    if (device)
+        snprintf(params, sizeof params, "device=%s", device);
+    double tot[MAX_RUNS], comp[MAX_RUNS], sync[MAX_RUNS], copy[MAX_RUNS];
+    hay_sw_device_result r;
+    int bad = 0;
+    for (int k = 0; k <= runs; k++) {   /* run 0: warm-up (program, first launch) */
+        int s = hay_opencl_sw_score(&p, "simple", device ? params : NULL, &r);
+        if (s != 0 || r.score != want || r.q_end != qe || r.t_end != te) {
+            fprintf(stderr, "sw: status %d score %d at (%llu, %llu), scalar %d at (%llu, %llu)\n",
+                    s, r.score, (unsigned long long)r.q_end, (unsigned long long)r.t_end,
+                    want, (unsigned long long)qe, (unsigned long long)te);
+            bad = 1;
+        }
+        if (k) {
+            tot[k - 1] = r.seconds_total;
+            comp[k - 1] = r.seconds_compute;
+            sync[k - 1] = r.seconds_sync;
+            copy[k - 1] = r.seconds_copy;
+        }
+    }
+    double mt = median(tot, runs);
+    printf("sw simple: %s (%zu) x %s (%zu) = %.0f Mcells, score %d at (%llu, %llu) %s; "
+           "device: total %.1f ms (compute %.1f, launches/sync %.1f, copy %.1f), "
+           "%.2f GCUPS, %d launches of %d x %d; scalar CPU reference %.1f ms (%.2f GCUPS)\n",
+           qpath, m, tpath, n, (double)m * n / 1e6, want, (unsigned long long)qe,
+           (unsigned long long)te, bad ? "MISMATCH" : "ok", mt * 1e3,
+           median(comp, runs) * 1e3, median(sync, runs) * 1e3, median(copy, runs) * 1e3,
+           (double)m * n / mt / 1e9, (int)(m + n - 1), r.blocks, r.threads, scalar * 1e3,
+           (double)m * n / scalar / 1e9);
+    free(q);
+    free(t);
+    return bad;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: hay_ocl_bench --data DIR [--size 10M] [--npat 1000] "
                     "[--maxlen 128] [--runs 5] [--device P:D] [--csv FILE] "
-                    "[--rows paper|all]\n");
+                    "[--rows paper|all]\n"
+                    "       hay_ocl_bench --sw QUERY.fa TARGET.fa [--runs 5] [--device P:D]\n");
 }
 
 static const char *fmt_j(double j, char *buf, size_t cap)
@@ -217,8 +341,14 @@ static const char *fmt_j(double j, char *buf, size_t cap)
 int main(int argc, char **argv)
 {
     cfg c = { NULL, NULL, NULL, "paper", (size_t)10 << 20, 1000, 128, 5 };
+    const char *sw_q = NULL, *sw_t = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--sw") && i + 2 < argc) {
+            sw_q = argv[++i];
+            sw_t = argv[++i];
+            continue;
+        }
         if (!v) {
             usage();
             return 2;
@@ -245,6 +375,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (sw_q && c.runs >= 1 && c.runs <= MAX_RUNS)
+        return sw_main(sw_q, sw_t, c.runs, c.device);
     if (!c.data || c.runs < 1 || c.runs > MAX_RUNS || !c.size || !c.npat) {
         usage();
         return 2;
@@ -303,6 +435,19 @@ int main(int argc, char **argv)
     }
     double ic = median(init_cold, ncold), iw = median(init_warm, nwarm);
 
+    /* The device's idle power, to subtract from the phases if wanted. */
+    double idle_w = -1;
+    hay_energy *meter = hay_energy_open(-1, -1);
+    if (meter) {
+        double j0 = hay_energy_read(meter), s0 = now();
+        usleep(1000000);
+        double j1 = hay_energy_read(meter), s1 = now();
+        if (j0 >= 0 && j1 >= 0)
+            idle_w = (j1 - j0) / (s1 - s0);
+        printf("idle power: %.1f W (%s)\n", idle_w, hay_energy_method(meter));
+        hay_energy_close(meter);
+    }
+
     /* The CPU: the sequential automaton (the paper's baseline) and all cores. */
     hay_compile_opts co;
     hay_compile_opts_init(&co);
@@ -355,7 +500,7 @@ int main(int argc, char **argv)
     if (csv)
         fprintf(csv, "transfer,local,wg,bpw,table,prepare_ms,write_ms,kernel_ms,read_ms,"
                      "gpu_total_ms,tx_overhead,speedup_vs_cpu1,prepare_j,write_j,kernel_j,"
-                     "read_j,energy_method,matches,ok\n");
+                     "read_j,energy_method,idle_w,matches,ok\n");
     printf("| transfer | local | wg | bpw | prepare ms | write ms | kernel ms | read ms | "
            "total ms | tx ovh | vs CPU 1T | vs CPU all | J write | J kernel | J read | check |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -425,11 +570,11 @@ int main(int argc, char **argv)
                fmt_j(jr < 0 ? -1 : jr / c.runs, d, sizeof d), ok ? "ok" : "FAIL");
         if (csv)
             fprintf(csv, "%s,%d,%d,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.4f,%.4f,%.4f,"
-                         "%.4f,%s,%llu,%d\n", w->transfer, w->local, w->wg, w->bpw, table,
+                         "%.4f,%s,%.2f,%llu,%d\n", w->transfer, w->local, w->wg, w->bpw, table,
                     mp * 1e3, mw * 1e3, mk * 1e3, mr * 1e3, tot * 1e3, (mw + mr) / tot,
                     cpu1 / tot, jp < 0 ? -1 : jp / c.runs, jw < 0 ? -1 : jw / c.runs,
                     jk < 0 ? -1 : jk / c.runs, jr < 0 ? -1 : jr / c.runs, method,
-                    (unsigned long long)want, ok);
+                    idle_w, (unsigned long long)want, ok);
         if (!ok)
             bad = 1;
         fprintf(stderr, "row %zu: %s\n", ri, how);
