@@ -340,6 +340,7 @@ static const char *fmt_j(double j, char *buf, size_t cap)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* rows appear as they finish */
     cfg c = { NULL, NULL, NULL, "paper", (size_t)10 << 20, 1000, 128, 5 };
     const char *sw_q = NULL, *sw_t = NULL;
     for (int i = 1; i < argc; i++) {
