@@ -334,6 +334,24 @@ out:
     free(bin);
 }
 
+/* The compiler's messages, for whoever set $HAY_OPENCL_BUILD_LOG to a file
+ * name (the library prints nothing). */
+static void save_build_log(const hay_ocl_dev *d, cl_program p)
+{
+    const char *path = getenv("HAY_OPENCL_BUILD_LOG");
+    size_t n = 0;
+    if (!path || !*path ||
+        clGetProgramBuildInfo(p, d->did, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS)
+        return;
+    char *log = malloc(n + 1);
+    FILE *f = log ? fopen(path, "w") : NULL;
+    if (f && clGetProgramBuildInfo(p, d->did, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
+        fwrite(log, 1, strnlen(log, n), f);
+    if (f)
+        fclose(f);
+    free(log);
+}
+
 static hay_status build_program(hay_ocl_dev *d, int prog, int use_cache)
 {
     char key[2048], file[1024];
@@ -350,6 +368,7 @@ static hay_status build_program(hay_ocl_dev *d, int prog, int use_cache)
     RETURN_ERROR_IF(err != CL_SUCCESS, hay_ocl_status(err));
     err = clBuildProgram(p, 1, &d->did, BUILD_OPTIONS, NULL, NULL);
     if (err != CL_SUCCESS) {
+        save_build_log(d, p);
         clReleaseProgram(p);
         /* A kernel the device's compiler rejects: the device cannot run
          * this backend. */
