@@ -226,6 +226,21 @@ static void check_knobs(void)
                         hay_patterns_free(set);
                     }
                 }
+    /* transfer=pinned (not in the paper): both local settings */
+    for (int l = 0; l < 2; l++) {
+        char params[96], what[160];
+        snprintf(params, sizeof params, "transfer=pinned,local=%d,wg=64,bpw=4", l);
+        hay_patterns *set = NULL;
+        snprintf(what, sizeof what, "pfac %s", params);
+        hay_status s = compile(pats, np, false, "pfac", params, &set);
+        if (CHECK(s == HAY_OK, "%s: compile %s", what, hay_strerror(s))) {
+            char buf[256];
+            hay_opencl_describe_set(set, buf, sizeof buf);
+            CHECK(strstr(buf, "transfer=pinned") != NULL, "%s: %s", what, buf);
+            check_all(what, set, text, len, &exp[0], 0, pats, np);
+            hay_patterns_free(set);
+        }
+    }
     printf("knobs: %d combinations of transfer x local x wg x bpw, PFAC and brute force\n",
            combo);
     for (int cl = 0; cl < 2; cl++) {

@@ -14,6 +14,7 @@
  */
 #include "ocl_rt.h"
 #include "ocl_kernels.h"   /* generated: the .cl files as strings */
+#include "../core/energy.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -471,6 +472,37 @@ hay_status hay_ocl_buffer(const hay_ocl_dev *d, cl_mem_flags flags,
         return hay_ocl_status(err);
     }
     return HAY_OK;
+}
+
+/* Energy meters, one per GPU, for the life of the process. */
+#define MAX_METERS 16
+static struct meter_slot {
+    int domain, bus;
+    bool tried;
+    hay_energy *e;
+} meters[MAX_METERS];
+
+hay_energy *hay_ocl_meter(int pci_domain, int pci_bus)
+{
+    hay_energy *e = NULL;
+    pthread_mutex_lock(&table_lock);
+    int free_slot = -1;
+    for (int i = 0; i < MAX_METERS; i++) {
+        if (meters[i].tried && meters[i].domain == pci_domain && meters[i].bus == pci_bus) {
+            e = meters[i].e;
+            free_slot = -2;
+            break;
+        }
+        if (!meters[i].tried && free_slot == -1)
+            free_slot = i;
+    }
+    if (free_slot >= 0) {
+        meters[free_slot] = (struct meter_slot){ pci_domain, pci_bus, true,
+                                                 hay_energy_open(pci_domain, pci_bus) };
+        e = meters[free_slot].e;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return e;
 }
 
 /* Parameters ----------------------------------------------------------------- */

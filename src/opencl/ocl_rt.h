@@ -62,6 +62,11 @@ hay_status hay_ocl_open(const char *spec, int prog, int use_cache,
 hay_status hay_ocl_peek(const char *spec, int *nvidia, int *pci_domain,
                         int *pci_bus);
 
+/* The energy meter of the NVIDIA GPU at (pci_domain, pci_bus), opened
+ * once per process and kept (NVML's start-up costs tens of milliseconds);
+ * NULL when unavailable.  See src/core/energy.h. */
+struct hay_energy *hay_ocl_meter(int pci_domain, int pci_bus);
+
 /* Where compiled programs are cached: $HAY_CACHE_DIR, else
  * $XDG_CACHE_HOME/haystack, else $HOME/.cache/haystack ("" if none). */
 void hay_ocl_cache_dir(char *buf, size_t cap);

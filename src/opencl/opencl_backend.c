@@ -19,11 +19,14 @@
  * Parameters (hay_compile_opts.params, "key=value,..."):
  *   device=P:D   platform P, device D (or a flat index N, as `hay devices`
  *                lists them); default $HAY_OPENCL_DEVICE, else the first GPU
- *   transfer=copy|map   clEnqueueWriteBuffer/ReadBuffer, or buffers in
- *                host-accessible memory (CL_MEM_ALLOC_HOST_PTR) filled and
- *                read through clEnqueueMapBuffer (zero-copy where the device
- *                shares the host's memory); default map on such devices,
- *                else copy
+ *   transfer=copy|map|pinned   clEnqueueWriteBuffer/ReadBuffer from and
+ *                to the caller's memory; or buffers in host-accessible
+ *                memory (CL_MEM_ALLOC_HOST_PTR) filled and read through
+ *                clEnqueueMapBuffer (zero-copy where the device shares the
+ *                host's memory); or (not in the paper) Write/ReadBuffer
+ *                through a pinned staging buffer mapped once, which discrete
+ *                GPUs copy at full bus speed; default map on devices with
+ *                unified memory, else copy
  *   local=0|1    stage the root row, byte classes and the group's text in
  *                local memory (default 0: the paper found it slower)
  *   wg=N         work-group size, a power of two (default 256, or the
@@ -85,7 +88,7 @@ enum { R_PARTIAL, R_RED, R_COUNTS, R_LIST, R_FLAGS, R_CAP };
 
 typedef struct knobs {
     char device[64];
-    int transfer;          /* -1 auto, 0 copy, 1 map */
+    int transfer;          /* -1 auto, 0 copy, 1 map, 2 pinned */
     int local;
     uint64_t wg, bpw;      /* 0: default */
     int table;             /* 0 auto, 1 dense, 2 compact */
@@ -96,7 +99,7 @@ typedef struct knobs {
 typedef struct ocl_state {
     hay_ocl_dev *dev;
     knobs kn;
-    int algo, map, dense;
+    int algo, map, pinned, dense;
     size_t wg, bpw, staged, cap;
     cl_command_queue q;
     cl_kernel k[NMODES];
@@ -110,11 +113,16 @@ typedef struct ocl_state {
     size_t text_cap, partial_cap;
     uint64_t piece;        /* current piece size (halved on out-of-memory) */
     uint64_t *keys, *tmp;  /* host copies of one launch's list */
+    cl_mem h_stage;        /* transfer=pinned: the staging buffer, mapped */
+    void *stage;
+    size_t stage_cap;
     uint32_t *hcounts;
     /* phases paid at compile, reported by the first scan */
     double init_s, prep_s, init_j, prep_j;
     bool reported;
-    hay_energy *meter;
+    hay_energy *meter;     /* the device's (process-wide, see ocl_rt.c) or NULL */
+    bool metering;         /* read it in this scan (only when stats are asked:
+                              a reading costs a driver call of ~ms) */
     /* per scan */
     double phase_s[NPHASES], phase_j[NPHASES];
 } ocl_state;
@@ -135,8 +143,9 @@ static hay_status parse_knobs(const char *params, knobs *kn)
             RETURN_ERROR_IF(!val[0] || strlen(val) >= sizeof kn->device, HAY_ERR_INVALID);
             memcpy(kn->device, val, strlen(val) + 1);
         } else if (!strcmp(key, "transfer")) {
-            RETURN_ERROR_IF(strcmp(val, "copy") && strcmp(val, "map"), HAY_ERR_INVALID);
-            kn->transfer = !strcmp(val, "map");
+            RETURN_ERROR_IF(strcmp(val, "copy") && strcmp(val, "map") && strcmp(val, "pinned"),
+                            HAY_ERR_INVALID);
+            kn->transfer = !strcmp(val, "map") ? 1 : !strcmp(val, "pinned") ? 2 : 0;
         } else if (!strcmp(key, "local")) {
             RETURN_ERROR_IF(!num || v > 1, HAY_ERR_INVALID);
             kn->local = (int)v;
@@ -175,7 +184,7 @@ static hay_status parse_knobs(const char *params, knobs *kn)
 
 static double joules(ocl_state *st)
 {
-    return st->meter ? hay_energy_read(st->meter) : -1;
+    return st->meter && st->metering ? hay_energy_read(st->meter) : -1;
 }
 
 /* Buffers ---------------------------------------------------------------------------- */
@@ -225,9 +234,49 @@ static cl_int ensure(ocl_state *st, cl_mem *m, size_t *have, size_t size,
     return err;
 }
 
+static void stage_release(ocl_state *st)
+{
+    if (st->stage)
+        clEnqueueUnmapMemObject(st->q, st->h_stage, st->stage, 0, NULL, NULL);
+    if (st->h_stage)
+        clFinish(st->q);
+    release(&st->h_stage);
+    st->stage = NULL;
+    st->stage_cap = 0;
+}
+
+/* transfer=pinned: a staging buffer of at least n bytes, mapped. */
+static cl_int stage_ensure(ocl_state *st, size_t n)
+{
+    if (st->stage && st->stage_cap >= n)
+        return CL_SUCCESS;
+    stage_release(st);
+    size_t size = n < ((size_t)1 << 20) ? (size_t)1 << 20 : n;
+    cl_int err;
+    hay_ocl_buffer(st->dev, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, &st->h_stage, &err);
+    if (err != CL_SUCCESS)
+        return err;
+    st->stage = clEnqueueMapBuffer(st->q, st->h_stage, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                   0, size, 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        st->stage = NULL;
+        release(&st->h_stage);
+        return err;
+    }
+    st->stage_cap = size;
+    return CL_SUCCESS;
+}
+
 /* host -> device: data[0, n) to the start of buf. */
 static cl_int put(ocl_state *st, cl_mem buf, const void *data, size_t n)
 {
+    if (st->pinned) {
+        cl_int err = stage_ensure(st, n);
+        if (err != CL_SUCCESS)
+            return err;
+        memcpy(st->stage, data, n);
+        return clEnqueueWriteBuffer(st->q, buf, CL_TRUE, 0, n, st->stage, 0, NULL, NULL);
+    }
     if (!st->map)
         return clEnqueueWriteBuffer(st->q, buf, CL_TRUE, 0, n, data, 0, NULL, NULL);
     cl_int err;
@@ -245,6 +294,14 @@ static cl_int get_at(ocl_state *st, cl_mem buf, size_t off, void *out, size_t n)
 {
     if (n == 0)
         return CL_SUCCESS;
+    if (st->pinned) {
+        cl_int err = stage_ensure(st, n);
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(st->q, buf, CL_TRUE, off, n, st->stage, 0, NULL, NULL);
+        if (err == CL_SUCCESS)
+            memcpy(out, st->stage, n);
+        return err;
+    }
     if (!st->map)
         return clEnqueueReadBuffer(st->q, buf, CL_TRUE, off, n, out, 0, NULL, NULL);
     cl_int err;
@@ -274,15 +331,28 @@ typedef struct phase_mark {
     double t, j;
 } phase_mark;
 
+/* The start of a phase: the meter first, so that the time of reading it
+ * (a driver call) stays out of the phase. */
 static phase_mark mark(ocl_state *st)
 {
-    phase_mark m = { hay_now(), joules(st) };
+    phase_mark m;
+    m.j = joules(st);
+    m.t = hay_now();
+    return m;
+}
+
+/* The end of a phase: the clock first. */
+static phase_mark mark_end(ocl_state *st)
+{
+    phase_mark m;
+    m.t = hay_now();
+    m.j = joules(st);
     return m;
 }
 
 static void account(ocl_state *st, int phase, phase_mark m0)
 {
-    phase_mark m1 = mark(st);
+    phase_mark m1 = mark_end(st);
     st->phase_s[phase] += m1.t - m0.t;
     if (m0.j >= 0 && m1.j >= 0 && st->phase_j[phase] >= 0)
         st->phase_j[phase] += m1.j - m0.j;
@@ -502,6 +572,7 @@ static hay_status run_scan(const hay_patterns *set, const uint8_t *data,
     pthread_mutex_lock(&st->lock);
     for (int i = 0; i < NPHASES; i++)
         st->phase_s[i] = st->phase_j[i] = 0;
+    st->metering = o->stats != NULL;
     double j0 = joules(st);
     sink sk = { set, rq->fn, rq->ctx, 0, 0, 0, false };
     uint64_t back = set->max_len - 1;
@@ -520,6 +591,7 @@ static hay_status run_scan(const hay_patterns *set, const uint8_t *data,
                 release(&st->d_text);
                 release(&st->d_partial);
                 st->text_cap = st->partial_cap = 0;
+                stage_release(st);
                 if (sk.done_end > s)
                     s = sk.done_end;
                 continue;
@@ -556,7 +628,7 @@ static hay_status run_scan(const hay_patterns *set, const uint8_t *data,
         x->copy_in_joules = st->phase_j[PHASE_WRITE];
         x->kernel_joules = st->phase_j[PHASE_KERNEL];
         x->copy_out_joules = st->phase_j[PHASE_READ];
-        if (!st->meter)
+        if (!st->meter || j0 < 0 || j1 < 0)
             x->init_joules = x->prepare_joules = x->copy_in_joules =
                 x->kernel_joules = x->copy_out_joules = -1;
         x->energy_method = hay_energy_method(st->meter);
@@ -609,6 +681,8 @@ static void state_free(const hay_patterns *set, ocl_state *st)
     for (int i = 0; i < NMODES; i++)
         if (st->k[i])
             clReleaseKernel(st->k[i]);
+    if (st->q)
+        stage_release(st);
     cl_mem *bufs[] = { &st->d_root, &st->d_cls, &st->d_t0, &st->d_t2, &st->d_t3,
                        &st->d_out_first, &st->d_out_id, &st->d_pat, &st->d_text,
                        &st->d_partial, &st->d_counts, &st->d_list, &st->d_flags };
@@ -620,7 +694,6 @@ static void state_free(const hay_patterns *set, ocl_state *st)
     free(st->keys);
     free(st->tmp);
     free(st->hcounts);
-    hay_energy_close(st->meter);
     pthread_mutex_destroy(&st->lock);
     free(st);
 }
@@ -802,7 +875,8 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
     if (s < 0)
         goto fail;
     if (nvidia)
-        st->meter = hay_energy_open(dom, bus);
+        st->meter = hay_ocl_meter(dom, bus);
+    st->metering = true;
     phase_mark m0 = mark(st);
     double ignored;
     s = hay_ocl_open(kn.device[0] ? kn.device : NULL, HAY_OCL_PROG_SEARCH, kn.cache,
@@ -814,8 +888,9 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
     s = hay_ocl_status(err);
     if (s < 0)
         goto fail;
-    st->map = kn.transfer >= 0 ? kn.transfer : st->dev->unified;
-    phase_mark m1 = mark(st);
+    st->map = kn.transfer >= 0 ? kn.transfer == 1 : st->dev->unified;
+    st->pinned = kn.transfer == 2;
+    phase_mark m1 = mark_end(st);
     st->init_s = m1.t - m0.t;
     st->init_j = m0.j >= 0 && m1.j >= 0 ? m1.j - m0.j : -1;
 
@@ -860,7 +935,7 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
     s = hay_ocl_status(err);
     if (s < 0)
         goto fail;
-    phase_mark m2 = mark(st);
+    phase_mark m2 = mark_end(st);
     st->prep_s = m2.t - m1.t;
     st->prep_j = m1.j >= 0 && m2.j >= 0 ? m2.j - m1.j : -1;
 
@@ -883,7 +958,7 @@ hay_status hay_opencl_describe_set(const hay_patterns *set, char *buf, size_t ca
     snprintf(buf, cap, "device=%d:%d algo=%s transfer=%s local=%d wg=%zu bpw=%zu "
              "table=%s staged=%zu cap=%zu piece=%llu energy=%s",
              st->dev->platform, st->dev->device, st->algo == ALGO_PFAC ? "pfac" : "brute",
-             st->map ? "map" : "copy", st->kn.local, st->wg, st->bpw,
+             st->pinned ? "pinned" : st->map ? "map" : "copy", st->kn.local, st->wg, st->bpw,
              st->algo == ALGO_BRUTE ? "-" : st->dense ? "dense" : "compact",
              st->staged, st->cap, (unsigned long long)st->piece,
              hay_energy_method(st->meter));
