@@ -252,6 +252,13 @@ typedef struct hay_scan_stats {
     uint64_t bytes;            /* haystack bytes searched */
     uint64_t matches;          /* matches found (before any callback stop) */
     double energy_joules;      /* device energy over the call, or < 0 */
+    /* Energy of each phase above, or < 0 when no counter could be read
+     * (OpenCL on NVIDIA devices: NVML).  A counter that advances every few
+     * milliseconds makes short phases coarse. */
+    double init_joules, prepare_joules, copy_in_joules, kernel_joules,
+           copy_out_joules;
+    const char *energy_method; /* "energy-counter", "power-sampling",
+                                  "unavailable" (static text), or NULL */
 } hay_scan_stats;
 
 typedef struct hay_scan_opts {

@@ -43,12 +43,17 @@ typedef struct config {
     const char *algo;
     hay_schedule schedule;
     size_t chunk;
+    const char *device;   /* --device: the engine parameter device=... */
+    const char *params;   /* --params */
+    char *params_all;     /* both, as given to hay_compile_opts.params */
 } config;
 
 typedef struct totals {
     double compile_s, map_s, scan_s;
     uint64_t bytes;
     bool any_match, error;
+    hay_scan_stats dev;   /* device phases summed over the files */
+    unsigned dev_scans;
 } totals;
 
 typedef struct span {
@@ -118,6 +123,11 @@ static void usage_find(FILE *f)
 "      --schedule=KIND       dynamic (default) or static chunk scheduling\n"
 "      --chunk-size=BYTES    chunk size for dynamic scheduling\n"
 "      --stats               print the engine choice and time per phase\n"
+"                            (GPU backends: init, prepare, write, kernel, read,\n"
+"                            with energy where the device reports it)\n"
+"      --device=P:D          OpenCL platform P, device D (see 'hay devices')\n"
+"      --params=K=V,...      engine parameters (e.g. OpenCL: transfer=copy|map,\n"
+"                            local=0|1, wg=N, bpw=N, table=dense|compact)\n"
 "      --no-progress         no progress bar on a terminal\n"
 "\n"
 "Exit status: 0 if a line was selected, 1 if none, 2 on error.\n", f);
@@ -131,7 +141,11 @@ enum {
     OPT_NO_PROGRESS, OPT_HELP
 };
 
+enum { OPT_DEVICE = 400, OPT_PARAMS };
+
 static const struct option long_opts[] = {
+    { "device", required_argument, NULL, OPT_DEVICE },
+    { "params", required_argument, NULL, OPT_PARAMS },
     { "regexp", required_argument, NULL, 'e' },
     { "file", required_argument, NULL, 'f' },
     { "escapes", no_argument, NULL, OPT_ESCAPES },
@@ -253,6 +267,8 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
             }
             break;
         case OPT_ALGO: cf->algo = optarg; break;
+        case OPT_DEVICE: cf->device = optarg; break;
+        case OPT_PARAMS: cf->params = optarg; break;
         case OPT_THREADS: {
             uint64_t v;
             if (cli_parse_size(optarg, &v) < 0 || v > 4096) {
@@ -307,6 +323,16 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
     cf->color = color_mode == 1 ||
                 (color_mode == 2 && isatty(STDOUT_FILENO) &&
                  getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0);
+    if (cf->device || cf->params) {
+        size_t n = (cf->device ? strlen(cf->device) : 0) +
+                   (cf->params ? strlen(cf->params) : 0) + 16;
+        cf->params_all = malloc(n);
+        if (!cf->params_all)
+            goto out;
+        snprintf(cf->params_all, n, "%s%s%s%s", cf->device ? "device=" : "",
+                 cf->device ? cf->device : "", cf->device && cf->params ? "," : "",
+                 cf->params ? cf->params : "");
+    }
     *first_file = optind;
     rc = 0;
 out:
@@ -640,6 +666,10 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
 
     hay_scan_opts so;
     hay_scan_opts_init(&so);
+    hay_scan_stats sst;
+    memset(&sst, 0, sizeof sst);
+    if (cf->stats)
+        so.stats = &sst;
     so.threads = cf->threads;
     so.schedule = cf->schedule;
     so.chunk_size = cf->chunk;
@@ -671,6 +701,23 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
     }
     r->t.scan_s += cli_now() - t0;
     r->t.bytes += len;
+    if (sst.backend != HAY_BACKEND_AUTO) {   /* the backend filled it in */
+        hay_scan_stats *d = &r->t.dev;
+        double *j[] = { &d->init_joules, &d->prepare_joules, &d->copy_in_joules,
+                        &d->kernel_joules, &d->copy_out_joules, &d->energy_joules };
+        const double add[] = { sst.init_joules, sst.prepare_joules, sst.copy_in_joules,
+                               sst.kernel_joules, sst.copy_out_joules, sst.energy_joules };
+        for (int k = 0; k < 6; k++)
+            *j[k] = (*j[k] < 0 || add[k] < 0) ? -1 : *j[k] + add[k];
+        d->init_seconds += sst.init_seconds;
+        d->prepare_seconds += sst.prepare_seconds;
+        d->copy_in_seconds += sst.copy_in_seconds;
+        d->kernel_seconds += sst.kernel_seconds;
+        d->copy_out_seconds += sst.copy_out_seconds;
+        d->total_seconds += sst.total_seconds;
+        d->energy_method = sst.energy_method;
+        r->t.dev_scans++;
+    }
 
     if (s.nomem)
         st = HAY_ERR_NOMEM;
@@ -870,6 +917,7 @@ static int compile_set(run *r)
     co.flags = cf->icase ? HAY_CASELESS : 0;
     co.backend = cf->backend;
     co.algo = cf->algo;
+    co.params = cf->params_all;
     double t0 = cli_now();
     hay_status st = hay_patterns_compile(cf->pats.items, cf->pats.n, &co, &r->set);
     r->t.compile_s = cli_now() - t0;
@@ -896,6 +944,12 @@ static int compile_set(run *r)
     if (st == HAY_ERR_TOO_LARGE) {
         fprintf(stderr, "hay: a pattern is longer than %u bytes, or there are more "
                         "than %u patterns\n", HAY_MAX_PATTERN_LEN, HAY_MAX_PATTERNS);
+        return -1;
+    }
+    if (st == HAY_ERR_INVALID && cf->params_all) {
+        fprintf(stderr, "hay: backend %s: invalid --device or --params '%s' "
+                        "(see 'hay devices' and 'hay find --help')\n",
+                hay_backend_name(cf->backend), cf->params_all);
         return -1;
     }
     if (st < 0) {
@@ -937,6 +991,27 @@ static void print_stats(const run *r, double total_s)
             r->t.scan_s > 0 ? (double)r->t.bytes / r->t.scan_s / 1e9 : 0.0);
     fprintf(stderr, "stats: phase=total seconds=%.6f gbps=%.3f\n", total_s,
             total_s > 0 ? (double)r->t.bytes / total_s / 1e9 : 0.0);
+    if (r->t.dev_scans) {
+        /* The device's own phases (pfac-opencl-mobile-energy.txt's split). */
+        const hay_scan_stats *d = &r->t.dev;
+        const char *names[] = { "init", "prepare", "write", "kernel", "read" };
+        const double secs[] = { d->init_seconds, d->prepare_seconds, d->copy_in_seconds,
+                                d->kernel_seconds, d->copy_out_seconds };
+        const double js[] = { d->init_joules, d->prepare_joules, d->copy_in_joules,
+                              d->kernel_joules, d->copy_out_joules };
+        for (int k = 0; k < 5; k++) {
+            fprintf(stderr, "stats: device phase=%s seconds=%.6f", names[k], secs[k]);
+            if (js[k] >= 0)
+                fprintf(stderr, " joules=%.4f\n", js[k]);
+            else
+                fprintf(stderr, " joules=unavailable\n");
+        }
+        fprintf(stderr, "stats: device energy=%s", d->energy_method ? d->energy_method
+                                                                    : "unavailable");
+        if (d->energy_joules >= 0)
+            fprintf(stderr, " joules=%.4f", d->energy_joules);
+        fputc('\n', stderr);
+    }
 }
 
 int find_main(int argc, char **argv)
@@ -945,6 +1020,7 @@ int find_main(int argc, char **argv)
     config cf;
     int first;
     if (parse_opts(argc, argv, &cf, &first) < 0) {
+        free(cf.params_all);
         pat_list_free(&cf.pats);
         return 2;
     }
@@ -981,6 +1057,7 @@ out:
     fflush(stdout);
     hay_scratch_free(r.scratch);
     hay_patterns_free(r.set);
+    free(cf.params_all);
     pat_list_free(&cf.pats);
     return rc;
 }

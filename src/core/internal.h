@@ -97,6 +97,7 @@ struct hay_patterns {
     const char *reason;
     double compile_seconds;
     char *params;               /* copy of hay_compile_opts.params or NULL */
+    const char *algo_name;      /* backends without a hay_engine: the algorithm */
 };
 
 static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)

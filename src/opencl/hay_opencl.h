@@ -1,0 +1,22 @@
+/*
+ * hay_opencl.h - entry points of the OpenCL backend beyond the ops table,
+ * for tests, benchmarks and the alignment front end.  Plain C, no OpenCL
+ * headers.  (Smith-Waterman: see src/align/sw_device.h.)
+ */
+#ifndef HAY_OPENCL_H
+#define HAY_OPENCL_H
+
+#include "haystack.h"
+
+#include <stddef.h>
+
+/*
+ * Writes the knobs in effect for a set compiled for the OpenCL backend
+ * (device, algorithm, transfer, local, wg, bpw, table, staged bytes, list
+ * capacity, piece size, energy method) into buf as "key=value" words.
+ * HAY_ERR_INVALID for a set of another backend.
+ */
+hay_status hay_opencl_describe_set(const hay_patterns *set, char *buf,
+                                   size_t cap);
+
+#endif
