@@ -43,12 +43,16 @@ typedef struct config {
     const char *algo;
     hay_schedule schedule;
     size_t chunk;
+    const char *params;   /* --params: engine and driver knobs */
 } config;
 
 typedef struct totals {
     double compile_s, map_s, scan_s;
     uint64_t bytes;
     bool any_match, error;
+    /* The library's per-scan stats, summed over files. */
+    hay_scan_stats lib;
+    bool lib_ran;
 } totals;
 
 typedef struct span {
@@ -118,6 +122,8 @@ static void usage_find(FILE *f)
 "      --schedule=KIND       dynamic (default) or static chunk scheduling\n"
 "      --chunk-size=BYTES    chunk size for dynamic scheduling\n"
 "      --stats               print the engine choice and time per phase\n"
+"      --params=K=V,...      engine and GPU driver knobs (e.g. table=tex,bpt=4;\n"
+"                            see docs/DESIGN.md \"CUDA backend\")\n"
 "      --no-progress         no progress bar on a terminal\n"
 "\n"
 "Exit status: 0 if a line was selected, 1 if none, 2 on error.\n", f);
@@ -128,7 +134,7 @@ static void usage_find(FILE *f)
 enum {
     OPT_ESCAPES = 256, OPT_COUNT_MATCHES, OPT_COLOR, OPT_JSON, OPT_STATS,
     OPT_THREADS, OPT_BACKEND, OPT_ALGO, OPT_SCHEDULE, OPT_CHUNK,
-    OPT_NO_PROGRESS, OPT_HELP
+    OPT_NO_PROGRESS, OPT_HELP, OPT_PARAMS
 };
 
 static const struct option long_opts[] = {
@@ -159,6 +165,7 @@ static const struct option long_opts[] = {
     { "chunk-size", required_argument, NULL, OPT_CHUNK },
     { "stats", no_argument, NULL, OPT_STATS },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "params", required_argument, NULL, OPT_PARAMS },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -231,6 +238,7 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
         case OPT_JSON: cf->json = true; break;
         case OPT_STATS: cf->stats = true; break;
         case OPT_NO_PROGRESS: cf->progress = false; break;
+        case OPT_PARAMS: cf->params = optarg; break;
         case OPT_COLOR:
             if (!optarg || !strcmp(optarg, "auto") || !strcmp(optarg, "tty") ||
                 !strcmp(optarg, "if-tty"))
@@ -649,6 +657,9 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
         s.progress_t0 = cli_now();
     }
 
+    hay_scan_stats lib;
+    memset(&lib, 0, sizeof lib);
+    so.stats = cf->stats ? &lib : NULL;
     double t0 = cli_now();
     hay_status st = HAY_OK;
     uint64_t count = 0;
@@ -671,6 +682,19 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
     }
     r->t.scan_s += cli_now() - t0;
     r->t.bytes += len;
+    if (lib.total_seconds > 0) {   /* the library filled the stats */
+        hay_scan_stats *a = &r->t.lib;
+        a->backend = lib.backend;
+        a->algo = lib.algo;
+        a->note = lib.note;
+        a->init_seconds += lib.init_seconds;
+        a->prepare_seconds += lib.prepare_seconds;
+        a->copy_in_seconds += lib.copy_in_seconds;
+        a->kernel_seconds += lib.kernel_seconds;
+        a->copy_out_seconds += lib.copy_out_seconds;
+        a->total_seconds += lib.total_seconds;
+        r->t.lib_ran = true;
+    }
 
     if (s.nomem)
         st = HAY_ERR_NOMEM;
@@ -870,6 +894,7 @@ static int compile_set(run *r)
     co.flags = cf->icase ? HAY_CASELESS : 0;
     co.backend = cf->backend;
     co.algo = cf->algo;
+    co.params = cf->params;
     double t0 = cli_now();
     hay_status st = hay_patterns_compile(cf->pats.items, cf->pats.n, &co, &r->set);
     r->t.compile_s = cli_now() - t0;
@@ -896,6 +921,17 @@ static int compile_set(run *r)
     if (st == HAY_ERR_TOO_LARGE) {
         fprintf(stderr, "hay: a pattern is longer than %u bytes, or there are more "
                         "than %u patterns\n", HAY_MAX_PATTERN_LEN, HAY_MAX_PATTERNS);
+        return -1;
+    }
+    if (st == HAY_ERR_NO_DEVICE || st == HAY_ERR_NO_BACKEND) {
+        fprintf(stderr, "hay: backend %s: %s; 'hay devices' lists what this machine "
+                        "has, --backend auto falls back to the CPU\n",
+                hay_backend_name(cf->backend), hay_strerror(st));
+        return -1;
+    }
+    if (st == HAY_ERR_INVALID && cf->params) {
+        fprintf(stderr, "hay: --params '%s': unknown key or bad value for backend %s\n",
+                cf->params, hay_backend_name(cf->backend));
         return -1;
     }
     if (st < 0) {
@@ -935,6 +971,17 @@ static void print_stats(const run *r, double total_s)
     fprintf(stderr, "stats: phase=scan bytes=%" PRIu64 " seconds=%.6f gbps=%.3f\n",
             r->t.bytes, r->t.scan_s,
             r->t.scan_s > 0 ? (double)r->t.bytes / r->t.scan_s / 1e9 : 0.0);
+    if (r->t.lib_ran) {
+        const hay_scan_stats *g = &r->t.lib;
+        fprintf(stderr, "stats: ran=%s algo=%s note=\"%s\"\n",
+                hay_backend_name(g->backend), g->algo ? g->algo : "?",
+                g->note ? g->note : "");
+        if (g->backend != HAY_BACKEND_CPU)
+            fprintf(stderr, "stats: device init=%.6f prepare=%.6f copy_in=%.6f "
+                            "kernel=%.6f copy_out=%.6f scan_total=%.6f\n",
+                    g->init_seconds, g->prepare_seconds, g->copy_in_seconds,
+                    g->kernel_seconds, g->copy_out_seconds, g->total_seconds);
+    }
     fprintf(stderr, "stats: phase=total seconds=%.6f gbps=%.3f\n", total_s,
             total_s > 0 ? (double)r->t.bytes / total_s / 1e9 : 0.0);
 }
