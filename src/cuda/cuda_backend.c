@@ -229,6 +229,10 @@ static hay_status pipe_acquire(int dev, unsigned nslots, uint64_t *chunk,
                                pipe **out)
 {
     *out = NULL;
+    /* Room for the longest look-back any set can have, so that one
+     * pipeline serves every set. */
+    (void)back;
+    back = HAY_MAX_PATTERN_LEN;
     uint64_t need = resident ? 0 : *chunk + back;
     pthread_mutex_lock(&ctx_lock);
     devctx *d = &devs[dev];
