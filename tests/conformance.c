@@ -201,9 +201,11 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
     if (c->len == 0)
         run_one(&x, NULL, 0, 0, 0, 1, HAY_SCHEDULE_DYNAMIC, 0);
 
-    /* Knob variants (engines with params) take a lighter sweep: equal
+    /* Knob variants (engines with params) and the CUDA backend's default
+     * choice (the same kernel as cuda/pfac) take a lighter sweep: equal
      * padding before and after, a dozen chunk sizes, one thread count. */
-    bool light = e->params != NULL;
+    bool light = e->params != NULL ||
+                 (e->backend == HAY_BACKEND_CUDA && e->algo == NULL);
     for (size_t pb = 0; pb <= MAX_PAD; pb++) {
         for (size_t pa = 0; pa <= MAX_PAD; pa++) {
             if (light && pa != pb)

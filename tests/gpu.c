@@ -128,8 +128,17 @@ static void test_many_matches(void)
         CHECK(a.n > 2 * len / 3, "expected millions of matches, got %zu", a.n);
         CHECK(same_matches(&a, &b), "result_cap=1024: %zu matches, CPU %zu, "
               "or different ones", b.n, a.n);
-        /* The count agrees too. */
+        /* The count agrees too, and so does the list with the default
+         * result list (dense matches: every block flushes every round). */
         CHECK(count_of(gpu, d, len, NULL) == a.n, "count with result_cap");
+        hay_patterns *g2 = compile(HAY_BACKEND_CUDA, p, 6, NULL, &st);
+        for (int k = 0; k < 3 && g2; k++) {
+            free(b.k);
+            list_of(g2, d, len, NULL, &b, "cuda default");
+            CHECK(same_matches(&a, &b), "default list, run %d: %zu matches, CPU %zu",
+                  k, b.n, a.n);
+        }
+        hay_patterns_free(g2);
         free(a.k);
         free(b.k);
     }

@@ -37,7 +37,7 @@
 /* Default input size from which backend auto uses the GPU, by kind of set
  * (measured on the H200 host, docs/PERF.md "CUDA PFAC"; HAY_AUTO_GPU_MIN
  * or params gpu_min= override both). */
-#define AUTO_GPU_MIN_MULTI ((uint64_t)32 << 20)
+#define AUTO_GPU_MIN_MULTI ((uint64_t)256 << 20)
 #define AUTO_GPU_MIN_SINGLE ((uint64_t)1 << 40)   /* the CPU's SIMD engine wins */
 
 #include <pthread.h>
@@ -74,7 +74,8 @@ static const char *const cuda_algos[] = { "pfac", NULL };
 #define MIN_CHUNK ((uint64_t)1 << 16)
 #define MIN_RESULT_CAP ((uint64_t)1 << 10)
 #define POOL_KEEP 2
-#define STAGE_BLOCK ((size_t)4 << 20)   /* per-thread share of a staging copy */
+#define STAGE_BLOCK ((size_t)2 << 20)   /* per-thread share of a staging copy */
+#define STAGE_THREADS 16
 
 static hay_status cuda_status(cudaError_t e)
 {
@@ -722,7 +723,7 @@ static void stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
 {
     long nb = (long)((n + STAGE_BLOCK - 1) / STAGE_BLOCK);
 #ifdef _OPENMP
-    int t = (int)(nb < 8 ? nb : 8);
+    int t = (int)(nb < STAGE_THREADS ? nb : STAGE_THREADS);
     if (t > (int)hay_cpu_count())
         t = (int)hay_cpu_count();
 #pragma omp parallel for num_threads(t > 0 ? t : 1) schedule(static) if (nb > 1)

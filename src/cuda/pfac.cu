@@ -104,11 +104,14 @@ __device__ __forceinline__ void append(const kargs &a, unsigned long long *s_buf
     }
 }
 
-// Moves the shared buffer to the global list: one atomic for the block.
+// Moves the shared buffer (cur entries appended, those past SCAP went to
+// the global list directly) to the global list: one atomic for the block.
+// Every thread calls it with the same cur.
 __device__ __forceinline__ void flush(const kargs &a, unsigned long long *s_buf,
-                                      unsigned *s_n, unsigned long long *s_base)
+                                      unsigned *s_n, unsigned long long *s_base,
+                                      unsigned cur)
 {
-    unsigned n = *s_n < SCAP ? *s_n : SCAP;
+    unsigned n = cur < SCAP ? cur : SCAP;
     if (threadIdx.x == 0)
         *s_base = n ? atomicAdd(a.slots, (unsigned long long)n) : 0;
     __syncthreads();
@@ -207,9 +210,13 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
             }
         }
         if (listing) {
+            // Every thread must take the same decision: read the fill level
+            // between two barriers, before anyone appends again.
             __syncthreads();
-            if (s_n >= SCAP / 2 || r + 1 == a.bpt)
-                flush(a, s_buf, &s_n, &s_base);
+            unsigned cur = s_n;
+            __syncthreads();
+            if (cur >= SCAP / 2 || r + 1 == a.bpt)
+                flush(a, s_buf, &s_n, &s_base, cur);
         }
     }
 
