@@ -242,25 +242,25 @@ static int fig7(const char *patfile, const char *dir)
     printf("# serial CPU Aho-Corasick (hay cpu/ac, 1 thread): %.2f ms, %llu matches; "
            "serial DFA: %.2f ms\n", tac.wall * 1e3, (unsigned long long)tac.count,
            tdfa.wall * 1e3);
-    printf("%-9s %-7s %-6s %5s %4s %-7s %-5s | %8s %8s %8s %8s %6s | %9s %6s | %s\n",
-           "transfer", "root", "table", "block", "bpt", "stage", "", "copy_in",
+    printf("%-66s | %8s %8s %8s %8s %6s | %9s %6s | %s\n", "knobs", "copy_in",
            "kernel", "copy_out", "total", "x_AC", "list_tot", "x_AC", "count ok");
     static const char *const rows[] = {
-        "transfer=pageable,root=shared,block=128,bpt=1",
-        "transfer=pinned,root=shared,block=128,bpt=1",
-        "transfer=pinned,root=global,block=128,bpt=1",
-        "transfer=pinned,root=global,block=64,bpt=1",
-        "transfer=pinned,root=global,block=256,bpt=1",
-        "transfer=pinned,root=global,block=256,bpt=4",
-        "transfer=pinned,root=global,block=256,bpt=8",
-        "transfer=pinned,root=global,block=256,bpt=12",
-        "transfer=pinned,root=global,block=256,bpt=16",
-        "transfer=pinned,root=shared,block=256,bpt=16",
-        "transfer=pinned,root=shared,block=256,bpt=16,table=tex",
-        "transfer=pinned,root=shared,block=256,bpt=16,table=compact",
-        "transfer=pinned,root=shared,block=256,bpt=16,stage=0",
-        "transfer=pinned,root=shared,block=512,bpt=32",
-        "transfer=pinned,root=shared,block=1024,bpt=4",
+        "transfer=pageable,root=shared,stage=1,block=128,bpt=1",
+        "transfer=pinned,root=shared,stage=1,block=128,bpt=1",
+        "transfer=pinned,root=global,stage=0,block=128,bpt=1",
+        "transfer=pinned,root=global,stage=0,block=64,bpt=1",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=1",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=4",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=8",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=12",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=16",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=16,loop=round",
+        "transfer=pinned,root=shared,stage=0,block=256,bpt=16",
+        "transfer=pinned,root=shared,stage=1,block=256,bpt=16",
+        "transfer=pinned,root=shared,stage=0,block=256,bpt=16,table=tex",
+        "transfer=pinned,root=shared,stage=0,block=256,bpt=16,table=compact",
+        "transfer=pinned,root=shared,stage=0,block=256,bpt=32",
+        "transfer=pinned,root=shared,stage=0,block=1024,bpt=4",
     };
     int bad = 0;
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -271,7 +271,7 @@ static int fig7(const char *patfile, const char *dir)
         timing l = run(g, d, len, NULL, 1, 0);
         int ok = c.count == tac.count && l.count == tac.count;
         bad |= !ok;
-        printf("%-62s | %8.3f %8.3f %8.3f %8.3f %6.1f | %9.3f %6.1f | %s\n", rows[i],
+        printf("%-66s | %8.3f %8.3f %8.3f %8.3f %6.1f | %9.3f %6.1f | %s\n", rows[i],
                c.copy_in * 1e3, c.kernel * 1e3, c.copy_out * 1e3, c.total * 1e3,
                tac.wall / c.total, l.total * 1e3, tac.wall / l.total,
                ok ? "yes" : "NO");
@@ -399,8 +399,8 @@ static int big(const char *patfile, const char *dir, const char *hs,
     }
     if (bs == HAY_OK) {
         static const char *const knobs[] = {
-            "stage=0", "table=tex", "table=tex,stage=0", "bpt=4", "bpt=32,stage=0",
-            "block=128,stage=0", "block=512,bpt=8,stage=0", "root=global,stage=0",
+            "loop=round", "stage=1", "stage=1,loop=round", "table=tex", "bpt=4",
+            "bpt=32", "bpt=64", "block=128", "block=512,bpt=8", "root=global",
             "table=compact",
         };
         for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++) {

@@ -294,8 +294,9 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
  * matches through split-and-retry and the host fallback.
  */
 static const char *const cuda_pfac_knobs[] = {
-    "table=tex",
-    "table=compact",
+    "table=tex,stage=1,loop=round",
+    "table=compact,loop=round",
+    "stage=1,bpt=16",
     "root=global,stage=0,bpt=1",
     "table=tex,root=global,stage=1,bpt=4,block=32",
     "table=compact,root=shared,stage=0,bpt=4,block=64",

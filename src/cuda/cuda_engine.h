@@ -55,9 +55,14 @@
  *                       form (binary search per step; always when the
  *                       dense table is over dense_max)
  *   root=shared|global  root row in shared memory (default) or global
- *   stage=1|0           input tile staged through shared memory (default 1)
+ *   stage=1|0           input tile staged through shared memory (default 0:
+ *                       measured slower than the L1 on the H200; a tile
+ *                       over 40 KiB is never staged)
  *   block=N             threads per block, 32..1024, multiple of 32 (256)
  *   bpt=N               start positions per thread, 1..64 (default 16)
+ *   loop=flat|round     counts: one loop over positions and steps (default)
+ *                       or one round per position with the warp waiting for
+ *                       its longest walk (lists always use rounds)
  */
 #ifndef HAY_CUDA_ENGINE_H
 #define HAY_CUDA_ENGINE_H

@@ -37,7 +37,7 @@ constexpr unsigned STAGE_MARGIN = 256;
 constexpr size_t STAGE_MAX = 40 * 1024;
 
 struct pfac_dev {
-    int table, root_shared, stage, block, bpt;
+    int table, root_shared, stage, block, bpt, flat;
     uint32_t nstates, nfinal, ncls, max_len;
     uint32_t *d_next;
     cudaTextureObject_t tex;
@@ -55,7 +55,7 @@ struct kargs {
     const uint8_t *edge_cls;
     const uint32_t *edge_to, *out_first, *out_id, *root;
     const uint8_t *cls;
-    uint32_t nfinal, ncls, bpt, margin;
+    uint32_t nfinal, ncls, bpt, margin, flat;
     unsigned long long *count, *pcounts, *matches, *slots;
     uint64_t cap;
 };
@@ -170,7 +170,61 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
     const uint8_t *tx = a.text;
     unsigned long long cnt = 0;
     const bool listing = a.matches != nullptr, per_pat = a.pcounts != nullptr;
-    for (unsigned r = 0; r < a.bpt; r++) {
+    // Counts (loop=flat, the default): one loop over this thread's start
+    // positions and walk steps together, so a lane whose walk ends starts
+    // its next position at once instead of waiting for the warp's longest
+    // walk of the round; the bpt walks of a lane even out (the paper's
+    // granularity argument, Figure 3).  Lists keep the rounds, which
+    // flush the shared buffer between them.
+    const unsigned rounds = (listing || !a.flat) ? a.bpt : 0;
+    if (!listing && a.flat) {
+        unsigned r = 0;
+        uint32_t s = 0;
+        uint64_t q = 0;
+        for (;;) {
+            uint8_t c;
+            if (s == 0) {
+                if (r == a.bpt)
+                    break;
+                uint64_t p = t0 + (uint64_t)r * nt + tid;
+                r++;
+                if (p >= a.len) {
+                    r = a.bpt;
+                    continue;
+                }
+                if (STAGE) {
+                    size_t off = (size_t)(tx + p - sp);
+                    c = off < sbytes ? s_text[off] : __ldg(tx + p);
+                } else {
+                    c = __ldg(tx + p);
+                }
+                s = ROOT_SHARED ? s_root[c] : __ldg(a.root + c);
+                q = p + 1;
+                if (s == 0)
+                    continue;
+            }
+            if (s <= a.nfinal && q > a.min_end) {
+                uint32_t o0 = __ldg(a.out_first + s), o1 = __ldg(a.out_first + s + 1);
+                cnt += o1 - o0;
+                if (per_pat)
+                    for (uint32_t o = o0; o < o1; o++)
+                        atomicAdd(a.pcounts + __ldg(a.out_id + o), 1ull);
+            }
+            if (q >= a.len) {
+                s = 0;
+                continue;
+            }
+            if (STAGE) {
+                size_t off = (size_t)(tx + q - sp);
+                c = off < sbytes ? s_text[off] : __ldg(tx + q);
+            } else {
+                c = __ldg(tx + q);
+            }
+            s = step<TABLE>(a, s, s_cls[c]);
+            q++;
+        }
+    }
+    for (unsigned r = 0; r < rounds; r++) {
         uint64_t p = t0 + (uint64_t)r * nt + tid;
         if (p < a.len) {
             uint8_t c;
@@ -274,6 +328,13 @@ int parse_params(const char *params, pfac_dev *d)
             if (hay_cuda_parse_size(val, vlen, &v) < 0 || v > 1)
                 return HAY_ERR_INVALID;
             d->stage = (int)v;
+        } else if (hay_cuda_key_is(key, klen, "loop")) {
+            if (hay_cuda_key_is(val, vlen, "flat"))
+                d->flat = 1;
+            else if (hay_cuda_key_is(val, vlen, "round"))
+                d->flat = 0;
+            else
+                return HAY_ERR_INVALID;
         } else if (hay_cuda_key_is(key, klen, "block")) {
             if (hay_cuda_parse_size(val, vlen, &v) < 0 || v < 32 || v > 1024 || v % 32)
                 return HAY_ERR_INVALID;
@@ -333,9 +394,10 @@ int pfac_build(const hay_cuda_patterns *pp, void **out)
         return HAY_ERR_NOMEM;
     d->table = TABLE_LDG;
     d->root_shared = 1;
-    d->stage = 1;
+    d->stage = 0;   // measured: the L1 serves the text better (docs/PERF.md)
     d->block = 256;
     d->bpt = 16;
+    d->flat = 1;
     int s = parse_params(pp->params, d);
     if (s < 0) {
         delete d;
@@ -418,6 +480,7 @@ int pfac_launch(const void *state, const hay_cuda_job *job)
     a.nfinal = d->nfinal;
     a.ncls = d->ncls;
     a.bpt = (uint32_t)d->bpt;
+    a.flat = (uint32_t)d->flat;
     a.margin = d->max_len - 1 < STAGE_MARGIN ? d->max_len - 1 : STAGE_MARGIN;
     a.count = job->d_count;
     a.pcounts = job->d_pattern_counts;
