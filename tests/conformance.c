@@ -25,6 +25,7 @@
  * (1..8, pattern lengths +-1, halves): with that many matches every
  * boundary already cuts through matches at every offset. */
 #define MAX_SPLIT_SWEEP 2000
+#define GPU_MAX_PIECES 256
 
 typedef struct run_ctx {
     const tu_case *c;
@@ -228,8 +229,14 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
     size_t *sizes = malloc(cap * sizeof *sizes);
     size_t ns = chunk_sizes(c, sizes, cap);
     size_t step = light && ns > 12 ? ns / 12 : 1;
+    /* A GPU scan pays a launch and a synchronisation per piece: chunk
+     * sizes that cut the input in more than GPU_MAX_PIECES pieces are left
+     * to the CPU engines (the piece logic is the same for every size). */
+    bool gpu = e->backend == HAY_BACKEND_CUDA || e->backend == HAY_BACKEND_OPENCL;
     for (size_t i = 0; i < ns; i += step)
         for (unsigned t = 2; t <= (light ? 2u : 3u); t++) {
+            if (gpu && c->len / sizes[i] > GPU_MAX_PIECES)
+                continue;
             run_one(&x, c->hay, c->len, 0, 0, t, HAY_SCHEDULE_DYNAMIC, sizes[i]);
             run_one(&x, c->hay, c->len, 0, 0, t, HAY_SCHEDULE_STATIC, sizes[i]);
         }

@@ -60,9 +60,10 @@
  *                       over 40 KiB is never staged)
  *   block=N             threads per block, 32..1024, multiple of 32 (256)
  *   bpt=N               start positions per thread, 1..64 (default 16)
- *   loop=flat|round     counts: one loop over positions and steps (default)
- *                       or one round per position with the warp waiting for
- *                       its longest walk (lists always use rounds)
+ *   loop=round|flat     counts: one round per position with the warp
+ *                       waiting for its longest walk (default; measured
+ *                       faster), or one loop over positions and steps
+ *                       (lists always use rounds)
  */
 #ifndef HAY_CUDA_ENGINE_H
 #define HAY_CUDA_ENGINE_H

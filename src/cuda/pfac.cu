@@ -170,12 +170,13 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
     const uint8_t *tx = a.text;
     unsigned long long cnt = 0;
     const bool listing = a.matches != nullptr, per_pat = a.pcounts != nullptr;
-    // Counts (loop=flat, the default): one loop over this thread's start
-    // positions and walk steps together, so a lane whose walk ends starts
-    // its next position at once instead of waiting for the warp's longest
-    // walk of the round; the bpt walks of a lane even out (the paper's
-    // granularity argument, Figure 3).  Lists keep the rounds, which
-    // flush the shared buffer between them.
+    // Counts with loop=flat: one loop over this thread's start positions
+    // and walk steps together, so a lane whose walk ends starts its next
+    // position at once instead of waiting for the warp's longest walk of
+    // the round.  Measured slower than the rounds on the H200 (the lanes
+    // drift apart and their reads stop coalescing), so rounds are the
+    // default.  Lists always use the rounds, which flush the shared buffer
+    // between them.
     const unsigned rounds = (listing || !a.flat) ? a.bpt : 0;
     if (!listing && a.flat) {
         unsigned r = 0;
@@ -330,7 +331,7 @@ int parse_params(const char *params, pfac_dev *d)
             d->stage = (int)v;
         } else if (hay_cuda_key_is(key, klen, "loop")) {
             if (hay_cuda_key_is(val, vlen, "flat"))
-                d->flat = 1;
+                d->flat = 0;    // measured: rounds keep a warp's reads together (docs/PERF.md)
             else if (hay_cuda_key_is(val, vlen, "round"))
                 d->flat = 0;
             else
@@ -397,7 +398,7 @@ int pfac_build(const hay_cuda_patterns *pp, void **out)
     d->stage = 0;   // measured: the L1 serves the text better (docs/PERF.md)
     d->block = 256;
     d->bpt = 16;
-    d->flat = 1;
+    d->flat = 0;    // measured: rounds keep a warp's reads together (docs/PERF.md)
     int s = parse_params(pp->params, d);
     if (s < 0) {
         delete d;
