@@ -326,6 +326,9 @@ static void add_cuda_variants(tu_engine *engines, size_t first, size_t *ne)
                                              ne, MAX_ENGINES);
             CHECK(s == base.probe, "%s with %s: %s, want %s", base.label,
                   cuda_pfac_knobs[k], hay_strerror(s), hay_strerror(base.probe));
+            if (s == base.probe)
+                printf("variant '%s': params %s\n", engines[*ne - 1].label,
+                       cuda_pfac_knobs[k]);
         }
     }
     /* Bad knobs are refused. */

@@ -319,7 +319,7 @@ hay_status tu_engine_variant(const tu_engine *base, const char *params,
     tu_engine *e = &out[*k];
     *e = *base;
     e->params = params;
-    snprintf(e->label, sizeof e->label, "%.40s %.50s", base->label, params);
+    snprintf(e->label, sizeof e->label, "%.20s %.26s", base->label, params);
     static const hay_pattern two[2] = { { "ab", 2 }, { "cd", 2 } };
     hay_patterns *set = NULL;
     hay_status s = tu_compile(e, two, 2, false, &set);

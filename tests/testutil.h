@@ -143,7 +143,7 @@ void tu_checker_free(tu_checker *c);
 typedef struct tu_engine {
     hay_backend backend;
     const char *algo;   /* NULL for auto */
-    char label[96];     /* "cpu/bm", "auto/auto" */
+    char label[48];     /* "cpu/bm", "auto/auto" */
     bool multi;         /* compiles sets of several patterns */
     hay_status probe;   /* compiling a two-pattern set gave this */
     const char *params; /* hay_compile_opts.params (engine knobs) or NULL */
@@ -158,7 +158,7 @@ size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap);
 
 /*
  * Appends to out[*k] (cap entries) a copy of `base` compiled with `params`
- * (static text), labelled "<base label> <params>", when that compiles a
+ * (static text), labelled "<base label> <params>" (both cut to fit), when that compiles a
  * two-pattern set the way base does.  Returns that compile's status.
  */
 hay_status tu_engine_variant(const tu_engine *base, const char *params,

@@ -978,6 +978,7 @@ typedef struct auto_gpu {
 #endif
 } auto_gpu;
 
+#ifdef HAY_HAVE_CUDA
 static pthread_mutex_t auto_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t auto_threshold(const hay_patterns *set)
@@ -994,6 +995,7 @@ static uint64_t auto_threshold(const hay_patterns *set)
             return v;
     return set->n > 1 ? AUTO_GPU_MIN_MULTI : AUTO_GPU_MIN_SINGLE;
 }
+#endif
 
 static hay_status auto_available(void) { return HAY_OK; }
 static int auto_device_count(void) { return 1; }
