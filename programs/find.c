@@ -976,6 +976,13 @@ static void print_stats(const run *r, double total_s)
         fprintf(stderr, "stats: ran=%s algo=%s note=\"%s\"\n",
                 hay_backend_name(g->backend), g->algo ? g->algo : "?",
                 g->note ? g->note : "");
+        /* Backend auto on the CPU: say whether a GPU could have run it
+         * (probing costs a driver start-up, paid only with --stats). */
+        if (g->backend == HAY_BACKEND_CPU && cf->backend == HAY_BACKEND_AUTO) {
+            hay_status av = hay_backend_available(HAY_BACKEND_CUDA);
+            fprintf(stderr, "stats: gpu cuda=%s\n",
+                    av == HAY_OK ? "available" : hay_strerror(av));
+        }
         if (g->backend != HAY_BACKEND_CPU)
             fprintf(stderr, "stats: device init=%.6f prepare=%.6f copy_in=%.6f "
                             "kernel=%.6f copy_out=%.6f scan_total=%.6f\n",
