@@ -259,6 +259,10 @@ typedef struct hay_scan_stats {
            copy_out_joules;
     const char *energy_method; /* "energy-counter", "power-sampling",
                                   "unavailable" (static text), or NULL */
+    /* Why the scan ran where it did (backend auto: "input below the GPU
+     * threshold", "no usable GPU: ..."); static text, "" when nothing to
+     * say. */
+    const char *note;
 } hay_scan_stats;
 
 typedef struct hay_scan_opts {
@@ -296,6 +300,41 @@ hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
 hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
                                const void *data, uint64_t len,
                                const hay_scan_opts *opts, uint64_t *counts);
+
+/* ------------------------------------------------------------------------
+ * Device-resident haystacks
+ *
+ * A haystack uploaded once and searched with any number of pattern sets,
+ * so that repeated queries pay the host-to-device copy once.  A CUDA buffer
+ * holds a device copy (the caller's data may be freed after create); the
+ * device is the one HAY_CUDA_DEVICE names (default 0).  A CPU buffer only
+ * wraps the caller's pointer, which must then outlive the buffer.
+ * HAY_BACKEND_AUTO gives a CUDA buffer when a GPU is usable, else a CPU one.
+ *
+ * A set scans a buffer of its own backend (a CUDA set a CUDA buffer, a CPU
+ * set a CPU buffer); a set compiled for backend auto scans both.  Other
+ * pairs return HAY_ERR_UNSUPPORTED, except that any set scans a CPU buffer.
+ * Matches, order and options are those of hay_scan().
+ * ---------------------------------------------------------------------- */
+typedef struct hay_buffer hay_buffer;
+
+hay_status hay_buffer_create(hay_backend backend, const void *data,
+                             uint64_t len, hay_buffer **out);
+void hay_buffer_free(hay_buffer *buf);
+/* The backend that holds the buffer (CPU or CUDA). */
+hay_backend hay_buffer_backend(const hay_buffer *buf);
+
+hay_status hay_scan_buffer(const hay_patterns *set, hay_scratch *scratch,
+                           const hay_buffer *buf, const hay_scan_opts *opts,
+                           hay_match_fn on_match, void *ctx);
+hay_status hay_scan_count_buffer(const hay_patterns *set,
+                                 hay_scratch *scratch, const hay_buffer *buf,
+                                 const hay_scan_opts *opts, uint64_t *count);
+hay_status hay_scan_count_each_buffer(const hay_patterns *set,
+                                      hay_scratch *scratch,
+                                      const hay_buffer *buf,
+                                      const hay_scan_opts *opts,
+                                      uint64_t *counts);
 
 /* ------------------------------------------------------------------------
  * Streaming

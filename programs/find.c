@@ -54,6 +54,9 @@ typedef struct totals {
     bool any_match, error;
     hay_scan_stats dev;   /* device phases summed over the files */
     unsigned dev_scans;
+    /* The library's per-scan stats, summed over files. */
+    hay_scan_stats lib;
+    bool lib_ran;
 } totals;
 
 typedef struct span {
@@ -126,8 +129,9 @@ static void usage_find(FILE *f)
 "                            (GPU backends: init, prepare, write, kernel, read,\n"
 "                            with energy where the device reports it)\n"
 "      --device=P:D          OpenCL platform P, device D (see 'hay devices')\n"
-"      --params=K=V,...      engine parameters (e.g. OpenCL: transfer=copy|map,\n"
-"                            local=0|1, wg=N, bpw=N, table=dense|compact)\n"
+"      --params=K=V,...      engine and GPU driver knobs (e.g. CUDA: table=tex,\n"
+"                            bpt=4; OpenCL: transfer=copy|map, local=0|1, wg=N,\n"
+"                            bpw=N; see docs/DESIGN.md)\n"
 "      --no-progress         no progress bar on a terminal\n"
 "\n"
 "Exit status: 0 if a line was selected, 1 if none, 2 on error.\n", f);
@@ -138,10 +142,10 @@ static void usage_find(FILE *f)
 enum {
     OPT_ESCAPES = 256, OPT_COUNT_MATCHES, OPT_COLOR, OPT_JSON, OPT_STATS,
     OPT_THREADS, OPT_BACKEND, OPT_ALGO, OPT_SCHEDULE, OPT_CHUNK,
-    OPT_NO_PROGRESS, OPT_HELP
+    OPT_NO_PROGRESS, OPT_HELP, OPT_PARAMS
 };
 
-enum { OPT_DEVICE = 400, OPT_PARAMS };
+enum { OPT_DEVICE = 400 };
 
 static const struct option long_opts[] = {
     { "device", required_argument, NULL, OPT_DEVICE },
@@ -666,10 +670,6 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
 
     hay_scan_opts so;
     hay_scan_opts_init(&so);
-    hay_scan_stats sst;
-    memset(&sst, 0, sizeof sst);
-    if (cf->stats)
-        so.stats = &sst;
     so.threads = cf->threads;
     so.schedule = cf->schedule;
     so.chunk_size = cf->chunk;
@@ -679,6 +679,9 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
         s.progress_t0 = cli_now();
     }
 
+    hay_scan_stats lib;
+    memset(&lib, 0, sizeof lib);
+    so.stats = cf->stats ? &lib : NULL;
     double t0 = cli_now();
     hay_status st = HAY_OK;
     uint64_t count = 0;
@@ -701,21 +704,34 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
     }
     r->t.scan_s += cli_now() - t0;
     r->t.bytes += len;
-    if (sst.backend != HAY_BACKEND_AUTO) {   /* the backend filled it in */
+    if (lib.total_seconds > 0) {   /* the library filled the stats */
+        hay_scan_stats *a = &r->t.lib;
+        a->backend = lib.backend;
+        a->algo = lib.algo;
+        a->note = lib.note;
+        a->init_seconds += lib.init_seconds;
+        a->prepare_seconds += lib.prepare_seconds;
+        a->copy_in_seconds += lib.copy_in_seconds;
+        a->kernel_seconds += lib.kernel_seconds;
+        a->copy_out_seconds += lib.copy_out_seconds;
+        a->total_seconds += lib.total_seconds;
+        r->t.lib_ran = true;
+    }
+    if (lib.backend == HAY_BACKEND_CUDA || lib.backend == HAY_BACKEND_OPENCL) {
         hay_scan_stats *d = &r->t.dev;
         double *j[] = { &d->init_joules, &d->prepare_joules, &d->copy_in_joules,
                         &d->kernel_joules, &d->copy_out_joules, &d->energy_joules };
-        const double add[] = { sst.init_joules, sst.prepare_joules, sst.copy_in_joules,
-                               sst.kernel_joules, sst.copy_out_joules, sst.energy_joules };
+        const double add[] = { lib.init_joules, lib.prepare_joules, lib.copy_in_joules,
+                               lib.kernel_joules, lib.copy_out_joules, lib.energy_joules };
         for (int k = 0; k < 6; k++)
             *j[k] = (*j[k] < 0 || add[k] < 0) ? -1 : *j[k] + add[k];
-        d->init_seconds += sst.init_seconds;
-        d->prepare_seconds += sst.prepare_seconds;
-        d->copy_in_seconds += sst.copy_in_seconds;
-        d->kernel_seconds += sst.kernel_seconds;
-        d->copy_out_seconds += sst.copy_out_seconds;
-        d->total_seconds += sst.total_seconds;
-        d->energy_method = sst.energy_method;
+        d->init_seconds += lib.init_seconds;
+        d->prepare_seconds += lib.prepare_seconds;
+        d->copy_in_seconds += lib.copy_in_seconds;
+        d->kernel_seconds += lib.kernel_seconds;
+        d->copy_out_seconds += lib.copy_out_seconds;
+        d->total_seconds += lib.total_seconds;
+        d->energy_method = lib.energy_method;
         r->t.dev_scans++;
     }
 
@@ -946,6 +962,12 @@ static int compile_set(run *r)
                         "than %u patterns\n", HAY_MAX_PATTERN_LEN, HAY_MAX_PATTERNS);
         return -1;
     }
+    if (st == HAY_ERR_NO_DEVICE || st == HAY_ERR_NO_BACKEND) {
+        fprintf(stderr, "hay: backend %s: %s; 'hay devices' lists what this machine "
+                        "has, --backend auto falls back to the CPU\n",
+                hay_backend_name(cf->backend), hay_strerror(st));
+        return -1;
+    }
     if (st == HAY_ERR_INVALID && cf->params_all) {
         fprintf(stderr, "hay: backend %s: invalid --device or --params '%s' "
                         "(see 'hay devices' and 'hay find --help')\n",
@@ -989,6 +1011,24 @@ static void print_stats(const run *r, double total_s)
     fprintf(stderr, "stats: phase=scan bytes=%" PRIu64 " seconds=%.6f gbps=%.3f\n",
             r->t.bytes, r->t.scan_s,
             r->t.scan_s > 0 ? (double)r->t.bytes / r->t.scan_s / 1e9 : 0.0);
+    if (r->t.lib_ran) {
+        const hay_scan_stats *g = &r->t.lib;
+        fprintf(stderr, "stats: ran=%s algo=%s note=\"%s\"\n",
+                hay_backend_name(g->backend), g->algo ? g->algo : "?",
+                g->note ? g->note : "");
+        /* Backend auto on the CPU: say whether a GPU could have run it
+         * (probing costs a driver start-up, paid only with --stats). */
+        if (g->backend == HAY_BACKEND_CPU && cf->backend == HAY_BACKEND_AUTO) {
+            hay_status av = hay_backend_available(HAY_BACKEND_CUDA);
+            fprintf(stderr, "stats: gpu cuda=%s\n",
+                    av == HAY_OK ? "available" : hay_strerror(av));
+        }
+        if (g->backend != HAY_BACKEND_CPU)
+            fprintf(stderr, "stats: device init=%.6f prepare=%.6f copy_in=%.6f "
+                            "kernel=%.6f copy_out=%.6f scan_total=%.6f\n",
+                    g->init_seconds, g->prepare_seconds, g->copy_in_seconds,
+                    g->kernel_seconds, g->copy_out_seconds, g->total_seconds);
+    }
     fprintf(stderr, "stats: phase=total seconds=%.6f gbps=%.3f\n", total_s,
             total_s > 0 ? (double)r->t.bytes / total_s / 1e9 : 0.0);
     if (r->t.dev_scans) {

@@ -20,11 +20,12 @@
 #include <string.h>
 
 #define MAX_PAD 34
-#define MAX_ENGINES 32
+#define MAX_ENGINES 48
 /* Above this many split points the chunk sweep keeps a fixed set of sizes
  * (1..8, pattern lengths +-1, halves): with that many matches every
  * boundary already cuts through matches at every offset. */
 #define MAX_SPLIT_SWEEP 2000
+#define GPU_MAX_PIECES 256
 
 typedef struct run_ctx {
     const tu_case *c;
@@ -201,14 +202,17 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
     if (c->len == 0)
         run_one(&x, NULL, 0, 0, 0, 1, HAY_SCHEDULE_DYNAMIC, 0);
 
-    /* Device backends search whole buffers (threads, schedules and chunk
-     * sizes do not reach them) and every call is a device round trip:
-     * they get the paddings with pa == pb and the serial stop checks;
-     * their own piece boundaries are swept by tests/opencl.c. */
+    /* Device backends search whole buffers (threads and schedules do not
+     * reach them) and every call is a device round trip; they, and knob
+     * variants (engines with params), take a lighter sweep: equal padding
+     * before and after, the serial stop checks, a dozen chunk sizes on
+     * CUDA (whose pieces follow chunk_size) and none on OpenCL (its own
+     * piece boundaries are swept by tests/opencl.c). */
     bool device = e->backend == HAY_BACKEND_CUDA || e->backend == HAY_BACKEND_OPENCL;
+    bool light = device || e->params != NULL;
     for (size_t pb = 0; pb <= MAX_PAD; pb++) {
         for (size_t pa = 0; pa <= MAX_PAD; pa++) {
-            if (device && pa != pb)
+            if (light && pa != pb)
                 continue;
             uint8_t *buf = tu_case_padded(c, pb, pa);
             uint64_t len = pb + c->len + pa;
@@ -226,9 +230,15 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
 
     size_t cap = c->len + 64;
     size_t *sizes = malloc(cap * sizeof *sizes);
-    size_t ns = device ? 0 : chunk_sizes(c, sizes, cap);
-    for (size_t i = 0; i < ns; i++)
-        for (unsigned t = 2; t <= 3; t++) {
+    size_t ns = e->backend == HAY_BACKEND_OPENCL ? 0 : chunk_sizes(c, sizes, cap);
+    size_t step = light && ns > 12 ? ns / 12 : 1;
+    /* A GPU scan pays a launch and a synchronisation per piece: chunk
+     * sizes that cut the input in more than GPU_MAX_PIECES pieces are left
+     * to the CPU engines (the piece logic is the same for every size). */
+    for (size_t i = 0; i < ns; i += step)
+        for (unsigned t = 2; t <= (light ? 2u : 3u); t++) {
+            if (device && c->len / sizes[i] > GPU_MAX_PIECES)
+                continue;
             run_one(&x, c->hay, c->len, 0, 0, t, HAY_SCHEDULE_DYNAMIC, sizes[i]);
             run_one(&x, c->hay, c->len, 0, 0, t, HAY_SCHEDULE_STATIC, sizes[i]);
         }
@@ -243,7 +253,7 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
             if (i && ks[i] == ks[i - 1])
                 continue;
             run_stop(&x, ks[i], 1, HAY_SCHEDULE_DYNAMIC, 0);
-            if (device)
+            if (light)
                 continue;
             run_stop(&x, ks[i], 2, HAY_SCHEDULE_DYNAMIC, 3);
             run_stop(&x, ks[i], 3, HAY_SCHEDULE_DYNAMIC, 1);
@@ -285,6 +295,60 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
     }
 }
 
+/*
+ * The CUDA knobs (src/cuda/cuda_engine.h) that change how a kernel or the
+ * pipeline works, each value in at least one combination: table form,
+ * root row, staging, block size, bytes per thread, transfer mode, streams,
+ * and a result list of one slot, which forces every piece with two or more
+ * matches through split-and-retry and the host fallback.
+ */
+static const char *const cuda_pfac_knobs[] = {
+    "table=tex,stage=1,loop=round",
+    "table=compact,loop=round",
+    "stage=1,bpt=16",
+    "root=global,stage=0,bpt=1",
+    "table=tex,root=global,stage=1,bpt=4,block=32",
+    "table=compact,root=shared,stage=0,bpt=4,block=64",
+    "table=ldg,root=shared,stage=1,bpt=1,block=1024",
+    "table=ldg,root=global,stage=1,bpt=64,block=32",
+    "transfer=pageable,streams=1",
+    "streams=8,result_cap=3",
+    "result_cap=1,bpt=1",
+};
+
+static void add_cuda_variants(tu_engine *engines, size_t first, size_t *ne)
+{
+    size_t end = *ne;
+    for (size_t i = first; i < end; i++) {
+        if (!engines[i].algo || strcmp(engines[i].algo, "pfac") != 0)
+            continue;
+        for (size_t k = 0; k < sizeof cuda_pfac_knobs / sizeof *cuda_pfac_knobs; k++) {
+            tu_engine base = engines[i];
+            hay_status s = tu_engine_variant(&base, cuda_pfac_knobs[k], engines,
+                                             ne, MAX_ENGINES);
+            CHECK(s == base.probe, "%s with %s: %s, want %s", base.label,
+                  cuda_pfac_knobs[k], hay_strerror(s), hay_strerror(base.probe));
+            if (s == base.probe)
+                printf("variant '%s': params %s\n", engines[*ne - 1].label,
+                       cuda_pfac_knobs[k]);
+        }
+    }
+    /* Bad knobs are refused. */
+    static const char *const bad[] = { "bpt=0", "block=33", "table=foo",
+                                       "nosuchkey=1", "streams=9", "chunk=x" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        tu_engine e = engines[first];
+        e.params = bad[k];
+        static const hay_pattern two[2] = { { "ab", 2 }, { "cd", 2 } };
+        hay_patterns *set = TU_NOT_NULL;
+        hay_status s = tu_compile(&e, two, 2, false, &set);
+        CHECK(s == HAY_ERR_INVALID && set == NULL, "cuda params '%s': %s, want "
+              "HAY_ERR_INVALID", bad[k], hay_strerror(s));
+        if (s == HAY_OK)
+            hay_patterns_free(set);
+    }
+}
+
 int main(int argc, char **argv)
 {
     bool gpu_only = argc > 1 && strcmp(argv[1], "--gpu") == 0;
@@ -304,7 +368,10 @@ int main(int argc, char **argv)
                   hay_backend_name(backends[b]), hay_strerror(av));
             continue;
         }
+        size_t first = ne;
         ne += tu_engines(backends[b], engines + ne, MAX_ENGINES - ne);
+        if (backends[b] == HAY_BACKEND_CUDA)
+            add_cuda_variants(engines, first, &ne);
     }
     if (gpu_only && ne == 0) {
         printf("SKIP: no GPU backend available\n");

@@ -307,7 +307,26 @@ hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
     o.backend = e->backend;
     o.algo = e->algo;
     o.flags = caseless ? HAY_CASELESS : 0;
+    o.params = e->params;
     return hay_patterns_compile(pats, n, &o, set);
+}
+
+hay_status tu_engine_variant(const tu_engine *base, const char *params,
+                             tu_engine *out, size_t *k, size_t cap)
+{
+    if (*k >= cap)
+        return HAY_ERR_NOMEM;
+    tu_engine *e = &out[*k];
+    *e = *base;
+    e->params = params;
+    snprintf(e->label, sizeof e->label, "%.20s %.26s", base->label, params);
+    static const hay_pattern two[2] = { { "ab", 2 }, { "cd", 2 } };
+    hay_patterns *set = NULL;
+    hay_status s = tu_compile(e, two, 2, false, &set);
+    hay_patterns_free(set);
+    if (s == base->probe)
+        (*k)++;
+    return s;
 }
 
 static void add_engine(tu_engine *out, size_t *k, size_t cap,

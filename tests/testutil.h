@@ -146,6 +146,7 @@ typedef struct tu_engine {
     char label[48];     /* "cpu/bm", "auto/auto" */
     bool multi;         /* compiles sets of several patterns */
     hay_status probe;   /* compiling a two-pattern set gave this */
+    const char *params; /* hay_compile_opts.params (engine knobs) or NULL */
 } tu_engine;
 
 /*
@@ -154,6 +155,14 @@ typedef struct tu_engine {
  * it is multi-pattern.  Returns how many were written (at most cap).
  */
 size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap);
+
+/*
+ * Appends to out[*k] (cap entries) a copy of `base` compiled with `params`
+ * (static text), labelled "<base label> <params>" (both cut to fit), when that compiles a
+ * two-pattern set the way base does.  Returns that compile's status.
+ */
+hay_status tu_engine_variant(const tu_engine *base, const char *params,
+                       tu_engine *out, size_t *k, size_t cap);
 
 hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
                       bool caseless, hay_patterns **set);

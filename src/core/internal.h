@@ -81,6 +81,10 @@ typedef struct hay_backend_ops {
 extern const hay_backend_ops hay_cpu_backend;
 extern const hay_backend_ops hay_cuda_backend;
 extern const hay_backend_ops hay_opencl_backend;
+/* Backend auto with no algorithm named: the CPU engines, and inputs of at
+ * least a measured size on the CUDA PFAC engine when a GPU is usable
+ * (cuda_backend.c). */
+extern const hay_backend_ops hay_auto_backend;
 
 struct hay_patterns {
     hay_allocator alloc;
@@ -98,6 +102,8 @@ struct hay_patterns {
     double compile_seconds;
     char *params;               /* copy of hay_compile_opts.params or NULL */
     const char *algo_name;      /* backends without a hay_engine: the algorithm */
+    void *aux;                  /* backend auto: the GPU state, made on first
+                                 * use (cuda_backend.c) */
 };
 
 static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)

@@ -167,8 +167,9 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
     if (algo && strcmp(algo, "auto") == 0)
         algo = NULL;
     if (opts->backend == HAY_BACKEND_AUTO) {
-        /* No GPU engine is built yet, so auto always runs on the CPU. */
-        set->backend = &hay_cpu_backend;
+        /* The CPU engines; with no algorithm named, large inputs may
+         * move to a GPU at scan time (hay_auto_backend). */
+        set->backend = algo ? &hay_cpu_backend : &hay_auto_backend;
     } else {
         set->backend = backend_ops(opts->backend);
         s = HAY_ERR_INVALID;

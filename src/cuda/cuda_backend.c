@@ -1,13 +1,893 @@
 /*
- * cuda_backend.c - the CUDA entry in the backend table.  This version
- * discovers devices; its search engines are not written yet, so compiling a
- * pattern set for it reports HAY_ERR_UNSUPPORTED after the device check.
+ * cuda_backend.c - the CUDA backend's host driver, the "auto" backend that
+ * moves large inputs to the GPU, and device-resident buffers.
+ *
+ * The driver owns, per process and device, one lazily created context
+ * (thread-safe; its cost is measured and reported once as init_seconds)
+ * and a pool of pipelines.  A pipeline has `streams` slots; each slot has
+ * a pinned staging buffer, a device text buffer, counters and (made on the
+ * first listing scan) a bounded match list with its sort buffers.  A host
+ * input is cut into pieces of `chunk` bytes; piece i goes to slot i mod
+ * streams: staged (parallel memcpy into pinned memory), copied in, searched
+ * and its results copied out on the slot's stream, so copies and kernels
+ * of different pieces overlap.  Results are drained in piece order, which
+ * keeps matches in order of end.  Every piece is handed to the engine with
+ * the longest pattern - 1 bytes before it (cuda_engine.h), so each match
+ * is found in exactly one piece.
+ *
+ * A listing piece whose matches overflow the slot's list is split in two
+ * and searched again (the text is still on the device), recursively; a
+ * range of one end position that still overflows (more duplicate patterns
+ * than slots) is searched on the host with the PFAC tables.  Nothing is
+ * lost and device memory stays bounded.  Matches are sorted on the device
+ * by (end, id) with CUB before they reach the callback.
+ *
+ * Every CUDA error becomes a hay_status; allocation failures are
+ * HAY_ERR_NOMEM after the pipeline has been retried with halved sizes.
  */
 #include "../core/internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Default input size from which backend auto uses the GPU, by kind of set
+ * (measured on the H200 host, docs/PERF.md "CUDA PFAC"; HAY_AUTO_GPU_MIN
+ * or params gpu_min= override both). */
+#define AUTO_GPU_MIN_MULTI ((uint64_t)256 << 20)
+#define AUTO_GPU_MIN_SINGLE ((uint64_t)1 << 40)   /* the CPU's SIMD engine wins */
+
+#include <pthread.h>
+
+#include "cuda_engine.h"
+#include "exact.h"
+
 #ifdef HAY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
 int hay_cuda_device_count(void);
 int hay_cuda_device_name(int dev, char *buf, size_t cap);
+int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
+                       const unsigned long long *in, unsigned long long *out,
+                       size_t n, int end_bit, void *stream);
+
+/* The engines, by --algo name.  The first one that accepts a set is the
+ * default ("auto"). */
+typedef struct engine_entry {
+    const char *name;
+    const hay_cuda_engine *engine;
+} engine_entry;
+static const engine_entry cuda_engine_table[] = {
+    { "gpu-fast", &hay_cuda_engine_fast },          /* one pattern */
+    { "pfac", &hay_cuda_engine_pfac },              /* any number */
+    { "bm-gpu", &hay_cuda_engine_bm },
+    { "brute-global", &hay_cuda_engine_brute_global },
+    { "brute-reg", &hay_cuda_engine_brute_reg },
+    { "brute-first", &hay_cuda_engine_brute_first },
+};
+#define N_ENGINES (sizeof cuda_engine_table / sizeof cuda_engine_table[0])
+/* The same names, for hay_algo_name (keep in step with the table). */
+static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-global",
+                                          "brute-reg", "brute-first", NULL };
+
+#define MAX_DEVICES 16
+#define MAX_STREAMS 8
+#define DEFAULT_STREAMS 3
+#define DEFAULT_CHUNK ((uint64_t)64 << 20)
+#define DEFAULT_RESULT_CAP ((uint64_t)16 << 20)
+#define MIN_CHUNK ((uint64_t)1 << 16)
+#define MIN_RESULT_CAP ((uint64_t)1 << 10)
+#define POOL_KEEP 2
+#define STAGE_BLOCK ((size_t)2 << 20)   /* per-thread share of a staging copy */
+#define STAGE_THREADS 16
+
+static hay_status cuda_status(cudaError_t e)
+{
+    if (e == cudaSuccess)
+        return HAY_OK;
+    cudaGetLastError();   /* clear a non-sticky error */
+    switch (e) {
+    case cudaErrorMemoryAllocation: return HAY_ERR_NOMEM;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice: return HAY_ERR_NO_DEVICE;
+    default: return HAY_ERR_DEVICE;
+    }
+}
+#define CU(call) FORWARD_IF_ERROR(cuda_status(call))
+
+/* Contexts and the pipeline pool ---------------------------------------- */
+
+typedef struct slot {
+    cudaStream_t st;
+    cudaEvent_t ev[4];      /* before copy-in, before kernel, after kernel, after copy-out */
+    uint8_t *h_stage;       /* pinned, text_cap + pad (pinned pipelines) */
+    uint8_t *d_text;        /* text_cap + 2 pad */
+    unsigned long long *d_ctr;   /* [0] count, [1] list slots taken */
+    unsigned long long *h_ctr;   /* pinned copy of d_ctr */
+    uint64_t cap;           /* list slots; 0 until the first listing scan */
+    unsigned long long *d_m, *d_sorted, *h_m;
+    void *d_tmp;
+    size_t tmp_bytes;
+    /* the piece in flight */
+    bool busy;
+    uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */
+} slot;
+
+typedef struct pipe {
+    struct pipe *next;      /* in the idle pool */
+    int dev;
+    unsigned nslots;
+    uint64_t text_cap;
+    bool pinned;
+    slot s[MAX_STREAMS];
+} pipe;
+
+typedef struct devctx {
+    int state;              /* 0 untried, 1 ready, < 0 the failure */
+    double init_seconds;
+    pipe *idle;
+    unsigned nidle;
+} devctx;
+
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static devctx devs[MAX_DEVICES];
+
+/* Makes `dev` current for this thread, creating its context on first use;
+ * *paid is the start-up time when this call paid it, else 0. */
+static hay_status ctx_enter(int dev, double *paid)
+{
+    if (paid)
+        *paid = 0;
+    RETURN_ERROR_IF(dev < 0 || dev >= MAX_DEVICES, HAY_ERR_NO_DEVICE);
+    pthread_mutex_lock(&ctx_lock);
+    devctx *d = &devs[dev];
+    if (d->state == 0) {
+        double t0 = hay_now();
+        int n = hay_cuda_device_count();
+        hay_status s = dev < n ? cuda_status(cudaSetDevice(dev)) : HAY_ERR_NO_DEVICE;
+        if (s == HAY_OK)
+            s = cuda_status(cudaFree(NULL));   /* creates the primary context */
+        d->state = s == HAY_OK ? 1 : s;
+        d->init_seconds = hay_now() - t0;
+        if (paid && s == HAY_OK)
+            *paid = d->init_seconds;
+    }
+    hay_status s = d->state == 1 ? HAY_OK : (hay_status)d->state;
+    pthread_mutex_unlock(&ctx_lock);
+    if (s == HAY_OK)
+        s = cuda_status(cudaSetDevice(dev));
+    return s;
+}
+
+static void slot_free(slot *sl)
+{
+    if (sl->st)
+        cudaStreamDestroy(sl->st);
+    for (int k = 0; k < 4; k++)
+        if (sl->ev[k])
+            cudaEventDestroy(sl->ev[k]);
+    cudaFreeHost(sl->h_stage);
+    cudaFree(sl->d_text);
+    cudaFree(sl->d_ctr);
+    cudaFreeHost(sl->h_ctr);
+    cudaFree(sl->d_m);
+    cudaFree(sl->d_sorted);
+    cudaFreeHost(sl->h_m);
+    cudaFree(sl->d_tmp);
+    memset(sl, 0, sizeof *sl);
+}
+
+static void pipe_free(pipe *p)
+{
+    if (!p)
+        return;
+    for (unsigned i = 0; i < p->nslots; i++)
+        slot_free(&p->s[i]);
+    free(p);
+    cudaGetLastError();
+}
+
+static hay_status slot_init(slot *sl, uint64_t text_cap, bool pinned)
+{
+    CU(cudaStreamCreateWithFlags(&sl->st, cudaStreamNonBlocking));
+    for (int k = 0; k < 4; k++)
+        CU(cudaEventCreate(&sl->ev[k]));
+    if (pinned && text_cap)
+        CU(cudaHostAlloc((void **)&sl->h_stage, text_cap + HAY_CUDA_PAD,
+                         cudaHostAllocDefault));
+    if (text_cap) {   /* resident scans need no text buffers */
+        CU(cudaMalloc((void **)&sl->d_text, text_cap + 2 * HAY_CUDA_PAD));
+        CU(cudaMemset(sl->d_text, 0, text_cap + 2 * HAY_CUDA_PAD));
+    }
+    CU(cudaMalloc((void **)&sl->d_ctr, 2 * sizeof(unsigned long long)));
+    CU(cudaHostAlloc((void **)&sl->h_ctr, 2 * sizeof(unsigned long long),
+                     cudaHostAllocDefault));
+    return HAY_OK;
+}
+
+static hay_status pipe_create(int dev, unsigned nslots, uint64_t text_cap,
+                              bool pinned, pipe **out)
+{
+    *out = NULL;
+    pipe *p = calloc(1, sizeof *p);
+    RETURN_ERROR_IF(!p, HAY_ERR_NOMEM);
+    p->dev = dev;
+    p->nslots = nslots;
+    p->text_cap = text_cap;
+    p->pinned = pinned;
+    for (unsigned i = 0; i < nslots; i++) {
+        hay_status s = slot_init(&p->s[i], text_cap, pinned);
+        if (s < 0) {
+            pipe_free(p);
+            return s;
+        }
+    }
+    *out = p;
+    return HAY_OK;
+}
+
+/* A pipeline with at least the asked capacity: from the pool, or new;
+ * when memory is short the chunk is halved (down to MIN_CHUNK). */
+static hay_status pipe_acquire(int dev, unsigned nslots, uint64_t *chunk,
+                               uint64_t back, bool pinned, bool resident,
+                               pipe **out)
+{
+    *out = NULL;
+    /* Room for the longest look-back any set can have, so that one
+     * pipeline serves every set. */
+    (void)back;
+    back = HAY_MAX_PATTERN_LEN;
+    uint64_t need = resident ? 0 : *chunk + back;
+    pthread_mutex_lock(&ctx_lock);
+    devctx *d = &devs[dev];
+    for (pipe **pp = &d->idle; *pp; pp = &(*pp)->next) {
+        pipe *p = *pp;
+        if (p->nslots >= nslots && p->text_cap >= need &&
+            (p->pinned || !pinned)) {
+            *pp = p->next;
+            d->nidle--;
+            pthread_mutex_unlock(&ctx_lock);
+            p->next = NULL;
+            *out = p;
+            return HAY_OK;
+        }
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    for (;;) {
+        hay_status s = pipe_create(dev, nslots, resident ? 0 : *chunk + back,
+                                   pinned, out);
+        if (s != HAY_ERR_NOMEM || resident || *chunk / 2 < MIN_CHUNK)
+            return s;
+        /* Give the pool's memory back before asking for less. */
+        pthread_mutex_lock(&ctx_lock);
+        pipe *idle = d->idle;
+        d->idle = NULL;
+        d->nidle = 0;
+        pthread_mutex_unlock(&ctx_lock);
+        while (idle) {
+            pipe *n = idle->next;
+            pipe_free(idle);
+            idle = n;
+        }
+        *chunk /= 2;
+    }
+}
+
+static void pipe_release(pipe *p, bool broken)
+{
+    if (!p)
+        return;
+    for (unsigned i = 0; i < p->nslots; i++) {
+        cudaStreamSynchronize(p->s[i].st);
+        p->s[i].busy = false;
+    }
+    cudaGetLastError();
+    if (broken) {
+        pipe_free(p);
+        return;
+    }
+    pthread_mutex_lock(&ctx_lock);
+    devctx *d = &devs[p->dev];
+    p->next = d->idle;
+    d->idle = p;
+    d->nidle++;
+    pipe *drop = NULL;
+    if (d->nidle > POOL_KEEP) {   /* drop the oldest */
+        pipe **pp = &d->idle;
+        while ((*pp)->next)
+            pp = &(*pp)->next;
+        drop = *pp;
+        *pp = NULL;
+        d->nidle--;
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    pipe_free(drop);
+}
+
+/* The match list of a slot, made on first use; halved when memory is short. */
+static hay_status slot_list(slot *sl, uint64_t want)
+{
+    if (sl->cap)
+        return HAY_OK;
+    for (uint64_t cap = want;; cap /= 2) {
+        size_t b = cap * sizeof(unsigned long long);
+        hay_status s = cuda_status(cudaMalloc((void **)&sl->d_m, b));
+        if (s == HAY_OK)
+            s = cuda_status(cudaMalloc((void **)&sl->d_sorted, b));
+        if (s == HAY_OK)
+            s = cuda_status(cudaHostAlloc((void **)&sl->h_m, b, cudaHostAllocDefault));
+        size_t tb = 0;
+        if (s == HAY_OK)
+            s = cuda_status((cudaError_t)hay_cuda_sort_keys(NULL, &tb, sl->d_m,
+                                                            sl->d_sorted, cap, 64, sl->st));
+        if (s == HAY_OK)
+            s = cuda_status(cudaMalloc(&sl->d_tmp, tb ? tb : 1));
+        if (s == HAY_OK) {
+            sl->cap = cap;
+            sl->tmp_bytes = tb;
+            return HAY_OK;
+        }
+        cudaFree(sl->d_m);
+        cudaFree(sl->d_sorted);
+        cudaFreeHost(sl->h_m);
+        cudaFree(sl->d_tmp);
+        sl->d_m = sl->d_sorted = sl->h_m = NULL;
+        sl->d_tmp = NULL;
+        if (s != HAY_ERR_NOMEM || cap / 2 < MIN_RESULT_CAP)
+            return s;
+    }
+}
+
+/* Compiled sets ----------------------------------------------------------- */
+
+typedef struct cuda_set {
+    int dev;
+    const hay_cuda_engine *eng;
+    const char *algo;
+    void *estate;
+    hay_pfac *pfac;          /* host tables: the engine's input, streams, fallback */
+    bool pageable;
+    unsigned streams;
+    uint64_t chunk, result_cap, gpu_min, dense_max;
+    bool gpu_min_set;
+    double init_seconds, prepare_seconds;
+    int reported;            /* init/prepare reported by a scan */
+} cuda_set;
+
+static int default_device(void)
+{
+    const char *e = getenv("HAY_CUDA_DEVICE");
+    if (e && *e) {
+        char *end;
+        long v = strtol(e, &end, 10);
+        if (*end == 0 && v >= 0 && v < MAX_DEVICES)
+            return (int)v;
+        return -1;
+    }
+    return 0;
+}
+
+/* The driver's keys; the engine checks its own and rejects the rest. */
+static hay_status parse_driver_params(const char *params, cuda_set *cs)
+{
+    const char *p = params, *key, *val;
+    size_t klen, vlen;
+    while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
+        uint64_t v = 0;
+        if (hay_cuda_key_is(key, klen, "transfer")) {
+            if (hay_cuda_key_is(val, vlen, "pinned"))
+                cs->pageable = false;
+            else if (hay_cuda_key_is(val, vlen, "pageable"))
+                cs->pageable = true;
+            else
+                return HAY_ERR_INVALID;
+            continue;
+        }
+        if (!hay_cuda_is_driver_key(key, klen))
+            continue;
+        RETURN_ERROR_IF(hay_cuda_parse_size(val, vlen, &v) < 0, HAY_ERR_INVALID);
+        if (hay_cuda_key_is(key, klen, "device")) {
+            RETURN_ERROR_IF(v >= MAX_DEVICES, HAY_ERR_INVALID);
+            cs->dev = (int)v;
+        } else if (hay_cuda_key_is(key, klen, "streams")) {
+            RETURN_ERROR_IF(v < 1 || v > MAX_STREAMS, HAY_ERR_INVALID);
+            cs->streams = (unsigned)v;
+        } else if (hay_cuda_key_is(key, klen, "chunk")) {
+            RETURN_ERROR_IF(v < 1, HAY_ERR_INVALID);
+            cs->chunk = v;
+        } else if (hay_cuda_key_is(key, klen, "result_cap")) {
+            RETURN_ERROR_IF(v < 1 || v > ((uint64_t)1 << 32), HAY_ERR_INVALID);
+            cs->result_cap = v;
+        } else if (hay_cuda_key_is(key, klen, "gpu_min")) {
+            cs->gpu_min = v;
+            cs->gpu_min_set = true;
+        } else if (hay_cuda_key_is(key, klen, "dense_max")) {
+            cs->dense_max = v;
+        }
+    }
+    return HAY_OK;
+}
+
+static void cuda_set_free(const hay_patterns *set, cuda_set *cs)
+{
+    if (!cs)
+        return;
+    if (cs->estate) {
+        cudaSetDevice(cs->dev);
+        cs->eng->destroy(cs->estate);
+        cudaGetLastError();
+    }
+    hay_pfac_free(set, cs->pfac);
+    free(cs);
+}
+
+/* Builds the GPU state of a set: context, host tables, device tables. */
+static hay_status cuda_set_build(hay_patterns *set, const char *algo,
+                                 cuda_set **out)
+{
+    *out = NULL;
+    cuda_set *cs = calloc(1, sizeof *cs);
+    RETURN_ERROR_IF(!cs, HAY_ERR_NOMEM);
+    cs->dev = default_device();
+    cs->streams = DEFAULT_STREAMS;
+    cs->chunk = DEFAULT_CHUNK;
+    cs->result_cap = DEFAULT_RESULT_CAP;
+    hay_status s = parse_driver_params(set->params, cs);
+    if (s == HAY_OK && cs->dev < 0)
+        s = HAY_ERR_INVALID;   /* HAY_CUDA_DEVICE is not a device index */
+    if (s == HAY_OK)
+        s = ctx_enter(cs->dev, &cs->init_seconds);
+    if (s < 0)
+        goto fail;
+    if (!cs->dense_max) {
+        size_t fr = 0, tot = 0;
+        cs->dense_max = (uint64_t)2 << 30;
+        if (cudaMemGetInfo(&fr, &tot) == cudaSuccess && fr / 4 < cs->dense_max)
+            cs->dense_max = fr / 4;
+        cudaGetLastError();
+    }
+
+    s = HAY_ERR_UNKNOWN_NAME;
+    for (size_t i = 0; i < N_ENGINES; i++) {
+        const hay_cuda_engine *e = cuda_engine_table[i].engine;
+        if (algo && strcmp(algo, cuda_engine_table[i].name) != 0)
+            continue;
+        if (set->n > 1 && !e->multi) {
+            s = HAY_ERR_UNSUPPORTED;
+            continue;
+        }
+        double t0 = hay_now();
+        if (e->multi && !cs->pfac) {
+            s = hay_pfac_build(set, (size_t)cs->dense_max, &cs->pfac);
+            if (s < 0)
+                goto fail;
+        }
+        hay_cuda_patterns hp = {
+            set->n, set->bytes, set->off, set->len, set->min_len, set->max_len,
+            (set->flags & HAY_CASELESS) != 0, cs->pfac, set->params,
+        };
+        s = e->build(&hp, &cs->estate);
+        cs->prepare_seconds = hay_now() - t0;
+        if (s == HAY_OK) {
+            cs->eng = e;
+            cs->algo = cuda_engine_table[i].name;
+            break;
+        }
+        cs->estate = NULL;
+        if (s != HAY_ERR_UNSUPPORTED || algo)
+            goto fail;
+    }
+    if (s < 0)
+        goto fail;
+    /* Streams and the host fallback walk the PFAC tables. */
+    if (!cs->pfac) {
+        s = hay_pfac_build(set, 0, &cs->pfac);
+        if (s < 0)
+            goto fail;
+    }
+    *out = cs;
+    return HAY_OK;
+fail:
+    cuda_set_free(set, cs);
+    return s;
+}
+
+/* The host PFAC walk ------------------------------------------------------ */
+
+static uint32_t pfac_step(const hay_pfac *p, uint32_t s, uint8_t k)
+{
+    return p->next ? p->next[(size_t)s * p->nclasses + k] : hay_pfac_step_compact(p, s, k);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Reports the matches of hay[0, len) ending after min_end, in order of
+ * (end, id), by walking the PFAC tables from every start position.  Starts
+ * go in windows; a window's matches that end inside it are complete and
+ * go out sorted, the others wait for the next window.
+ */
+static int host_pfac_walk(const hay_patterns *set, const hay_pfac *p,
+                          const uint8_t *hay, size_t len, size_t min_end,
+                          uint64_t base, hay_emit_fn emit, void *sink)
+{
+    const size_t W = 4096;
+    size_t back = set->max_len - 1;
+    size_t first = min_end > back ? min_end - back : 0;
+    uint64_t *keys = NULL;
+    size_t n = 0, cap = 0;
+    int stop = 0;
+    for (size_t a = first; a < len && !stop; a += W) {
+        size_t b = len - a > W ? a + W : len;
+        for (size_t q = a; q < b; q++) {
+            uint32_t s = p->root[hay[q]];
+            size_t e = q + 1;
+            while (s) {
+                if (s <= p->nfinal && e > min_end) {
+                    for (uint32_t o = p->out_first[s]; o < p->out_first[s + 1]; o++) {
+                        if (n == cap) {
+                            size_t nc = cap ? cap * 2 : 1024;
+                            uint64_t *k = realloc(keys, nc * sizeof *k);
+                            if (!k) {
+                                free(keys);
+                                return -1;
+                            }
+                            keys = k;
+                            cap = nc;
+                        }
+                        keys[n++] = HAY_CUDA_MATCH(e, p->out_id[o]);
+                    }
+                }
+                if (e >= len)
+                    break;
+                s = pfac_step(p, s, p->cls[hay[e]]);
+                e++;
+            }
+        }
+        qsort(keys, n, sizeof *keys, cmp_u64);
+        size_t k = 0;
+        for (; k < n && (HAY_CUDA_MATCH_END(keys[k]) <= b || b == len); k++) {
+            uint64_t end = HAY_CUDA_MATCH_END(keys[k]);
+            uint32_t id = HAY_CUDA_MATCH_ID(keys[k]);
+            if (emit(sink, id, base + end - set->len[id], base + end)) {
+                stop = 1;
+                break;
+            }
+        }
+        memmove(keys, keys + k, (n - k) * sizeof *keys);
+        n -= k;
+    }
+    free(keys);
+    return stop;
+}
+
+static int host_engine_scan(const hay_patterns *set, const void *state,
+                            const uint8_t *hay, size_t len, size_t min_end,
+                            uint64_t base, hay_emit_fn emit, void *sink)
+{
+    const cuda_set *cs = state;
+    return host_pfac_walk(set, cs->pfac, hay, len, min_end, base, emit, sink);
+}
+
+/* What streams (and hay_patterns_info's algo) see for CUDA sets. */
+static const hay_engine host_engine = {
+    "pfac", true, NULL, NULL, host_engine_scan, NULL,
+};
+
+/* Scans ----------------------------------------------------------------- */
+
+enum { MODE_COUNT, MODE_EACH, MODE_LIST };
+
+typedef struct scan_req {
+    const hay_patterns *set;
+    cuda_set *cs;
+    const uint8_t *host;     /* host input, or */
+    const uint8_t *dev;      /* device-resident input (padded) */
+    uint64_t len;
+    const hay_scan_opts *o;
+    int mode;
+    hay_match_fn fn;
+    void *ctx;
+    uint64_t count;
+    unsigned long long *d_pc;    /* MODE_EACH */
+    hay_scan_stats st;
+    pipe *pp;
+    uint64_t chunk, back;
+    bool stopped;
+} scan_req;
+
+typedef struct cb_sink {
+    hay_match_fn fn;
+    void *ctx;
+    uint64_t n;
+} cb_sink;
+
+static int emit_cb(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    cb_sink *c = sink;
+    c->n++;
+    return c->fn(id, start, end, c->ctx);
+}
+
+static const uint8_t *slot_text(scan_req *r, slot *sl)
+{
+    return r->dev ? r->dev + sl->lo : sl->d_text;
+}
+
+static int end_bits(uint64_t len)
+{
+    int b = HAY_CUDA_ID_BITS + 1;
+    while (b < 64 && (len >> (b - HAY_CUDA_ID_BITS)) != 0)
+        b++;
+    return b;
+}
+
+/* Hands the sorted list of n matches (local to `lo`) to the callback. */
+static hay_status deliver(scan_req *r, slot *sl, uint64_t lo, uint64_t n)
+{
+    double t0 = hay_now();
+    int bits = end_bits(sl->ge - lo);
+    CU((cudaError_t)hay_cuda_sort_keys(sl->d_tmp, &sl->tmp_bytes, sl->d_m,
+                                        sl->d_sorted, n, bits, sl->st));
+    CU(cudaMemcpyAsync(sl->h_m, sl->d_sorted, n * sizeof *sl->h_m,
+                       cudaMemcpyDeviceToHost, sl->st));
+    CU(cudaStreamSynchronize(sl->st));
+    r->st.copy_out_seconds += hay_now() - t0;
+    const size_t *plen = r->set->len;
+    for (uint64_t k = 0; k < n; k++) {
+        unsigned long long m = sl->h_m[k];
+        uint64_t end = lo + HAY_CUDA_MATCH_END(m);
+        uint32_t id = HAY_CUDA_MATCH_ID(m);
+        r->count++;
+        if (r->fn(id, end - plen[id], end, r->ctx)) {
+            r->stopped = true;
+            return HAY_STOPPED;
+        }
+    }
+    return HAY_OK;
+}
+
+/* Searches again the ends (x, y] of the slot's piece, synchronously,
+ * splitting while the list overflows. */
+static hay_status rerun(scan_req *r, slot *sl, uint64_t x, uint64_t y)
+{
+    uint64_t lo = x >= r->back ? x - r->back : 0;
+    if (lo < sl->lo)
+        lo = sl->lo;
+    const uint8_t *txt = slot_text(r, sl) + (lo - sl->lo);
+    CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
+    hay_cuda_job job = { txt, y - lo, x - lo, sl->d_ctr, NULL, sl->d_m,
+                         sl->d_ctr + 1, sl->cap, sl->st };
+    FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
+    CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
+                       cudaMemcpyDeviceToHost, sl->st));
+    CU(cudaStreamSynchronize(sl->st));
+    uint64_t n = sl->h_ctr[1];
+    if (n <= sl->cap)
+        return deliver(r, sl, lo, n);
+    if (y - x > 1) {
+        uint64_t mid = x + (y - x) / 2;
+        hay_status s = rerun(r, sl, x, mid);
+        if (s != HAY_OK)
+            return s;
+        return rerun(r, sl, mid, y);
+    }
+    /* One end position with more matches than slots: the host walks it. */
+    uint8_t *h = malloc(y - lo);
+    RETURN_ERROR_IF(!h, HAY_ERR_NOMEM);
+    hay_status s = cuda_status(cudaMemcpy(h, txt, y - lo, cudaMemcpyDeviceToHost));
+    if (s == HAY_OK) {
+        cb_sink cb = { r->fn, r->ctx, 0 };
+        if (host_pfac_walk(r->set, r->cs->pfac, h, y - lo, x - lo, lo, emit_cb, &cb))
+            s = HAY_STOPPED;
+        r->count += cb.n;
+        if (s == HAY_STOPPED)
+            r->stopped = true;
+    }
+    free(h);
+    return s;
+}
+
+/* Waits for the slot's piece and takes its results. */
+static hay_status drain(scan_req *r, slot *sl)
+{
+    if (!sl->busy)
+        return HAY_OK;
+    sl->busy = false;
+    CU(cudaStreamSynchronize(sl->st));
+    float ms = 0;
+    if (!r->dev && cudaEventElapsedTime(&ms, sl->ev[0], sl->ev[1]) == cudaSuccess)
+        r->st.copy_in_seconds += ms / 1e3;
+    if (cudaEventElapsedTime(&ms, sl->ev[1], sl->ev[2]) == cudaSuccess)
+        r->st.kernel_seconds += ms / 1e3;
+    if (cudaEventElapsedTime(&ms, sl->ev[2], sl->ev[3]) == cudaSuccess)
+        r->st.copy_out_seconds += ms / 1e3;
+    cudaGetLastError();
+    if (r->mode != MODE_LIST) {
+        r->count += sl->h_ctr[0];
+        return HAY_OK;
+    }
+    uint64_t n = sl->h_ctr[1];
+    if (n <= sl->cap)
+        return deliver(r, sl, sl->lo, n);
+    uint64_t mid = sl->gs + (sl->ge - sl->gs) / 2;
+    hay_status s = rerun(r, sl, sl->gs, mid);
+    if (s != HAY_OK)
+        return s;
+    return rerun(r, sl, mid, sl->ge);
+}
+
+/* Copies src[0, n) into pinned memory on several threads. */
+static void stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+    long nb = (long)((n + STAGE_BLOCK - 1) / STAGE_BLOCK);
+#ifdef _OPENMP
+    int t = (int)(nb < STAGE_THREADS ? nb : STAGE_THREADS);
+    if (t > (int)hay_cpu_count())
+        t = (int)hay_cpu_count();
+#pragma omp parallel for num_threads(t > 0 ? t : 1) schedule(static) if (nb > 1)
+#endif
+    for (long b = 0; b < nb; b++) {
+        uint64_t o = (uint64_t)b * STAGE_BLOCK;
+        memcpy(dst + o, src + o, n - o < STAGE_BLOCK ? n - o : STAGE_BLOCK);
+    }
+}
+
+/* Puts the piece with owned ends (gs, ge] on slot sl. */
+static hay_status issue(scan_req *r, slot *sl, uint64_t gs, uint64_t ge)
+{
+    uint64_t lo = gs >= r->back ? gs - r->back : 0;
+    uint64_t n = ge - lo;
+    sl->lo = lo;
+    sl->gs = gs;
+    sl->ge = ge;
+    CU(cudaEventRecord(sl->ev[0], sl->st));
+    if (!r->dev) {
+        if (r->pp->pinned) {
+            stage_copy(sl->h_stage, r->host + lo, n);
+            CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
+        } else {
+            CU(cudaMemcpyAsync(sl->d_text, r->host + lo, n, cudaMemcpyHostToDevice, sl->st));
+        }
+    }
+    CU(cudaEventRecord(sl->ev[1], sl->st));
+    CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
+    hay_cuda_job job = { slot_text(r, sl), n, gs - lo, sl->d_ctr, r->d_pc,
+                         r->mode == MODE_LIST ? sl->d_m : NULL, sl->d_ctr + 1,
+                         r->mode == MODE_LIST ? sl->cap : 0, sl->st };
+    FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
+    CU(cudaEventRecord(sl->ev[2], sl->st));
+    CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
+                       cudaMemcpyDeviceToHost, sl->st));
+    CU(cudaEventRecord(sl->ev[3], sl->st));
+    sl->busy = true;
+    return HAY_OK;
+}
+
+/* The pipeline over the whole input. */
+static hay_status run_pieces(scan_req *r)
+{
+    const hay_scan_opts *o = r->o;
+    pipe *pp = r->pp;
+    unsigned ns = pp->nslots;
+    uint64_t done = 0, i = 0;
+    hay_status s = HAY_OK;
+    for (uint64_t gs = 0; gs < r->len && s == HAY_OK; gs += r->chunk, i++) {
+        uint64_t ge = r->len - gs > r->chunk ? gs + r->chunk : r->len;
+        slot *sl = &pp->s[i % ns];
+        if (sl->busy) {
+            uint64_t e = sl->ge;
+            s = drain(r, sl);
+            if (s != HAY_OK)
+                break;
+            done = e;
+            if (o->progress)
+                o->progress(done, r->len, o->progress_ctx);
+        }
+        s = issue(r, sl, gs, ge);
+    }
+    /* The pieces still in flight, oldest first. */
+    for (unsigned k = 0; k < ns; k++) {
+        slot *sl = &pp->s[(i + k) % ns];
+        if (!sl->busy)
+            continue;
+        if (s != HAY_OK) {
+            cudaStreamSynchronize(sl->st);
+            sl->busy = false;
+            continue;
+        }
+        uint64_t e = sl->ge;
+        s = drain(r, sl);
+        if (s == HAY_OK && o->progress)
+            o->progress(e, r->len, o->progress_ctx);
+    }
+    cudaGetLastError();
+    return s;
+}
+
+static void report_prepare(cuda_set *cs, hay_scan_stats *st)
+{
+    if (__atomic_exchange_n(&cs->reported, 1, __ATOMIC_ACQ_REL) == 0) {
+        st->init_seconds = cs->init_seconds;
+        st->prepare_seconds = cs->prepare_seconds;
+    }
+}
+
+/* Runs one scan of a host or resident input on the GPU state cs. */
+static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
+                           const uint8_t *host, const uint8_t *dev,
+                           uint64_t len, const hay_scan_opts *o, int mode,
+                           hay_match_fn fn, void *ctx, uint64_t *count,
+                           uint64_t *counts, const char *note, double t0)
+{
+    scan_req r;
+    memset(&r, 0, sizeof r);
+    r.set = set;
+    r.cs = cs;
+    r.host = host;
+    r.dev = dev;
+    r.len = len;
+    r.o = o;
+    r.mode = mode;
+    r.fn = fn;
+    r.ctx = ctx;
+    r.back = set->max_len - 1;
+    r.st.backend = HAY_BACKEND_CUDA;
+    r.st.algo = cs->algo;
+    r.st.energy_joules = -1;   /* no energy counter read on this backend */
+    r.st.init_joules = r.st.prepare_joules = r.st.copy_in_joules = -1;
+    r.st.kernel_joules = r.st.copy_out_joules = -1;
+    r.st.energy_method = "unavailable";
+    r.st.note = note ? note : "";
+    report_prepare(cs, &r.st);
+    FORWARD_IF_ERROR(ctx_enter(cs->dev, NULL));
+    /* Resident counts need no pieces (the engine reports only counts). */
+    r.chunk = o->chunk_size ? o->chunk_size
+              : (dev && mode != MODE_LIST) ? len : cs->chunk;
+    hay_status s = pipe_acquire(cs->dev, cs->streams, &r.chunk, r.back,
+                                !dev && !cs->pageable, dev != NULL, &r.pp);
+    if (s < 0)
+        return s;
+    if (mode == MODE_LIST) {
+        for (unsigned k = 0; k < r.pp->nslots && s == HAY_OK; k++)
+            s = slot_list(&r.pp->s[k], cs->result_cap);
+    }
+    if (s == HAY_OK && mode == MODE_EACH) {
+        s = cuda_status(cudaMalloc((void **)&r.d_pc, set->n * sizeof *r.d_pc));
+        if (s == HAY_OK)
+            s = cuda_status(cudaMemset(r.d_pc, 0, set->n * sizeof *r.d_pc));
+    }
+    if (s == HAY_OK)
+        s = run_pieces(&r);
+    if (s == HAY_OK && mode == MODE_EACH) {
+        double c0 = hay_now();
+        s = cuda_status(cudaMemcpy(counts, r.d_pc, set->n * sizeof *counts,
+                                   cudaMemcpyDeviceToHost));
+        r.st.copy_out_seconds += hay_now() - c0;
+    }
+    cudaFree(r.d_pc);
+    pipe_release(r.pp, s < 0 && s != HAY_ERR_NOMEM);
+    if (count)
+        *count = r.count;
+    r.st.bytes = len;
+    r.st.matches = r.count;
+    r.st.total_seconds = hay_now() - t0;
+    if (o->stats)
+        *o->stats = r.st;
+    if (s == HAY_OK && r.stopped)
+        s = HAY_STOPPED;
+    return s;
+}
+
+/* The CUDA backend's ops -------------------------------------------------- */
 
 static hay_status cuda_available(void)
 {
@@ -18,7 +898,55 @@ static hay_status cuda_describe(int index, char *buf, size_t cap)
 {
     return hay_cuda_device_name(index, buf, cap) == 0 ? HAY_OK : HAY_ERR_DEVICE;
 }
-#else
+
+static hay_status cuda_compile(hay_patterns *set, const char *algo)
+{
+    cuda_set *cs;
+    FORWARD_IF_ERROR(cuda_set_build(set, algo, &cs));
+    set->state = cs;
+    set->engine = &host_engine;
+    set->state_memory = cs->pfac->memory + cs->eng->memory(cs->estate);
+    set->reason = algo ? "algorithm chosen by the caller"
+                       : "CUDA: PFAC over all start positions";
+    return HAY_OK;
+}
+
+static void cuda_destroy(hay_patterns *set)
+{
+    cuda_set_free(set, set->state);
+    set->state = NULL;
+}
+
+static hay_status cuda_scan(const hay_patterns *set, hay_scratch *scratch,
+                            const uint8_t *data, uint64_t len,
+                            const hay_scan_opts *opts, hay_match_fn fn, void *ctx)
+{
+    (void)scratch;
+    return gpu_scan(set, set->state, data, NULL, len, opts, MODE_LIST, fn, ctx,
+                    NULL, NULL, NULL, hay_now());
+}
+
+static hay_status cuda_count(const hay_patterns *set, hay_scratch *scratch,
+                             const uint8_t *data, uint64_t len,
+                             const hay_scan_opts *opts, uint64_t *count)
+{
+    (void)scratch;
+    return gpu_scan(set, set->state, data, NULL, len, opts, MODE_COUNT, NULL,
+                    NULL, count, NULL, NULL, hay_now());
+}
+
+static hay_status cuda_count_each(const hay_patterns *set, hay_scratch *scratch,
+                                  const uint8_t *data, uint64_t len,
+                                  const hay_scan_opts *opts, uint64_t *counts)
+{
+    (void)scratch;
+    return gpu_scan(set, set->state, data, NULL, len, opts, MODE_EACH, NULL,
+                    NULL, NULL, counts, NULL, hay_now());
+}
+
+#else /* !HAY_HAVE_CUDA */
+
+static const char *const cuda_algos[] = { NULL };
 static hay_status cuda_available(void) { return HAY_ERR_NO_BACKEND; }
 static int cuda_device_count(void) { return 0; }
 static hay_status cuda_describe(int index, char *buf, size_t cap)
@@ -26,18 +954,396 @@ static hay_status cuda_describe(int index, char *buf, size_t cap)
     (void)index; (void)buf; (void)cap;
     return HAY_ERR_NO_BACKEND;
 }
-#endif
-
-static const char *const cuda_algos[] = { NULL };
-
 static hay_status cuda_compile(hay_patterns *set, const char *algo)
 {
     (void)set; (void)algo;
-    return HAY_ERR_UNSUPPORTED;
+    return HAY_ERR_NO_BACKEND;
 }
+#define cuda_destroy NULL
+#define cuda_scan NULL
+#define cuda_count NULL
+#define cuda_count_each NULL
+
+#endif /* HAY_HAVE_CUDA */
 
 const hay_backend_ops hay_cuda_backend = {
     HAY_BACKEND_CUDA, "cuda", cuda_available, cuda_device_count, cuda_describe,
     cuda_algos,
-    cuda_compile, NULL, NULL, NULL, NULL,
+    cuda_compile, cuda_destroy, cuda_scan, cuda_count, cuda_count_each,
 };
+
+/* The auto backend ------------------------------------------------------- */
+
+/*
+ * Compiles the CPU engine.  A scan of at least gpu_min bytes (by kind of
+ * set, AUTO_GPU_MIN_*; env HAY_AUTO_GPU_MIN or params gpu_min= override)
+ * makes, once, the GPU state in set->aux and runs there; when no GPU is
+ * usable the CPU runs and the scan's stats note says why.
+ */
+typedef struct auto_gpu {
+    int state;               /* 0 untried, 1 ready, < 0 failed */
+    const char *why;         /* static text when failed */
+#ifdef HAY_HAVE_CUDA
+    cuda_set *cs;
+#endif
+} auto_gpu;
+
+#ifdef HAY_HAVE_CUDA
+static pthread_mutex_t auto_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t auto_threshold(const hay_patterns *set)
+{
+    const char *e = getenv("HAY_AUTO_GPU_MIN");
+    uint64_t v;
+    if (e && hay_cuda_parse_size(e, strlen(e), &v) == 0)
+        return v;
+    const char *p = set->params, *key, *val;
+    size_t klen, vlen;
+    while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen))
+        if (hay_cuda_key_is(key, klen, "gpu_min") &&
+            hay_cuda_parse_size(val, vlen, &v) == 0)
+            return v;
+    return set->n > 1 ? AUTO_GPU_MIN_MULTI : AUTO_GPU_MIN_SINGLE;
+}
+#endif
+
+static hay_status auto_available(void) { return HAY_OK; }
+static int auto_device_count(void) { return 1; }
+static hay_status auto_describe(int index, char *buf, size_t cap)
+{
+    return hay_cpu_backend.describe(index, buf, cap);
+}
+
+static hay_status auto_compile(hay_patterns *set, const char *algo)
+{
+    FORWARD_IF_ERROR(hay_cpu_backend.compile(set, algo));
+    set->aux = calloc(1, sizeof(auto_gpu));
+    RETURN_ERROR_IF(!set->aux, HAY_ERR_NOMEM);
+    return HAY_OK;
+}
+
+static void auto_destroy(hay_patterns *set)
+{
+    hay_cpu_backend.destroy(set);
+    auto_gpu *g = set->aux;
+    if (g) {
+#ifdef HAY_HAVE_CUDA
+        cuda_set_free(set, g->cs);
+#endif
+        free(g);
+    }
+    set->aux = NULL;
+}
+
+#ifdef HAY_HAVE_CUDA
+/* The GPU state of an auto set, made on first need; NULL (with *why) when
+ * no GPU can take it. */
+static cuda_set *auto_gpu_get(const hay_patterns *set, const char **why)
+{
+    auto_gpu *g = set->aux;
+    pthread_mutex_lock(&auto_lock);
+    if (g->state == 0) {
+        hay_status s = cuda_available();
+        cuda_set *cs = NULL;
+        if (s == HAY_OK)
+            s = cuda_set_build((hay_patterns *)set, NULL, &cs);
+        g->cs = cs;
+        g->state = s == HAY_OK ? 1 : s;
+        g->why = s == HAY_ERR_NO_DEVICE ? "no usable GPU (cuda: no device); CPU"
+                 : s == HAY_ERR_NOMEM ? "GPU out of memory for the tables; CPU"
+                 : s == HAY_ERR_UNSUPPORTED ? "no CUDA engine for this set; CPU"
+                 : "the CUDA backend failed to start; CPU";
+    }
+    cuda_set *cs = g->state == 1 ? g->cs : NULL;
+    *why = g->why;
+    pthread_mutex_unlock(&auto_lock);
+    return cs;
+}
+#endif
+
+/* Where an auto scan of len bytes runs: the GPU state, or NULL with a note. */
+static void *auto_pick(const hay_patterns *set, uint64_t len, bool force,
+                       const char **note)
+{
+#ifdef HAY_HAVE_CUDA
+    if (!force && len < auto_threshold(set)) {
+        *note = "input below the GPU threshold; CPU";
+        return NULL;
+    }
+    return auto_gpu_get(set, note);
+#else
+    (void)set; (void)len; (void)force;
+    *note = "no CUDA backend in this build; CPU";
+    return NULL;
+#endif
+}
+
+static void cpu_stats(const hay_patterns *set, const hay_scan_opts *o,
+                      double t0, uint64_t len, uint64_t matches,
+                      const char *note)
+{
+    if (!o->stats)
+        return;
+    memset(o->stats, 0, sizeof *o->stats);
+    o->stats->backend = HAY_BACKEND_CPU;
+    o->stats->algo = set->engine ? set->engine->name : "?";
+    o->stats->total_seconds = hay_now() - t0;
+    o->stats->bytes = len;
+    o->stats->matches = matches;
+    o->stats->energy_joules = -1;
+    o->stats->init_joules = o->stats->prepare_joules = o->stats->copy_in_joules = -1;
+    o->stats->kernel_joules = o->stats->copy_out_joules = -1;
+    o->stats->energy_method = "unavailable";
+    o->stats->note = note;
+}
+
+typedef struct count_fwd {
+    hay_match_fn fn;
+    void *ctx;
+    uint64_t n;
+} count_fwd;
+
+static int count_fwd_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    count_fwd *c = ctx;
+    c->n++;
+    return c->fn(id, start, end, c->ctx);
+}
+
+static hay_status auto_scan(const hay_patterns *set, hay_scratch *scratch,
+                            const uint8_t *data, uint64_t len,
+                            const hay_scan_opts *o, hay_match_fn fn, void *ctx)
+{
+    const char *note;
+    double t0 = hay_now();
+    void *g = auto_pick(set, len, false, &note);
+#ifdef HAY_HAVE_CUDA
+    if (g)
+        return gpu_scan(set, g, data, NULL, len, o, MODE_LIST, fn, ctx, NULL,
+                        NULL, "input at or above the GPU threshold; CUDA", t0);
+#endif
+    (void)g;
+    count_fwd c = { fn, ctx, 0 };
+    hay_status s = hay_cpu_backend.scan(set, scratch, data, len, o, count_fwd_cb, &c);
+    cpu_stats(set, o, t0, len, c.n, note);
+    return s;
+}
+
+static hay_status auto_count(const hay_patterns *set, hay_scratch *scratch,
+                             const uint8_t *data, uint64_t len,
+                             const hay_scan_opts *o, uint64_t *count)
+{
+    const char *note;
+    double t0 = hay_now();
+    void *g = auto_pick(set, len, false, &note);
+#ifdef HAY_HAVE_CUDA
+    if (g)
+        return gpu_scan(set, g, data, NULL, len, o, MODE_COUNT, NULL, NULL,
+                        count, NULL, "input at or above the GPU threshold; CUDA", t0);
+#endif
+    (void)g;
+    hay_status s = hay_cpu_backend.count(set, scratch, data, len, o, count);
+    cpu_stats(set, o, t0, len, *count, note);
+    return s;
+}
+
+static int count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)start; (void)end;
+    ((uint64_t *)ctx)[id]++;
+    return 0;
+}
+
+static hay_status auto_count_each(const hay_patterns *set, hay_scratch *scratch,
+                                  const uint8_t *data, uint64_t len,
+                                  const hay_scan_opts *o, uint64_t *counts)
+{
+    const char *note;
+    double t0 = hay_now();
+    void *g = auto_pick(set, len, false, &note);
+#ifdef HAY_HAVE_CUDA
+    if (g)
+        return gpu_scan(set, g, data, NULL, len, o, MODE_EACH, NULL, NULL,
+                        NULL, counts, "input at or above the GPU threshold; CUDA", t0);
+#endif
+    (void)g;
+    hay_status s = hay_cpu_backend.scan(set, scratch, data, len, o, count_each_cb, counts);
+    uint64_t total = 0;
+    for (size_t i = 0; i < set->n; i++)
+        total += counts[i];
+    cpu_stats(set, o, t0, len, total, note);
+    return s;
+}
+
+static const char *const auto_algos[] = { NULL };
+
+const hay_backend_ops hay_auto_backend = {
+    HAY_BACKEND_CPU, "cpu", auto_available, auto_device_count, auto_describe,
+    auto_algos,
+    auto_compile, auto_destroy, auto_scan, auto_count, auto_count_each,
+};
+
+/* Device-resident buffers ------------------------------------------------- */
+
+struct hay_buffer {
+    hay_backend backend;
+    int dev;
+    const uint8_t *host;     /* CPU buffers */
+    uint8_t *d_base;         /* CUDA buffers: padded allocation */
+    const uint8_t *d_data;
+    uint64_t len;
+};
+
+hay_backend hay_buffer_backend(const hay_buffer *buf)
+{
+    return buf ? buf->backend : HAY_BACKEND_AUTO;
+}
+
+hay_status hay_buffer_create(hay_backend backend, const void *data,
+                             uint64_t len, hay_buffer **out)
+{
+    RETURN_ERROR_IF(!out, HAY_ERR_INVALID);
+    *out = NULL;
+    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(backend != HAY_BACKEND_AUTO && backend != HAY_BACKEND_CPU &&
+                    backend != HAY_BACKEND_CUDA, HAY_ERR_UNSUPPORTED);
+    hay_buffer *b = calloc(1, sizeof *b);
+    RETURN_ERROR_IF(!b, HAY_ERR_NOMEM);
+    b->len = len;
+    b->backend = HAY_BACKEND_CPU;
+    b->host = data;
+#ifdef HAY_HAVE_CUDA
+    if (backend == HAY_BACKEND_AUTO && cuda_available() == HAY_OK)
+        backend = HAY_BACKEND_CUDA;
+    if (backend == HAY_BACKEND_CUDA) {
+        b->backend = HAY_BACKEND_CUDA;
+        b->host = NULL;
+        b->dev = default_device();
+        hay_status s = cuda_available();
+        if (s == HAY_OK)
+            s = b->dev < 0 ? HAY_ERR_INVALID : ctx_enter(b->dev, NULL);
+        if (s == HAY_OK)
+            s = cuda_status(cudaMalloc((void **)&b->d_base, len + 2 * HAY_CUDA_PAD));
+        if (s == HAY_OK)
+            s = cuda_status(cudaMemset(b->d_base, 0, len + 2 * HAY_CUDA_PAD));
+        if (s == HAY_OK && len) {
+            b->d_data = b->d_base + HAY_CUDA_PAD;
+            s = cuda_status(cudaMemcpy(b->d_base + HAY_CUDA_PAD, data, len,
+                                       cudaMemcpyHostToDevice));
+        }
+        b->d_data = b->d_base + HAY_CUDA_PAD;
+        if (s < 0) {
+            cudaFree(b->d_base);
+            free(b);
+            return s;
+        }
+    }
+#else
+    if (backend == HAY_BACKEND_CUDA) {
+        free(b);
+        return HAY_ERR_NO_BACKEND;
+    }
+#endif
+    *out = b;
+    return HAY_OK;
+}
+
+void hay_buffer_free(hay_buffer *b)
+{
+    if (!b)
+        return;
+#ifdef HAY_HAVE_CUDA
+    if (b->d_base) {
+        cudaSetDevice(b->dev);
+        cudaFree(b->d_base);
+        cudaGetLastError();
+    }
+#endif
+    free(b);
+}
+
+/* The GPU state that scans a CUDA buffer with `set`, or an error. */
+static hay_status buffer_gpu(const hay_patterns *set, const hay_buffer *b,
+                             void **cs)
+{
+    *cs = NULL;
+#ifdef HAY_HAVE_CUDA
+    if (set->backend == &hay_cuda_backend) {
+        *cs = set->state;
+    } else if (set->backend == &hay_auto_backend) {
+        const char *why;
+        *cs = auto_gpu_get(set, &why);
+        RETURN_ERROR_IF(!*cs, HAY_ERR_NO_DEVICE);
+    }
+    RETURN_ERROR_IF(!*cs, HAY_ERR_UNSUPPORTED);
+    RETURN_ERROR_IF(((cuda_set *)*cs)->dev != b->dev, HAY_ERR_INVALID);
+    return HAY_OK;
+#else
+    (void)set; (void)b;
+    return HAY_ERR_UNSUPPORTED;
+#endif
+}
+
+static hay_status buffer_scan_mode(const hay_patterns *set, hay_scratch *scratch,
+                                   const hay_buffer *b, const hay_scan_opts *opts,
+                                   int mode, hay_match_fn fn, void *ctx,
+                                   uint64_t *count, uint64_t *counts)
+{
+    RETURN_ERROR_IF(!set || !scratch || !b, HAY_ERR_INVALID);
+    if (b->backend == HAY_BACKEND_CPU) {
+        if (mode == 2)
+            return hay_scan(set, scratch, b->host, b->len, opts, fn, ctx);
+        if (mode == 0)
+            return hay_scan_count(set, scratch, b->host, b->len, opts, count);
+        return hay_scan_count_each(set, scratch, b->host, b->len, opts, counts);
+    }
+    void *cs;
+    FORWARD_IF_ERROR(buffer_gpu(set, b, &cs));
+    hay_scan_opts defaults;
+    if (!opts) {
+        hay_scan_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (counts)
+        memset(counts, 0, set->n * sizeof *counts);
+    if (count)
+        *count = 0;
+    if (b->len == 0)
+        return HAY_OK;
+#ifdef HAY_HAVE_CUDA
+    return gpu_scan(set, cs, NULL, b->d_data, b->len, opts,
+                    mode == 2 ? MODE_LIST : mode == 1 ? MODE_EACH : MODE_COUNT,
+                    fn, ctx, count, counts, "device-resident buffer; CUDA",
+                    hay_now());
+#else
+    (void)cs; (void)fn; (void)ctx;
+    return HAY_ERR_UNSUPPORTED;
+#endif
+}
+
+hay_status hay_scan_buffer(const hay_patterns *set, hay_scratch *scratch,
+                           const hay_buffer *buf, const hay_scan_opts *opts,
+                           hay_match_fn on_match, void *ctx)
+{
+    RETURN_ERROR_IF(!on_match, HAY_ERR_INVALID);
+    return buffer_scan_mode(set, scratch, buf, opts, 2, on_match, ctx, NULL, NULL);
+}
+
+hay_status hay_scan_count_buffer(const hay_patterns *set, hay_scratch *scratch,
+                                 const hay_buffer *buf,
+                                 const hay_scan_opts *opts, uint64_t *count)
+{
+    RETURN_ERROR_IF(!count, HAY_ERR_INVALID);
+    *count = 0;
+    return buffer_scan_mode(set, scratch, buf, opts, 0, NULL, NULL, count, NULL);
+}
+
+hay_status hay_scan_count_each_buffer(const hay_patterns *set,
+                                      hay_scratch *scratch,
+                                      const hay_buffer *buf,
+                                      const hay_scan_opts *opts,
+                                      uint64_t *counts)
+{
+    RETURN_ERROR_IF(!counts, HAY_ERR_INVALID);
+    return buffer_scan_mode(set, scratch, buf, opts, 1, NULL, NULL, NULL, counts);
+}

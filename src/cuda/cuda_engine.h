@@ -24,6 +24,46 @@
  *                    order of slots is arbitrary; the driver sorts.
  * Engines must not allocate device memory per job; per-set tables are
  * made in build().
+ *
+ * Padding (added by the CUDA driver): every d_text the driver hands out
+ * lies in an allocation that extends at least HAY_CUDA_PAD bytes past
+ * d_text + len and starts at or below the 16-byte boundary under d_text,
+ * so kernels may read whole aligned 16-byte words that cover the piece.
+ * Bytes outside [0, len) are garbage and must never decide a match.
+ *
+ * Parameters: hay_compile_opts.params is handed to build() unchanged.  It
+ * holds the driver's keys (HAY_CUDA_DRIVER_KEYS below) and the engine's;
+ * an engine skips the driver's keys (hay_cuda_is_driver_key) and returns
+ * HAY_ERR_INVALID for a key it does not know or a bad value.
+ *
+ * Driver keys (cuda_backend.c; docs/DESIGN.md "CUDA backend"):
+ *   device=N            CUDA device index (default: env HAY_CUDA_DEVICE, else 0)
+ *   transfer=pinned|pageable   host inputs: copied through pinned staging
+ *                       buffers (default) or cudaMemcpyAsync from the
+ *                       caller's pageable memory
+ *   streams=N           pipeline depth, 1..8 (default 3)
+ *   chunk=BYTES         bytes per pipeline piece (default 64 MiB; K/M/G
+ *                       suffixes); hay_scan_opts.chunk_size overrides it
+ *   result_cap=N        match slots per piece (default 16M); a piece with
+ *                       more matches is split and searched again
+ *   gpu_min=BYTES       backend auto: inputs below this stay on the CPU
+ *   dense_max=BYTES     largest dense PFAC table (default min(2 GiB, a
+ *                       quarter of free device memory))
+ * PFAC engine keys (pfac.cu):
+ *   table=ldg|tex|compact   dense table read through the read-only cache
+ *                       (default), a texture object, or the compact CSR
+ *                       form (binary search per step; always when the
+ *                       dense table is over dense_max)
+ *   root=shared|global  root row in shared memory (default) or global
+ *   stage=1|0           input tile staged through shared memory (default 0:
+ *                       measured slower than the L1 on the H200; a tile
+ *                       over 40 KiB is never staged)
+ *   block=N             threads per block, 32..1024, multiple of 32 (256)
+ *   bpt=N               start positions per thread, 1..64 (default 16)
+ *   loop=round|flat     counts: one round per position with the warp
+ *                       waiting for its longest walk (default; measured
+ *                       faster), or one loop over positions and steps
+ *                       (lists always use rounds)
  */
 #ifndef HAY_CUDA_ENGINE_H
 #define HAY_CUDA_ENGINE_H
@@ -78,6 +118,94 @@ typedef struct hay_cuda_engine {
     int (*launch)(const void *dstate, const hay_cuda_job *job);
     size_t (*memory)(const void *dstate);   /* device bytes held */
 } hay_cuda_engine;
+
+/* Bytes readable past the end of every piece (see Padding above). */
+#define HAY_CUDA_PAD 64
+
+/* The driver's parameter keys, which engines skip. */
+#define HAY_CUDA_DRIVER_KEYS \
+    { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max" }
+
+/* Iterates the "key=value" pairs of a params string: sets key/klen and
+ * val/vlen (a key without '=' has vlen 0) and returns 1, or 0 at the end.
+ * Empty items (",,") are skipped. */
+static inline int hay_cuda_param_next(const char **p, const char **key,
+                                      size_t *klen, const char **val,
+                                      size_t *vlen)
+{
+    const char *s = *p;
+    if (!s)
+        return 0;
+    while (*s == ',' || *s == ' ')
+        s++;
+    if (!*s)
+        return 0;
+    const char *e = s;
+    while (*e && *e != ',')
+        e++;
+    const char *eq = s;
+    while (eq < e && *eq != '=')
+        eq++;
+    *key = s;
+    *klen = (size_t)(eq - s);
+    *val = eq < e ? eq + 1 : e;
+    *vlen = eq < e ? (size_t)(e - eq - 1) : 0;
+    *p = e;
+    return 1;
+}
+
+/* Whether key[0, klen) equals the NUL-terminated name. */
+static inline int hay_cuda_key_is(const char *key, size_t klen,
+                                  const char *name)
+{
+    size_t i = 0;
+    for (; i < klen && name[i]; i++)
+        if (key[i] != name[i])
+            return 0;
+    return i == klen && !name[i];
+}
+
+static inline int hay_cuda_is_driver_key(const char *key, size_t klen)
+{
+    static const char *const keys[] = HAY_CUDA_DRIVER_KEYS;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (hay_cuda_key_is(key, klen, keys[i]))
+            return 1;
+    return 0;
+}
+
+/* Parses an unsigned decimal value with an optional K, M or G suffix
+ * (powers of 1024).  Returns 0 on success, -1 on a bad value. */
+static inline int hay_cuda_parse_size(const char *val, size_t vlen,
+                                      uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    if (vlen == 0)
+        return -1;
+    for (; i < vlen && val[i] >= '0' && val[i] <= '9'; i++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(val[i] - '0');
+    }
+    if (i == 0)
+        return -1;
+    if (i + 1 == vlen) {
+        int sh = val[i] == 'K' || val[i] == 'k' ? 10
+                 : val[i] == 'M' || val[i] == 'm' ? 20
+                 : val[i] == 'G' || val[i] == 'g' ? 30 : -1;
+        if (sh < 0 || v > (UINT64_MAX >> sh))
+            return -1;
+        v <<= sh;
+    } else if (i != vlen) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* The engines. */
+extern const hay_cuda_engine hay_cuda_engine_pfac;
 
 #ifdef __cplusplus
 }

@@ -443,7 +443,7 @@ __global__ void __launch_bounds__(1024, 1) fast_kernel(fast_args f)
 }
 
 // ----------------------------------------------------------------- host
-int parse_int(const char *v, size_t n, long lo, long hi, int *out)
+static int parse_int(const char *v, size_t n, long lo, long hi, int *out)
 {
     if (n == 0 || n > 9)
         return HAY_ERR_INVALID;
@@ -459,7 +459,7 @@ int parse_int(const char *v, size_t n, long lo, long hi, int *out)
     return HAY_OK;
 }
 
-int parse_params(ex_state *st, const char *p)
+static int parse_params(ex_state *st, const char *p)
 {
     while (p && *p) {
         const char *end = strchr(p, ',');
@@ -471,7 +471,9 @@ int parse_params(ex_state *st, const char *p)
         const char *v = eq + 1;
         int rc = HAY_ERR_INVALID;
 #define EX_KEY(name) (kn == sizeof(name) - 1 && memcmp(p, name, kn) == 0)
-        if (EX_KEY("threads")) {
+        if (hay_cuda_is_driver_key(p, kn)) {
+            rc = HAY_OK;   /* the host driver's (cuda_engine.h) */
+        } else if (EX_KEY("threads")) {
             rc = parse_int(v, vn, st->kind == EX_FAST ? 64 : 32, 1024, &st->threads);
             if (rc == HAY_OK && st->threads % 32)
                 rc = HAY_ERR_INVALID;

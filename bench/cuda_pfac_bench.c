@@ -1,0 +1,483 @@
+/*
+ * cuda_pfac_bench.c - the CUDA PFAC engine against the paper's tables
+ * (../shared/papers/pfac-opencl-mobile-energy.txt, Figures 7-10) and, at
+ * 1 GiB, against the CPU engines and Hyperscan.
+ *
+ *   cuda_pfac_bench fig7   PATFILE TEXTDIR [--reps N]
+ *       1,000 patterns of at most 128 bytes (the first of PATFILE that
+ *       fit) over 10 MB of TEXTDIR's files: one row per knob setting
+ *       (transfer, root row, block, bytes per thread, table, staging) with
+ *       copy-in, kernel, copy-out and total (count only, and full sorted
+ *       match list), then the speed-up over serial CPU Aho-Corasick.
+ *   cuda_pfac_bench threads PATFILE TEXTDIR [--reps N]
+ *       the same setup: CPU PFAC-equivalent DFA on 1..16 threads against
+ *       the GPU (Figures 9/10).
+ *   cuda_pfac_bench big PATFILE TEXTDIR [--reps N] [--hs HS_BENCH] [--file PATH]
+ *       1 GiB (TEXTDIR's files cycled): CPU hay (16 threads), CUDA
+ *       end-to-end count, CUDA resident kernel-only, CUDA end-to-end full
+ *       list, and Hyperscan-16T (hs_bench, run on the same bytes written to
+ *       PATH), with the counts checked equal.
+ *
+ * Times are medians of --reps runs (default 5) after one warm-up.  Patterns
+ * are read one per line with \xHH escapes (shared/data/patterns format).
+ */
+#include "haystack.h"
+#include "patfile.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int reps = 5;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = n > 0 ? (size_t)n : 0;
+    return b;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* TEXTDIR's files in name order, cycled until `size` bytes. */
+static uint8_t *make_text(const char *dir, uint64_t size)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char *names[256];
+    int nn = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && nn < 256)
+        if (de->d_name[0] != '.')
+            names[nn++] = strdup(de->d_name);
+    closedir(d);
+    qsort(names, (size_t)nn, sizeof *names, by_name);
+    uint8_t *out = malloc(size);
+    uint64_t pos = 0;
+    while (out && pos < size && nn) {
+        for (int i = 0; i < nn && pos < size; i++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            size_t len;
+            uint8_t *b = read_all(path, &len);
+            if (!b)
+                continue;
+            uint64_t take = size - pos < len ? size - pos : len;
+            memcpy(out + pos, b, take);
+            pos += take;
+            free(b);
+        }
+    }
+    for (int i = 0; i < nn; i++)
+        free(names[i]);
+    return out;
+}
+
+static int load_patterns(const char *path, pat_list *l, size_t max_n,
+                         size_t max_len)
+{
+    size_t len;
+    uint8_t *t = read_all(path, &len);
+    if (!t)
+        return -1;
+    char err[256];
+    pat_list all;
+    memset(&all, 0, sizeof all);
+    memset(l, 0, sizeof *l);
+    if (pat_list_add_text(&all, t, len, true, true, path, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        free(t);
+        return -1;
+    }
+    free(t);
+    /* Keep the first max_n of at most max_len bytes; free the others. */
+    size_t k = 0;
+    for (size_t i = 0; i < all.n; i++) {
+        if (k < max_n && all.items[i].len <= max_len) {
+            hay_pattern sw = all.items[i];
+            all.items[i] = all.items[k];
+            all.items[k++] = sw;
+        }
+    }
+    for (size_t i = k; i < all.n; i++)
+        free((void *)all.items[i].data);
+    *l = all;
+    l->n = k;
+    return 0;
+}
+
+static hay_patterns *compile(const pat_list *p, hay_backend b, const char *algo,
+                             const char *params)
+{
+    hay_compile_opts o;
+    hay_compile_opts_init(&o);
+    o.backend = b;
+    o.algo = algo;
+    o.params = params;
+    hay_patterns *set = NULL;
+    hay_status s = hay_patterns_compile(p->items, p->n, &o, &set);
+    if (s != HAY_OK)
+        fprintf(stderr, "compile %s %s %s: %s\n", hay_backend_name(b),
+                algo ? algo : "auto", params ? params : "", hay_strerror(s));
+    return set;
+}
+
+typedef struct timing {
+    double copy_in, kernel, copy_out, total, wall;
+    uint64_t count;
+} timing;
+
+static int count_cb(uint32_t id, uint64_t s, uint64_t e, void *ctx)
+{
+    (void)id; (void)s; (void)e;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+/* Median timings of a count (list = 0) or full-list scan (list = 1) of a
+ * host input, or a count of a resident buffer. */
+static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
+                  const hay_buffer *buf, int list, unsigned threads)
+{
+    timing t;
+    memset(&t, 0, sizeof t);
+    hay_scratch *s = NULL;
+    hay_scratch_create(set, &s);
+    double ci[64], k[64], co[64], tot[64], w[64];
+    int n = reps < 64 ? reps : 63;
+    for (int r = -1; r < n; r++) {
+        hay_scan_stats st;
+        memset(&st, 0, sizeof st);
+        hay_scan_opts o;
+        hay_scan_opts_init(&o);
+        o.threads = threads;
+        o.stats = &st;
+        uint64_t c = 0;
+        double t0 = now();
+        hay_status rc;
+        if (buf)
+            rc = hay_scan_count_buffer(set, s, buf, &o, &c);
+        else if (list)
+            rc = hay_scan(set, s, d, len, &o, count_cb, &c);
+        else
+            rc = hay_scan_count(set, s, d, len, &o, &c);
+        double wall = now() - t0;
+        if (rc != HAY_OK)
+            fprintf(stderr, "scan: %s\n", hay_strerror(rc));
+        if (r < 0)
+            continue;   /* warm-up */
+        t.count = c;
+        ci[r] = st.copy_in_seconds;
+        k[r] = st.kernel_seconds;
+        co[r] = st.copy_out_seconds;
+        tot[r] = st.total_seconds;
+        w[r] = wall;
+    }
+    t.copy_in = median(ci, n);
+    t.kernel = median(k, n);
+    t.copy_out = median(co, n);
+    t.total = median(tot, n);
+    t.wall = median(w, n);
+    hay_scratch_free(s);
+    return t;
+}
+
+static uint8_t *paper_text(const char *dir, uint64_t *len)
+{
+    *len = 10000000;
+    return make_text(dir, *len);
+}
+
+static int fig7(const char *patfile, const char *dir)
+{
+    pat_list p;
+    if (load_patterns(patfile, &p, 1000, 128) < 0)
+        return 2;
+    uint64_t len;
+    uint8_t *d = paper_text(dir, &len);
+    if (!d)
+        return 2;
+    hay_patterns *ac = compile(&p, HAY_BACKEND_CPU, "ac", NULL);
+    hay_patterns *dfa = compile(&p, HAY_BACKEND_CPU, "dfa", NULL);
+    timing tac = run(ac, d, len, NULL, 0, 1);
+    timing tdfa = run(dfa, d, len, NULL, 0, 1);
+    printf("# %zu patterns (<= 128 bytes) from %s, %llu bytes of %s; medians of %d\n",
+           p.n, patfile, (unsigned long long)len, dir, reps);
+    printf("# serial CPU Aho-Corasick (hay cpu/ac, 1 thread): %.2f ms, %llu matches; "
+           "serial DFA: %.2f ms\n", tac.wall * 1e3, (unsigned long long)tac.count,
+           tdfa.wall * 1e3);
+    printf("%-66s | %8s %8s %8s %8s %6s | %9s %6s | %s\n", "knobs", "copy_in",
+           "kernel", "copy_out", "total", "x_AC", "list_tot", "x_AC", "count ok");
+    static const char *const rows[] = {
+        "transfer=pageable,root=shared,stage=1,block=128,bpt=1",
+        "transfer=pinned,root=shared,stage=1,block=128,bpt=1",
+        "transfer=pinned,root=global,stage=0,block=128,bpt=1",
+        "transfer=pinned,root=global,stage=0,block=64,bpt=1",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=1",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=4",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=8",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=12",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=16",
+        "transfer=pinned,root=global,stage=0,block=256,bpt=16,loop=round",
+        "transfer=pinned,root=shared,stage=0,block=256,bpt=16",
+        "transfer=pinned,root=shared,stage=1,block=256,bpt=16",
+        "transfer=pinned,root=shared,stage=0,block=256,bpt=16,table=tex",
+        "transfer=pinned,root=shared,stage=0,block=256,bpt=16,table=compact",
+        "transfer=pinned,root=shared,stage=0,block=256,bpt=32",
+        "transfer=pinned,root=shared,stage=0,block=1024,bpt=4",
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        hay_patterns *g = compile(&p, HAY_BACKEND_CUDA, "pfac", rows[i]);
+        if (!g)
+            return 2;
+        timing c = run(g, d, len, NULL, 0, 0);
+        timing l = run(g, d, len, NULL, 1, 0);
+        int ok = c.count == tac.count && l.count == tac.count;
+        bad |= !ok;
+        printf("%-66s | %8.3f %8.3f %8.3f %8.3f %6.1f | %9.3f %6.1f | %s\n", rows[i],
+               c.copy_in * 1e3, c.kernel * 1e3, c.copy_out * 1e3, c.total * 1e3,
+               tac.wall / c.total, l.total * 1e3, tac.wall / l.total,
+               ok ? "yes" : "NO");
+        hay_patterns_free(g);
+    }
+    printf("# times in ms; copy phases overlap the kernel across pieces, so they "
+           "need not add up to total\n");
+    hay_patterns_free(ac);
+    hay_patterns_free(dfa);
+    free(d);
+    pat_list_free(&p);
+    return bad ? 1 : 0;
+}
+
+static int threads(const char *patfile, const char *dir)
+{
+    pat_list p;
+    if (load_patterns(patfile, &p, 1000, 128) < 0)
+        return 2;
+    uint64_t len;
+    uint8_t *d = paper_text(dir, &len);
+    hay_patterns *dfa = compile(&p, HAY_BACKEND_CPU, "dfa", NULL);
+    hay_patterns *g = compile(&p, HAY_BACKEND_CUDA, "pfac", NULL);
+    if (!dfa || !g)
+        return 2;
+    timing tg = run(g, d, len, NULL, 0, 0);
+    hay_buffer *buf = NULL;
+    hay_buffer_create(HAY_BACKEND_CUDA, d, len, &buf);
+    timing tr = run(g, d, len, buf, 0, 0);
+    printf("# CPU DFA on 1..16 threads vs the GPU, %zu patterns over %llu bytes\n",
+           p.n, (unsigned long long)len);
+    printf("%-8s %10s %14s %14s %8s\n", "threads", "cpu_ms", "gpu_kernel_x",
+           "gpu_overall_x", "count");
+    static const unsigned ts[] = { 1, 2, 4, 8, 12, 16 };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
+        timing c = run(dfa, d, len, NULL, 0, ts[i]);
+        bad |= c.count != tg.count;
+        printf("%-8u %10.3f %14.1f %14.1f %8s\n", ts[i], c.wall * 1e3,
+               c.wall / tr.kernel, c.wall / tg.total,
+               c.count == tg.count ? "same" : "DIFF");
+    }
+    printf("# GPU kernel (resident) %.3f ms, GPU overall (host input, count) %.3f ms\n",
+           tr.kernel * 1e3, tg.total * 1e3);
+    hay_buffer_free(buf);
+    hay_patterns_free(dfa);
+    hay_patterns_free(g);
+    free(d);
+    pat_list_free(&p);
+    return bad;
+}
+
+/* Runs hs_bench on `file`; returns the median scan seconds, *count. */
+static double hyperscan(const char *hs, const char *patfile, const char *file,
+                        uint64_t *count)
+{
+    double v[64];
+    int n = reps < 64 ? reps : 63;
+    *count = 0;
+    for (int r = -1; r < n; r++) {
+        char cmd[8192];
+        snprintf(cmd, sizeof cmd, "%s -f '%s' --escapes --threads 16 --populate '%s' 2>&1",
+                 hs, patfile, file);
+        FILE *f = popen(cmd, "r");
+        if (!f)
+            return -1;
+        char line[512];
+        double sec = -1;
+        while (fgets(line, sizeof line, f)) {
+            char *q = strstr(line, "phase=scan");
+            if (q && (q = strstr(q, "seconds=")))
+                sec = atof(q + 8);
+            else if (line[0] >= '0' && line[0] <= '9')
+                *count = strtoull(line, NULL, 10);
+        }
+        pclose(f);
+        if (r >= 0)
+            v[r] = sec;
+    }
+    return median(v, n);
+}
+
+static void row(const char *name, double sec, uint64_t n, uint64_t ref,
+                double gb)
+{
+    printf("%-36s %10.4f %10.2f %12llu %s\n", name, sec, gb / sec,
+           (unsigned long long)n, n == ref ? "same" : "DIFF");
+    fflush(stdout);
+}
+
+static int big(const char *patfile, const char *dir, const char *hs,
+               const char *file)
+{
+    pat_list p;
+    if (load_patterns(patfile, &p, (size_t)-1, (size_t)-1) < 0)
+        return 2;
+    uint64_t len = (uint64_t)1 << 30;
+    uint8_t *d = make_text(dir, len);
+    if (!d)
+        return 2;
+    double gb = (double)len / 1e9;
+    hay_patterns *g = compile(&p, HAY_BACKEND_CUDA, "pfac", NULL);
+    hay_patterns *cpu = compile(&p, HAY_BACKEND_CPU, NULL, NULL);
+    if (!cpu || !g)
+        return 2;
+    printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n",
+           patfile, p.n, dir, reps);
+    printf("%-36s %10s %10s %12s %s\n", "engine", "seconds", "GB/s", "matches",
+           "vs cuda count");
+    timing te = run(g, d, len, NULL, 0, 0);
+    uint64_t ref = te.count;
+    row("cuda pfac end-to-end count", te.wall, te.count, ref, gb);
+    printf("#   phases: copy_in %.4f kernel %.4f copy_out %.4f (overlapped)\n",
+           te.copy_in, te.kernel, te.copy_out);
+    hay_buffer *buf = NULL;
+    hay_status bs = hay_buffer_create(HAY_BACKEND_CUDA, d, len, &buf);
+    timing tr;
+    memset(&tr, 0, sizeof tr);
+    if (bs == HAY_OK) {
+        tr = run(g, d, len, buf, 0, 0);
+        row("cuda pfac resident kernel-only", tr.kernel, tr.count, ref, gb);
+        row("cuda pfac resident count (wall)", tr.wall, tr.count, ref, gb);
+    } else {
+        printf("# resident buffer: %s\n", hay_strerror(bs));
+    }
+    if (bs == HAY_OK) {
+        static const char *const knobs[] = {
+            "loop=round", "stage=1", "stage=1,loop=round", "table=tex", "bpt=4",
+            "bpt=32", "bpt=64", "block=128", "block=512,bpt=8", "root=global",
+            "table=compact",
+        };
+        for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++) {
+            hay_patterns *gk = compile(&p, HAY_BACKEND_CUDA, "pfac", knobs[i]);
+            if (!gk)
+                continue;
+            timing tk = run(gk, d, len, buf, 0, 0);
+            char name[64];
+            snprintf(name, sizeof name, "  resident kernel %s", knobs[i]);
+            row(name, tk.kernel, tk.count, ref, gb);
+            hay_patterns_free(gk);
+        }
+    }
+    timing tl = run(g, d, len, NULL, 1, 0);
+    row("cuda pfac end-to-end full list", tl.wall, tl.count, ref, gb);
+    printf("#   phases: kernel %.4f copy_out+sort %.4f\n", tl.kernel, tl.copy_out);
+    timing tc = run(cpu, d, len, NULL, 0, 16);
+    row("cpu hay (16 threads, count)", tc.wall, tc.count, ref, gb);
+    uint64_t hc = 0;
+    double hsec = -1;
+    if (hs && file) {
+        FILE *f = fopen(file, "wb");
+        if (f) {
+            fwrite(d, 1, len, f);
+            fclose(f);
+            hsec = hyperscan(hs, patfile, file, &hc);
+            remove(file);
+        }
+        if (hsec > 0)
+            row("hyperscan-16T (hs_bench)", hsec, hc, ref, gb);
+    }
+    if (hsec > 0)
+        printf("# speed-up over hyperscan-16T: end-to-end count %.1fx, full list %.1fx, "
+               "resident kernel %.1fx\n", hsec / te.wall, hsec / tl.wall,
+               bs == HAY_OK ? hsec / tr.kernel : 0.0);
+    int bad = tc.count != ref || tl.count != ref ||
+              (bs == HAY_OK && tr.count != ref) || (hsec > 0 && hc != ref);
+    hay_buffer_free(buf);
+    hay_patterns_free(cpu);
+    hay_patterns_free(g);
+    free(d);
+    pat_list_free(&p);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *hs = NULL, *file = "/tmp/cuda_pfac_bench.1g";
+    int na = 0;
+    char *args[8];
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--hs") && i + 1 < argc)
+            hs = argv[++i];
+        else if (!strcmp(argv[i], "--file") && i + 1 < argc)
+            file = argv[++i];
+        else if (na < 8)
+            args[na++] = argv[i];
+    }
+    if (reps < 1)
+        reps = 1;
+    if (na != 3) {
+        fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big PATFILE TEXTDIR "
+                        "[--reps N] [--hs HS_BENCH] [--file PATH]\n");
+        return 2;
+    }
+    if (hay_backend_available(HAY_BACKEND_CUDA) != HAY_OK) {
+        fprintf(stderr, "cuda_pfac_bench: no CUDA device\n");
+        return 77;
+    }
+    if (!strcmp(args[0], "fig7"))
+        return fig7(args[1], args[2]);
+    if (!strcmp(args[0], "threads"))
+        return threads(args[1], args[2]);
+    if (!strcmp(args[0], "big"))
+        return big(args[1], args[2], hs, file);
+    fprintf(stderr, "cuda_pfac_bench: unknown mode %s\n", args[0]);
+    return 2;
+}
