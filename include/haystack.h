@@ -103,6 +103,16 @@ typedef enum hay_backend {
  *   "simd"      two rare bytes compared 32 (AVX2) or 16 (SSE2) positions at
  *               a time, then verified; 1 pattern
  *   "ac"        Aho-Corasick automaton; any pattern count
+ *   "dfa"       Aho-Corasick with every transition precomputed (byte classes);
+ *               refused with HAY_ERR_TOO_LARGE over its table budget
+ *   "pfac"      PFAC, the failureless automaton walked from every start
+ *               (the GPU algorithm, on CPU threads); any pattern count
+ * The CPU backend's engine parameters (hay_compile_opts.params):
+ *   dfa_budget=BYTES    largest DFA table (default 256M); "auto" takes the
+ *                       DFA when it fits, else the compact "ac"
+ *   pfac_budget=BYTES   largest dense PFAC table (default 256M); above it
+ *                       PFAC walks its compact edge lists
+ * BYTES takes an optional K, M or G suffix.
  */
 
 /* Name of a backend ("auto", "cpu", "cuda", "opencl"); "?" if out of range. */
@@ -190,6 +200,7 @@ typedef struct hay_patterns_info {
     size_t min_len, max_len;  /* shortest and longest pattern */
     size_t memory;            /* bytes held by the compiled set */
     double compile_seconds;   /* time spent in hay_patterns_compile */
+    size_t states;            /* automaton states (0 for engines without) */
 } hay_patterns_info;
 
 hay_status hay_patterns_info_get(const hay_patterns *set,

@@ -97,6 +97,7 @@ struct hay_patterns {
     const char *reason;
     double compile_seconds;
     char *params;               /* copy of hay_compile_opts.params or NULL */
+    size_t states;              /* automaton states of the engine (0: none) */
 };
 
 static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)
@@ -247,6 +248,7 @@ extern const hay_engine hay_engine_horspool;
 extern const hay_engine hay_engine_simd;
 extern const hay_engine hay_engine_ac;
 extern const hay_engine hay_engine_dfa;
+extern const hay_engine hay_engine_pfac;
 
 /* Monotonic seconds. */
 double hay_now(void);

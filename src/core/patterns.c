@@ -216,5 +216,6 @@ hay_status hay_patterns_info_get(const hay_patterns *set,
     info->memory = sizeof *set + total + set->n * 2 * sizeof(size_t) +
                    set->state_memory;
     info->compile_seconds = set->compile_seconds;
+    info->states = set->states;
     return HAY_OK;
 }

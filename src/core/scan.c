@@ -15,6 +15,7 @@
  * stays bounded however dense the matches are.
  */
 #include "internal.h"
+#include "../cpu/cpu.h"
 
 #include <stdio.h>
 
@@ -386,10 +387,10 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
 
 static const hay_engine *const cpu_engines[] = {
     &hay_engine_simd, &hay_engine_bm, &hay_engine_horspool,
-    &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, NULL
+    &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, &hay_engine_pfac, NULL
 };
 static const char *const cpu_algos[] = { "simd", "bm", "horspool", "dfa", "ac",
-                                         "naive", NULL };
+                                         "naive", "pfac", NULL };
 
 static hay_status cpu_available(void) { return HAY_OK; }
 static int cpu_device_count(void) { return 1; }
@@ -420,6 +421,8 @@ static hay_status cpu_describe(int index, char *buf, size_t cap)
 static hay_status cpu_compile(hay_patterns *set, const char *algo)
 {
     const hay_engine *eng = NULL;
+    hay_cpu_params prm;
+    FORWARD_IF_ERROR(hay_cpu_params_parse(set->params, &prm));
     if (!algo) {
         if (set->n == 1) {
             eng = &hay_engine_simd;

@@ -10,6 +10,7 @@
  * multi-pattern work adds the DFA and PFAC tables beside it.
  */
 #include "../core/internal.h"
+#include "cpu.h"
 
 #define NONE UINT32_MAX
 
@@ -323,6 +324,7 @@ static hay_status ac_build(hay_patterns *set, void **state)
     }
     st->memory = sizeof *st + st->trie.memory + (size_t)ns * 8;
     set->state_memory = st->memory;
+    set->states = ns;
     hay_free(a, queue);
     *state = st;
     return HAY_OK;
@@ -380,10 +382,9 @@ const hay_engine hay_engine_ac = {
  * other bytes share class 0, which always leads back to the root.  Table
  * entries are premultiplied next-state row offsets with the top bit set when
  * the next state has patterns to report.  The table is refused (the "auto"
- * choice then keeps "ac") when it would exceed DFA_MAX_BYTES.
+ * choice then keeps "ac") when it would exceed its budget (dfa_budget).
  */
 #define DFA_OUT 0x80000000u
-#define DFA_MAX_BYTES ((size_t)256 << 20)
 
 typedef struct dfa_state {
     ac_state *ac;
@@ -420,6 +421,8 @@ static bool has_output(const ac_state *st, uint32_t s)
 static hay_status dfa_build(hay_patterns *set, void **state)
 {
     const hay_allocator *a = &set->alloc;
+    hay_cpu_params prm;
+    FORWARD_IF_ERROR(hay_cpu_params_parse(set->params, &prm));
     dfa_state *d = hay_calloc(a, 1, sizeof *d);
     RETURN_ERROR_IF(!d, HAY_ERR_NOMEM);
     uint32_t *queue = NULL;
@@ -454,7 +457,7 @@ static hay_status dfa_build(hay_patterns *set, void **state)
 
     s = HAY_ERR_TOO_LARGE;
     size_t cells = (size_t)st->nstates * nclasses;
-    if (cells >= DFA_OUT || cells * 4 > DFA_MAX_BYTES)
+    if (cells >= DFA_OUT || cells * 4 > prm.dfa_budget)
         goto fail;
     s = HAY_ERR_NOMEM;
     d->delta = hay_malloc(a, cells * 4);
