@@ -158,6 +158,21 @@ typedef struct hay_pattern {
 #define HAY_MAX_PATTERN_LEN 65536u
 #define HAY_MAX_PATTERNS 1000000u
 
+/*
+ * Match modes.  HAY_MATCH_ALL reports every occurrence, overlapping ones
+ * included.  The two others report non-overlapping matches, scanning from
+ * left to right: the match that starts leftmost (at or after the end of
+ * the previous one) and, among those starting there, the pattern given
+ * first (lowest id: LEFTMOST_FIRST) or the longest, then lowest id
+ * (LEFTMOST_LONGEST, what grep -o prints).  They apply to hay_scan,
+ * hay_scan_count, hay_scan_count_each and streams, on every backend.
+ */
+typedef enum hay_match_mode {
+    HAY_MATCH_ALL = 0,
+    HAY_MATCH_LEFTMOST_FIRST = 1,
+    HAY_MATCH_LEFTMOST_LONGEST = 2
+} hay_match_mode;
+
 /* Compile flags. */
 #define HAY_CASELESS 1u    /* ASCII letters match either case */
 
@@ -172,6 +187,8 @@ typedef struct hay_compile_opts {
      * bad value makes hay_patterns_compile() return HAY_ERR_INVALID.  The
      * string is copied. */
     const char *params;
+    /* Which matches scans report; default HAY_MATCH_ALL. */
+    hay_match_mode mode;
 } hay_compile_opts;
 
 /* Fills *opts with the defaults (auto backend, auto algorithm, no flags). */
@@ -231,7 +248,8 @@ void hay_scratch_free(hay_scratch *scratch);
  * Order: matches are reported in order of non-decreasing `end`; matches
  * with the same end come in an unspecified but deterministic order.  For a
  * single pattern this is also the order of `start`.  Overlapping matches are
- * all reported.
+ * all reported.  In the leftmost modes matches do not overlap and
+ * come in order of start (and so of end).
  */
 typedef int (*hay_match_fn)(uint32_t id, uint64_t start, uint64_t end,
                             void *ctx);
@@ -321,7 +339,9 @@ hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
 hay_status hay_stream_write(hay_stream *stream, const void *data,
                             size_t len);
 
-/* Ends the stream and frees it (stream may be NULL). */
+/* Ends the stream and frees it (stream may be NULL).  In the leftmost
+ * modes the matches still pending are reported first (HAY_STOPPED when the
+ * callback stops them). */
 hay_status hay_stream_close(hay_stream *stream);
 
 #ifdef __cplusplus

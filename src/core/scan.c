@@ -482,7 +482,16 @@ hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
     }
     if (len == 0)
         return HAY_OK;
+    if (set->mode != HAY_MATCH_ALL)
+        return hay_leftmost_scan(set, scratch, data, len, opts, on_match, ctx);
     return set->backend->scan(set, scratch, data, len, opts, on_match, ctx);
+}
+
+static int count_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)id; (void)start; (void)end;
+    ++*(uint64_t *)ctx;
+    return 0;
 }
 
 hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
@@ -501,6 +510,8 @@ hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
     }
     if (len == 0)
         return HAY_OK;
+    if (set->mode != HAY_MATCH_ALL)
+        return hay_leftmost_scan(set, scratch, data, len, opts, count_cb, count);
     return set->backend->count(set, scratch, data, len, opts, count);
 }
 
@@ -526,6 +537,9 @@ hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
     }
     if (len == 0)
         return HAY_OK;
+    if (set->mode != HAY_MATCH_ALL)
+        return hay_leftmost_scan(set, scratch, data, len, opts, count_each_cb,
+                                 counts);
     if (set->backend->count_each)
         return set->backend->count_each(set, scratch, data, len, opts, counts);
     return set->backend->scan(set, scratch, data, len, opts, count_each_cb,
@@ -541,6 +555,7 @@ struct hay_stream {
     uint8_t *buf;        /* tail (up to longest - 1 bytes), then room for a junction */
     size_t tail;
     bool stopped;
+    hay_leftmost *leftmost;   /* the leftmost modes' filter, or NULL */
 };
 
 hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
@@ -560,6 +575,16 @@ hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
     st->set = set;
     st->cb.fn = on_match;
     st->cb.ctx = ctx;
+    if (set->mode != HAY_MATCH_ALL) {
+        hay_status s = hay_leftmost_create(set, on_match, ctx, &st->leftmost);
+        if (s < 0) {
+            hay_free(&set->alloc, st->buf);
+            hay_free(&set->alloc, st);
+            return s;
+        }
+        st->cb.fn = hay_leftmost_match;
+        st->cb.ctx = st->leftmost;
+    }
     *out = st;
     return HAY_OK;
 }
@@ -608,8 +633,12 @@ hay_status hay_stream_close(hay_stream *st)
 {
     if (!st)
         return HAY_OK;
+    hay_status s = HAY_OK;
+    if (st->leftmost && !st->stopped && hay_leftmost_flush(st->leftmost))
+        s = HAY_STOPPED;
+    hay_leftmost_free(st->leftmost);
     hay_allocator a = st->set->alloc;
     hay_free(&a, st->buf);
     hay_free(&a, st);
-    return HAY_OK;
+    return s;
 }
