@@ -987,8 +987,9 @@ static void print_stats(const run *r, double total_s)
      * is only done, and reported, when a GPU backend was asked for. */
     fprintf(stderr, "stats: reason=\"%s\" requested=%s\n", r->set ? info.reason : "",
             hay_backend_name(cf->backend));
-    fprintf(stderr, "stats: phase=compile seconds=%.6f memory=%zu\n",
-            r->t.compile_s, info.memory);
+    fprintf(stderr, "stats: phase=compile seconds=%.6f memory=%zu states=%zu "
+            "build_seconds=%.6f\n", r->t.compile_s, info.memory, info.states,
+            info.compile_seconds);
     fprintf(stderr, "stats: phase=map bytes=%" PRIu64 " seconds=%.6f\n",
             r->t.bytes, r->t.map_s);
     fprintf(stderr, "stats: phase=scan bytes=%" PRIu64 " seconds=%.6f gbps=%.3f\n",

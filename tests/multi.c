@@ -8,6 +8,8 @@
  *              65,536, NUL bytes; caseless too; serial, 2 and 3 threads,
  *              both schedules, several chunk sizes
  *   dense      a PFAC window overflowing (many ends per position)
+ *   params     the CPU backend's engine parameters (dfa_budget,
+ *              pfac_budget): the choices they make, bad keys and values
  *
  * Prints "<n> passed, <m> failed" last.
  */
@@ -293,8 +295,69 @@ static void dense_windows(void)
     free(hay);
 }
 
+static hay_status compile_with(const char *algo, const char *params,
+                               hay_patterns **set)
+{
+    static const hay_pattern pats[3] = { { "he", 2 }, { "she", 3 }, { "hers", 4 } };
+    hay_compile_opts co;
+    hay_compile_opts_init(&co);
+    co.backend = HAY_BACKEND_CPU;
+    co.algo = algo;
+    co.params = params;
+    *set = TU_NOT_NULL;
+    return hay_patterns_compile(pats, 3, &co, set);
+}
+
+static void params(void)
+{
+    static const char *const bad[] = {
+        "bogus=1", "dfa_budget", "dfa_budget=", "dfa_budget=x", "dfa_budget=1X",
+        "dfa_budget=1K,", ",dfa_budget=1", "dfa_budget=1KB", "pfac_budget=-1",
+        "dfa_budget=99999999999999999999", "DFA_BUDGET=1", "dfa_budget=1 ",
+    };
+    static const char *const algos[] = { NULL, "ac", "dfa", "pfac", "naive", "bm" };
+    hay_patterns *set;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
+            hay_status s = compile_with(algos[k], bad[i], &set);
+            CHECK(s == HAY_ERR_INVALID && set == NULL, "params '%s' with %s: %s",
+                  bad[i], algos[k] ? algos[k] : "auto", hay_strerror(s));
+        }
+    hay_patterns_info info;
+    /* The DFA over its budget: refused when asked for, auto keeps ac. */
+    CHECK_ST(compile_with("dfa", "dfa_budget=16", &set), HAY_ERR_TOO_LARGE,
+             "dfa over a 16-byte budget");
+    CHECK_ST(compile_with(NULL, "dfa_budget=16", &set), HAY_OK, "auto, 16 bytes");
+    hay_patterns_info_get(set, &info);
+    CHECK(strcmp(info.algo, "ac") == 0 && info.states == 8,
+          "auto over budget chose %s with %zu states", info.algo, info.states);
+    hay_patterns_free(set);
+    CHECK_ST(compile_with(NULL, "dfa_budget=1k,pfac_budget=0", &set), HAY_OK,
+             "auto, 1 KiB");
+    hay_patterns_info_get(set, &info);
+    CHECK(strcmp(info.algo, "dfa") == 0, "auto within budget chose %s", info.algo);
+    hay_patterns_free(set);
+    /* The dense PFAC table takes memory; the compact one less. */
+    size_t dense = 0, compact = 0;
+    if (compile_with("pfac", "pfac_budget=1G", &set) == HAY_OK) {
+        hay_patterns_info_get(set, &info);
+        dense = info.memory;
+        hay_patterns_free(set);
+    }
+    if (compile_with("pfac", "pfac_budget=0", &set) == HAY_OK) {
+        hay_patterns_info_get(set, &info);
+        compact = info.memory;
+        hay_patterns_free(set);
+    }
+    CHECK(dense > compact && compact > 0, "pfac memory dense %zu, compact %zu",
+          dense, compact);
+    CHECK_ST(compile_with("pfac", "", &set), HAY_OK, "empty params");
+    hay_patterns_free(set);
+}
+
 int main(void)
 {
+    params();
     nengines = tu_engines(HAY_BACKEND_CPU, engines, MAX_ENGINES);
     edge_prefixes();
     edge_all_bytes();

@@ -146,11 +146,12 @@ typedef struct tu_engine {
     char label[48];     /* "cpu/bm", "auto/auto" */
     bool multi;         /* compiles sets of several patterns */
     hay_status probe;   /* compiling a two-pattern set gave this */
+    const char *params; /* hay_compile_opts.params, or NULL */
 } tu_engine;
 
 /*
  * Lists the algorithms of an available backend (and, for the CPU, the
- * auto choice too), probing each with a two-pattern set to learn whether
+ * auto choice too, and PFAC forced onto its compact table), probing each with a two-pattern set to learn whether
  * it is multi-pattern.  Returns how many were written (at most cap).
  */
 size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap);

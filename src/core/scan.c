@@ -430,16 +430,12 @@ static hay_status cpu_compile(hay_patterns *set, const char *algo)
         } else {
             /* The full DFA when its table fits the budget, else the
              * compact automaton. */
-            hay_status s = hay_engine_dfa.build(set, &set->state);
-            if (s == HAY_OK) {
-                set->engine = &hay_engine_dfa;
-                set->reason = "several patterns: Aho-Corasick DFA with byte classes";
-                return HAY_OK;
-            }
-            if (s != HAY_ERR_TOO_LARGE)
-                return s;
-            eng = &hay_engine_ac;
-            set->reason = "several patterns: compact Aho-Corasick (DFA over budget)";
+            FORWARD_IF_ERROR(hay_cpu_auto_build(set, &eng, &set->state));
+            set->engine = eng;
+            set->reason = eng == &hay_engine_dfa
+                ? "several patterns: Aho-Corasick DFA with byte classes"
+                : "several patterns: compact Aho-Corasick (DFA over budget)";
+            return HAY_OK;
         }
     } else {
         for (size_t i = 0; cpu_engines[i]; i++)

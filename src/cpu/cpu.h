@@ -27,4 +27,10 @@ typedef struct hay_cpu_params {
  * a missing or bad value: HAY_ERR_INVALID. */
 hay_status hay_cpu_params_parse(const char *params, hay_cpu_params *out);
 
+/* The "auto" choice for several patterns: the automaton is built once, then
+ * made a full DFA ("dfa") when its table fits dfa_budget, else kept compact
+ * ("ac").  Sets *engine and *state. */
+hay_status hay_cpu_auto_build(hay_patterns *set, const hay_engine **engine,
+                              void **state);
+
 #endif
