@@ -108,10 +108,11 @@ typedef enum hay_backend {
  *   "pfac"      PFAC, the failureless automaton walked from every start
  *               (the GPU algorithm, on CPU threads); any pattern count
  * The CPU backend's engine parameters (hay_compile_opts.params):
- *   dfa_budget=BYTES    largest DFA table (default 256M); "auto" takes the
- *                       DFA when it fits, else the compact "ac"
- *   pfac_budget=BYTES   largest dense PFAC table (default 256M); above it
- *                       PFAC walks its compact edge lists
+ *   dfa_budget=BYTES    largest DFA table; "auto" takes the DFA when it
+ *                       fits, else the compact "ac"
+ *   pfac_budget=BYTES   largest dense PFAC table; above it PFAC walks its
+ *                       compact edge lists
+ * Both default to a sixteenth of physical memory, between 64M and 1G.
  * BYTES takes an optional K, M or G suffix.
  */
 

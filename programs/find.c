@@ -45,6 +45,7 @@ typedef struct config {
     size_t chunk;
     int match_mode;      /* a hay_match_mode, or -1: the output's default */
     hay_match_mode mode; /* what the scans report */
+    const char *params;  /* engine parameters, or NULL */
 } config;
 
 typedef struct totals {
@@ -125,6 +126,8 @@ static void usage_find(FILE *f)
 "      --threads=N           worker threads (0 = all cores, default)\n"
 "      --schedule=KIND       dynamic (default) or static chunk scheduling\n"
 "      --chunk-size=BYTES    chunk size for dynamic scheduling\n"
+"      --params=KEY=VALUE,...  engine parameters (cpu: dfa_budget=BYTES,\n"
+"                            pfac_budget=BYTES)\n"
 "      --stats               print the engine choice and time per phase\n"
 "      --no-progress         no progress bar on a terminal\n"
 "\n"
@@ -136,7 +139,7 @@ static void usage_find(FILE *f)
 enum {
     OPT_ESCAPES = 256, OPT_COUNT_MATCHES, OPT_COLOR, OPT_JSON, OPT_STATS,
     OPT_THREADS, OPT_BACKEND, OPT_ALGO, OPT_SCHEDULE, OPT_CHUNK,
-    OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE
+    OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE, OPT_PARAMS
 };
 
 static const struct option long_opts[] = {
@@ -167,6 +170,7 @@ static const struct option long_opts[] = {
     { "chunk-size", required_argument, NULL, OPT_CHUNK },
     { "stats", no_argument, NULL, OPT_STATS },
     { "match-mode", required_argument, NULL, OPT_MATCH_MODE },
+    { "params", required_argument, NULL, OPT_PARAMS },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
@@ -291,6 +295,7 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
             cf->chunk = (size_t)v;
             break;
         }
+        case OPT_PARAMS: cf->params = optarg; break;
         case OPT_MATCH_MODE:
             if (!strcmp(optarg, "all"))
                 cf->match_mode = HAY_MATCH_ALL;
@@ -900,6 +905,7 @@ static int compile_set(run *r)
     co.backend = cf->backend;
     co.algo = cf->algo;
     co.mode = cf->mode;
+    co.params = cf->params;
     /* Lines never match across a newline (grep), so for the line outputs a
      * pattern holding one is left out: selected by the leftmost modes it
      * would hide the matches it overlaps. */
@@ -952,9 +958,19 @@ static int compile_set(run *r)
                 hay_backend_name(cf->backend));
         return -1;
     }
+    if (st == HAY_ERR_TOO_LARGE && cf->algo && !strcmp(cf->algo, "dfa")) {
+        fprintf(stderr, "hay: the DFA of these patterns exceeds its table budget; "
+                        "raise it (--params dfa_budget=BYTES) or use --algo ac\n");
+        return -1;
+    }
     if (st == HAY_ERR_TOO_LARGE) {
         fprintf(stderr, "hay: a pattern is longer than %u bytes, or there are more "
                         "than %u patterns\n", HAY_MAX_PATTERN_LEN, HAY_MAX_PATTERNS);
+        return -1;
+    }
+    if (st == HAY_ERR_INVALID && cf->params) {
+        fprintf(stderr, "hay: invalid engine parameters '%s' for backend %s\n",
+                cf->params, hay_backend_name(cf->backend));
         return -1;
     }
     if (st < 0) {

@@ -2,6 +2,18 @@
 #include "cpu.h"
 
 #include <stdint.h>
+#include <unistd.h>
+
+static size_t default_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return HAY_BUDGET_UNKNOWN;
+    uint64_t b = (uint64_t)pages * (uint64_t)page / 16;
+    if (b < HAY_BUDGET_MIN)
+        return HAY_BUDGET_MIN;
+    return b > HAY_BUDGET_MAX ? HAY_BUDGET_MAX : (size_t)b;
+}
 
 /* A size: digits, then an optional K, M or G.  Returns false on anything
  * else, on overflow and on an empty value. */
@@ -39,8 +51,7 @@ static bool parse_size(const char *v, size_t n, size_t *out)
 hay_status hay_cpu_params_parse(const char *params, hay_cpu_params *out)
 {
     RETURN_ERROR_IF(!out, HAY_ERR_INVALID);
-    out->dfa_budget = HAY_DFA_BUDGET_DEFAULT;
-    out->pfac_budget = HAY_PFAC_BUDGET_DEFAULT;
+    out->dfa_budget = out->pfac_budget = default_budget();
     if (!params)
         return HAY_OK;
     const char *p = params;
