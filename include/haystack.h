@@ -103,6 +103,17 @@ typedef enum hay_backend {
  *   "simd"      two rare bytes compared 32 (AVX2) or 16 (SSE2) positions at
  *               a time, then verified; 1 pattern
  *   "ac"        Aho-Corasick automaton; any pattern count
+ *   "dfa"       Aho-Corasick with every transition precomputed (byte classes);
+ *               refused with HAY_ERR_TOO_LARGE over its table budget
+ *   "pfac"      PFAC, the failureless automaton walked from every start
+ *               (the GPU algorithm, on CPU threads); any pattern count
+ * The CPU backend's engine parameters (hay_compile_opts.params):
+ *   dfa_budget=BYTES    largest DFA table; "auto" takes the DFA when it
+ *                       fits, else the compact "ac"
+ *   pfac_budget=BYTES   largest dense PFAC table; above it PFAC walks its
+ *                       compact edge lists
+ * Both default to a sixteenth of physical memory, between 64M and 1G.
+ * BYTES takes an optional K, M or G suffix.
  */
 
 /* Name of a backend ("auto", "cpu", "cuda", "opencl"); "?" if out of range. */
@@ -148,6 +159,21 @@ typedef struct hay_pattern {
 #define HAY_MAX_PATTERN_LEN 65536u
 #define HAY_MAX_PATTERNS 1000000u
 
+/*
+ * Match modes.  HAY_MATCH_ALL reports every occurrence, overlapping ones
+ * included.  The two others report non-overlapping matches, scanning from
+ * left to right: the match that starts leftmost (at or after the end of
+ * the previous one) and, among those starting there, the pattern given
+ * first (lowest id: LEFTMOST_FIRST) or the longest, then lowest id
+ * (LEFTMOST_LONGEST, what grep -o prints).  They apply to hay_scan,
+ * hay_scan_count, hay_scan_count_each and streams, on every backend.
+ */
+typedef enum hay_match_mode {
+    HAY_MATCH_ALL = 0,
+    HAY_MATCH_LEFTMOST_FIRST = 1,
+    HAY_MATCH_LEFTMOST_LONGEST = 2
+} hay_match_mode;
+
 /* Compile flags. */
 #define HAY_CASELESS 1u    /* ASCII letters match either case */
 
@@ -162,6 +188,8 @@ typedef struct hay_compile_opts {
      * bad value makes hay_patterns_compile() return HAY_ERR_INVALID.  The
      * string is copied. */
     const char *params;
+    /* Which matches scans report; default HAY_MATCH_ALL. */
+    hay_match_mode mode;
 } hay_compile_opts;
 
 /* Fills *opts with the defaults (auto backend, auto algorithm, no flags). */
@@ -190,6 +218,7 @@ typedef struct hay_patterns_info {
     size_t min_len, max_len;  /* shortest and longest pattern */
     size_t memory;            /* bytes held by the compiled set */
     double compile_seconds;   /* time spent in hay_patterns_compile */
+    size_t states;            /* automaton states (0 for engines without) */
 } hay_patterns_info;
 
 hay_status hay_patterns_info_get(const hay_patterns *set,
@@ -220,7 +249,8 @@ void hay_scratch_free(hay_scratch *scratch);
  * Order: matches are reported in order of non-decreasing `end`; matches
  * with the same end come in an unspecified but deterministic order.  For a
  * single pattern this is also the order of `start`.  Overlapping matches are
- * all reported.
+ * all reported.  In the leftmost modes matches do not overlap and
+ * come in order of start (and so of end).
  */
 typedef int (*hay_match_fn)(uint32_t id, uint64_t start, uint64_t end,
                             void *ctx);
@@ -356,7 +386,9 @@ hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
 hay_status hay_stream_write(hay_stream *stream, const void *data,
                             size_t len);
 
-/* Ends the stream and frees it (stream may be NULL). */
+/* Ends the stream and frees it (stream may be NULL).  In the leftmost
+ * modes the matches still pending are reported first (HAY_STOPPED when the
+ * callback stops them). */
 hay_status hay_stream_close(hay_stream *stream);
 
 #ifdef __cplusplus

@@ -46,6 +46,8 @@ typedef struct config {
     const char *device;   /* --device: the engine parameter device=... */
     const char *params;   /* --params */
     char *params_all;     /* both, as given to hay_compile_opts.params */
+    int match_mode;      /* a hay_match_mode, or -1: the output's default */
+    hay_match_mode mode; /* what the scans report */
 } config;
 
 typedef struct totals {
@@ -105,6 +107,12 @@ static void usage_find(FILE *f)
 "                            overlapping ones included, per file\n"
 "  -o, --only-matching       print only the matched parts (leftmost-longest,\n"
 "                            non-overlapping, as grep -o)\n"
+"      --match-mode=MODE     which matches -o, --color, --json and\n"
+"                            --count-matches report: all (every occurrence),\n"
+"                            leftmost-first (non-overlapping, the pattern given\n"
+"                            first wins) or leftmost-longest (the longest wins);\n"
+"                            default leftmost-longest for lines and -o, all for\n"
+"                            --json and --count-matches\n"
 "  -n, --line-number         prefix lines with their line number\n"
 "  -b, --byte-offset         prefix with the 0-based byte offset\n"
 "  -l, --files-with-matches  print only names of files with matches\n"
@@ -125,6 +133,8 @@ static void usage_find(FILE *f)
 "      --threads=N           worker threads (0 = all cores, default)\n"
 "      --schedule=KIND       dynamic (default) or static chunk scheduling\n"
 "      --chunk-size=BYTES    chunk size for dynamic scheduling\n"
+"      --params=KEY=VALUE,...  engine parameters (cpu: dfa_budget=BYTES,\n"
+"                            pfac_budget=BYTES)\n"
 "      --stats               print the engine choice and time per phase\n"
 "                            (GPU backends: init, prepare, write, kernel, read,\n"
 "                            with energy where the device reports it)\n"
@@ -142,7 +152,7 @@ static void usage_find(FILE *f)
 enum {
     OPT_ESCAPES = 256, OPT_COUNT_MATCHES, OPT_COLOR, OPT_JSON, OPT_STATS,
     OPT_THREADS, OPT_BACKEND, OPT_ALGO, OPT_SCHEDULE, OPT_CHUNK,
-    OPT_NO_PROGRESS, OPT_HELP, OPT_PARAMS
+    OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE, OPT_PARAMS
 };
 
 enum { OPT_DEVICE = 400 };
@@ -176,6 +186,7 @@ static const struct option long_opts[] = {
     { "schedule", required_argument, NULL, OPT_SCHEDULE },
     { "chunk-size", required_argument, NULL, OPT_CHUNK },
     { "stats", no_argument, NULL, OPT_STATS },
+    { "match-mode", required_argument, NULL, OPT_MATCH_MODE },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
@@ -220,6 +231,7 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
     cf->backend = HAY_BACKEND_AUTO;
     cf->schedule = HAY_SCHEDULE_DYNAMIC;
     cf->progress = true;
+    cf->match_mode = -1;
     int color_mode = 0;   /* never */
     source *src = calloc((size_t)argc + 1, sizeof *src);
     size_t nsrc = 0;
@@ -301,6 +313,19 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
             cf->chunk = (size_t)v;
             break;
         }
+        case OPT_MATCH_MODE:
+            if (!strcmp(optarg, "all"))
+                cf->match_mode = HAY_MATCH_ALL;
+            else if (!strcmp(optarg, "leftmost-first"))
+                cf->match_mode = HAY_MATCH_LEFTMOST_FIRST;
+            else if (!strcmp(optarg, "leftmost-longest"))
+                cf->match_mode = HAY_MATCH_LEFTMOST_LONGEST;
+            else {
+                fprintf(stderr, "hay: invalid match mode '%s' (all, leftmost-first, "
+                                "leftmost-longest)\n", optarg);
+                goto out;
+            }
+            break;
         case OPT_HELP: usage_find(stdout); exit(0);
         default:
             fprintf(stderr, "Usage: hay find [OPTION]... PATTERNS [FILE]...\n"
@@ -324,6 +349,13 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
         if (r < 0)
             goto out;
     }
+    /* grep's selection for lines and -o; every occurrence for the outputs
+     * that report occurrences. */
+    if (cf->match_mode >= 0)
+        cf->mode = (hay_match_mode)cf->match_mode;
+    else
+        cf->mode = cf->json || cf->count_matches ? HAY_MATCH_ALL
+                                                 : HAY_MATCH_LEFTMOST_LONGEST;
     cf->color = color_mode == 1 ||
                 (color_mode == 2 && isatty(STDOUT_FILENO) &&
                  getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0);
@@ -403,19 +435,14 @@ static int cmp_span(const void *a, const void *b)
     return 0;
 }
 
-/* Leftmost-longest, non-overlapping selection of the pending spans. */
-static size_t select_spans(search *s)
+/* The spans of the current line in order of start.  The library selects
+ * them in the leftmost modes (they come in order, without overlaps); every
+ * occurrence (--match-mode all) comes in order of end. */
+static size_t order_spans(search *s)
 {
-    qsort(s->pend, s->npend, sizeof *s->pend, cmp_span);
-    size_t k = 0;
-    uint64_t pos = 0;
-    for (size_t i = 0; i < s->npend; i++) {
-        if (k == 0 || s->pend[i].s >= pos) {
-            s->pend[k++] = s->pend[i];
-            pos = s->pend[i].e;
-        }
-    }
-    return k;
+    if (s->cf->mode == HAY_MATCH_ALL)
+        qsort(s->pend, s->npend, sizeof *s->pend, cmp_span);
+    return s->npend;
 }
 
 static void print_line(search *s, uint64_t ls, uint64_t le, uint64_t lineno,
@@ -425,9 +452,13 @@ static void print_line(search *s, uint64_t ls, uint64_t le, uint64_t lineno,
     if (s->cf->color && nspans) {
         uint64_t pos = ls;
         for (size_t i = 0; i < nspans; i++) {
-            fwrite(s->buf + pos, 1, s->pend[i].s - pos, stdout);
+            /* Overlapping spans (--match-mode all): colour the union. */
+            uint64_t a = s->pend[i].s > pos ? s->pend[i].s : pos;
+            if (s->pend[i].e <= a)
+                continue;
+            fwrite(s->buf + pos, 1, a - pos, stdout);
             fputs(C_MATCH, stdout);
-            fwrite(s->buf + s->pend[i].s, 1, s->pend[i].e - s->pend[i].s, stdout);
+            fwrite(s->buf + a, 1, s->pend[i].e - a, stdout);
             fputs(C_END, stdout);
             pos = s->pend[i].e;
         }
@@ -445,7 +476,7 @@ static void flush_line(search *s)
         return;
     const config *cf = s->cf;
     uint64_t lineno = cf->line_numbers ? current_lineno(s) : 0;
-    size_t k = s->npend ? select_spans(s) : 0;
+    size_t k = s->npend ? order_spans(s) : 0;
     if (cf->only) {
         for (size_t i = 0; i < k; i++) {
             put_prefix(s, lineno, s->pend[i].s);
@@ -933,10 +964,40 @@ static int compile_set(run *r)
     co.flags = cf->icase ? HAY_CASELESS : 0;
     co.backend = cf->backend;
     co.algo = cf->algo;
+    co.mode = cf->mode;
     co.params = cf->params_all;
+    /* Lines never match across a newline (grep), so for the line outputs a
+     * pattern holding one is left out: selected by the leftmost modes it
+     * would hide the matches it overlaps. */
+    const hay_pattern *items = cf->pats.items;
+    hay_pattern *kept = NULL;
+    size_t n = cf->pats.n;
+    if (!cf->json && !cf->count_matches) {
+        size_t k = 0;
+        for (size_t i = 0; i < cf->pats.n; i++)
+            k += memchr(items[i].data, '\n', items[i].len) == NULL;
+        if (k < n) {
+            kept = malloc((k ? k : 1) * sizeof *kept);
+            if (!kept) {
+                fprintf(stderr, "hay: %s\n", hay_strerror(HAY_ERR_NOMEM));
+                return -1;
+            }
+            k = 0;
+            for (size_t i = 0; i < cf->pats.n; i++)
+                if (!memchr(items[i].data, '\n', items[i].len))
+                    kept[k++] = items[i];
+            items = kept;
+            n = k;
+            if (n == 0) {
+                free(kept);
+                return 0;
+            }
+        }
+    }
     double t0 = cli_now();
-    hay_status st = hay_patterns_compile(cf->pats.items, cf->pats.n, &co, &r->set);
+    hay_status st = hay_patterns_compile(items, n, &co, &r->set);
     r->t.compile_s = cli_now() - t0;
+    free(kept);
     if (st == HAY_ERR_UNKNOWN_NAME) {
         fprintf(stderr, "hay: unknown algorithm '%s' for backend %s; choose one of:",
                 cf->algo, hay_backend_name(cf->backend));
@@ -955,6 +1016,11 @@ static int compile_set(run *r)
     if (st == HAY_ERR_UNSUPPORTED) {
         fprintf(stderr, "hay: backend %s: this version has no search engine for it yet\n",
                 hay_backend_name(cf->backend));
+        return -1;
+    }
+    if (st == HAY_ERR_TOO_LARGE && cf->algo && !strcmp(cf->algo, "dfa")) {
+        fprintf(stderr, "hay: the DFA of these patterns exceeds its table budget; "
+                        "raise it (--params dfa_budget=BYTES) or use --algo ac\n");
         return -1;
     }
     if (st == HAY_ERR_TOO_LARGE) {
@@ -1004,8 +1070,9 @@ static void print_stats(const run *r, double total_s)
      * is only done, and reported, when a GPU backend was asked for. */
     fprintf(stderr, "stats: reason=\"%s\" requested=%s\n", r->set ? info.reason : "",
             hay_backend_name(cf->backend));
-    fprintf(stderr, "stats: phase=compile seconds=%.6f memory=%zu\n",
-            r->t.compile_s, info.memory);
+    fprintf(stderr, "stats: phase=compile seconds=%.6f memory=%zu states=%zu "
+            "build_seconds=%.6f\n", r->t.compile_s, info.memory, info.states,
+            info.compile_seconds);
     fprintf(stderr, "stats: phase=map bytes=%" PRIu64 " seconds=%.6f\n",
             r->t.bytes, r->t.map_s);
     fprintf(stderr, "stats: phase=scan bytes=%" PRIu64 " seconds=%.6f gbps=%.3f\n",

@@ -16,7 +16,7 @@
 static hay_patterns *compile_bm(const void *p, size_t m, bool caseless)
 {
     hay_pattern pat = { p, m };
-    tu_engine e = { HAY_BACKEND_CPU, "bm", "cpu/bm", false, HAY_OK, NULL };
+    tu_engine e = { .backend = HAY_BACKEND_CPU, .algo = "bm", .label = "cpu/bm" };
     hay_patterns *set = NULL;
     hay_status s = tu_compile(&e, &pat, 1, caseless, &set);
     CHECK(s == HAY_OK, "compile bm: %s", hay_strerror(s));
@@ -136,7 +136,7 @@ static void check_hook_only_for_bm(void)
     for (size_t i = 0; hay_algo_name(HAY_BACKEND_CPU, i, &name) == HAY_OK; i++) {
         if (strcmp(name, "bm") == 0)
             continue;
-        tu_engine e = { HAY_BACKEND_CPU, name, "", false, HAY_OK, NULL };
+        tu_engine e = { .backend = HAY_BACKEND_CPU, .algo = name };
         hay_pattern p = { "abc", 3 };
         hay_patterns *set = NULL;
         if (tu_compile(&e, &p, 1, false, &set) != HAY_OK)

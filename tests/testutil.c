@@ -329,8 +329,9 @@ hay_status tu_engine_variant(const tu_engine *base, const char *params,
     return s;
 }
 
-static void add_engine(tu_engine *out, size_t *k, size_t cap,
-                       hay_backend b, const char *algo)
+static void add_engine_params(tu_engine *out, size_t *k, size_t cap,
+                              hay_backend b, const char *algo,
+                              const char *params, const char *suffix)
 {
     if (*k >= cap)
         return;
@@ -338,13 +339,20 @@ static void add_engine(tu_engine *out, size_t *k, size_t cap,
     memset(e, 0, sizeof *e);
     e->backend = b;
     e->algo = algo;
-    snprintf(e->label, sizeof e->label, "%s/%s", hay_backend_name(b),
-             algo ? algo : "auto");
+    e->params = params;
+    snprintf(e->label, sizeof e->label, "%s/%s%s", hay_backend_name(b),
+             algo ? algo : "auto", suffix);
     static const hay_pattern two[2] = { { "ab", 2 }, { "cd", 2 } };
     hay_patterns *set = NULL;
     e->probe = tu_compile(e, two, 2, false, &set);
     e->multi = e->probe == HAY_OK;
     hay_patterns_free(set);
+}
+
+static void add_engine(tu_engine *out, size_t *k, size_t cap,
+                       hay_backend b, const char *algo)
+{
+    add_engine_params(out, k, cap, b, algo, NULL, "");
 }
 
 size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap)
@@ -355,6 +363,10 @@ size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap)
         add_engine(out, &k, cap, backend, name);
     add_engine(out, &k, cap,
                backend == HAY_BACKEND_CPU ? HAY_BACKEND_AUTO : backend, NULL);
+    /* The dense PFAC table fits every test set: force the compact one too. */
+    if (backend == HAY_BACKEND_CPU)
+        add_engine_params(out, &k, cap, backend, "pfac", "pfac_budget=0",
+                          "-compact");
     return k;
 }
 

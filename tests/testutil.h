@@ -151,7 +151,7 @@ typedef struct tu_engine {
 
 /*
  * Lists the algorithms of an available backend (and, for the CPU, the
- * auto choice too), probing each with a two-pattern set to learn whether
+ * auto choice too, and PFAC forced onto its compact table), probing each with a two-pattern set to learn whether
  * it is multi-pattern.  Returns how many were written (at most cap).
  */
 size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap);

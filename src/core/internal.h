@@ -104,6 +104,8 @@ struct hay_patterns {
     const char *algo_name;      /* backends without a hay_engine: the algorithm */
     void *aux;                  /* backend auto: the GPU state, made on first
                                  * use (cuda_backend.c) */
+    size_t states;              /* automaton states of the engine (0: none) */
+    hay_match_mode mode;        /* hay_compile_opts.mode */
 };
 
 static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)
@@ -254,6 +256,26 @@ extern const hay_engine hay_engine_horspool;
 extern const hay_engine hay_engine_simd;
 extern const hay_engine hay_engine_ac;
 extern const hay_engine hay_engine_dfa;
+extern const hay_engine hay_engine_pfac;
+
+/*
+ * The leftmost match modes (leftmost.c): a filter between a backend's
+ * ordered stream of all occurrences and the caller's callback.
+ * hay_leftmost_match is a hay_match_fn taking the filter as ctx; flush
+ * reports what is still pending at the end of the input (non-zero when the
+ * callback stopped).  hay_leftmost_scan runs set->backend->scan through a
+ * filter.
+ */
+typedef struct hay_leftmost hay_leftmost;
+hay_status hay_leftmost_create(const hay_patterns *set, hay_match_fn fn,
+                               void *ctx, hay_leftmost **out);
+int hay_leftmost_match(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+int hay_leftmost_flush(hay_leftmost *f);
+void hay_leftmost_free(hay_leftmost *f);
+hay_status hay_leftmost_scan(const hay_patterns *set, hay_scratch *scratch,
+                             const uint8_t *data, uint64_t len,
+                             const hay_scan_opts *opts, hay_match_fn fn,
+                             void *ctx);
 
 /* Monotonic seconds. */
 double hay_now(void);

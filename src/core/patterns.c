@@ -116,6 +116,9 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
         opts = &defaults;
     }
     RETURN_ERROR_IF(opts->flags & ~HAY_CASELESS, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(opts->mode != HAY_MATCH_ALL &&
+                    opts->mode != HAY_MATCH_LEFTMOST_FIRST &&
+                    opts->mode != HAY_MATCH_LEFTMOST_LONGEST, HAY_ERR_INVALID);
 
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -135,6 +138,7 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
     RETURN_ERROR_IF(!set, HAY_ERR_NOMEM);
     set->alloc = alloc;
     set->flags = opts->flags;
+    set->mode = opts->mode;
     set->n = n;
     set->bytes = hay_malloc(&alloc, total);
     set->off = hay_malloc(&alloc, n * sizeof *set->off);
@@ -219,5 +223,6 @@ hay_status hay_patterns_info_get(const hay_patterns *set,
     info->memory = sizeof *set + total + set->n * 2 * sizeof(size_t) +
                    set->state_memory;
     info->compile_seconds = set->compile_seconds;
+    info->states = set->states;
     return HAY_OK;
 }

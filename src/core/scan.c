@@ -15,6 +15,7 @@
  * stays bounded however dense the matches are.
  */
 #include "internal.h"
+#include "../cpu/cpu.h"
 
 #include <stdio.h>
 
@@ -386,10 +387,10 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
 
 static const hay_engine *const cpu_engines[] = {
     &hay_engine_simd, &hay_engine_bm, &hay_engine_horspool,
-    &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, NULL
+    &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, &hay_engine_pfac, NULL
 };
 static const char *const cpu_algos[] = { "simd", "bm", "horspool", "dfa", "ac",
-                                         "naive", NULL };
+                                         "naive", "pfac", NULL };
 
 static hay_status cpu_available(void) { return HAY_OK; }
 static int cpu_device_count(void) { return 1; }
@@ -420,6 +421,10 @@ static hay_status cpu_describe(int index, char *buf, size_t cap)
 static hay_status cpu_compile(hay_patterns *set, const char *algo)
 {
     const hay_engine *eng = NULL;
+    /* Parameters are checked here for every engine, also those that take
+     * none, so that an unknown key is never silently ignored. */
+    hay_cpu_params prm;
+    FORWARD_IF_ERROR(hay_cpu_params_parse(set->params, &prm));
     if (!algo) {
         if (set->n == 1) {
             eng = &hay_engine_simd;
@@ -427,16 +432,12 @@ static hay_status cpu_compile(hay_patterns *set, const char *algo)
         } else {
             /* The full DFA when its table fits the budget, else the
              * compact automaton. */
-            hay_status s = hay_engine_dfa.build(set, &set->state);
-            if (s == HAY_OK) {
-                set->engine = &hay_engine_dfa;
-                set->reason = "several patterns: Aho-Corasick DFA with byte classes";
-                return HAY_OK;
-            }
-            if (s != HAY_ERR_TOO_LARGE)
-                return s;
-            eng = &hay_engine_ac;
-            set->reason = "several patterns: compact Aho-Corasick (DFA over budget)";
+            FORWARD_IF_ERROR(hay_cpu_auto_build(set, &eng, &set->state));
+            set->engine = eng;
+            set->reason = eng == &hay_engine_dfa
+                ? "several patterns: Aho-Corasick DFA with byte classes"
+                : "several patterns: compact Aho-Corasick (DFA over budget)";
+            return HAY_OK;
         }
     } else {
         for (size_t i = 0; cpu_engines[i]; i++)
@@ -479,7 +480,16 @@ hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
     }
     if (len == 0)
         return HAY_OK;
+    if (set->mode != HAY_MATCH_ALL)
+        return hay_leftmost_scan(set, scratch, data, len, opts, on_match, ctx);
     return set->backend->scan(set, scratch, data, len, opts, on_match, ctx);
+}
+
+static int count_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)id; (void)start; (void)end;
+    ++*(uint64_t *)ctx;
+    return 0;
 }
 
 hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
@@ -498,6 +508,8 @@ hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
     }
     if (len == 0)
         return HAY_OK;
+    if (set->mode != HAY_MATCH_ALL)
+        return hay_leftmost_scan(set, scratch, data, len, opts, count_cb, count);
     return set->backend->count(set, scratch, data, len, opts, count);
 }
 
@@ -523,6 +535,9 @@ hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
     }
     if (len == 0)
         return HAY_OK;
+    if (set->mode != HAY_MATCH_ALL)
+        return hay_leftmost_scan(set, scratch, data, len, opts, count_each_cb,
+                                 counts);
     if (set->backend->count_each)
         return set->backend->count_each(set, scratch, data, len, opts, counts);
     return set->backend->scan(set, scratch, data, len, opts, count_each_cb,
@@ -538,6 +553,7 @@ struct hay_stream {
     uint8_t *buf;        /* tail (up to longest - 1 bytes), then room for a junction */
     size_t tail;
     bool stopped;
+    hay_leftmost *leftmost;   /* the leftmost modes' filter, or NULL */
 };
 
 hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
@@ -557,6 +573,16 @@ hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
     st->set = set;
     st->cb.fn = on_match;
     st->cb.ctx = ctx;
+    if (set->mode != HAY_MATCH_ALL) {
+        hay_status s = hay_leftmost_create(set, on_match, ctx, &st->leftmost);
+        if (s < 0) {
+            hay_free(&set->alloc, st->buf);
+            hay_free(&set->alloc, st);
+            return s;
+        }
+        st->cb.fn = hay_leftmost_match;
+        st->cb.ctx = st->leftmost;
+    }
     *out = st;
     return HAY_OK;
 }
@@ -605,8 +631,12 @@ hay_status hay_stream_close(hay_stream *st)
 {
     if (!st)
         return HAY_OK;
+    hay_status s = HAY_OK;
+    if (st->leftmost && !st->stopped && hay_leftmost_flush(st->leftmost))
+        s = HAY_STOPPED;
+    hay_leftmost_free(st->leftmost);
     hay_allocator a = st->set->alloc;
     hay_free(&a, st->buf);
     hay_free(&a, st);
-    return HAY_OK;
+    return s;
 }

@@ -10,6 +10,7 @@
  * multi-pattern work adds the DFA and PFAC tables beside it.
  */
 #include "../core/internal.h"
+#include "cpu.h"
 
 #define NONE UINT32_MAX
 
@@ -27,16 +28,6 @@ typedef struct ac_state {
     uint8_t fold[256];
     size_t memory;
 } ac_state;
-
-/* Build-time trie with edge lists. */
-typedef struct trie {
-    uint32_t *first_edge;   /* per state, NONE if leaf */
-    uint32_t *edge_next, *edge_to;
-    uint8_t *edge_byte;
-    uint32_t *out_head;     /* per state, chain of pattern ids */
-    uint32_t *out_next;     /* per pattern */
-    uint32_t nstates, nedges, cap_states, cap_edges;
-} trie;
 
 static void ac_destroy(const hay_patterns *set, void *state)
 {
@@ -74,200 +65,6 @@ static inline uint32_t ac_child(const ac_state *st, uint32_t s, uint8_t c)
                ? st->edge_to[lo] : NONE;
 }
 
-static void trie_free(const hay_allocator *a, trie *t)
-{
-    hay_free(a, t->first_edge);
-    hay_free(a, t->edge_next);
-    hay_free(a, t->edge_to);
-    hay_free(a, t->edge_byte);
-    hay_free(a, t->out_head);
-    hay_free(a, t->out_next);
-}
-
-static bool trie_grow_states(const hay_allocator *a, trie *t)
-{
-    uint32_t cap = t->cap_states * 2;
-    uint32_t *f = hay_realloc(a, t->first_edge, t->cap_states * 4, (size_t)cap * 4);
-    if (!f)
-        return false;
-    t->first_edge = f;
-    uint32_t *o = hay_realloc(a, t->out_head, t->cap_states * 4, (size_t)cap * 4);
-    if (!o)
-        return false;
-    t->out_head = o;
-    t->cap_states = cap;
-    return true;
-}
-
-static bool trie_grow_edges(const hay_allocator *a, trie *t)
-{
-    uint32_t cap = t->cap_edges * 2;
-    uint32_t *n = hay_realloc(a, t->edge_next, t->cap_edges * 4, (size_t)cap * 4);
-    if (!n)
-        return false;
-    t->edge_next = n;
-    uint32_t *to = hay_realloc(a, t->edge_to, t->cap_edges * 4, (size_t)cap * 4);
-    if (!to)
-        return false;
-    t->edge_to = to;
-    uint8_t *b = hay_realloc(a, t->edge_byte, t->cap_edges, cap);
-    if (!b)
-        return false;
-    t->edge_byte = b;
-    t->cap_edges = cap;
-    return true;
-}
-
-static hay_status trie_build(hay_patterns *set, const uint8_t *fold, trie *t)
-{
-    const hay_allocator *a = &set->alloc;
-    uint32_t root_row[256];
-    memset(t, 0, sizeof *t);
-    t->cap_states = 1024;
-    t->cap_edges = 1024;
-    t->first_edge = hay_malloc(a, t->cap_states * 4);
-    t->out_head = hay_malloc(a, t->cap_states * 4);
-    t->edge_next = hay_malloc(a, t->cap_edges * 4);
-    t->edge_to = hay_malloc(a, t->cap_edges * 4);
-    t->edge_byte = hay_malloc(a, t->cap_edges);
-    t->out_next = hay_malloc(a, set->n * 4);
-    RETURN_ERROR_IF(!t->first_edge || !t->out_head || !t->edge_next ||
-                    !t->edge_to || !t->edge_byte || !t->out_next, HAY_ERR_NOMEM);
-    for (int c = 0; c < 256; c++)
-        root_row[c] = NONE;
-    t->nstates = 1;
-    t->first_edge[0] = NONE;
-    t->out_head[0] = NONE;
-    for (size_t i = 0; i < set->n; i++) {
-        const uint8_t *p = hay_pat(set, i);
-        uint32_t s = 0;
-        for (size_t k = 0; k < set->len[i]; k++) {
-            uint8_t c = fold[p[k]];
-            uint32_t next = NONE;
-            if (s == 0) {
-                next = root_row[c];
-            } else {
-                for (uint32_t e = t->first_edge[s]; e != NONE; e = t->edge_next[e])
-                    if (t->edge_byte[e] == c) {
-                        next = t->edge_to[e];
-                        break;
-                    }
-            }
-            if (next == NONE) {
-                RETURN_ERROR_IF(t->nstates == NONE - 1, HAY_ERR_TOO_LARGE);
-                if (t->nstates == t->cap_states && !trie_grow_states(a, t))
-                    return HAY_ERR_NOMEM;
-                if (t->nedges == t->cap_edges && !trie_grow_edges(a, t))
-                    return HAY_ERR_NOMEM;
-                next = t->nstates++;
-                t->first_edge[next] = NONE;
-                t->out_head[next] = NONE;
-                uint32_t e = t->nedges++;
-                t->edge_byte[e] = c;
-                t->edge_to[e] = next;
-                t->edge_next[e] = t->first_edge[s];
-                t->first_edge[s] = e;
-                if (s == 0)
-                    root_row[c] = next;
-            }
-            s = next;
-        }
-        /* Ids are prepended; the CSR pass below reverses each list back
-         * into increasing order.  (Appending would cost the list's length
-         * for every duplicate.) */
-        t->out_next[i] = t->out_head[s];
-        t->out_head[s] = (uint32_t)i;
-    }
-    return HAY_OK;
-}
-
-static int cmp_edge(const void *a, const void *b, const uint8_t *bytes)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (int)bytes[x] - (int)bytes[y];
-}
-
-/* Insertion sort of a state's edges by byte: lists are short except near
- * the root, and the root uses its dense row. */
-static void sort_edges(uint32_t *e, uint32_t n, const uint8_t *bytes)
-{
-    for (uint32_t i = 1; i < n; i++) {
-        uint32_t v = e[i], j = i;
-        while (j > 0 && cmp_edge(&e[j - 1], &v, bytes) > 0) {
-            e[j] = e[j - 1];
-            j--;
-        }
-        e[j] = v;
-    }
-}
-
-void hay_trie_free(const hay_allocator *a, hay_trie *t)
-{
-    hay_free(a, t->edge_first);
-    hay_free(a, t->edge_byte);
-    hay_free(a, t->edge_to);
-    hay_free(a, t->out_first);
-    hay_free(a, t->out_id);
-    memset(t, 0, sizeof *t);
-}
-
-hay_status hay_trie_build(const hay_patterns *set, const uint8_t fold[256],
-                          hay_trie *out)
-{
-    const hay_allocator *a = &set->alloc;
-    memset(out, 0, sizeof *out);
-    trie t;
-    uint32_t *tmp = NULL;
-    hay_status s = trie_build((hay_patterns *)set, fold, &t);
-    if (s < 0)
-        goto fail;
-    s = HAY_ERR_NOMEM;
-    uint32_t ns = t.nstates, ne = t.nedges;
-    out->nstates = ns;
-    out->edge_first = hay_malloc(a, ((size_t)ns + 1) * 4);
-    out->edge_byte = hay_malloc(a, ne ? ne : 1);
-    out->edge_to = hay_malloc(a, (ne ? ne : 1) * (size_t)4);
-    out->out_first = hay_malloc(a, ((size_t)ns + 1) * 4);
-    out->out_id = hay_malloc(a, set->n * 4);
-    tmp = hay_malloc(a, (ne ? ne : 1) * (size_t)4);
-    if (!out->edge_first || !out->edge_byte || !out->edge_to ||
-        !out->out_first || !out->out_id || !tmp)
-        goto fail;
-
-    /* Edges into CSR, sorted by byte; outputs into CSR. */
-    uint32_t pos = 0, opos = 0;
-    for (uint32_t v = 0; v < ns; v++) {
-        out->edge_first[v] = pos;
-        uint32_t k = 0;
-        for (uint32_t e = t.first_edge[v]; e != NONE; e = t.edge_next[e])
-            tmp[k++] = e;
-        sort_edges(tmp, k, t.edge_byte);
-        for (uint32_t i = 0; i < k; i++) {
-            out->edge_byte[pos] = t.edge_byte[tmp[i]];
-            out->edge_to[pos] = t.edge_to[tmp[i]];
-            pos++;
-        }
-        out->out_first[v] = opos;
-        uint32_t nout = 0;
-        for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
-            nout++;
-        opos += nout;
-        uint32_t k2 = opos;
-        for (uint32_t id = t.out_head[v]; id != NONE; id = t.out_next[id])
-            out->out_id[--k2] = id;
-    }
-    out->edge_first[ns] = pos;
-    out->out_first[ns] = opos;
-    out->memory = ((size_t)ns + 1) * 8 + (size_t)ne * 5 + set->n * 4;
-    trie_free(a, &t);
-    hay_free(a, tmp);
-    return HAY_OK;
-fail:
-    trie_free(a, &t);
-    hay_free(a, tmp);
-    hay_trie_free(a, out);
-    return s;
-}
 
 static hay_status ac_build(hay_patterns *set, void **state)
 {
@@ -323,6 +120,7 @@ static hay_status ac_build(hay_patterns *set, void **state)
     }
     st->memory = sizeof *st + st->trie.memory + (size_t)ns * 8;
     set->state_memory = st->memory;
+    set->states = ns;
     hay_free(a, queue);
     *state = st;
     return HAY_OK;
@@ -380,10 +178,9 @@ const hay_engine hay_engine_ac = {
  * other bytes share class 0, which always leads back to the root.  Table
  * entries are premultiplied next-state row offsets with the top bit set when
  * the next state has patterns to report.  The table is refused (the "auto"
- * choice then keeps "ac") when it would exceed DFA_MAX_BYTES.
+ * choice then keeps "ac") when it would exceed its budget (dfa_budget).
  */
 #define DFA_OUT 0x80000000u
-#define DFA_MAX_BYTES ((size_t)256 << 20)
 
 typedef struct dfa_state {
     ac_state *ac;
@@ -417,17 +214,18 @@ static bool has_output(const ac_state *st, uint32_t s)
     return st->out_first[s] != st->out_first[s + 1] || st->dict[s] != NONE;
 }
 
-static hay_status dfa_build(hay_patterns *set, void **state)
+/* Builds the DFA over an Aho-Corasick automaton, which it then owns; on
+ * failure the automaton stays the caller's. */
+static hay_status dfa_build_from(hay_patterns *set, ac_state *ac, void **state)
 {
     const hay_allocator *a = &set->alloc;
+    hay_cpu_params prm;
+    FORWARD_IF_ERROR(hay_cpu_params_parse(set->params, &prm));
     dfa_state *d = hay_calloc(a, 1, sizeof *d);
     RETURN_ERROR_IF(!d, HAY_ERR_NOMEM);
     uint32_t *queue = NULL;
-    void *acv = NULL;
-    hay_status s = ac_build(set, &acv);
-    if (s < 0)
-        goto fail;
-    d->ac = acv;
+    hay_status s;
+    d->ac = ac;
     const ac_state *st = d->ac;
 
     /* Byte classes over the folded edge bytes; class 0 is the bytes of no
@@ -454,7 +252,7 @@ static hay_status dfa_build(hay_patterns *set, void **state)
 
     s = HAY_ERR_TOO_LARGE;
     size_t cells = (size_t)st->nstates * nclasses;
-    if (cells >= DFA_OUT || cells * 4 > DFA_MAX_BYTES)
+    if (cells >= DFA_OUT || cells * 4 > prm.dfa_budget)
         goto fail;
     s = HAY_ERR_NOMEM;
     d->delta = hay_malloc(a, cells * 4);
@@ -495,8 +293,40 @@ static hay_status dfa_build(hay_patterns *set, void **state)
     return HAY_OK;
 fail:
     hay_free(a, queue);
+    d->ac = NULL;
     dfa_destroy(set, d);
     return s;
+}
+
+static hay_status dfa_build(hay_patterns *set, void **state)
+{
+    void *ac = NULL;
+    FORWARD_IF_ERROR(ac_build(set, &ac));
+    hay_status s = dfa_build_from(set, ac, state);
+    if (s < 0)
+        ac_destroy(set, ac);
+    return s;
+}
+
+hay_status hay_cpu_auto_build(hay_patterns *set, const hay_engine **engine,
+                              void **state)
+{
+    void *ac = NULL;
+    FORWARD_IF_ERROR(ac_build(set, &ac));
+    size_t ac_memory = set->state_memory;
+    hay_status s = dfa_build_from(set, ac, state);
+    if (s == HAY_OK) {
+        *engine = &hay_engine_dfa;
+        return HAY_OK;
+    }
+    if (s != HAY_ERR_TOO_LARGE) {
+        ac_destroy(set, ac);
+        return s;
+    }
+    set->state_memory = ac_memory;
+    *engine = &hay_engine_ac;
+    *state = ac;
+    return HAY_OK;
 }
 
 static int dfa_scan(const hay_patterns *set, const void *state,
