@@ -36,6 +36,8 @@ typedef __m256i sw_vec;
 #define V_STORE(p, v) _mm256_store_si256(p, v)
 #define V_ZERO() _mm256_setzero_si256()
 #define V_ANY(v) (_mm256_movemask_epi8(v) != 0)
+#define V_MOVEMASK(v) _mm256_movemask_epi8(v)
+#define V_FULL (-1)
 /* Lanes move up by one element; lane 0 comes from fill (zero elsewhere). */
 #define V_SHIFT_BYTES(v, b, fill) _mm256_or_si256(_mm256_alignr_epi8((v), \
     _mm256_permute2x128_si256((v), (v), 0x08), 16 - (b)), (fill))
@@ -64,6 +66,8 @@ typedef __m128i sw_vec;
 #define V_STORE(p, v) _mm_store_si128(p, v)
 #define V_ZERO() _mm_setzero_si128()
 #define V_ANY(v) (_mm_movemask_epi8(v) != 0)
+#define V_MOVEMASK(v) _mm_movemask_epi8(v)
+#define V_FULL 0xffff
 #define V_SHIFT_BYTES(v, b, fill) _mm_or_si128(_mm_slli_si128((v), (b)), (fill))
 #if SW_BITS == 16
 #define V_SET1(x) _mm_set1_epi16((short)(x))
@@ -240,20 +244,23 @@ SW_FN hay_status SW_F(sw_score)(const void *prof, const hay_align_scoring *s,
             vf = V_MAX(V_SUB(vf, vext), vh);
             vh = V_LOAD(hload + k);
         }
-        /* Lazy F: carry F from each stripe's end into the next stripe. */
+        /* Lazy F: carry F from each stripe's end into the next stripe.
+         * After row k, the F going on is vf - ext; it can change row k + 1
+         * only if it reaches H(k) - open (the main pass already carried
+         * that): stop when it is below in every lane.  (">=" rather than
+         * ">" keeps this exact when open == extend.)  Cells raised here
+         * hold a gap's score, below the cell the gap opened from, so the
+         * column maximum is not affected. */
         vf = V_SHIFT1(vf, fill_neg);
         for (int round = 0; round < LANES; round++) {
             for (size_t k = 0; k < seg; k++) {
-                vh = V_LOAD(hstore + k);
-                sw_vec vho = V_SUB(vh, vopen);
-                if (!V_ANY(V_GT(vf, vho)))
-                    goto lazy_done;
-                vh = V_MAX(vh, vf);
+                vh = V_MAX(V_LOAD(hstore + k), vf);
                 V_STORE(hstore + k, vh);
-                vmax = V_MAX(vmax, vh);
                 vh = V_SUB(vh, vopen);
                 V_STORE(ev + k, V_MAX(V_LOAD(ev + k), vh));
-                vf = V_MAX(V_SUB(vf, vext), vh);
+                vf = V_SUB(vf, vext);
+                if (V_MOVEMASK(V_GT(vh, vf)) == V_FULL)
+                    goto lazy_done;
             }
             vf = V_SHIFT1(vf, fill_neg);
         }
@@ -264,7 +271,19 @@ lazy_done:
             for (int l = 1; l < LANES; l++)
                 if (tmp[l] > cmax)
                     cmax = tmp[l];
-            size_t i = SW_F(sw_first_row)(hstore, seg, m, cmax);
+            /* The smallest row holding cmax lies in the lowest lane whose
+             * maximum is cmax (a lane is a block of seg consecutive rows). */
+            unsigned mask = (unsigned)V_MOVEMASK(V_EQ(vmax, V_SET1(cmax)));
+            int lane = __builtin_ctz(mask) / (int)sizeof(sw_elem);
+            const sw_elem *col = (const sw_elem *)hstore;
+            size_t i = SIZE_MAX;
+            for (size_t k = 0; k < seg; k++)
+                if (col[k * LANES + (size_t)lane] == cmax) {
+                    i = (size_t)lane * seg + k;
+                    break;
+                }
+            if (i >= m)
+                i = SW_F(sw_first_row)(hstore, seg, m, cmax);
             if (i != SIZE_MAX && (cmax > best || i < bi)) {
                 best = cmax;
                 bi = i;
@@ -294,6 +313,8 @@ lazy_done:
 #undef V_STORE
 #undef V_ZERO
 #undef V_ANY
+#undef V_MOVEMASK
+#undef V_FULL
 #undef V_SHIFT_BYTES
 #undef V_SET1
 #undef V_ADD
