@@ -171,6 +171,13 @@ hay_status hay_align_variant_name(size_t i, const char **name);
  */
 hay_status hay_align_variant_check(const char *variant, const char **resolved);
 
+/*
+ * Whether a backend can run the score pass: HAY_OK, HAY_ERR_NO_BACKEND
+ * (Smith-Waterman for it not built in), HAY_ERR_NO_DEVICE.  The CPU always
+ * can.
+ */
+hay_status hay_align_backend_check(hay_backend backend);
+
 /* ------------------------------------------------------------------------
  * Aligning
  * ---------------------------------------------------------------------- */

@@ -133,6 +133,15 @@ static void list_all(void)
         else if (strcmp(res, n))
             printf("(=%s)", res);
     }
+    printf("\nbackends:");
+    static const hay_backend bs[] = { HAY_BACKEND_CPU, HAY_BACKEND_CUDA,
+                                      HAY_BACKEND_OPENCL };
+    for (size_t i = 0; i < 3; i++) {
+        hay_status st = hay_align_backend_check(bs[i]);
+        printf(" %s(%s)", hay_backend_name(bs[i]),
+               st == HAY_OK ? "available"
+               : st == HAY_ERR_NO_BACKEND ? "not built" : "no device");
+    }
     printf("\nmatrices:");
     for (size_t i = 0; hay_align_matrix_name(i, &n) == HAY_OK; i++)
         printf(" %s", n);

@@ -102,6 +102,28 @@ hay_status hay_align_variant_check(const char *variant, const char **resolved)
     return st;
 }
 
+hay_status hay_align_backend_check(hay_backend backend)
+{
+    switch (backend) {
+    case HAY_BACKEND_AUTO:
+    case HAY_BACKEND_CPU:
+        return HAY_OK;
+    case HAY_BACKEND_CUDA:
+#ifdef HAY_HAVE_CUDA_SW
+        return hay_backend_available(backend);
+#else
+        return HAY_ERR_NO_BACKEND;
+#endif
+    case HAY_BACKEND_OPENCL:
+#ifdef HAY_HAVE_OPENCL_SW
+        return hay_backend_available(backend);
+#else
+        return HAY_ERR_NO_BACKEND;
+#endif
+    }
+    return HAY_ERR_INVALID;
+}
+
 void hay_align_options_init(hay_align_options *o)
 {
     if (!o)
