@@ -232,7 +232,12 @@ int main(int argc, char **argv)
                 hay_align_scoring_score(s, (uint8_t)a, (uint8_t)b))
                 same = 0;
     CHECK(same, "built-in BLOSUM62 differs from parasail's blosum62");
-    compare_all("queries x sprot196, BLOSUM62 11/1", s, pb, qs, nq, ts, nt);
+    /* Under a sanitizer (scale < 1) the longest queries are left out. */
+    size_t nq_all = tu_scale() < 1 ? nq / 2 : nq;
+    char what0[128];
+    snprintf(what0, sizeof what0, "%zu queries x sprot196, BLOSUM62 11/1",
+             nq_all);
+    compare_all(what0, s, pb, qs, nq_all, ts, nt);
     hay_align_scoring_free(s);
 
     /* 2. Matrix files, read by both, other gap penalties. */
@@ -264,7 +269,9 @@ int main(int argc, char **argv)
 
     /* 3. DNA pairs. */
     dna_pair(dir, "MT-human.fa", "MT-orang.fa", 1);
-    dna_pair(dir, "H_pylori26695_Bslice.fasta", "H_pyloriJ99_Bslice.fasta", 0);
+    if (tu_scale() >= 1)
+        dna_pair(dir, "H_pylori26695_Bslice.fasta", "H_pyloriJ99_Bslice.fasta",
+                 0);
     if (tu_scale() >= 4)
         dna_pair(dir, "H_pylori26695_Eslice.fasta", "H_pyloriJ99_Eslice.fasta",
                  0);
