@@ -600,9 +600,10 @@ int align_main(int argc, char **argv)
 
     int threads = cf.opt.threads > 0 ? cf.opt.threads : (int)cli_cpu_count();
     cf.opt.threads = threads;
-    /* Queries in blocks with enough pairs to keep the threads busy; every
-     * block's results are printed in order before the next one runs. */
-    size_t qblock = (size_t)(4 * threads) / tf.n + 1;
+    /* Queries in blocks of a few thousand pairs: enough to keep the
+     * threads busy between two barriers, few enough to hold the results;
+     * every block is printed in order before the next one runs. */
+    size_t qblock = (size_t)(4096 > 64 * threads ? 4096 : 64 * threads) / tf.n + 1;
     if (qblock > qf.n)
         qblock = qf.n;
     res = calloc(qblock * tf.n, sizeof *res);

@@ -241,15 +241,34 @@ static hay_status traceback(const ctx *c, const uint8_t *q, const uint8_t *t,
 {
     const hay_align_scoring *s = c->s;
     size_t ml = r->q_end + 1, nl = r->t_end + 1;
+    /* The start lies within a span that the score bounds: an alignment
+     * with a query residues and d target residues against gaps scores at
+     * most a * max - (open + (d - 1) * extend), so d, and the target span
+     * (at most a + d), are bounded, and the same the other way round.  A
+     * read aligned near the end of a genome then needs no pass over the
+     * whole genome. */
+    if (s->extend > 0) {
+        int64_t top = s->max_score > 0 ? s->max_score : 0;
+        int64_t dq = ((int64_t)ml * top - r->score - s->open) / s->extend + 1;
+        int64_t dt = ((int64_t)nl * top - r->score - s->open) / s->extend + 1;
+        if (dq < 0)
+            dq = 0;
+        if (dt < 0)
+            dt = 0;
+        if ((uint64_t)ml + (uint64_t)dq < nl)
+            nl = ml + (size_t)dq;
+        if ((uint64_t)nl + (uint64_t)dt < ml)
+            ml = nl + (size_t)dt;
+    }
     hay_status st = HAY_ERR_NOMEM;
     uint8_t *rq = malloc(ml), *rt = malloc(nl);
     char *ops = NULL;
     if (!rq || !rt)
         goto out;
     for (size_t i = 0; i < ml; i++)
-        rq[i] = q[ml - 1 - i];
+        rq[i] = q[r->q_end - i];
     for (size_t j = 0; j < nl; j++)
-        rt[j] = t[nl - 1 - j];
+        rt[j] = t[r->t_end - j];
     sw_end e;
     uint32_t fl = 0;
     st = score_pass(c, NULL, rq, ml, rt, nl, &e, &fl);

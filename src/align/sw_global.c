@@ -37,11 +37,6 @@ typedef struct mm {
     hay_status st;
 } mm;
 
-static inline int64_t w(const mm *x, uint8_t qa, uint8_t tb)
-{
-    return -(int64_t)x->s->matrix[qa * x->s->alpha + tb];
-}
-
 static inline char rep(uint8_t qa, uint8_t tb)
 {
     return qa == tb ? '=' : 'X';
