@@ -217,6 +217,13 @@ SW_FN hay_status SW_F(sw_score)(const void *prof, const hay_align_scoring *s,
         V_STORE(ev + k, vneg);
     }
     sw_vec *hstore = ha, *hload = hb;
+    /* A gap down a column followed at once by a gap along the row can beat
+     * a substitution in their place only if min + 2 extend < 0; otherwise
+     * E need not see the cells the lazy F loop raises (parasail never
+     * updates it; we must when that sum is negative, e.g. BLOSUM62 with
+     * extend 1). */
+    const int update_e = s->min_score + 2 * s->extend < 0;
+    const int strict_stop = s->open > s->extend;
     int32_t best = 0;
     size_t bi = 0, bj = 0;
     sw_vec vthr = V_ZERO();            /* best or 1, minus 1 */
@@ -257,9 +264,11 @@ SW_FN hay_status SW_F(sw_score)(const void *prof, const hay_align_scoring *s,
                 vh = V_MAX(V_LOAD(hstore + k), vf);
                 V_STORE(hstore + k, vh);
                 vh = V_SUB(vh, vopen);
-                V_STORE(ev + k, V_MAX(V_LOAD(ev + k), vh));
+                if (update_e)
+                    V_STORE(ev + k, V_MAX(V_LOAD(ev + k), vh));
                 vf = V_SUB(vf, vext);
-                if (V_MOVEMASK(V_GT(vh, vf)) == V_FULL)
+                if (strict_stop ? !V_ANY(V_GT(vf, vh))
+                                : V_MOVEMASK(V_GT(vh, vf)) == V_FULL)
                     goto lazy_done;
             }
             vf = V_SHIFT1(vf, fill_neg);
