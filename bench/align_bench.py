@@ -22,6 +22,7 @@ row FAIL and the exit status 1.
 
 Usage: python3 bench/align_bench.py [--hay build/hay] [--data DIR]
        [--runs 5] [--warmup 1] [--threads N] [--full] [--quick] [--out DIR]
+       [--workloads REGEX] [--engines REGEX] [--scalar-max-cells N]
 """
 import argparse, csv, datetime, os, platform, re, shutil, statistics
 import subprocess, sys
@@ -110,6 +111,8 @@ def main():
     ap.add_argument("--full", action="store_true", help="add hpylori-E")
     ap.add_argument("--quick", action="store_true", help="small workloads")
     ap.add_argument("--scalar-max-cells", type=float, default=2e9)
+    ap.add_argument("--workloads", default=".", help="regex on workload names")
+    ap.add_argument("--engines", default=".", help="regex on engine names")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/work/align"))
     a = ap.parse_args()
     if not os.path.isdir(os.path.join(a.data, "bio")):
@@ -122,6 +125,8 @@ def main():
     N = a.threads
     rows, failed = [], False
     for name, q, t, kind in workloads(a.data, a.out, a.full, a.quick):
+        if not re.search(a.workloads, name):
+            continue
         pflags = ["--dna", "2,-3", "--open", "5", "--extend", "2"] \
             if kind == "dna" else ["--matrix", "blosum62", "--open", "11",
                                    "--extend", "1"]
@@ -139,6 +144,7 @@ def main():
         _, cells, _ = run_hay(hay_cmd(a.hay, kind, None, N, q, t))
         if cells > a.scalar_max_cells:
             engines = engines[1:]
+        engines = [e for e in engines if re.search(a.engines, e[0])]
         times = {e[0]: [] for e in engines}
         totals = {}
         for r in range(a.warmup + a.runs):

@@ -40,7 +40,8 @@ static void usage_align(FILE *f)
 "\n"
 "Scoring:\n"
 "      --dna, --protein      the sequences' kind (default: detected: DNA when\n"
-"                            every residue is a nucleotide letter)\n"
+"                            every residue is a nucleotide letter and 90%\n"
+"                            are A, C, G, T, U or N)\n"
 "      --matrix NAME|FILE    substitution matrix: a built-in name (blosum62,\n"
 "                            blosum45, blosum50, blosum80, blosum90, pam30,\n"
 "                            pam70, pam250) or an NCBI-format file\n"
@@ -251,18 +252,25 @@ static int parse_args(int argc, char **argv, aconfig *cf)
     return -1;
 }
 
-/* DNA when every residue is a nucleotide letter (IUPAC codes included). */
+/* DNA when every residue is a nucleotide letter (IUPAC codes included) and
+ * at least 90% are A, C, G, T, U or N: a peptide such as "MKVHW" is made of
+ * IUPAC letters too. */
 static int looks_dna(const seq_file *a, const seq_file *b)
 {
     const seq_file *fs[2] = { a, b };
+    uint64_t all = 0, plain = 0;
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < fs[k]->n; i++) {
             const char *s = fs[k]->recs[i].seq;
-            for (size_t j = 0; j < fs[k]->recs[i].len; j++)
-                if (!strchr("ACGTUNRYSWKMBDHV", toupper((unsigned char)s[j])))
+            for (size_t j = 0; j < fs[k]->recs[i].len; j++) {
+                int c = toupper((unsigned char)s[j]);
+                if (!c || !strchr("ACGTUNRYSWKMBDHV", c))
                     return 0;
+                plain += strchr("ACGTUN", c) != NULL;
+                all++;
+            }
         }
-    return 1;
+    return plain * 10 >= all * 9;
 }
 
 static hay_align_scoring *make_scoring(aconfig *cf, int dna)
