@@ -9,57 +9,62 @@
 
 #include <stdlib.h>
 
-#define NEG_INF (INT64_MIN / 4)
+/* Scores stay below 2^30 (align.c refuses pairs that could pass it), so
+ * 32 bits are exact here; -2^30 is minus infinity. */
+#define NEG_INF (-(1 << 30))
+
+static inline int32_t max32(int32_t a, int32_t b)
+{
+    return a > b ? a : b;
+}
 
 hay_status hay_sw_scalar_score(const hay_align_scoring *s, const uint8_t *q,
                                size_t m, const uint8_t *t, size_t n,
                                sw_end *e)
 {
-    /* 64-bit cells: the reference must not share the engines' limits. */
-    int64_t *h = malloc((n + 1) * sizeof *h);
-    int64_t *f = malloc((n + 1) * sizeof *f);
+    int32_t *h = malloc((n + 1) * sizeof *h);
+    int32_t *f = malloc((n + 1) * sizeof *f);
     if (!h || !f) {
         free(h);
         free(f);
         return HAY_ERR_NOMEM;
     }
-    const int64_t open = s->open, ext = s->extend;
+    const int32_t open = s->open, ext = s->extend;
     for (size_t j = 0; j <= n; j++) {
         h[j] = 0;
         f[j] = NEG_INF;
     }
-    int64_t best = 0;
+    int32_t best = 0;
     uint64_t bi = 0, bj = 0;
     for (size_t i = 0; i < m; i++) {
         const int32_t *row = s->matrix + q[i] * s->alpha;
-        int64_t diag = 0, left = 0, ecur = NEG_INF;
+        int32_t diag = 0, left = 0, ecur = NEG_INF, rowbest = 0;
+        size_t rowj = 0;
         for (size_t j = 1; j <= n; j++) {
-            int64_t up = h[j];
-            ecur = ecur - ext > left - open ? ecur - ext : left - open;
-            int64_t fv = f[j] - ext > up - open ? f[j] - ext : up - open;
+            int32_t up = h[j];
+            ecur = max32(ecur - ext, left - open);
+            int32_t fv = max32(f[j] - ext, up - open);
             f[j] = fv;
-            int64_t v = diag + row[t[j - 1]];
-            if (ecur > v)
-                v = ecur;
-            if (fv > v)
-                v = fv;
-            if (v < 0)
-                v = 0;
+            int32_t v = max32(max32(diag + row[t[j - 1]], 0), max32(ecur, fv));
             diag = up;
             h[j] = v;
             left = v;
-            if (v > best) {
-                best = v;
-                bi = i;
-                bj = j - 1;
+            if (v > rowbest) {
+                rowbest = v;
+                rowj = j - 1;
             }
+        }
+        /* The first best cell in row-major order: a row replaces the best
+         * only when strictly better, and within a row the first wins. */
+        if (rowbest > best) {
+            best = rowbest;
+            bi = i;
+            bj = rowj;
         }
     }
     free(h);
     free(f);
-    if (best > INT32_MAX)
-        return HAY_ERR_TOO_LARGE;
-    e->score = (int32_t)best;
+    e->score = best;
     e->q_end = bi;
     e->t_end = bj;
     e->saturated = 0;
