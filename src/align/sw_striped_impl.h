@@ -224,6 +224,9 @@ SW_FN hay_status SW_F(sw_score)(const void *prof, const hay_align_scoring *s,
      * extend 1). */
     const int update_e = s->min_score + 2 * s->extend < 0;
     const int strict_stop = s->open > s->extend;
+#if SW_BITS == 16
+    const int32_t sat_limit = INT16_MAX - (s->max_score > 0 ? s->max_score : 0);
+#endif
     int32_t best = 0;
     size_t bi = 0, bj = 0;
     sw_vec vthr = V_ZERO();            /* best or 1, minus 1 */
@@ -298,6 +301,10 @@ lazy_done:
                 bi = i;
                 bj = j;
                 vthr = V_SET1(best - 1);
+#if SW_BITS == 16
+                if (best >= sat_limit)
+                    break;          /* no use going on: 32 bits will redo it */
+#endif
             }
         }
     }
@@ -305,7 +312,7 @@ lazy_done:
     free(hb);
     free(ev);
 #if SW_BITS == 16
-    if (best >= INT16_MAX - (s->max_score > 0 ? s->max_score : 0)) {
+    if (best >= sat_limit) {
         e->saturated = 1;
         return HAY_OK;
     }
