@@ -35,9 +35,9 @@ typedef __m256i sw_vec;
 #define V_LOAD(p) _mm256_load_si256(p)
 #define V_STORE(p, v) _mm256_store_si256(p, v)
 #define V_ZERO() _mm256_setzero_si256()
+#define V_ANDNOT(a, b) _mm256_andnot_si256(a, b)
 #define V_ANY(v) (_mm256_movemask_epi8(v) != 0)
 #define V_MOVEMASK(v) _mm256_movemask_epi8(v)
-#define V_FULL (-1)
 /* Lanes move up by one element; lane 0 comes from fill (zero elsewhere). */
 #define V_SHIFT_BYTES(v, b, fill) _mm256_or_si256(_mm256_alignr_epi8((v), \
     _mm256_permute2x128_si256((v), (v), 0x08), 16 - (b)), (fill))
@@ -65,9 +65,9 @@ typedef __m128i sw_vec;
 #define V_LOAD(p) _mm_load_si128(p)
 #define V_STORE(p, v) _mm_store_si128(p, v)
 #define V_ZERO() _mm_setzero_si128()
+#define V_ANDNOT(a, b) _mm_andnot_si128(a, b)
 #define V_ANY(v) (_mm_movemask_epi8(v) != 0)
 #define V_MOVEMASK(v) _mm_movemask_epi8(v)
-#define V_FULL 0xffff
 #define V_SHIFT_BYTES(v, b, fill) _mm_or_si128(_mm_slli_si128((v), (b)), (fill))
 #if SW_BITS == 16
 #define V_SET1(x) _mm_set1_epi16((short)(x))
@@ -256,11 +256,12 @@ SW_FN hay_status SW_F(sw_score)(const void *prof, const hay_align_scoring *s,
         }
         /* Lazy F: carry F from each stripe's end into the next stripe.
          * After row k, the F going on is vf - ext; it can change row k + 1
-         * only if it reaches H(k) - open (the main pass already carried
-         * that): stop when it is below in every lane.  (">=" rather than
-         * ">" keeps this exact when open == extend.)  Cells raised here
-         * hold a gap's score, below the cell the gap opened from, so the
-         * column maximum is not affected. */
+         * only if it exceeds H(k) - open (the main pass already carried
+         * that; when open == extend, equal is not enough to stop, as a
+         * raised H(k) - open is then vf - ext itself) and exceeds 0 (H is
+         * never below 0, and F only falls as it goes down): stop when no
+         * lane can.  Cells raised here hold a gap's score, below the cell
+         * the gap opened from, so the column maximum is not affected. */
         vf = V_SHIFT1(vf, fill_neg);
         for (int round = 0; round < LANES; round++) {
             for (size_t k = 0; k < seg; k++) {
@@ -270,8 +271,9 @@ SW_FN hay_status SW_F(sw_score)(const void *prof, const hay_align_scoring *s,
                 if (update_e)
                     V_STORE(ev + k, V_MAX(V_LOAD(ev + k), vh));
                 vf = V_SUB(vf, vext);
-                if (strict_stop ? !V_ANY(V_GT(vf, vh))
-                                : V_MOVEMASK(V_GT(vh, vf)) == V_FULL)
+                if (strict_stop
+                        ? !V_ANY(V_GT(vf, V_MAX(vh, vzero)))
+                        : !V_ANY(V_ANDNOT(V_GT(vh, vf), V_GT(vf, vzero))))
                     goto lazy_done;
             }
             vf = V_SHIFT1(vf, fill_neg);
@@ -286,15 +288,25 @@ lazy_done:
             /* The smallest row holding cmax lies in the lowest lane whose
              * maximum is cmax (a lane is a block of seg consecutive rows). */
             unsigned mask = (unsigned)V_MOVEMASK(V_EQ(vmax, V_SET1(cmax)));
-            int lane = __builtin_ctz(mask) / (int)sizeof(sw_elem);
+            size_t lane = (size_t)__builtin_ctz(mask) / sizeof(sw_elem);
+            /* A tie matters only above the best row so far: in a lower
+             * lane, or higher up in the same one (ties are common with low
+             * scores, so they must cost next to nothing). */
+            size_t limit = seg;
+            if (cmax == best) {
+                if (lane > bi / seg)
+                    continue;
+                if (lane == bi / seg)
+                    limit = bi % seg;
+            }
             const sw_elem *col = (const sw_elem *)hstore;
             size_t i = SIZE_MAX;
-            for (size_t k = 0; k < seg; k++)
-                if (col[k * LANES + (size_t)lane] == cmax) {
-                    i = (size_t)lane * seg + k;
+            for (size_t k = 0; k < limit; k++)
+                if (col[k * LANES + lane] == cmax) {
+                    i = lane * seg + k;
                     break;
                 }
-            if (i >= m)
+            if (i >= m && cmax > best)
                 i = SW_F(sw_first_row)(hstore, seg, m, cmax);
             if (i != SIZE_MAX && (cmax > best || i < bi)) {
                 best = cmax;
@@ -328,9 +340,9 @@ lazy_done:
 #undef V_LOAD
 #undef V_STORE
 #undef V_ZERO
+#undef V_ANDNOT
 #undef V_ANY
 #undef V_MOVEMASK
-#undef V_FULL
 #undef V_SHIFT_BYTES
 #undef V_SET1
 #undef V_ADD
