@@ -236,8 +236,8 @@ typedef struct hay_align_seq {
 
 /*
  * Every query against every target, on o->threads threads (OpenMP, one
- * pair per task): results[qi * ntargets + ti].  Each query is prepared
- * once for all targets.  On error the first failure's status is returned
+ * pair per task; one thread with a GPU backend): results[qi * ntargets +
+ * ti].  Each query is prepared once for all targets.  On error the first failure's status is returned
  * and every result is cleared.
  */
 hay_status hay_align_batch(const hay_align_scoring *s,

@@ -446,6 +446,10 @@ hay_status hay_align_batch(const hay_align_scoring *s,
     if (npairs == 0)
         return HAY_OK;
     int threads = o->threads > 0 ? o->threads : omp_get_num_procs();
+    /* GPU score passes are issued one pair at a time: the device entry
+     * points make no promise about concurrent callers. */
+    if (c.backend != HAY_BACKEND_CPU)
+        threads = 1;
     void **prof = calloc(nqueries, sizeof *prof);
     if (!prof)
         return HAY_ERR_NOMEM;
