@@ -100,7 +100,10 @@ static inline __m128i sw_max32(__m128i a, __m128i b)
 #define SW_PAD (-16384)
 #else
 #define sw_elem int32_t
-#define SW_NEG (INT32_MIN / 2)
+/* Scores stay within [0, 2^30] (align.c refuses larger pairs); the lazy F
+ * loop may take 2^30 more off a lane before it stops, so minus infinity is
+ * -2^29 to stay clear of wrapping. */
+#define SW_NEG (-(1 << 29))
 #define SW_PAD (-(1 << 29))
 #endif
 #define LANES (SW_VBYTES / (int)sizeof(sw_elem))
