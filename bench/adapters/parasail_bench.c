@@ -28,7 +28,10 @@ typedef struct rec {
     int len;
 } rec;
 
-static rec *read_fasta(const char *path, size_t *n)
+/* With dna set, upper case, and every letter but A C G T read as N, as
+ * hay does with the IUPAC ambiguity codes (parasail would score unknown
+ * letters otherwise). */
+static rec *read_fasta(const char *path, size_t *n, int dna)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -60,7 +63,13 @@ static rec *read_fasta(const char *path, size_t *n)
                 scap = scap ? scap * 2 : 1024;
                 x->s = realloc(x->s, scap);
             }
-            x->s[x->len++] = *c;
+            char ch = *c;
+            if (dna) {
+                ch = (char)(ch >= 'a' && ch <= 'z' ? ch - 32 : ch);
+                if (ch != 'A' && ch != 'C' && ch != 'G' && ch != 'T')
+                    ch = 'N';
+            }
+            x->s[x->len++] = ch;
             x->s[x->len] = 0;
         }
     }
@@ -109,7 +118,7 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t nq, nt;
-    rec *q = read_fasta(argv[i], &nq), *t = read_fasta(argv[i + 1], &nt);
+    rec *q = read_fasta(argv[i], &nq, dna), *t = read_fasta(argv[i + 1], &nt, dna);
     parasail_matrix_t *own = NULL;
     const parasail_matrix_t *mx;
     if (dna) {
