@@ -244,11 +244,13 @@ SW_FN hay_status SW_F(sw_score)(const void *prof, const hay_align_scoring *s,
         hstore = sw;
         sw_vec vmax = vzero;
         for (size_t k = 0; k < seg; k++) {
+            /* F last: the loop-carried chain through vf is then three
+             * operations long (max, subtract, max), not four. */
             vh = V_ADD(vh, V_LOAD(vp + k));
             sw_vec ve = V_LOAD(ev + k);
+            vh = V_MAX(vh, vzero);
             vh = V_MAX(vh, ve);
             vh = V_MAX(vh, vf);
-            vh = V_MAX(vh, vzero);
             V_STORE(hstore + k, vh);
             vmax = V_MAX(vmax, vh);
             vh = V_SUB(vh, vopen);
