@@ -15,6 +15,7 @@ static void usage(FILE *f)
           "Commands:\n"
           "  find      search files for literal patterns (like grep -F)\n"
           "  demo      generate a corpus with planted needles and search it\n"
+          "  align     Smith-Waterman local alignment of sequences (FASTA/FASTQ)\n"
           "  devices   list backends and whether they can run here\n"
           "  version   print the version\n"
           "\n"
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
         return find_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "demo"))
         return demo_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "align"))
+        return align_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices"))
         return devices_main();
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

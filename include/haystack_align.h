@@ -1,0 +1,267 @@
+/*
+ * haystack_align.h - local sequence alignment (Smith-Waterman) in
+ * libhaystack.  Plain C; include after or instead of haystack.h.
+ *
+ * Introduction
+ * ------------
+ * Smith-Waterman finds the best-scoring local alignment of a query and a
+ * target: the pair of substrings, one of each, whose alignment (residues
+ * against residues, or against gaps) scores highest under a substitution
+ * score and affine gap penalties.
+ *
+ * Two objects:
+ *   hay_align_scoring  an immutable scoring scheme: an alphabet (the
+ *                      residue letters and their codes), a substitution
+ *                      matrix and the two gap penalties.  Any number of
+ *                      threads may use one at the same time.
+ *   hay_align_result   one pair's answer: score, end (and start) on both
+ *                      sequences, CIGAR, counts.  Owned by the caller;
+ *                      hay_align_result_clear() frees its CIGAR.
+ *
+ * Sequences are given to the aligner as residue codes 0 .. alpha - 1;
+ * hay_align_encode() maps letters to codes and reports the first letter
+ * that the scoring's alphabet does not know.
+ *
+ * Gap penalties.  A gap of length k costs open + (k - 1) * extend: the
+ * first gapped residue costs `open`, each further one `extend` (the rule of
+ * parasail, EMBOSS water and SSW; both numbers are positive penalties,
+ * 1 <= open, 0 <= extend <= open).  BLAST charges existence + k * extension
+ * instead, so BLAST's (existence, extension) is open = existence +
+ * extension, extend = extension: BLAST's default "11 1" for BLOSUM62 is
+ * open 12, extend 1 here, and our default open 11 extend 1 is BLAST's
+ * "10 1".
+ *
+ * Ties.  When several cells reach the best score, the end reported is the
+ * one with the smallest query end, then the smallest target end, on every
+ * variant and backend (see src/align/sw_device.h).  The start reported is,
+ * among the best alignments ending there, the one with the largest query
+ * start, then the largest target start (the shortest one).
+ *
+ * Scores are exact 32-bit integers.  Variants that compute in 16 bits
+ * detect when a score could have saturated and recompute in 32 bits
+ * (result flag HAY_ALIGN_RESCORED32).  A pair whose best possible score
+ * exceeds 2^30 is refused with HAY_ERR_TOO_LARGE.
+ *
+ * CIGAR.  Extended SAM operations: '=' identical residues (same code),
+ * 'X' different residues, 'I' a query residue against a gap (an insertion
+ * to the target), 'D' a target residue against a gap.  It covers the
+ * aligned part only; a SAM writer adds the soft clips of the query.
+ *
+ * The library never prints or exits; every function returns a hay_status
+ * (hay_strerror() in haystack.h describes it), every _free accepts NULL.
+ * Memory comes from malloc (the allocator of haystack.h is not used here).
+ *
+ * Simple API
+ * ----------
+ *   hay_align_scoring *s;  hay_align_result r;  hay_align_options o;
+ *   hay_align_scoring_builtin("blosum62", 11, 1, &s);
+ *   hay_align_encode(s, "HEAGAWGHEE", 10, q, NULL);
+ *   hay_align_encode(s, "PAWHEAE", 7, t, NULL);
+ *   hay_align_options_init(&o);
+ *   hay_align_pair(s, q, 10, t, 7, &o, &r);   // r.score, r.cigar, ...
+ *   hay_align_result_clear(&r);  hay_align_scoring_free(s);
+ */
+#ifndef HAYSTACK_ALIGN_H
+#define HAYSTACK_ALIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "haystack.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Scoring
+ * ---------------------------------------------------------------------- */
+typedef struct hay_align_scoring hay_align_scoring;
+
+/* The most residue codes an alphabet may have. */
+#define HAY_ALIGN_MAX_ALPHA 32
+
+/*
+ * A built-in substitution matrix by name, case-insensitive: "blosum62"
+ * (NCBI BLAST's classic BLOSUM62, the one parasail and EMBOSS use),
+ * "blosum45", "blosum50", "blosum80", "blosum90", "pam30", "pam70",
+ * "pam250" (NCBI's current files, with a J row).  hay_align_matrix_name()
+ * lists them.  Returns HAY_ERR_UNKNOWN_NAME for any other name and
+ * HAY_ERR_INVALID for bad gap penalties.  *out is owned by the caller.
+ */
+hay_status hay_align_scoring_builtin(const char *name, int32_t gap_open,
+                                     int32_t gap_extend,
+                                     hay_align_scoring **out);
+
+/* The i-th built-in matrix name in *name, or HAY_ERR_INVALID past the end. */
+hay_status hay_align_matrix_name(size_t i, const char **name);
+
+/*
+ * A matrix from the text of an NCBI-format file (both layouts: the classic
+ * BLAST one and the current one with a J row): '#' comment lines, a header
+ * line of residue letters (one character each), then one row per letter,
+ * starting with that letter, in the header's order.  Rows must form a
+ * square matrix over the header's letters; a row that repeats a letter or
+ * lacks a value is an error.  At most HAY_ALIGN_MAX_ALPHA letters.
+ * `name` (may be NULL) is kept for reports.  On HAY_ERR_INVALID, *err_line
+ * (if not NULL) is the 1-based line at fault (0: the whole text).
+ */
+hay_status hay_align_scoring_parse(const char *text, size_t len,
+                                   const char *name, int32_t gap_open,
+                                   int32_t gap_extend, hay_align_scoring **out,
+                                   size_t *err_line);
+
+/*
+ * Nucleotides scored by match / mismatch (e.g. +2 / -3).  The alphabet is
+ * A C G T N; U reads as T, the IUPAC ambiguity letters (R Y S W K M B D H V)
+ * read as N, and N scores `mismatch` against everything, itself included.
+ * Requires match > 0 and mismatch < match.
+ */
+hay_status hay_align_scoring_dna(int32_t match, int32_t mismatch,
+                                 int32_t gap_open, int32_t gap_extend,
+                                 hay_align_scoring **out);
+
+void hay_align_scoring_free(hay_align_scoring *s);
+
+/* The number of residue codes (the matrix is alpha x alpha). */
+int hay_align_scoring_alpha(const hay_align_scoring *s);
+/* The letter of each code: alpha characters, NUL-terminated. */
+const char *hay_align_scoring_letters(const hay_align_scoring *s);
+/* The matrix's name ("BLOSUM62", "dna", or what was given to _parse). */
+const char *hay_align_scoring_name(const hay_align_scoring *s);
+/* The substitution score of query code a against target code b. */
+int32_t hay_align_scoring_score(const hay_align_scoring *s, uint8_t a,
+                                uint8_t b);
+void hay_align_scoring_gaps(const hay_align_scoring *s, int32_t *gap_open,
+                            int32_t *gap_extend);
+/* Whether this is the match/mismatch nucleotide scoring. */
+int hay_align_scoring_is_dna(const hay_align_scoring *s);
+
+/*
+ * Maps len residue letters (case-insensitive) to codes in codes[0, len).
+ * For a protein matrix without U or O (selenocysteine, pyrrolysine), those
+ * read as X when the matrix has X, as BLAST does.  On a letter the alphabet
+ * does not know, returns HAY_ERR_INVALID with *bad_pos (if not NULL) its
+ * offset; codes is then partly written.
+ */
+hay_status hay_align_encode(const hay_align_scoring *s, const void *residues,
+                            size_t len, uint8_t *codes, size_t *bad_pos);
+
+/* ------------------------------------------------------------------------
+ * Variants (CPU engines)
+ *
+ *   "scalar"          the reference: one cell at a time, linear space
+ *   "striped16"       Farrar's striped SIMD, 16-bit lanes with a
+ *                     saturation check, recomputed by striped32 when a
+ *                     score could have saturated; best ISA of the CPU
+ *   "striped32"       Farrar's striped SIMD, 32-bit lanes
+ *   "striped16_sse2", "striped16_avx2", "striped32_sse2", "striped32_avx2"
+ *                     the same, one instruction set forced
+ *   "auto" (or NULL)  striped16
+ * A forced variant the CPU cannot run gives HAY_ERR_UNSUPPORTED.
+ * ---------------------------------------------------------------------- */
+
+/* The i-th variant name in *name, or HAY_ERR_INVALID past the end. */
+hay_status hay_align_variant_name(size_t i, const char **name);
+
+/*
+ * Whether a variant can run here: HAY_OK, HAY_ERR_UNKNOWN_NAME or
+ * HAY_ERR_UNSUPPORTED.  *resolved (if not NULL) is the variant that runs,
+ * e.g. "striped16_avx2" for "auto".
+ */
+hay_status hay_align_variant_check(const char *variant, const char **resolved);
+
+/*
+ * Whether a backend can run the score pass: HAY_OK, HAY_ERR_NO_BACKEND
+ * (Smith-Waterman for it not built in), HAY_ERR_NO_DEVICE.  The CPU always
+ * can.
+ */
+hay_status hay_align_backend_check(hay_backend backend);
+
+/* ------------------------------------------------------------------------
+ * Aligning
+ * ---------------------------------------------------------------------- */
+typedef struct hay_align_options {
+    hay_backend backend;       /* AUTO or CPU: the CPU; CUDA, OPENCL: the
+                                  score pass on the GPU, the rest on the CPU */
+    const char *variant;       /* CPU variant, or the GPU variant; NULL: auto */
+    const char *device_params; /* GPU "key=value,..." or NULL */
+    int threads;               /* hay_align_batch: 0 = all cores */
+    int score_only;            /* 1: score and end cell only, no start/CIGAR */
+    uint64_t traceback_bytes;  /* budget of the full direction matrix, one
+                                  byte a cell; larger alignments use linear
+                                  space (Myers-Miller).  0: 64 MiB */
+} hay_align_options;
+
+/* Defaults: backend AUTO, variant auto, all cores, traceback. */
+void hay_align_options_init(hay_align_options *o);
+
+enum {
+    HAY_ALIGN_RESCORED32 = 1,  /* the 16-bit pass could have saturated */
+    HAY_ALIGN_LINEAR = 2       /* traceback in linear space (Myers-Miller) */
+};
+
+typedef struct hay_align_result {
+    int32_t score;             /* 0: nothing aligns (no start, no CIGAR) */
+    uint64_t q_start, q_end;   /* 0-based, inclusive */
+    uint64_t t_start, t_end;   /* q_start/t_start: UINT64_MAX if score_only */
+    char *cigar;               /* NUL-terminated; NULL if score_only or
+                                  score 0; freed by hay_align_result_clear */
+    uint64_t length;           /* alignment columns */
+    uint64_t matches;          /* '=' columns */
+    uint64_t mismatches;       /* 'X' columns */
+    uint64_t positives;        /* columns scoring > 0 */
+    uint64_t gap_opens;        /* gap runs (I or D) */
+    uint64_t gaps;             /* I and D columns */
+    uint64_t cells;            /* m * n of the score pass */
+    uint32_t flags;            /* HAY_ALIGN_* */
+} hay_align_result;
+
+/*
+ * Aligns one pair (codes, lengths >= 1).  Fills *r (which need not be
+ * initialised; clear it after use).  Errors: HAY_ERR_INVALID (empty
+ * sequence, code out of range, NULL), HAY_ERR_UNKNOWN_NAME,
+ * HAY_ERR_UNSUPPORTED (variant), HAY_ERR_NO_BACKEND (GPU not built),
+ * HAY_ERR_NO_DEVICE, HAY_ERR_DEVICE, HAY_ERR_NOMEM, HAY_ERR_TOO_LARGE.
+ * On error *r holds no allocation.
+ */
+hay_status hay_align_pair(const hay_align_scoring *s, const uint8_t *q,
+                          size_t m, const uint8_t *t, size_t n,
+                          const hay_align_options *o, hay_align_result *r);
+
+typedef struct hay_align_seq {
+    const uint8_t *codes;
+    size_t len;
+} hay_align_seq;
+
+/*
+ * Every query against every target, on o->threads threads (OpenMP, one
+ * pair per task; one thread with a GPU backend): results[qi * ntargets +
+ * ti].  Each query is prepared once for all targets.  On error the first failure's status is returned
+ * and every result is cleared.
+ */
+hay_status hay_align_batch(const hay_align_scoring *s,
+                           const hay_align_seq *queries, size_t nqueries,
+                           const hay_align_seq *targets, size_t ntargets,
+                           const hay_align_options *o,
+                           hay_align_result *results);
+
+/* Frees the CIGAR of *r and zeroes it.  NULL is allowed. */
+void hay_align_result_clear(hay_align_result *r);
+
+/*
+ * Scores an alignment from its CIGAR ('=', 'X', 'M', 'I', 'D') placed at
+ * q[q_start], t[t_start]: *score is what the scoring gives it.  Returns
+ * HAY_ERR_INVALID if the CIGAR is malformed, runs past either sequence, or
+ * says '=' where residues differ (or 'X' where they are equal).
+ */
+hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
+                             size_t m, const uint8_t *t, size_t n,
+                             uint64_t q_start, uint64_t t_start,
+                             const char *cigar, int32_t *score);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

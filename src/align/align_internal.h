@@ -1,0 +1,83 @@
+/*
+ * align_internal.h - what the parts of the aligner (src/align/) share:
+ * the scoring object, the score-pass engines and their name table, and the
+ * traceback.
+ *
+ * Orientation used throughout: i indexes the query (rows, 0 .. m-1), j the
+ * target (columns, 0 .. n-1).  H is the best local score ending at (i, j);
+ * E the best ending with a gap in the query (a target residue against a
+ * gap, CIGAR 'D', carried along a row); F the best ending with a gap in the
+ * target (a query residue against a gap, CIGAR 'I', carried down a column).
+ */
+#ifndef HAY_ALIGN_INTERNAL_H
+#define HAY_ALIGN_INTERNAL_H
+
+#include "haystack_align.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hay_align_scoring {
+    int alpha;
+    int dna;
+    char letters[HAY_ALIGN_MAX_ALPHA + 1];
+    int8_t map[256];                 /* byte -> code, -1 if unknown */
+    int32_t matrix[HAY_ALIGN_MAX_ALPHA * HAY_ALIGN_MAX_ALPHA];
+    int32_t open, extend;
+    int32_t max_score, min_score;    /* over the matrix */
+    char name[64];
+};
+
+typedef struct hay_align_builtin {
+    const char *key, *name, *text;
+} hay_align_builtin;
+extern const hay_align_builtin hay_align_builtins[];
+
+/* The best cell of one score pass (tie rule of sw_device.h). */
+typedef struct sw_end {
+    int32_t score;
+    uint64_t q_end, t_end;
+    int saturated;     /* a 16-bit pass that could not be trusted */
+} sw_end;
+
+/*
+ * A score-pass engine.  profile() prepares a query once for any number of
+ * targets (the result is read-only, shared by threads); score() runs one
+ * target and fills *e.  A 16-bit engine sets e->saturated instead of
+ * returning a wrong score; the caller reruns a 32-bit engine.
+ */
+typedef struct sw_engine {
+    const char *name;
+    int bits;                        /* 16 or 32 */
+    int (*supported)(void);
+    hay_status (*profile)(const hay_align_scoring *s, const uint8_t *q,
+                          size_t m, void **prof);
+    void (*profile_free)(void *prof);
+    hay_status (*score)(const void *prof, const hay_align_scoring *s,
+                        const uint8_t *q, size_t m, const uint8_t *t,
+                        size_t n, sw_end *e);
+} sw_engine;
+
+/* Engines (sw_scalar.c, sw_striped_sse2.c, sw_striped_avx2.c). */
+extern const sw_engine hay_sw_scalar;
+extern const sw_engine hay_sw_striped16_sse2, hay_sw_striped32_sse2;
+extern const sw_engine hay_sw_striped16_avx2, hay_sw_striped32_avx2;
+
+/* Scalar score pass, linear space: the reference. */
+hay_status hay_sw_scalar_score(const hay_align_scoring *s, const uint8_t *q,
+                               size_t m, const uint8_t *t, size_t n,
+                               sw_end *e);
+
+/*
+ * Global alignment of q[0, m) against t[0, n) (both may be empty), affine
+ * gaps, maximum score; writes one op per column ('=', 'X', 'I', 'D') into
+ * ops (capacity m + n) and sets *len, *score.  Full direction matrix when
+ * (m + 1) * (n + 1) <= budget, Myers-Miller in linear space otherwise
+ * (*linear set to 1).
+ */
+hay_status hay_sw_global_ops(const hay_align_scoring *s, const uint8_t *q,
+                             size_t m, const uint8_t *t, size_t n,
+                             uint64_t budget, char *ops, size_t *len,
+                             int64_t *score, int *linear);
+
+#endif

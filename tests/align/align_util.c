@@ -1,0 +1,145 @@
+/* align_util.c - see align_util.h. */
+#include "align_util.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void au_scoring_from(const hay_align_scoring *s, au_scoring *out)
+{
+    out->alpha = hay_align_scoring_alpha(s);
+    for (int a = 0; a < out->alpha; a++)
+        for (int b = 0; b < out->alpha; b++)
+            out->buf[a * out->alpha + b] =
+                hay_align_scoring_score(s, (uint8_t)a, (uint8_t)b);
+    out->m = out->buf;
+    hay_align_scoring_gaps(s, &out->open, &out->extend);
+}
+
+int64_t au_oracle(const au_scoring *s, const uint8_t *q, size_t m,
+                  const uint8_t *t, size_t n, uint64_t *qe, uint64_t *te)
+{
+    const int64_t NEG = INT64_MIN / 4;
+    size_t w = n + 1;
+    int64_t *H = malloc((m + 1) * w * sizeof *H);
+    int64_t *E = malloc((m + 1) * w * sizeof *E);
+    int64_t *F = malloc((m + 1) * w * sizeof *F);
+    if (!H || !E || !F) {
+        fprintf(stderr, "oracle: out of memory\n");
+        exit(1);
+    }
+    for (size_t j = 0; j <= n; j++) {
+        H[j] = 0;
+        E[j] = F[j] = NEG;
+    }
+    int64_t best = 0;
+    *qe = *te = 0;
+    for (size_t i = 1; i <= m; i++) {
+        H[i * w] = 0;
+        E[i * w] = F[i * w] = NEG;
+        for (size_t j = 1; j <= n; j++) {
+            int64_t e1 = E[i * w + j - 1] - s->extend;
+            int64_t e2 = H[i * w + j - 1] - s->open;
+            int64_t f1 = F[(i - 1) * w + j] - s->extend;
+            int64_t f2 = H[(i - 1) * w + j] - s->open;
+            int64_t e = e1 > e2 ? e1 : e2, f = f1 > f2 ? f1 : f2;
+            int64_t h = H[(i - 1) * w + j - 1] +
+                        s->m[q[i - 1] * s->alpha + t[j - 1]];
+            if (e > h)
+                h = e;
+            if (f > h)
+                h = f;
+            if (h < 0)
+                h = 0;
+            H[i * w + j] = h;
+            E[i * w + j] = e;
+            F[i * w + j] = f;
+            if (h > best) {
+                best = h;
+                *qe = i - 1;
+                *te = j - 1;
+            }
+        }
+    }
+    free(H);
+    free(E);
+    free(F);
+    return best;
+}
+
+int64_t au_rescore(const au_scoring *s, const uint8_t *q, size_t m,
+                   const uint8_t *t, size_t n, uint64_t qs, uint64_t ts,
+                   const char *cigar, uint64_t *qspan, uint64_t *tspan,
+                   int *ok)
+{
+    *ok = 0;
+    int64_t sc = 0;
+    uint64_t i = qs, j = ts;
+    char prev = 0;
+    for (const char *c = cigar; *c;) {
+        if (!isdigit((unsigned char)*c))
+            return -1;
+        uint64_t k = strtoull(c, (char **)&c, 10);
+        char op = *c++;
+        if (k == 0)
+            return -1;
+        for (uint64_t x = 0; x < k; x++) {
+            if (op == '=' || op == 'X') {
+                if (i >= m || j >= n || (op == '=') != (q[i] == t[j]))
+                    return -1;
+                sc += s->m[q[i] * s->alpha + t[j]];
+                i++;
+                j++;
+            } else if (op == 'I' || op == 'D') {
+                if (op == 'I' ? i >= m : j >= n)
+                    return -1;
+                sc -= (x == 0 && prev != op) ? s->open : s->extend;
+                if (op == 'I')
+                    i++;
+                else
+                    j++;
+            } else {
+                return -1;
+            }
+        }
+        if (prev == op)
+            return -1;               /* runs are maximal */
+        prev = op;
+    }
+    *qspan = i - qs;
+    *tspan = j - ts;
+    *ok = 1;
+    return sc;
+}
+
+int au_check_result(const au_scoring *s, const uint8_t *q, size_t m,
+                    const uint8_t *t, size_t n, const hay_align_result *r,
+                    int64_t want, uint64_t qe, uint64_t te, const char *what)
+{
+    int good = CHECK(r->score == want, "%s: score %d, want %lld", what,
+                     (int)r->score, (long long)want);
+    if (want == 0)
+        return good && CHECK(r->cigar == NULL, "%s: CIGAR for score 0", what);
+    good &= CHECK(r->q_end == qe && r->t_end == te,
+                  "%s: end (%llu,%llu), want (%llu,%llu)", what,
+                  (unsigned long long)r->q_end, (unsigned long long)r->t_end,
+                  (unsigned long long)qe, (unsigned long long)te);
+    if (!CHECK(r->cigar != NULL, "%s: no CIGAR", what))
+        return 0;
+    uint64_t qspan = 0, tspan = 0;
+    int ok;
+    int64_t sc = au_rescore(s, q, m, t, n, r->q_start, r->t_start, r->cigar,
+                            &qspan, &tspan, &ok);
+    good &= CHECK(ok, "%s: CIGAR %s invalid at (%llu,%llu)", what, r->cigar,
+                  (unsigned long long)r->q_start,
+                  (unsigned long long)r->t_start);
+    good &= CHECK(!ok || sc == want, "%s: CIGAR rescores to %lld, want %lld",
+                  what, (long long)sc, (long long)want);
+    good &= CHECK(!ok || (r->q_start + qspan == r->q_end + 1 &&
+                          r->t_start + tspan == r->t_end + 1),
+                  "%s: CIGAR spans do not match the coordinates", what);
+    good &= CHECK(r->length == r->matches + r->mismatches + r->gaps,
+                  "%s: counts do not add up", what);
+    return good;
+}

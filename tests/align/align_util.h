@@ -1,0 +1,41 @@
+/*
+ * align_util.h - what the alignment tests share: an independent oracle (the
+ * textbook full-matrix Smith-Waterman with Gotoh's affine gaps, 64-bit),
+ * an independent CIGAR rescorer, and a check that a result is a valid
+ * optimal alignment.
+ */
+#ifndef HAY_ALIGN_UTIL_H
+#define HAY_ALIGN_UTIL_H
+
+#include "haystack_align.h"
+#include "testutil.h"
+
+#include <stdint.h>
+
+typedef struct au_scoring {
+    int alpha;
+    const int32_t *m;   /* alpha x alpha, copied out of the library object */
+    int32_t open, extend;
+    int32_t buf[HAY_ALIGN_MAX_ALPHA * HAY_ALIGN_MAX_ALPHA];
+} au_scoring;
+
+void au_scoring_from(const hay_align_scoring *s, au_scoring *out);
+
+/* Best score and first best cell in row-major order (query outer). */
+int64_t au_oracle(const au_scoring *s, const uint8_t *q, size_t m,
+                  const uint8_t *t, size_t n, uint64_t *qe, uint64_t *te);
+
+/* Score of a CIGAR at (qs, ts); -1 with *ok = 0 when malformed or
+ * inconsistent with the residues.  Sets the spans it covers. */
+int64_t au_rescore(const au_scoring *s, const uint8_t *q, size_t m,
+                   const uint8_t *t, size_t n, uint64_t qs, uint64_t ts,
+                   const char *cigar, uint64_t *qspan, uint64_t *tspan,
+                   int *ok);
+
+/* Checks that r is a valid alignment of score want with the given end;
+ * what names the case in messages.  Returns 1 if every check passed. */
+int au_check_result(const au_scoring *s, const uint8_t *q, size_t m,
+                    const uint8_t *t, size_t n, const hay_align_result *r,
+                    int64_t want, uint64_t qe, uint64_t te, const char *what);
+
+#endif
