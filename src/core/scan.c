@@ -424,7 +424,7 @@ static hay_status cpu_compile(hay_patterns *set, const char *algo)
     /* Parameters are checked here for every engine, also those that take
      * none, so that an unknown key is never silently ignored. */
     hay_cpu_params prm;
-    FORWARD_IF_ERROR(hay_cpu_params_parse(set->params, &prm));
+    FORWARD_IF_ERROR(hay_cpu_params_parse(set, &prm));
     if (!algo) {
         if (set->n == 1) {
             eng = &hay_engine_simd;

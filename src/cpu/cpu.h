@@ -29,9 +29,10 @@ typedef struct hay_cpu_params {
     size_t pfac_budget;
 } hay_cpu_params;
 
-/* Parses params (NULL or "" for the defaults) into *out.  An unknown key,
+/* Parses set->params (NULL or "" for the defaults) into *out.  With backend
+ * auto the CUDA keys are skipped (the GPU side reads them).  An unknown key,
  * a missing or bad value: HAY_ERR_INVALID. */
-hay_status hay_cpu_params_parse(const char *params, hay_cpu_params *out);
+hay_status hay_cpu_params_parse(const hay_patterns *set, hay_cpu_params *out);
 
 /* The "auto" choice for several patterns: the automaton is built once, then
  * made a full DFA ("dfa") when its table fits dfa_budget, else kept compact

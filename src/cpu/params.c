@@ -48,9 +48,26 @@ static bool parse_size(const char *v, size_t n, size_t *out)
     return true;
 }
 
-hay_status hay_cpu_params_parse(const char *params, hay_cpu_params *out)
+/* Backend auto compiles a CPU engine first and moves large scans to the
+ * GPU (hay_auto_backend), so its parameters may also hold the CUDA
+ * driver's and the PFAC kernel's keys (src/cuda/cuda_engine.h); the CPU
+ * leaves those to the GPU side. */
+static bool gpu_key(const char *k, size_t n)
 {
-    RETURN_ERROR_IF(!out, HAY_ERR_INVALID);
+    static const char *const keys[] = { "device", "transfer", "streams", "chunk",
+                                        "result_cap", "gpu_min", "dense_max", "table",
+                                        "root", "stage", "block", "bpt", "loop" };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strlen(keys[i]) == n && memcmp(k, keys[i], n) == 0)
+            return true;
+    return false;
+}
+
+hay_status hay_cpu_params_parse(const hay_patterns *set, hay_cpu_params *out)
+{
+    RETURN_ERROR_IF(!out || !set, HAY_ERR_INVALID);
+    const char *params = set->params;
+    bool auto_backend = set->backend == &hay_auto_backend;
     out->dfa_budget = out->pfac_budget = default_budget();
     if (!params)
         return HAY_OK;
@@ -64,6 +81,13 @@ hay_status hay_cpu_params_parse(const char *params, hay_cpu_params *out)
         const char *v = eq + 1;
         size_t vl = n - kl - 1;
         size_t *dst = NULL;
+        if (auto_backend && gpu_key(p, kl)) {
+            if (!end)
+                break;
+            p = end + 1;
+            RETURN_ERROR_IF(!*p, HAY_ERR_INVALID);
+            continue;
+        }
         if (kl == 10 && memcmp(p, "dfa_budget", 10) == 0)
             dst = &out->dfa_budget;
         else if (kl == 11 && memcmp(p, "pfac_budget", 11) == 0)

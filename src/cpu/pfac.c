@@ -40,7 +40,7 @@ static void pfac_destroy(const hay_patterns *set, void *state)
 static hay_status pfac_build(hay_patterns *set, void **state)
 {
     hay_cpu_params prm;
-    FORWARD_IF_ERROR(hay_cpu_params_parse(set->params, &prm));
+    FORWARD_IF_ERROR(hay_cpu_params_parse(set, &prm));
     pfac_cpu *e = hay_calloc(&set->alloc, 1, sizeof *e);
     RETURN_ERROR_IF(!e, HAY_ERR_NOMEM);
     hay_status s = hay_pfac_build(set, prm.pfac_budget, &e->p);

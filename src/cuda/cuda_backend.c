@@ -202,6 +202,9 @@ static hay_status slot_init(slot *sl, uint64_t text_cap, bool pinned)
     if (text_cap) {   /* resident scans need no text buffers */
         CU(cudaMalloc((void **)&sl->d_text, text_cap + 2 * HAY_CUDA_PAD));
         CU(cudaMemset(sl->d_text, 0, text_cap + 2 * HAY_CUDA_PAD));
+        /* The slot's stream is non-blocking: finish the zeroing before
+         * any copy on it can land. */
+        CU(cudaDeviceSynchronize());
     }
     CU(cudaMalloc((void **)&sl->d_ctr, 2 * sizeof(unsigned long long)));
     CU(cudaHostAlloc((void **)&sl->h_ctr, 2 * sizeof(unsigned long long),
@@ -862,8 +865,13 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
     }
     if (s == HAY_OK && mode == MODE_EACH) {
         s = cuda_status(cudaMalloc((void **)&r.d_pc, set->n * sizeof *r.d_pc));
+        /* The pipeline's streams are non-blocking: they do not wait for
+         * work on the default stream, so the zeroing must be complete
+         * before the first kernel is queued. */
         if (s == HAY_OK)
             s = cuda_status(cudaMemset(r.d_pc, 0, set->n * sizeof *r.d_pc));
+        if (s == HAY_OK)
+            s = cuda_status(cudaDeviceSynchronize());
     }
     if (s == HAY_OK)
         s = run_pieces(&r);
