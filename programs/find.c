@@ -54,8 +54,7 @@ typedef struct totals {
     double compile_s, map_s, scan_s;
     uint64_t bytes;
     bool any_match, error;
-    hay_scan_stats dev;   /* device phases summed over the files */
-    unsigned dev_scans;
+    unsigned dev_scans;   /* scans that ran on a GPU backend */
     /* The library's per-scan stats, summed over files. */
     hay_scan_stats lib;
     bool lib_ran;
@@ -747,23 +746,18 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
         a->copy_out_seconds += lib.copy_out_seconds;
         a->total_seconds += lib.total_seconds;
         r->t.lib_ran = true;
-    }
-    if (lib.backend == HAY_BACKEND_CUDA || lib.backend == HAY_BACKEND_OPENCL) {
-        hay_scan_stats *d = &r->t.dev;
-        double *j[] = { &d->init_joules, &d->prepare_joules, &d->copy_in_joules,
-                        &d->kernel_joules, &d->copy_out_joules, &d->energy_joules };
-        const double add[] = { lib.init_joules, lib.prepare_joules, lib.copy_in_joules,
-                               lib.kernel_joules, lib.copy_out_joules, lib.energy_joules };
-        for (int k = 0; k < 6; k++)
-            *j[k] = (*j[k] < 0 || add[k] < 0) ? -1 : *j[k] + add[k];
-        d->init_seconds += lib.init_seconds;
-        d->prepare_seconds += lib.prepare_seconds;
-        d->copy_in_seconds += lib.copy_in_seconds;
-        d->kernel_seconds += lib.kernel_seconds;
-        d->copy_out_seconds += lib.copy_out_seconds;
-        d->total_seconds += lib.total_seconds;
-        d->energy_method = lib.energy_method;
-        r->t.dev_scans++;
+        if (lib.backend == HAY_BACKEND_CUDA || lib.backend == HAY_BACKEND_OPENCL) {
+            /* Energy: the device scans only; one unreadable phase makes
+             * that phase's sum unavailable. */
+            double *j[] = { &a->init_joules, &a->prepare_joules, &a->copy_in_joules,
+                            &a->kernel_joules, &a->copy_out_joules, &a->energy_joules };
+            const double add[] = { lib.init_joules, lib.prepare_joules, lib.copy_in_joules,
+                                   lib.kernel_joules, lib.copy_out_joules, lib.energy_joules };
+            for (int k = 0; k < 6; k++)
+                *j[k] = (*j[k] < 0 || add[k] < 0) ? -1 : *j[k] + add[k];
+            a->energy_method = lib.energy_method;
+            r->t.dev_scans++;
+        }
     }
 
     if (s.nomem)
@@ -1100,7 +1094,7 @@ static void print_stats(const run *r, double total_s)
             total_s > 0 ? (double)r->t.bytes / total_s / 1e9 : 0.0);
     if (r->t.dev_scans) {
         /* The device's own phases (pfac-opencl-mobile-energy.txt's split). */
-        const hay_scan_stats *d = &r->t.dev;
+        const hay_scan_stats *d = &r->t.lib;
         const char *names[] = { "init", "prepare", "write", "kernel", "read" };
         const double secs[] = { d->init_seconds, d->prepare_seconds, d->copy_in_seconds,
                                 d->kernel_seconds, d->copy_out_seconds };

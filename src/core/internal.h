@@ -190,6 +190,15 @@ hay_status hay_trie_build(const hay_patterns *set, const uint8_t fold[256],
                           hay_trie *out);
 void hay_trie_free(const hay_allocator *a, hay_trie *t);
 
+/* Byte classes of a trie, shared by the DFA and PFAC tables: every byte on
+ * some edge gets a class of its own, numbered from 1 in increasing byte
+ * order (so edges sorted by byte are sorted by class), and class 0 holds
+ * the bytes on no edge; when all 256 bytes occur, the classes are the
+ * bytes themselves.  class_of[b] is the class of edge byte b, cls[c] the
+ * class of input byte c (through fold).  Returns the number of classes. */
+uint32_t hay_trie_classes(const hay_trie *t, const uint8_t fold[256],
+                          uint8_t class_of[256], uint8_t cls[256]);
+
 /*
  * PFAC (failureless Aho-Corasick, pfac-opencl-mobile-energy.txt section
  * 3.1): the trie alone, walked from every start position until it has no
@@ -276,6 +285,10 @@ hay_status hay_leftmost_scan(const hay_patterns *set, hay_scratch *scratch,
                              const uint8_t *data, uint64_t len,
                              const hay_scan_opts *opts, hay_match_fn fn,
                              void *ctx);
+
+/* A match callback that adds one to ((uint64_t *)ctx)[id]: counts per
+ * pattern through a scan (scan.c). */
+int hay_count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
 
 /* Monotonic seconds. */
 double hay_now(void);

@@ -38,23 +38,9 @@ hay_status hay_pfac_build(const hay_patterns *set, size_t dense_budget,
         goto fail;
     s = HAY_ERR_NOMEM;
 
-    /* Byte classes in increasing byte order, so edges sorted by byte are
-     * sorted by class too.  When every byte value occurs there is no class
-     * for "no pattern byte" and classes are the bytes themselves. */
-    bool used[256] = { false };
-    uint32_t ne = t.edge_first[t.nstates];
-    for (uint32_t e = 0; e < ne; e++)
-        used[t.edge_byte[e]] = true;
-    uint32_t distinct = 0;
-    for (int c = 0; c < 256; c++)
-        distinct += used[c];
     uint8_t class_of[256];
-    uint32_t k = distinct == 256 ? 0 : 1;
-    for (int c = 0; c < 256; c++)
-        class_of[c] = used[c] ? (uint8_t)k++ : 0;
-    p->nclasses = k;
-    for (int c = 0; c < 256; c++)
-        p->cls[c] = class_of[fold[c]];
+    p->nclasses = hay_trie_classes(&t, fold, class_of, p->cls);
+    uint32_t ne = t.edge_first[t.nstates];
 
     /* Final states first: root 0, finals 1 .. nfinal, the rest after. */
     uint32_t ns = t.nstates;

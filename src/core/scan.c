@@ -466,20 +466,34 @@ const hay_backend_ops hay_cpu_backend = {
 
 /* Public entry points ------------------------------------------------------ */
 
+/*
+ * What every scan entry point checks first: the arguments, the default
+ * options.  Returns HAY_OK to scan, HAY_STOPPED when there is nothing to
+ * scan (an empty haystack: the caller returns HAY_OK), or an error.
+ */
+static hay_status scan_begin(const hay_patterns *set, const hay_scratch *scratch,
+                             const void *data, uint64_t len,
+                             const hay_scan_opts **opts, hay_scan_opts *defaults)
+{
+    RETURN_ERROR_IF(!set || !scratch, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
+    if (!*opts) {
+        hay_scan_opts_init(defaults);
+        *opts = defaults;
+    }
+    return len == 0 ? HAY_STOPPED : HAY_OK;
+}
+
 hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
                     const void *data, uint64_t len, const hay_scan_opts *opts,
                     hay_match_fn on_match, void *ctx)
 {
-    RETURN_ERROR_IF(!set || !scratch || !on_match, HAY_ERR_INVALID);
-    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
-    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
+    RETURN_ERROR_IF(!on_match, HAY_ERR_INVALID);
     hay_scan_opts defaults;
-    if (!opts) {
-        hay_scan_opts_init(&defaults);
-        opts = &defaults;
-    }
-    if (len == 0)
-        return HAY_OK;
+    hay_status s = scan_begin(set, scratch, data, len, &opts, &defaults);
+    if (s != HAY_OK)
+        return s == HAY_STOPPED ? HAY_OK : s;
     if (set->mode != HAY_MATCH_ALL)
         return hay_leftmost_scan(set, scratch, data, len, opts, on_match, ctx);
     return set->backend->scan(set, scratch, data, len, opts, on_match, ctx);
@@ -498,22 +512,16 @@ hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
 {
     RETURN_ERROR_IF(!count, HAY_ERR_INVALID);
     *count = 0;
-    RETURN_ERROR_IF(!set || !scratch, HAY_ERR_INVALID);
-    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
-    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
     hay_scan_opts defaults;
-    if (!opts) {
-        hay_scan_opts_init(&defaults);
-        opts = &defaults;
-    }
-    if (len == 0)
-        return HAY_OK;
+    hay_status s = scan_begin(set, scratch, data, len, &opts, &defaults);
+    if (s != HAY_OK)
+        return s == HAY_STOPPED ? HAY_OK : s;
     if (set->mode != HAY_MATCH_ALL)
         return hay_leftmost_scan(set, scratch, data, len, opts, count_cb, count);
     return set->backend->count(set, scratch, data, len, opts, count);
 }
 
-static int count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+int hay_count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     (void)start; (void)end;
     ((uint64_t *)ctx)[id]++;
@@ -524,23 +532,20 @@ hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
                                const void *data, uint64_t len,
                                const hay_scan_opts *opts, uint64_t *counts)
 {
-    RETURN_ERROR_IF(!set || !scratch || !counts, HAY_ERR_INVALID);
-    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
-    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
-    memset(counts, 0, set->n * sizeof *counts);
+    RETURN_ERROR_IF(!set || !counts, HAY_ERR_INVALID);
     hay_scan_opts defaults;
-    if (!opts) {
-        hay_scan_opts_init(&defaults);
-        opts = &defaults;
-    }
-    if (len == 0)
+    hay_status s = scan_begin(set, scratch, data, len, &opts, &defaults);
+    if (s < 0)
+        return s;
+    memset(counts, 0, set->n * sizeof *counts);
+    if (s == HAY_STOPPED)
         return HAY_OK;
     if (set->mode != HAY_MATCH_ALL)
-        return hay_leftmost_scan(set, scratch, data, len, opts, count_each_cb,
+        return hay_leftmost_scan(set, scratch, data, len, opts, hay_count_each_cb,
                                  counts);
     if (set->backend->count_each)
         return set->backend->count_each(set, scratch, data, len, opts, counts);
-    return set->backend->scan(set, scratch, data, len, opts, count_each_cb,
+    return set->backend->scan(set, scratch, data, len, opts, hay_count_each_cb,
                               counts);
 }
 

@@ -228,21 +228,8 @@ static hay_status dfa_build_from(hay_patterns *set, ac_state *ac, void **state)
     d->ac = ac;
     const ac_state *st = d->ac;
 
-    /* Byte classes over the folded edge bytes; class 0 is the bytes of no
-     * pattern, unless every byte value occurs (then classes are bytes). */
-    bool used[256] = { false };
-    uint32_t ne = st->edge_first[st->nstates];
-    for (uint32_t e = 0; e < ne; e++)
-        used[st->edge_byte[e]] = true;
-    uint32_t distinct = 0;
-    for (int c = 0; c < 256; c++)
-        distinct += used[c];
     uint8_t class_of[256];
-    uint32_t nclasses = distinct == 256 ? 0 : 1;
-    for (int c = 0; c < 256; c++)
-        class_of[c] = used[c] ? (uint8_t)nclasses++ : 0;
-    for (int c = 0; c < 256; c++)
-        d->cls[c] = class_of[st->fold[c]];
+    uint32_t nclasses = hay_trie_classes(&st->trie, st->fold, class_of, d->cls);
     d->nclasses = nclasses;
     d->shift = (uint32_t)__builtin_ctz(nclasses);
     uint32_t odd = nclasses >> d->shift, inv = odd;

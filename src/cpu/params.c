@@ -1,5 +1,6 @@
 /* params.c - the CPU backend's engine parameters (see cpu.h). */
 #include "cpu.h"
+#include "../cuda/cuda_engine.h"
 
 #include <stdint.h>
 #include <unistd.h>
@@ -48,21 +49,6 @@ static bool parse_size(const char *v, size_t n, size_t *out)
     return true;
 }
 
-/* Backend auto compiles a CPU engine first and moves large scans to the
- * GPU (hay_auto_backend), so its parameters may also hold the CUDA
- * driver's and the PFAC kernel's keys (src/cuda/cuda_engine.h); the CPU
- * leaves those to the GPU side. */
-static bool gpu_key(const char *k, size_t n)
-{
-    static const char *const keys[] = { "device", "transfer", "streams", "chunk",
-                                        "result_cap", "gpu_min", "dense_max", "table",
-                                        "root", "stage", "block", "bpt", "loop" };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strlen(keys[i]) == n && memcmp(k, keys[i], n) == 0)
-            return true;
-    return false;
-}
-
 hay_status hay_cpu_params_parse(const hay_patterns *set, hay_cpu_params *out)
 {
     RETURN_ERROR_IF(!out || !set, HAY_ERR_INVALID);
@@ -81,7 +67,9 @@ hay_status hay_cpu_params_parse(const hay_patterns *set, hay_cpu_params *out)
         const char *v = eq + 1;
         size_t vl = n - kl - 1;
         size_t *dst = NULL;
-        if (auto_backend && gpu_key(p, kl)) {
+        if (auto_backend && hay_cuda_is_key(p, kl)) {
+            /* Backend auto may move the scan to the GPU, which reads
+             * these (src/cuda/cuda_engine.h). */
             if (!end)
                 break;
             p = end + 1;

@@ -24,33 +24,23 @@
 #define CAP ((size_t)1 << 16)    /* (end, state) pairs per window */
 #define SMALL 256                /* the stack fallback when malloc fails */
 
-typedef struct pfac_cpu {
-    hay_pfac *p;
-} pfac_cpu;
-
+/* The engine's state is the hay_pfac tables themselves, so that any
+ * holder of PFAC tables (the CUDA backend's host fallback, streams on a
+ * CUDA set) can run this engine's scan and count over them. */
 static void pfac_destroy(const hay_patterns *set, void *state)
 {
-    pfac_cpu *e = state;
-    if (!e)
-        return;
-    hay_pfac_free(set, e->p);
-    hay_free(&set->alloc, e);
+    hay_pfac_free(set, state);
 }
 
 static hay_status pfac_build(hay_patterns *set, void **state)
 {
     hay_cpu_params prm;
     FORWARD_IF_ERROR(hay_cpu_params_parse(set, &prm));
-    pfac_cpu *e = hay_calloc(&set->alloc, 1, sizeof *e);
-    RETURN_ERROR_IF(!e, HAY_ERR_NOMEM);
-    hay_status s = hay_pfac_build(set, prm.pfac_budget, &e->p);
-    if (s < 0) {
-        hay_free(&set->alloc, e);
-        return s;
-    }
-    set->state_memory = e->p->memory + sizeof *e;
-    set->states = e->p->nstates;
-    *state = e;
+    hay_pfac *p;
+    FORWARD_IF_ERROR(hay_pfac_build(set, prm.pfac_budget, &p));
+    set->state_memory = p->memory;
+    set->states = p->nstates;
+    *state = p;
     return HAY_OK;
 }
 
@@ -107,7 +97,7 @@ count_walks(const hay_pfac *p, bool dense, const uint8_t *y, size_t n,
 static uint64_t pfac_count(const hay_patterns *set, const void *state,
                            const uint8_t *y, size_t n, size_t min_end)
 {
-    const hay_pfac *p = ((const pfac_cpu *)state)->p;
+    const hay_pfac *p = state;
     size_t from = min_end + 1 > set->max_len ? min_end + 1 - set->max_len : 0;
     if (p->next)
         return count_walks(p, true, y, n, from, n, min_end);
@@ -247,7 +237,7 @@ static int pfac_scan(const hay_patterns *set, const void *state,
                      const uint8_t *y, size_t n, size_t min_end, uint64_t base,
                      hay_emit_fn emit, void *sink)
 {
-    const hay_pfac *p = ((const pfac_cpu *)state)->p;
+    const hay_pfac *p = state;
     if (min_end >= n)
         return 0;
     const hay_allocator *a = &set->alloc;

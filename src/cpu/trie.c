@@ -37,6 +37,24 @@ static int cmp_pattern(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
+uint32_t hay_trie_classes(const hay_trie *t, const uint8_t fold[256],
+                          uint8_t class_of[256], uint8_t cls[256])
+{
+    bool used[256] = { false };
+    uint32_t ne = t->edge_first[t->nstates];
+    for (uint32_t e = 0; e < ne; e++)
+        used[t->edge_byte[e]] = true;
+    uint32_t distinct = 0;
+    for (int c = 0; c < 256; c++)
+        distinct += used[c];
+    uint32_t k = distinct == 256 ? 0 : 1;
+    for (int c = 0; c < 256; c++)
+        class_of[c] = used[c] ? (uint8_t)k++ : 0;
+    for (int c = 0; c < 256; c++)
+        cls[c] = class_of[fold[c]];
+    return k;
+}
+
 void hay_trie_free(const hay_allocator *a, hay_trie *t)
 {
     hay_free(a, t->edge_first);

@@ -84,19 +84,7 @@ static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-g
 #define STAGE_BLOCK ((size_t)2 << 20)   /* per-thread share of a staging copy */
 #define STAGE_THREADS 16
 
-static hay_status cuda_status(cudaError_t e)
-{
-    if (e == cudaSuccess)
-        return HAY_OK;
-    cudaGetLastError();   /* clear a non-sticky error */
-    switch (e) {
-    case cudaErrorMemoryAllocation: return HAY_ERR_NOMEM;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
-    case cudaErrorInvalidDevice: return HAY_ERR_NO_DEVICE;
-    default: return HAY_ERR_DEVICE;
-    }
-}
+static hay_status cuda_status(cudaError_t e) { return (hay_status)hay_cuda_status(e); }
 #define CU(call) FORWARD_IF_ERROR(cuda_status(call))
 
 /* Contexts and the pipeline pool ---------------------------------------- */
@@ -499,85 +487,14 @@ fail:
     return s;
 }
 
-/* The host PFAC walk ------------------------------------------------------ */
-
-static uint32_t pfac_step(const hay_pfac *p, uint32_t s, uint8_t k)
-{
-    return p->next ? p->next[(size_t)s * p->nclasses + k] : hay_pfac_step_compact(p, s, k);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/*
- * Reports the matches of hay[0, len) ending after min_end, in order of
- * (end, id), by walking the PFAC tables from every start position.  Starts
- * go in windows; a window's matches that end inside it are complete and
- * go out sorted, the others wait for the next window.
- */
-static int host_pfac_walk(const hay_patterns *set, const hay_pfac *p,
-                          const uint8_t *hay, size_t len, size_t min_end,
-                          uint64_t base, hay_emit_fn emit, void *sink)
-{
-    const size_t W = 4096;
-    size_t back = set->max_len - 1;
-    size_t first = min_end > back ? min_end - back : 0;
-    uint64_t *keys = NULL;
-    size_t n = 0, cap = 0;
-    int stop = 0;
-    for (size_t a = first; a < len && !stop; a += W) {
-        size_t b = len - a > W ? a + W : len;
-        for (size_t q = a; q < b; q++) {
-            uint32_t s = p->root[hay[q]];
-            size_t e = q + 1;
-            while (s) {
-                if (s <= p->nfinal && e > min_end) {
-                    for (uint32_t o = p->out_first[s]; o < p->out_first[s + 1]; o++) {
-                        if (n == cap) {
-                            size_t nc = cap ? cap * 2 : 1024;
-                            uint64_t *k = realloc(keys, nc * sizeof *k);
-                            if (!k) {
-                                free(keys);
-                                return -1;
-                            }
-                            keys = k;
-                            cap = nc;
-                        }
-                        keys[n++] = HAY_CUDA_MATCH(e, p->out_id[o]);
-                    }
-                }
-                if (e >= len)
-                    break;
-                s = pfac_step(p, s, p->cls[hay[e]]);
-                e++;
-            }
-        }
-        qsort(keys, n, sizeof *keys, cmp_u64);
-        size_t k = 0;
-        for (; k < n && (HAY_CUDA_MATCH_END(keys[k]) <= b || b == len); k++) {
-            uint64_t end = HAY_CUDA_MATCH_END(keys[k]);
-            uint32_t id = HAY_CUDA_MATCH_ID(keys[k]);
-            if (emit(sink, id, base + end - set->len[id], base + end)) {
-                stop = 1;
-                break;
-            }
-        }
-        memmove(keys, keys + k, (n - k) * sizeof *keys);
-        n -= k;
-    }
-    free(keys);
-    return stop;
-}
+/* The host PFAC walk: the CPU pfac engine over the set's PFAC tables. */
 
 static int host_engine_scan(const hay_patterns *set, const void *state,
                             const uint8_t *hay, size_t len, size_t min_end,
                             uint64_t base, hay_emit_fn emit, void *sink)
 {
     const cuda_set *cs = state;
-    return host_pfac_walk(set, cs->pfac, hay, len, min_end, base, emit, sink);
+    return hay_engine_pfac.scan(set, cs->pfac, hay, len, min_end, base, emit, sink);
 }
 
 /* What streams (and hay_patterns_info's algo) see for CUDA sets. */
@@ -689,7 +606,8 @@ static hay_status rerun(scan_req *r, slot *sl, uint64_t x, uint64_t y)
     hay_status s = cuda_status(cudaMemcpy(h, txt, y - lo, cudaMemcpyDeviceToHost));
     if (s == HAY_OK) {
         cb_sink cb = { r->fn, r->ctx, 0 };
-        if (host_pfac_walk(r->set, r->cs->pfac, h, y - lo, x - lo, lo, emit_cb, &cb))
+        if (hay_engine_pfac.scan(r->set, r->cs->pfac, h, y - lo, x - lo, lo, emit_cb,
+                                 &cb))
             s = HAY_STOPPED;
         r->count += cb.n;
         if (s == HAY_STOPPED)
@@ -1155,13 +1073,6 @@ static hay_status auto_count(const hay_patterns *set, hay_scratch *scratch,
     return s;
 }
 
-static int count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
-{
-    (void)start; (void)end;
-    ((uint64_t *)ctx)[id]++;
-    return 0;
-}
-
 static hay_status auto_count_each(const hay_patterns *set, hay_scratch *scratch,
                                   const uint8_t *data, uint64_t len,
                                   const hay_scan_opts *o, uint64_t *counts)
@@ -1175,7 +1086,7 @@ static hay_status auto_count_each(const hay_patterns *set, hay_scratch *scratch,
                         NULL, counts, "input at or above the GPU threshold; CUDA", t0);
 #endif
     (void)g;
-    hay_status s = hay_cpu_backend.scan(set, scratch, data, len, o, count_each_cb, counts);
+    hay_status s = hay_cpu_backend.scan(set, scratch, data, len, o, hay_count_each_cb, counts);
     uint64_t total = 0;
     for (size_t i = 0; i < set->n; i++)
         total += counts[i];

@@ -174,6 +174,22 @@ static inline int hay_cuda_is_driver_key(const char *key, size_t klen)
     return 0;
 }
 
+/* Every key the CUDA side reads: the driver's and the engines' (pfac.cu,
+ * exact.cu).  Backend auto hands one params string to the CPU engine and,
+ * for large inputs, to the GPU; the CPU skips these. */
+#define HAY_CUDA_ENGINE_KEYS \
+    { "table", "root", "stage", "block", "bpt", "loop", "threads", \
+      "blocks_per_sm", "cascade", "seg", "filter", "unroll" }
+
+static inline int hay_cuda_is_key(const char *key, size_t klen)
+{
+    static const char *const keys[] = HAY_CUDA_ENGINE_KEYS;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (hay_cuda_key_is(key, klen, keys[i]))
+            return 1;
+    return hay_cuda_is_driver_key(key, klen);
+}
+
 /* Parses an unsigned decimal value with an optional K, M or G suffix
  * (powers of 1024).  Returns 0 on success, -1 on a bad value. */
 static inline int hay_cuda_parse_size(const char *val, size_t vlen,
@@ -206,6 +222,13 @@ static inline int hay_cuda_parse_size(const char *val, size_t vlen,
 
 /* The engines. */
 extern const hay_cuda_engine hay_cuda_engine_pfac;
+
+/* A cudaError_t as a hay_status (probe.cu): 0 for success, else NOMEM for
+ * an allocation failure, NO_DEVICE for a missing or unusable device,
+ * INVALID for a cooperative launch larger than the device can hold,
+ * DEVICE otherwise.  Clears a non-sticky error so the next call starts
+ * clean. */
+int hay_cuda_status(int cuda_error);
 
 #ifdef __cplusplus
 }

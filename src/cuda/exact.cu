@@ -58,17 +58,6 @@ struct ex_args {
     uint64_t cap;
 };
 
-int map_err(cudaError_t e)
-{
-    if (e == cudaSuccess)
-        return HAY_OK;
-    cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return HAY_ERR_NOMEM;
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-        return HAY_ERR_NO_DEVICE;
-    return HAY_ERR_DEVICE;
-}
 
 template <bool CI>
 __device__ __forceinline__ uint8_t fold(uint8_t c)
@@ -575,7 +564,7 @@ fast_fn pick_fast(const ex_state *st)
 int fast_occupancy(ex_state *st)
 {
     int b = 0;
-    int rc = map_err(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, pick_fast(st),
+    int rc = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, pick_fast(st),
                                                                     st->threads, 0));
     st->resident = b > 0 ? b : 1;
     return rc;
@@ -611,14 +600,14 @@ int ex_build(int kind, const hay_cuda_patterns *p, void **dstate)
     int dev = 0;
     if (rc != HAY_OK)
         goto fail;
-    rc = map_err(cudaGetDevice(&dev));
+    rc = hay_cuda_status(cudaGetDevice(&dev));
     if (rc == HAY_OK)
-        rc = map_err(cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, dev));
+        rc = hay_cuda_status(cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, dev));
     if (rc == HAY_OK)
-        rc = map_err(cudaDeviceGetAttribute(&st->smem_per_sm,
+        rc = hay_cuda_status(cudaDeviceGetAttribute(&st->smem_per_sm,
                                             cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
     if (rc == HAY_OK)
-        rc = map_err(cudaDeviceGetAttribute(&st->smem_optin,
+        rc = hay_cuda_status(cudaDeviceGetAttribute(&st->smem_optin,
                                             cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (rc != HAY_OK)
         goto fail;
@@ -630,9 +619,9 @@ int ex_build(int kind, const hay_cuda_patterns *p, void **dstate)
         key[i] = host_fold(p->bytes[p->off[0] + i], st->caseless);
     memcpy(st->head, key, m < (size_t)EX_HEAD ? m : (size_t)EX_HEAD);
     st->last = key[m - 1];
-    rc = map_err(cudaMalloc((void **)&st->d_key, m));
+    rc = hay_cuda_status(cudaMalloc((void **)&st->d_key, m));
     if (rc == HAY_OK)
-        rc = map_err(cudaMemcpy(st->d_key, key, m, cudaMemcpyHostToDevice));
+        rc = hay_cuda_status(cudaMemcpy(st->d_key, key, m, cudaMemcpyHostToDevice));
     if (rc != HAY_OK)
         goto fail;
     st->dmem = m;
@@ -642,14 +631,14 @@ int ex_build(int kind, const hay_cuda_patterns *p, void **dstate)
         if (!tab)
             goto fail;
         bm_tables(key, (int32_t)m, tab, tab + 256, tab + 256 + m);
-        rc = map_err(cudaMalloc((void **)&st->d_bc, 256 * sizeof(int32_t)));
+        rc = hay_cuda_status(cudaMalloc((void **)&st->d_bc, 256 * sizeof(int32_t)));
         if (rc == HAY_OK)
-            rc = map_err(cudaMalloc((void **)&st->d_gs, m * sizeof(int32_t)));
+            rc = hay_cuda_status(cudaMalloc((void **)&st->d_gs, m * sizeof(int32_t)));
         if (rc == HAY_OK)
-            rc = map_err(cudaMemcpy(st->d_bc, tab, 256 * sizeof(int32_t),
+            rc = hay_cuda_status(cudaMemcpy(st->d_bc, tab, 256 * sizeof(int32_t),
                                     cudaMemcpyHostToDevice));
         if (rc == HAY_OK)
-            rc = map_err(cudaMemcpy(st->d_gs, tab + 256, m * sizeof(int32_t),
+            rc = hay_cuda_status(cudaMemcpy(st->d_gs, tab + 256, m * sizeof(int32_t),
                                     cudaMemcpyHostToDevice));
         if (rc != HAY_OK)
             goto fail;
@@ -661,13 +650,13 @@ int ex_build(int kind, const hay_cuda_patterns *p, void **dstate)
         size_t stat = 0;
         for (int i = 0; i < 4 && rc == HAY_OK; i++) {
             cudaFuncAttributes fa;
-            rc = map_err(cudaFuncGetAttributes(&fa, kernels[i]));
+            rc = hay_cuda_status(cudaFuncGetAttributes(&fa, kernels[i]));
             if (rc == HAY_OK && fa.sharedSizeBytes > stat)
                 stat = fa.sharedSizeBytes;
         }
         st->smem_dyn = st->smem_optin - (int)stat;
         for (int i = 0; i < 4 && rc == HAY_OK; i++)
-            rc = map_err(cudaFuncSetAttribute(kernels[i],
+            rc = hay_cuda_status(cudaFuncSetAttribute(kernels[i],
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               st->smem_dyn));
         if (rc != HAY_OK)
@@ -713,7 +702,7 @@ bool job_starts(const ex_state *st, const hay_cuda_job *job, ex_args *a)
 
 int launch_check(void)
 {
-    return map_err(cudaGetLastError());
+    return hay_cuda_status(cudaGetLastError());
 }
 
 int brute_launch(const void *dstate, const hay_cuda_job *job)

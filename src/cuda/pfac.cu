@@ -60,17 +60,6 @@ struct kargs {
     uint64_t cap;
 };
 
-int status_of(cudaError_t e)
-{
-    if (e == cudaSuccess)
-        return HAY_OK;
-    cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return HAY_ERR_NOMEM;
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-        return HAY_ERR_NO_DEVICE;
-    return HAY_ERR_DEVICE;
-}
 
 template <int TABLE>
 __device__ __forceinline__ uint32_t step(const kargs &a, uint32_t s, uint32_t k)
@@ -358,11 +347,11 @@ int upload(T **dst, const T *src, size_t n, size_t *mem)
     cudaError_t e = cudaMalloc((void **)dst, bytes);
     if (e != cudaSuccess) {
         *dst = nullptr;
-        return status_of(e);
+        return hay_cuda_status(e);
     }
     *mem += bytes;
     if (n)
-        return status_of(cudaMemcpy(*dst, src, n * sizeof(T), cudaMemcpyHostToDevice));
+        return hay_cuda_status(cudaMemcpy(*dst, src, n * sizeof(T), cudaMemcpyHostToDevice));
     return HAY_OK;
 }
 
@@ -445,7 +434,7 @@ int pfac_build(const hay_cuda_patterns *pp, void **out)
             cudaTextureDesc td;
             memset(&td, 0, sizeof td);
             td.readMode = cudaReadModeElementType;
-            if ((s = status_of(cudaCreateTextureObject(&d->tex, &rd, &td, nullptr))) < 0)
+            if ((s = hay_cuda_status(cudaCreateTextureObject(&d->tex, &rd, &td, nullptr))) < 0)
                 goto fail;
         }
     }
@@ -501,7 +490,7 @@ int pfac_launch(const void *state, const hay_cuda_job *job)
         uint64_t g = nblocks - b < max_grid ? nblocks - b : max_grid;
         a.tile_base = b;
         k<<<(unsigned)g, (unsigned)d->block, smem, st>>>(a);
-        int s = status_of(cudaGetLastError());
+        int s = hay_cuda_status(cudaGetLastError());
         if (s < 0)
             return s;
     }

@@ -4,6 +4,22 @@
 
 #include <stdio.h>
 
+extern "C" int hay_cuda_status(int cuda_error)
+{
+    cudaError_t e = (cudaError_t)cuda_error;
+    if (e == cudaSuccess)
+        return 0;
+    cudaGetLastError();
+    switch (e) {
+    case cudaErrorMemoryAllocation: return -1;        // HAY_ERR_NOMEM
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice: return -5;           // HAY_ERR_NO_DEVICE
+    case cudaErrorCooperativeLaunchTooLarge: return -2;   // HAY_ERR_INVALID
+    default: return -6;                               // HAY_ERR_DEVICE
+    }
+}
+
 extern "C" int hay_cuda_device_count(void)
 {
     int n = 0;

@@ -12,6 +12,7 @@
 
 #include "../../include/haystack.h"
 #include "../align/sw_device.h"
+#include "cuda_engine.h"
 
 // "Minus infinity" for E and F: far below any reachable score, far enough
 // above INT32_MIN that subtracting a gap penalty cannot wrap (penalties
@@ -25,23 +26,11 @@
     do {                                                \
         cudaError_t sw_e_ = (call);                     \
         if (sw_e_ != cudaSuccess) {                     \
-            st = hay_sw_cuda_status(sw_e_);             \
+            st = hay_cuda_status(sw_e_);             \
             goto fail;                                  \
         }                                               \
     } while (0)
 
-static inline int hay_sw_cuda_status(cudaError_t e)
-{
-    switch (e) {
-    case cudaSuccess: return HAY_OK;
-    case cudaErrorMemoryAllocation: return HAY_ERR_NOMEM;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
-    case cudaErrorInvalidDevice: return HAY_ERR_NO_DEVICE;
-    case cudaErrorCooperativeLaunchTooLarge: return HAY_ERR_INVALID;
-    default: return HAY_ERR_DEVICE;
-    }
-}
 
 // Launch parameters: 0 means "not given, choose".
 typedef struct hay_sw_params {
@@ -130,7 +119,7 @@ static inline int hay_sw_fetch_best(const int4 *d_slots, size_t n, hay_sw_out *o
     cudaError_t e = cudaMemcpy(h, d_slots, n * sizeof(int4), cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
         free(h);
-        return hay_sw_cuda_status(e);
+        return hay_cuda_status(e);
     }
     hay_sw_reduce(h, n, out);
     free(h);

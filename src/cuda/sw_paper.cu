@@ -300,7 +300,7 @@ static int occupancy(const void *kern, int threads, size_t smem, int sms, int *m
     int per_sm = 0;
     cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem);
     if (e != cudaSuccess)
-        return hay_sw_cuda_status(e);
+        return hay_cuda_status(e);
     *max_blocks = per_sm * sms;
     return *max_blocks > 0 ? HAY_OK : HAY_ERR_INVALID;
 }
