@@ -217,11 +217,11 @@ struct FastLane {
             cm = __vimax3_s32(cm, Gout[r], Gout[r + 1]);
         if ((R & 1) == 0)
             cm = max(cm, Gout[R - 1]);
-        // The lane's best: only when this column reaches it.  The first row
-        // holding the column's maximum is a real row (a row past m can only
-        // copy a real row's value from above, minus a penalty), and this
-        // column comes after the recorded one, so the tie rule reduces to
-        // "higher, or equal in a smaller row".
+        // The lane's best: only when this column reaches it.  This column
+        // comes after the recorded one, so the tie rule reduces to "higher,
+        // or equal in a smaller row".  Rows past m (the last strip's) are
+        // not excluded: their values come from real rows above minus a gap
+        // penalty, so a record there never wins the final reduction.
         const int hm = cm + a.go;
         if (hm > 0 && hm >= bs) {
             int rr = R - 1;
