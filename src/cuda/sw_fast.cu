@@ -4,7 +4,8 @@
 // sweeps it from the first target column to the last.  Lane l holds R
 // consecutive rows in registers (a register micro-tile of R cells per
 // column) and runs one column behind lane l - 1, which hands it the bottom
-// row's H and F and the target residue through __shfl_up_sync.  Lane 0
+// row's H and F through __shfl_up_sync; each lane loads its own target
+// residues by index, two columns ahead.  Lane 0
 // takes the strip above's bottom row from global memory; lane 31 writes
 // this strip's bottom row there for the strip below.
 //
@@ -30,18 +31,21 @@
 
 // The cell update works on G = H - open and uses the sm_90 DPX
 // instructions (__viaddmax_s32, __viaddmax_s32_relu, __vimax3_s32):
-//   E = max(E - ext, G_left)            F = max(F_up - ext, G_up)
-//   H = max(G_diag + (s + open), E, 0, F)   G = H - open
-// so the vertical chain per row is three operations.  Substitution scores
-// plus the gap open come from a per-warp query profile in shared memory,
-// one signed byte per row and residue (four rows per 32-bit load), when
-// every score + open fits in a byte; otherwise from the matrix in shared
-// memory, one lookup per cell.  Scores are 32-bit throughout.
+//   E = max(E - ext, G_left)
+//   Tg = max(G_diag + (s + open), E, 0) - open        (no vertical input)
+//   F = max(F_up - e', Tg_up),  e' = min(ext, open)    (the only chain)
+//   G = max(Tg, F - open)
+// which is Gotoh's recurrence: F = max(F_up - ext, G_up) and
+// G_up = max(Tg_up, F_up - open).  So the vertical dependency is one
+// operation per row and the rest of a column runs in parallel.
+// Substitution scores plus the gap open come from a per-warp query profile
+// in shared memory, one signed byte per row and residue (four rows per
+// 32-bit load), when every score + open fits in a byte; otherwise from the
+// matrix in shared memory, one lookup per cell.  Scores are 32-bit.
 //
 // The best cell: each lane takes a column's maximum (one vimax3 per two
-// cells) and only when it reaches the lane's best so far looks at the
-// cells one by one with the tie rule; lanes, then strips are reduced with
-// the same rule.
+// cells) and only when it reaches the lane's best so far finds the first
+// row holding it; lanes, then strips are reduced with the tie rule.
 //
 // Memory is linear: two rows of n tagged (H, F) words and a best cell per
 // strip.  The sync share reported is the fraction of each warp's time
@@ -59,7 +63,7 @@
 struct FastArgs {
     const uint8_t *q, *t;
     const int32_t *mat;
-    int alpha, go, ge, m, n, nstrips;
+    int alpha, go, ge, ep, m, n, nstrips;   // ep = min(ge, go)
     int vbits, tbits;   // word layout (see above)
     unsigned long long *rowbuf[2];
     int *ticket;
@@ -85,11 +89,15 @@ template <int R, bool PACKED>
 struct FastLane {
     int E[R];
     int bs, bi, bj;
-    int outG, outF, gprev, tcur;
+    int outG, outF, gprev, tcur, tnext;   // tcur, tnext: residues of columns j, j + 1
     uint8_t qc[R];   // !PACKED: query codes (alpha for rows past m)
     unsigned long long nx;   // this lane's word of the next chunk of the row above
-    int nxt;                 // and its target residue
     bool nx_loaded;          // (warp-uniform) the next chunk's loads are issued
+
+    static __device__ __forceinline__ int tload(const FastArgs &a, int j)
+    {
+        return j >= 0 && j < a.n ? (int)__ldg(a.t + j) : 0;
+    }
 
     __device__ __forceinline__ void fetch(const FastArgs &a, int k0, int lane,
                                           const unsigned long long *above)
@@ -97,7 +105,6 @@ struct FastLane {
         if (lane < min(CHUNK, a.n - k0)) {
             if (above != NULL)
                 nx = ld_relaxed(above + k0 + lane);
-            nxt = __ldg(a.t + k0 + lane);
         }
     }
 
@@ -105,7 +112,7 @@ struct FastLane {
     // writes Gout (column j).
     __device__ __forceinline__ void step(const FastArgs &a, int k, int lane, int s, int row0,
                                          const uint8_t *prof, const int *smat, int2 *stage_gf,
-                                         uint8_t *stage_t, const unsigned long long *above,
+                                         const unsigned long long *above,
                                          unsigned long long *below,
                                          long long &spin, const int *Gin, int *Gout)
     {
@@ -134,7 +141,6 @@ struct FastLane {
                                                            ((1ull << a.vbits) - 1)) -
                                                          a.go)
                                          : make_int2(-a.go, NEG);
-                    stage_t[lane] = (uint8_t)nxt;
                 }
                 __syncwarp();
                 nx_loaded = false;
@@ -145,14 +151,17 @@ struct FastLane {
         }
         int gU = __shfl_up_sync(FULL, outG, 1);
         int fU = __shfl_up_sync(FULL, outF, 1);
-        int tU = __shfl_up_sync(FULL, tcur, 1);
         if (lane == 0 && k < a.n) {
             const int2 v = stage_gf[k & (CHUNK - 1)];
             gU = v.x;
             fU = v.y;
-            tU = stage_t[k & (CHUNK - 1)];
         }
         const int j = k - lane;
+        // The residue of this column was loaded two steps ago (an L2 hit
+        // takes longer than one step); load the one after next.
+        const int tU = tcur;
+        tcur = tnext;
+        tnext = tload(a, j + 2);
         if (j < 0 || j >= a.n)
             return;
         int sp[R];
@@ -180,36 +189,49 @@ struct FastLane {
             for (int r = 0; r < R; r++)
                 sp[r] = smat[qc[r] * a.alpha + tU] + a.go;
         }
-        int diag = gprev, gA = gU, fA = fU;
+        // Off the vertical chain: Tg[r] = max(0, H_diag + s, E) - open.
+        int Tg[R];
+        int diag = gprev;
 #pragma unroll
         for (int r = 0; r < R; r++) {
             E[r] = __viaddmax_s32(E[r], -a.ge, Gin[r]);
-            const int T = __viaddmax_s32_relu(diag, sp[r], E[r]);
-            fA = __viaddmax_s32(fA, -a.ge, gA);
+            Tg[r] = __viaddmax_s32_relu(diag, sp[r], E[r]) - a.go;
             diag = Gin[r];
-            gA = max(T, fA) - a.go;
-            Gout[r] = gA;
         }
-        outG = gA;
+        // The chain, one operation per row: F[r] = max(F[r-1] - e', Tg[r-1])
+        // with e' = min(extend, open), because G[r-1] = max(Tg[r-1],
+        // F[r-1] - open); then G[r] = max(Tg[r], F[r] - open) off it.
+        int fA = __viaddmax_s32(fU, -a.ge, gU);
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            if (r > 0)
+                fA = __viaddmax_s32(fA, -a.ep, Tg[r - 1]);
+            Gout[r] = __viaddmax_s32(fA, -a.go, Tg[r]);
+        }
+        outG = Gout[R - 1];
         outF = fA;
         gprev = gU;
-        tcur = tU;
         int cm = Gout[0];
 #pragma unroll
         for (int r = 1; r + 1 < R; r += 2)
             cm = __vimax3_s32(cm, Gout[r], Gout[r + 1]);
         if ((R & 1) == 0)
             cm = max(cm, Gout[R - 1]);
+        // The lane's best: only when this column reaches it.  This column
+        // comes after the recorded one, so the tie rule reduces to "higher,
+        // or equal in a smaller row".  Rows past m (the last strip's) are
+        // not excluded: their values come from real rows above minus a gap
+        // penalty, so a record there never wins the final reduction.
         const int hm = cm + a.go;
         if (hm > 0 && hm >= bs) {
+            int rr = R - 1;
 #pragma unroll
-            for (int r = 0; r < R; r++) {
-                const int h = Gout[r] + a.go, i = row0 + r;
-                if (i < a.m && h > 0 && hay_sw_better(h, i, j, bs, bi, bj)) {
-                    bs = h;
-                    bi = i;
-                    bj = j;
-                }
+            for (int r = R - 2; r >= 0; r--)
+                rr = Gout[r] == cm ? r : rr;
+            if (hm > bs || row0 + rr < bi) {
+                bs = hm;
+                bi = row0 + rr;
+                bj = j;
             }
         }
         if (lane == 31 && below != NULL)
@@ -232,7 +254,6 @@ static __global__ void fast_kernel(FastArgs a)
     int *smat = (int *)smem;
     uint8_t *prof = smem + mat_bytes + warp * align16(warp_bytes);
     int2 *stage_gf = (int2 *)(prof + prof_bytes);
-    uint8_t *stage_t = (uint8_t *)(stage_gf + CHUNK);
 
     if (!PACKED) {
         for (int x = threadIdx.x; x < (a.alpha + 1) * a.alpha; x += blockDim.x)
@@ -282,20 +303,19 @@ static __global__ void fast_kernel(FastArgs a)
         L.outG = -a.go;
         L.outF = NEG;
         L.gprev = -a.go;
-        L.tcur = 0;
+        L.tcur = L.tload(a, -lane);   // columns k - lane and k + 1 - lane at k = 0
+        L.tnext = L.tload(a, 1 - lane);
         // (Selects, not an index: an indexed kernel parameter goes to local memory.)
         unsigned long long *mine = (s & 1) ? a.rowbuf[1] : a.rowbuf[0];
         unsigned long long *other = (s & 1) ? a.rowbuf[0] : a.rowbuf[1];
         const unsigned long long *above = s > 0 ? other : NULL;
         unsigned long long *below = s + 1 < a.nstrips ? mine : NULL;
         L.nx = 0;
-        L.nxt = 0;
         L.nx_loaded = false;
         const int kend = a.n + 31;
         for (int k = 0; k < kend; k += 2) {
-            L.step(a, k, lane, s, row0, prof, smat, stage_gf, stage_t, above, below, spin, G0, G1);
-            L.step(a, k + 1, lane, s, row0, prof, smat, stage_gf, stage_t, above, below, spin, G1,
-                   G0);
+            L.step(a, k, lane, s, row0, prof, smat, stage_gf, above, below, spin, G0, G1);
+            L.step(a, k + 1, lane, s, row0, prof, smat, stage_gf, above, below, spin, G1, G0);
         }
         // The warp's best, by the tie rule, to the strip's slot.
         int bs = L.bs, bi = L.bi, bj = L.bj;
@@ -437,6 +457,7 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     fa.alpha = p->alpha;
     fa.go = p->go;
     fa.ge = p->ge;
+    fa.ep = p->ge < p->go ? p->ge : p->go;
     fa.m = m;
     fa.n = n;
     fa.nstrips = nstrips;
