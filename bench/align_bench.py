@@ -9,10 +9,16 @@ Workloads (../shared/data/bio):
   mito      human x orangutan mitochondrial genomes (one pair, 16.5 kb)
   hpylori-B the H. pylori B slices (one pair, 70 kb; scores past 16 bits)
   hpylori-E the H. pylori E slices (one pair, 275 x 265 kb; --full only)
+  ecoli-pair-L  one E. coli pair [0, L) x [2 Mbp, 2 Mbp + L) for each L of
+            --long (e.g. 100000,300000,1000000); engines above
+            --cpu-max-cells (one thread) are left out, since parasail and
+            hay give one pair to one thread
 Engines: hay scalar (1 thread), hay auto = striped16 with the 32-bit
 fallback (1 and N threads), parasail striped 16-bit profile with the 32-bit
-fallback (bench/adapters/parasail_bench.c; 1 and N threads).  Threads
-work over pairs, so one-pair workloads gain nothing from N threads.
+fallback (bench/adapters/parasail_bench.c; 1 and N threads), and with --cuda
+hay --backend cuda --variant fast on the one-pair workloads.  Threads
+work over pairs, so one-pair workloads gain nothing from N threads (those
+rows are left out there).
 
 Times are each engine's own alignment phase (hay --stats 'seconds', the
 adapter's 'seconds': profiles included, file reading excluded), median of
@@ -23,6 +29,7 @@ row FAIL and the exit status 1.
 Usage: python3 bench/align_bench.py [--hay build/hay] [--data DIR]
        [--runs 5] [--warmup 1] [--threads N] [--full] [--quick] [--out DIR]
        [--workloads REGEX] [--engines REGEX] [--scalar-max-cells N]
+       [--parasail-bench PATH] [--cuda] [--long L,L,...] [--cpu-max-cells N]
 """
 import argparse, csv, datetime, os, platform, re, shutil, statistics
 import subprocess, sys
@@ -51,7 +58,7 @@ def write_fasta(path, recs):
                 f.write(s[i:i + 80] + "\n")
 
 
-def workloads(data, work, full, quick):
+def workloads(data, work, full, quick, long_lens=()):
     bio = os.path.join(data, "bio")
     w = []
     w.append(("protein", os.path.join(bio, "protein/queries_24-5478aa.fasta"),
@@ -74,11 +81,27 @@ def workloads(data, work, full, quick):
     if full:
         w.append(("hpylori-E", os.path.join(dp, "H_pylori26695_Eslice.fasta"),
                   os.path.join(dp, "H_pyloriJ99_Eslice.fasta"), "dna"))
+    for L in long_lens:
+        q = os.path.join(work, "ecoli-pair-%d-q.fa" % L)
+        t = os.path.join(work, "ecoli-pair-%d-t.fa" % L)
+        write_fasta(q, [("ecoli_0_%d" % L, ecoli[:L])])
+        write_fasta(t, [("ecoli_2M_%d" % L, ecoli[2 * 10**6:2 * 10**6 + L])])
+        w.append(("ecoli-pair-%dk" % (L // 1000), q, t, "dna"))
     return w
 
 
-def hay_cmd(hay, kind, variant, threads, q, t):
+def one_pair(path_q, path_t):
+    n = 0
+    for p in (path_q, path_t):
+        with open(p) as f:
+            n += sum(1 for l in f if l.startswith(">"))
+    return n == 2
+
+
+def hay_cmd(hay, kind, variant, threads, q, t, backend=None):
     c = [hay, "align", "--score-only", "--stats", "-j", str(threads)]
+    if backend:
+        c += ["--backend", backend]
     if variant:
         c += ["--variant", variant]
     c += ["--dna" if kind == "dna" else "--protein", q, t]
@@ -114,17 +137,28 @@ def main():
     ap.add_argument("--workloads", default=".", help="regex on workload names")
     ap.add_argument("--engines", default=".", help="regex on engine names")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/work/align"))
+    ap.add_argument("--parasail-bench", default=None,
+                    help="a prebuilt parasail_bench (else built with cc)")
+    ap.add_argument("--cuda", action="store_true",
+                    help="add hay --backend cuda --variant fast (one-pair workloads)")
+    ap.add_argument("--long", default="",
+                    help="E. coli one-pair lengths, e.g. 100000,300000,1000000")
+    ap.add_argument("--cpu-max-cells", type=float, default=1e11,
+                    help="one-pair workloads: leave out CPU engines above this")
     a = ap.parse_args()
     if not os.path.isdir(os.path.join(a.data, "bio")):
         print("align_bench: no data at %s: skipped" % a.data)
         return 0
     os.makedirs(a.out, exist_ok=True)
-    pb = os.path.join(a.out, "parasail_bench")
-    src = os.path.join(ROOT, "bench/adapters/parasail_bench.c")
-    sh(["cc", "-O2", "-fopenmp", src, "-lparasail", "-o", pb])
+    pb = a.parasail_bench
+    if pb is None:
+        pb = os.path.join(a.out, "parasail_bench")
+        src = os.path.join(ROOT, "bench/adapters/parasail_bench.c")
+        sh(["cc", "-O2", "-fopenmp", src, "-lparasail", "-o", pb])
     N = a.threads
+    long_lens = [int(x) for x in a.long.split(",") if x]
     rows, failed = [], False
-    for name, q, t, kind in workloads(a.data, a.out, a.full, a.quick):
+    for name, q, t, kind in workloads(a.data, a.out, a.full, a.quick, long_lens):
         if not re.search(a.workloads, name):
             continue
         pflags = ["--dna", "2,-3", "--open", "5", "--extend", "2"] \
@@ -140,10 +174,21 @@ def main():
             ("parasail striped16 %dT" % N, run_parasail,
              [pb, "--threads", str(N)] + pflags + [q, t]),
         ]
+        pair = one_pair(q, t)
+        if a.cuda and pair:
+            engines.append(("hay cuda fast", run_hay,
+                            hay_cmd(a.hay, kind, "fast", 1, q, t, "cuda")))
+        # The cell count, from the cheapest engine there is.
+        _, cells, _ = run_hay(engines[-1][2] if a.cuda and pair else
+                              hay_cmd(a.hay, kind, None, N, q, t))
         # The scalar reference only where it takes seconds.
-        _, cells, _ = run_hay(hay_cmd(a.hay, kind, None, N, q, t))
         if cells > a.scalar_max_cells:
             engines = engines[1:]
+        if pair:
+            # One pair is one thread's work in hay and parasail alike.
+            engines = [e for e in engines if "%dT" % N not in e[0] or N == 1]
+            if cells > a.cpu_max_cells:
+                engines = [e for e in engines if "cuda" in e[0]]
         engines = [e for e in engines if re.search(a.engines, e[0])]
         times = {e[0]: [] for e in engines}
         totals = {}

@@ -176,8 +176,9 @@ typedef struct shape {
 static const shape shapes[] = {
     {"fast", NULL},          {"simple-cpu", NULL},    {"simple-gpu", NULL},
     {"coalesced-cpu", NULL}, {"coalesced-gpu", NULL}, {"tiled-cpu", NULL},
-    {"tiled-gpu", NULL},
+    {"tiled-gpu", NULL},     {"fast", "impl=1"},
 };
+#define NSHAPES (sizeof shapes / sizeof shapes[0])
 static const shape extra_shapes[] = {
     {"fast", "tile=128"},           {"fast", "tile=256,threads=64"},
     {"fast", "tile=512,threads=256"}, {"fast", "tile=128,blocks=1,threads=32"},
@@ -185,6 +186,8 @@ static const shape extra_shapes[] = {
     {"coalesced-gpu", "blocks=2,threads=64"}, {"simple-gpu", "blocks=7,threads=96"},
     {"tiled-cpu", "tile=16,threads=16"}, {"tiled-gpu", "tile=64,threads=128,blocks=3"},
     {"tiled-gpu", "tile=7,threads=32"}, {"coalesced-cpu", "threads=1024"},
+    {"fast", "chunk=8"},            {"fast", "chunk=8,tile=512,threads=64,blocks=2"},
+    {"fast", "impl=1,tile=128"},    {"fast", "impl=1,tile=512,threads=64"},
 };
 
 /* argv[1], when given: only this variant (so that one variant can be run
@@ -245,6 +248,17 @@ static void bad_arguments(void)
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "blocks", &r), HAY_ERR_INVALID, "no value");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "threads=33", &r), HAY_ERR_INVALID, "threads=33");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "tile=100", &r), HAY_ERR_INVALID, "fast tile=100");
+    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=3", &r), HAY_ERR_INVALID, "fast impl=3");
+    CHECK_ST(hay_cuda_sw_score(&p, "fast", "chunk=4", &r), HAY_ERR_INVALID, "fast chunk=4");
+    {
+        /* Version 2 needs the byte profile: not with scores + open > 127. */
+        hay_sw_problem big = p;
+        big.matrix = mats[5].v;
+        big.alpha = mats[5].alpha;
+        CHECK_ST(hay_cuda_sw_score(&big, "fast", "impl=2", &r), HAY_ERR_INVALID,
+                 "fast impl=2 without a byte profile");
+        CHECK(hay_cuda_sw_score(&big, "fast", NULL, &r) == HAY_OK, "fast falls back to version 1");
+    }
     CHECK_ST(hay_cuda_sw_score(&p, "tiled-gpu", "tile=65", &r), HAY_ERR_INVALID, "tile=65");
     CHECK_ST(hay_cuda_sw_score(&p, "simple-cpu", "tile=32", &r), HAY_ERR_INVALID,
              "tile on a diagonal variant");
@@ -305,7 +319,7 @@ int main(int argc, char **argv)
             related_seq(&rng, q, m, t, n, mx->alpha);
         else
             random_seq(&rng, t, n, mx->alpha, 0);
-        run_case("fixed", q, m, t, n, mx, gaps[c % 6][0], gaps[c % 6][1], shapes, 7);
+        run_case("fixed", q, m, t, n, mx, gaps[c % 6][0], gaps[c % 6][1], shapes, NSHAPES);
     }
 
     /* Random pairs. */
@@ -321,7 +335,7 @@ int main(int argc, char **argv)
         else
             random_seq(&rng, t, n, mx->alpha, kind == 2);
         const char *what = kind == 0 ? "unrelated" : kind == 1 ? "related" : "low-complexity";
-        run_case(what, q, m, t, n, mx, g[0], g[1], shapes, 7);
+        run_case(what, q, m, t, n, mx, g[0], g[1], shapes, NSHAPES);
         if (c % 4 == 0)
             run_case(what, q, m, t, n, mx, g[0], g[1], extra_shapes,
                      sizeof extra_shapes / sizeof extra_shapes[0]);
@@ -330,10 +344,10 @@ int main(int argc, char **argv)
     /* Two long pairs. */
     random_seq(&rng, q, 30000, 4, 0);
     related_seq(&rng, q, 30000, t, 30000, 4);
-    run_case("long DNA related", q, 30000, t, 30000, &mats[1], 5, 2, shapes, 7);
+    run_case("long DNA related", q, 30000, t, 30000, &mats[1], 5, 2, shapes, NSHAPES);
     random_seq(&rng, q, 30000, 24, 0);
     random_seq(&rng, t, 29000, 24, 0);
-    run_case("long protein unrelated", q, 30000, t, 29000, &mats[0], 11, 1, shapes, 7);
+    run_case("long protein unrelated", q, 30000, t, 29000, &mats[0], 11, 1, shapes, NSHAPES);
 
     free(q);
     free(t);

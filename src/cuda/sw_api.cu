@@ -25,8 +25,8 @@ extern "C" const char *hay_cuda_sw_variant(size_t i)
     return i < sizeof sw_variants / sizeof sw_variants[0] ? sw_variants[i] : NULL;
 }
 
-// "key=value,..." with keys blocks, threads, tile (positive integers) and
-// split (0 or 1).  Anything else is HAY_ERR_INVALID.
+// "key=value,..." with keys blocks, threads, tile, impl, chunk (positive
+// integers) and split (0 or 1).  Anything else is HAY_ERR_INVALID.
 static int sw_parse_params(const char *s, hay_sw_params *pa)
 {
     memset(pa, 0, sizeof *pa);
@@ -59,6 +59,10 @@ static int sw_parse_params(const char *s, hay_sw_params *pa)
             dst = &pa->tile;
         else if (klen == 5 && memcmp(s, "split", 5) == 0)
             dst = &pa->split;
+        else if (klen == 4 && memcmp(s, "impl", 4) == 0)
+            dst = &pa->impl;
+        else if (klen == 5 && memcmp(s, "chunk", 5) == 0)
+            dst = &pa->chunk;
         else
             return HAY_ERR_INVALID;
         if (dst == &pa->split ? val > 1 : val < 1)

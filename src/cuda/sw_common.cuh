@@ -36,6 +36,8 @@
 typedef struct hay_sw_params {
     int blocks, threads, tile;
     int split;               // 1: measure the compute/sync split (default)
+    int impl;                // fast: 1 version 1, 2 version 2 (byte profile only)
+    int chunk;               // fast version 2: columns per hand-off, 8 or 16
 } hay_sw_params;
 
 // The problem, validated, with its sequences and matrix on the device.

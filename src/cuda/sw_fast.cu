@@ -59,9 +59,12 @@
 #define CHUNK 16   // columns per load of the row above
 #define PF_AT (CHUNK - 12)   // the next chunk's load is issued at this column of a chunk
 #define FULL 0xffffffffu
+#define TPAD_FRONT 32   // version 2: padding before the target copy
+#define TPAD_BACK 64    // and after it
 
 struct FastArgs {
     const uint8_t *q, *t;
+    const uint8_t *tpad;   // version 2: t with TPAD_FRONT padding codes before it
     const int32_t *mat;
     int alpha, go, ge, ep, m, n, nstrips;   // ep = min(ge, go)
     int vbits, tbits;   // word layout (see above)
@@ -340,6 +343,220 @@ static __global__ void fast_kernel(FastArgs a)
     }
 }
 
+// ---------------------------------------------------------------------------
+// Version 2 (the default when the byte profile applies): the same strips,
+// tags and recurrence, with the per-column overhead taken out of the step.
+// - The target is read from a padded copy (32 residues of a padding code
+//   before it, 64 after) whose profile row is -128, so that a lane left of
+//   column 0 computes exactly H = 0 (its inputs are the boundary's) and a
+//   lane right of column n - 1 computes values below some real cell (they
+//   never win the best cell and are never stored): no range test per step.
+// - The loop runs in chunks of C columns (C = 8 or 16, param chunk=),
+//   fully unrolled, so every phase test is resolved at compile time: the
+//   row above is accepted once per chunk (polled as in version 1, the next
+//   chunk prefetched at phase C / 4), staged in shared memory and
+//   broadcast to lane 0 by one load per step.
+// - Lane 31 puts its (G, F) into a shared stage (one store per step); once
+//   per chunk C lanes pack and store C tagged words at once (coalesced)
+//   instead of one tagged word per step.  Since 32 is a multiple of C,
+//   lane 31's columns k0 - 32 .. k0 - 33 + C are complete at phase C - 2
+//   and land in the stage at index column & (C - 1).
+// - Each lane loads its own residue (column k - lane) from the padded copy
+//   by index: no shuffle feeds the profile load.
+template <int R, int C>
+static __global__ void fast2_kernel(FastArgs a)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int S = 32 * R;
+    const size_t prof_bytes = align16((size_t)(a.alpha + 1) * S);
+    const size_t warp_bytes = align16(prof_bytes + 2 * C * sizeof(int2));
+    uint8_t *prof = smem + warp * warp_bytes;
+    int2 *stage_in = (int2 *)(prof + prof_bytes);   // the row above, columns k0 .. k0 + C - 1
+    int2 *stage_out = stage_in + C;                 // lane 31's (G, F), by column & (C - 1)
+    const unsigned long long tmask = (1ull << a.tbits) - 1, vmask = (1ull << a.vbits) - 1;
+    long long spin = 0, owned = 0;
+    for (;;) {
+        int s = 0;
+        if (lane == 0)
+            s = atomicAdd(a.ticket, 1);
+        s = __shfl_sync(FULL, s, 0);
+        if (s >= a.nstrips)
+            break;
+        const long long t_start = clock64();
+        const int row0 = s * S + lane * R;
+        // Row r of this lane, residue c: byte c * S + lane * R + r; residue
+        // alpha (the padding code) and rows past m: -128.
+        for (int c = 0; c <= a.alpha; c++) {
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                const int i = row0 + r;
+                int v = -128;
+                if (i < a.m && c < a.alpha)
+                    v = a.mat[a.q[i] * a.alpha + c] + a.go;
+                prof[c * S + lane * R + r] = (uint8_t)(int8_t)v;
+            }
+        }
+        int G[2][R], E[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            G[0][r] = -a.go;
+            G[1][r] = -a.go;
+            E[r] = NEG;
+        }
+        int outG = -a.go, outF = NEG, gprev = -a.go;
+        int bs = 0, bi = 0x7fffffff, bj = 0x7fffffff, thr = 1 - a.go;   // record when G >= thr
+        unsigned long long *mine = (s & 1) ? a.rowbuf[1] : a.rowbuf[0];
+        unsigned long long *other = (s & 1) ? a.rowbuf[0] : a.rowbuf[1];
+        const unsigned long long *above = s > 0 ? other : NULL;
+        unsigned long long *below = s + 1 < a.nstrips ? mine : NULL;
+        const uint8_t *tl = a.tpad + TPAD_FRONT - lane;   // tl[k]: residue of column k - lane
+        const unsigned long long want = (unsigned long long)(s - 1);
+        unsigned long long nx = 0;
+        if (above != NULL && lane < min(C, a.n))
+            nx = ld_relaxed(above + lane);
+        __syncwarp();
+        // The last chunk starts at n + 32 - C or later, so its flush (phase
+        // C - 2) comes at or after step n + 30 (lane 31's column n - 1).
+        for (int k0 = 0; k0 < a.n + 32; k0 += C) {
+            const int cnt = min(C, a.n - k0);
+            if (above != NULL && cnt > 0 &&
+                !__all_sync(FULL, lane >= cnt || (nx & tmask) == want)) {
+                const long long t0 = clock64();
+                do {
+                    if (lane < cnt)
+                        nx = ld_relaxed(above + k0 + lane);
+                } while (!__all_sync(FULL, lane >= cnt || (nx & tmask) == want));
+                spin += clock64() - t0;
+            }
+            if (lane < C) {
+                int2 v = make_int2(-a.go, NEG);
+                if (above != NULL && lane < cnt)
+                    v = make_int2((int)(nx >> (a.vbits + a.tbits)) - a.go,
+                                  (int)((nx >> a.tbits) & vmask) - a.go);
+                stage_in[lane] = v;
+            }
+            __syncwarp();
+#pragma unroll
+            for (int p = 0; p < C; p++) {
+                const int k = k0 + p;
+                if (p == (C / 4) && above != NULL && lane < min(C, a.n - k0 - C))
+                    nx = ld_relaxed(above + k0 + C + lane);
+                int gU = __shfl_up_sync(FULL, outG, 1);
+                int fU = __shfl_up_sync(FULL, outF, 1);
+                const int2 v = stage_in[p];
+                if (lane == 0) {
+                    gU = v.x;
+                    fU = v.y;
+                }
+                const int tU = __ldg(tl + k);
+                const int *Gin = G[p & 1];
+                int *Gout = G[(p + 1) & 1];
+                int sp[R];
+                {
+                    uint32_t w[R / 4];
+                    const uint8_t *src = prof + tU * S + lane * R;
+                    if (R == 4) {
+                        w[0] = *(const uint32_t *)src;
+                    } else if (R == 8) {
+                        const uint2 x = *(const uint2 *)src;
+                        w[0] = x.x;
+                        w[1 % (R / 4)] = x.y;
+                    } else {
+#pragma unroll
+                        for (int x = 0; x < R / 16; x++) {
+                            const uint4 v = ((const uint4 *)src)[x];
+                            w[4 * x] = v.x;
+                            w[4 * x + 1] = v.y;
+                            w[4 * x + 2] = v.z;
+                            w[4 * x + 3] = v.w;
+                        }
+                    }
+#pragma unroll
+                    for (int r = 0; r < R; r++)
+                        sp[r] = (int)(int8_t)(w[r >> 2] >> (8 * (r & 3)));
+                }
+                int Tg[R];
+                int diag = gprev;
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    E[r] = __viaddmax_s32(E[r], -a.ge, Gin[r]);
+                    Tg[r] = __viaddmax_s32_relu(diag, sp[r], E[r]) - a.go;
+                    diag = Gin[r];
+                }
+                int fA = __viaddmax_s32(fU, -a.ge, gU);
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    if (r > 0)
+                        fA = __viaddmax_s32(fA, -a.ep, Tg[r - 1]);
+                    Gout[r] = __viaddmax_s32(fA, -a.go, Tg[r]);
+                }
+                outG = Gout[R - 1];
+                outF = fA;
+                gprev = gU;
+                int cm = Gout[0];
+#pragma unroll
+                for (int r = 1; r + 1 < R; r += 2)
+                    cm = __vimax3_s32(cm, Gout[r], Gout[r + 1]);
+                if ((R & 1) == 0)
+                    cm = max(cm, Gout[R - 1]);
+                if (cm >= thr) {
+                    // Columns come in order, so the tie rule is "higher, or
+                    // equal in a smaller row" (see version 1 for rows past
+                    // m and columns past n).
+                    int rr = R - 1;
+#pragma unroll
+                    for (int r = R - 2; r >= 0; r--)
+                        rr = Gout[r] == cm ? r : rr;
+                    const int hm = cm + a.go;
+                    if (hm > bs || row0 + rr < bi) {
+                        bs = hm;
+                        bi = row0 + rr;
+                        bj = k - lane;
+                        thr = cm;
+                    }
+                }
+                if (lane == 31)
+                    stage_out[(p + 1) & (C - 1)] = make_int2(outG, outF);   // column k - 31
+                if (p == C - 2) {
+                    // Lane 31 has columns k0 - 32 .. k0 - 33 + C: store them.
+                    __syncwarp();
+                    const int j = k0 - 32 + lane;
+                    if (lane < C && below != NULL && j >= 0 && j < a.n) {
+                        const int2 o = stage_out[lane];
+                        st_relaxed(below + j,
+                                   ((unsigned long long)(unsigned)(o.x + a.go)
+                                    << (a.vbits + a.tbits)) |
+                                       ((unsigned long long)(unsigned)(o.y + a.go) << a.tbits) |
+                                       (unsigned long long)s);
+                    }
+                    __syncwarp();
+                }
+            }
+            __syncwarp();   // every lane has read stage_in
+        }
+        int rbs = bs, rbi = bi, rbj = bj;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const int os = __shfl_down_sync(FULL, rbs, o), oi = __shfl_down_sync(FULL, rbi, o);
+            const int oj = __shfl_down_sync(FULL, rbj, o);
+            if (hay_sw_better(os, oi, oj, rbs, rbi, rbj)) {
+                rbs = os;
+                rbi = oi;
+                rbj = oj;
+            }
+        }
+        if (lane == 0)
+            a.bests[s] = make_int4(rbs, rbi, rbj, 0);
+        owned += clock64() - t_start;
+        __syncwarp();   // the profile is rebuilt for the next strip
+    }
+    if (lane == 0) {
+        atomicAdd(a.cycles, (unsigned long long)spin);
+        atomicAdd(a.cycles + 1, (unsigned long long)owned);
+    }
+}
+
 template <int R, bool PACKED>
 static const void *fast_pick(void)
 {
@@ -352,13 +569,21 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     void *d_mem = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
     const int m = p->m, n = p->n;
-    int R, threads, blocks, nstrips, per_sm = 0, packed = 1, fa_vbits, fa_tbits;
+    int R, threads, blocks, nstrips, per_sm = 0, packed = 1, v2, chunk, fa_vbits, fa_tbits;
     size_t smem, off;
     const void *kern;
     FastArgs fa;
     float ms = 0;
     unsigned long long cyc[2] = {0, 0};
 
+    for (int k = 0; k < p->alpha * p->alpha; k++) {
+        const int v = p->h_mat[k] + p->go;
+        if (v < -127 || v > 127)
+            packed = 0;
+    }
+    if (pa->impl > 2 || (pa->impl == 2 && !packed))
+        return HAY_ERR_INVALID;
+    v2 = packed && pa->impl != 1;
     if (pa->tile) {
         if (pa->tile == 128)
             R = 4;
@@ -366,8 +591,17 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
             R = 8;
         else if (pa->tile == 512)
             R = 16;
+        else if (pa->tile == 1024 && v2)
+            R = 32;
         else
             return HAY_ERR_INVALID;
+    } else if (v2) {
+        // The smallest strips that still fit in one wave of two 4-warp
+        // blocks per SM: a strip that has to wait for a free warp starts a
+        // whole sweep late.
+        R = 4;
+        while (R < 32 && (m + 32 * R - 1) / (32 * R) > 8 * p->sms)
+            R *= 2;
     } else {
         // Enough strips to give every SM several warps, then taller
         // strips (less pipeline fill, fewer flag hand-offs).
@@ -376,12 +610,14 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     threads = pa->threads ? pa->threads : 128;
     if ((threads & 31) != 0 || threads > 1024)
         return HAY_ERR_INVALID;
-    for (int k = 0; k < p->alpha * p->alpha; k++) {
-        const int v = p->h_mat[k] + p->go;
-        if (v < -127 || v > 127)
-            packed = 0;
-    }
-    {
+    if (pa->chunk != 0 && pa->chunk != 8 && pa->chunk != 16)
+        return HAY_ERR_INVALID;
+    chunk = pa->chunk ? pa->chunk : 16;
+    if (v2) {
+        const size_t S = 32 * (size_t)R;
+        smem = (size_t)(threads / 32) *
+               align16(align16((size_t)(p->alpha + 1) * S) + 2 * (size_t)chunk * sizeof(int2));
+    } else {
         const size_t S = 32 * (size_t)R;
         const size_t mat_bytes = packed ? 0 : align16(sizeof(int) * (size_t)(p->alpha + 1) * p->alpha);
         const size_t prof_bytes = packed ? align16((size_t)p->alpha * S) : 0;
@@ -390,9 +626,20 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
     }
     if (smem > 200 * 1024)
         return HAY_ERR_INVALID;
-    kern = R == 4 ? (packed ? fast_pick<4, true>() : fast_pick<4, false>())
-           : R == 8 ? (packed ? fast_pick<8, true>() : fast_pick<8, false>())
-                    : (packed ? fast_pick<16, true>() : fast_pick<16, false>());
+    if (v2 && chunk == 8)
+        kern = R == 4    ? (const void *)fast2_kernel<4, 8>
+               : R == 8  ? (const void *)fast2_kernel<8, 8>
+               : R == 16 ? (const void *)fast2_kernel<16, 8>
+                         : (const void *)fast2_kernel<32, 8>;
+    else if (v2)
+        kern = R == 4    ? (const void *)fast2_kernel<4, 16>
+               : R == 8  ? (const void *)fast2_kernel<8, 16>
+               : R == 16 ? (const void *)fast2_kernel<16, 16>
+                         : (const void *)fast2_kernel<32, 16>;
+    else
+        kern = R == 4   ? (packed ? fast_pick<4, true>() : fast_pick<4, false>())
+               : R == 8 ? (packed ? fast_pick<8, true>() : fast_pick<8, false>())
+                        : (packed ? fast_pick<16, true>() : fast_pick<16, false>());
     if (smem > 48 * 1024)
         SW_CUDA(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     SW_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, smem));
@@ -435,7 +682,8 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
 
     {
         const size_t rb = align16(sizeof(unsigned long long) * (size_t)n);
-        const size_t total = 2 * rb + align16(sizeof(int4) * (size_t)nstrips) + 16 + 16;
+        const size_t tp = v2 ? align16((size_t)n + TPAD_FRONT + TPAD_BACK) : 0;
+        const size_t total = 2 * rb + align16(sizeof(int4) * (size_t)nstrips) + 16 + 16 + tp;
         SW_CUDA(cudaMalloc(&d_mem, total));
         uint8_t *b = (uint8_t *)d_mem;
         memset(&fa, 0, sizeof fa);
@@ -449,7 +697,13 @@ int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *ou
         // Row buffers all ones (a tag no strip has);
         // ticket and cycles zero.
         SW_CUDA(cudaMemset(b, 0xff, 2 * rb));
-        SW_CUDA(cudaMemset(b + off, 0, total - off));
+        SW_CUDA(cudaMemset(b + off, 0, 32));
+        if (v2) {
+            uint8_t *tpad = b + off + 32;
+            SW_CUDA(cudaMemset(tpad, p->alpha, (size_t)n + TPAD_FRONT + TPAD_BACK));
+            SW_CUDA(cudaMemcpy(tpad + TPAD_FRONT, p->d_t, (size_t)n, cudaMemcpyDeviceToDevice));
+            fa.tpad = tpad;
+        }
     }
     fa.q = p->d_q;
     fa.t = p->d_t;
