@@ -8,7 +8,7 @@
  *       seeds), the six paper variants at 128 threads per block and 32 x 32
  *       tiles, each over a sweep of block counts; median fill time, its
  *       compute and sync parts, GCUPS.  Then the best block count of each.
- *   sw_cuda_bench scale --data DIR [--runs N] [--variants a,b] [--max-cells X]
+ *   sw_cuda_bench scale --data DIR [--runs N] [--variants a,b:params] [--max-cells X]
  *       GCUPS against length on real DNA pairs (mito, H. pylori, E. coli
  *       slices up to 1 Mbp x 1 Mbp) and a random 100k x 100k DNA pair;
  *       variants whose run would exceed --max-cells cells are skipped
@@ -247,11 +247,19 @@ static void scale_one(const char *label, seq q, seq t, char **variants, size_t n
     hay_sw_problem p = {q.s, q.n, t.s, t.n, dna_mat, 5, 5, 2};
     double cells = (double)q.n * (double)t.n;
     for (size_t v = 0; v < nv; v++) {
-        if (strcmp(variants[v], "fast") != 0 && cells > max_cells) {
+        /* "NAME" or "NAME:PARAMS" (e.g. fast:impl=2) */
+        char name[64];
+        const char *colon = strchr(variants[v], ':');
+        size_t nlen = colon ? (size_t)(colon - variants[v]) : strlen(variants[v]);
+        if (nlen >= sizeof name)
+            nlen = sizeof name - 1;
+        memcpy(name, variants[v], nlen);
+        name[nlen] = 0;
+        if (strcmp(name, "fast") != 0 && cells > max_cells) {
             printf("%s\t%zu\t%zu\t%s\tskipped (over --max-cells)\n", label, q.n, t.n, variants[v]);
             continue;
         }
-        timing tm = time_variant(&p, variants[v], NULL, runs);
+        timing tm = time_variant(&p, name, colon ? colon + 1 : NULL, runs);
         if (!tm.ok)
             continue;
         printf("%s\t%zu\t%zu\t%s\t%d\t%d\t%.4f\t%.4f\t%.1f\t%.1f\t%d\t%llu\t%llu\n", label, q.n,
@@ -324,7 +332,7 @@ static int sweep(size_t len, char *plist, int runs)
 static void usage(void)
 {
     fprintf(stderr, "usage: sw_cuda_bench table [--runs N]\n"
-                    "       sw_cuda_bench scale --data DIR [--runs N] [--variants a,b] "
+                    "       sw_cuda_bench scale --data DIR [--runs N] [--variants a,b:params] "
                     "[--max-cells X]\n"
                     "       sw_cuda_bench sweep [--runs N] [--len L] [--params 'P;P;...']\n");
     exit(2);

@@ -170,24 +170,28 @@ static void related_seq(tu_rng *rng, const uint8_t *q, size_t m, uint8_t *t, siz
 
 typedef struct shape {
     const char *variant, *params;
+    int bytes_only; /* fast impl=2/3: only where every score + open fits a byte */
 } shape;
 
 /* Every variant with its defaults, plus forced launch shapes. */
 static const shape shapes[] = {
-    {"fast", NULL},          {"simple-cpu", NULL},    {"simple-gpu", NULL},
-    {"coalesced-cpu", NULL}, {"coalesced-gpu", NULL}, {"tiled-cpu", NULL},
-    {"tiled-gpu", NULL},     {"fast", "impl=1"},
+    {"fast", NULL, 0},          {"simple-cpu", NULL, 0},    {"simple-gpu", NULL, 0},
+    {"coalesced-cpu", NULL, 0}, {"coalesced-gpu", NULL, 0}, {"tiled-cpu", NULL, 0},
+    {"tiled-gpu", NULL, 0},     {"fast", "impl=1", 0},      {"fast", "impl=2", 1},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 static const shape extra_shapes[] = {
-    {"fast", "tile=128"},           {"fast", "tile=256,threads=64"},
-    {"fast", "tile=512,threads=256"}, {"fast", "tile=128,blocks=1,threads=32"},
-    {"fast", "blocks=3,split=0"},   {"simple-cpu", "blocks=1,threads=32"},
-    {"coalesced-gpu", "blocks=2,threads=64"}, {"simple-gpu", "blocks=7,threads=96"},
-    {"tiled-cpu", "tile=16,threads=16"}, {"tiled-gpu", "tile=64,threads=128,blocks=3"},
-    {"tiled-gpu", "tile=7,threads=32"}, {"coalesced-cpu", "threads=1024"},
-    {"fast", "chunk=8"},            {"fast", "chunk=8,tile=512,threads=64,blocks=2"},
-    {"fast", "impl=1,tile=128"},    {"fast", "impl=1,tile=512,threads=64"},
+    {"fast", "tile=128", 0},           {"fast", "tile=256,threads=64", 0},
+    {"fast", "tile=512,threads=256", 0}, {"fast", "tile=128,blocks=1,threads=32", 0},
+    {"fast", "blocks=3,split=0", 0},   {"simple-cpu", "blocks=1,threads=32", 0},
+    {"coalesced-gpu", "blocks=2,threads=64", 0}, {"simple-gpu", "blocks=7,threads=96", 0},
+    {"tiled-cpu", "tile=16,threads=16", 0}, {"tiled-gpu", "tile=64,threads=128,blocks=3", 0},
+    {"tiled-gpu", "tile=7,threads=32", 0}, {"coalesced-cpu", "threads=1024", 0},
+    {"fast", "chunk=8", 0},            {"fast", "chunk=8,tile=512,threads=64,blocks=2", 0},
+    {"fast", "impl=1,tile=128", 0},    {"fast", "impl=1,tile=512,threads=64", 0},
+    {"fast", "impl=2,tile=1024", 1}, {"fast", "impl=2,tile=128,chunk=8,threads=32", 1},
+    {"fast", "impl=3,tile=256", 1}, {"fast", "impl=3,tile=512,chunk=8,threads=64", 1},
+    {"fast", "impl=3,tile=1024,threads=32,blocks=3", 1},
 };
 
 /* argv[1], when given: only this variant (so that one variant can be run
@@ -202,6 +206,9 @@ static void run_case(const char *what, const uint8_t *q, size_t m, const uint8_t
     uint64_t wq, wt;
     char note[256];
     size_t todo = 0;
+    int bytes = 1;
+    for (int k = 0; k < mx->alpha * mx->alpha; k++)
+        bytes &= mx->v[k] + go >= -127 && mx->v[k] + go <= 127;
     for (size_t k = 0; k < nsh; k++)
         todo += only == NULL || strcmp(only, sh[k].variant) == 0;
     if (todo == 0)
@@ -212,7 +219,7 @@ static void run_case(const char *what, const uint8_t *q, size_t m, const uint8_t
     hay_sw_problem p = {q, m, t, n, mx->v, mx->alpha, go, ge};
     for (size_t k = 0; k < nsh; k++) {
         hay_sw_device_result r;
-        if (only != NULL && strcmp(only, sh[k].variant) != 0)
+        if ((only != NULL && strcmp(only, sh[k].variant) != 0) || (sh[k].bytes_only && !bytes))
             continue;
         snprintf(note, sizeof note, "%s %zux%zu %s gaps %d/%d, %s %s", what, m, n, mx->name, go,
                  ge, sh[k].variant, sh[k].params ? sh[k].params : "");
@@ -248,7 +255,13 @@ static void bad_arguments(void)
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "blocks", &r), HAY_ERR_INVALID, "no value");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "threads=33", &r), HAY_ERR_INVALID, "threads=33");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "tile=100", &r), HAY_ERR_INVALID, "fast tile=100");
-    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=3", &r), HAY_ERR_INVALID, "fast impl=3");
+    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=4", &r), HAY_ERR_INVALID, "fast impl=4");
+    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=3,tile=128", &r), HAY_ERR_INVALID,
+             "fast impl=3 tile=128 (strips of 64 x R rows)");
+    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=1,tile=1024", &r), HAY_ERR_INVALID,
+             "fast impl=1 tile=1024");
+    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=2,tile=1024,chunk=16", &r), HAY_ERR_INVALID,
+             "fast R=32 chunk=16");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "chunk=4", &r), HAY_ERR_INVALID, "fast chunk=4");
     {
         /* Version 2 needs the byte profile: not with scores + open > 127. */
@@ -257,6 +270,8 @@ static void bad_arguments(void)
         big.alpha = mats[5].alpha;
         CHECK_ST(hay_cuda_sw_score(&big, "fast", "impl=2", &r), HAY_ERR_INVALID,
                  "fast impl=2 without a byte profile");
+        CHECK_ST(hay_cuda_sw_score(&big, "fast", "impl=3", &r), HAY_ERR_INVALID,
+                 "fast impl=3 without a byte profile");
         CHECK(hay_cuda_sw_score(&big, "fast", NULL, &r) == HAY_OK, "fast falls back to version 1");
     }
     CHECK_ST(hay_cuda_sw_score(&p, "tiled-gpu", "tile=65", &r), HAY_ERR_INVALID, "tile=65");
@@ -339,6 +354,29 @@ int main(int argc, char **argv)
         if (c % 4 == 0)
             run_case(what, q, m, t, n, mx, g[0], g[1], extra_shapes,
                      sizeof extra_shapes / sizeof extra_shapes[0]);
+    }
+
+    /* Related DNA pairs whose best score crosses the 16-bit range of
+     * fast version 3 (32,639 = 32767 - 128) at different places, so that
+     * the overflow watch and the 32-bit recompute are exercised (+2 per
+     * match: about 16,300 matching columns), and one that stays just
+     * below it. */
+    {
+        static const size_t lens[] = {16000, 16650, 16800, 17500, 25000};
+        for (size_t c = 0; c < sizeof lens / sizeof lens[0]; c++) {
+            /* t = q with 1% substitutions: about +1.95 per column. */
+            random_seq(&rng, q, lens[c], 4, 0);
+            memcpy(t, q, lens[c]);
+            random_seq(&rng, t + lens[c], 37, 4, 0);
+            for (size_t k = 0; k < lens[c] / 100; k++) {
+                size_t at = tu_below(&rng, lens[c]);
+                t[at] = (uint8_t)((t[at] + 1 + tu_below(&rng, 3)) % 4);
+            }
+            run_case("16-bit edge DNA related", q, lens[c], t, lens[c] + 37, &mats[1], 5, 2,
+                     extra_shapes + sizeof extra_shapes / sizeof extra_shapes[0] - 5, 5);
+            run_case("16-bit edge DNA related", q, lens[c], t, lens[c] + 37, &mats[1], 5, 2,
+                     shapes, 1);
+        }
     }
 
     /* Two long pairs. */
