@@ -190,8 +190,6 @@ static const shape extra_shapes[] = {
     {"fast", "chunk=8", 0},            {"fast", "chunk=8,tile=512,threads=64,blocks=2", 0},
     {"fast", "impl=1,tile=128", 0},    {"fast", "impl=1,tile=512,threads=64", 0},
     {"fast", "impl=2,tile=1024", 1}, {"fast", "impl=2,tile=128,chunk=8,threads=32", 1},
-    {"fast", "impl=3,tile=256", 1}, {"fast", "impl=3,tile=512,chunk=8,threads=64", 1},
-    {"fast", "impl=3,tile=1024,threads=32,blocks=3", 1},
 };
 
 /* argv[1], when given: only this variant (so that one variant can be run
@@ -255,9 +253,7 @@ static void bad_arguments(void)
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "blocks", &r), HAY_ERR_INVALID, "no value");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "threads=33", &r), HAY_ERR_INVALID, "threads=33");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "tile=100", &r), HAY_ERR_INVALID, "fast tile=100");
-    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=4", &r), HAY_ERR_INVALID, "fast impl=4");
-    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=3,tile=128", &r), HAY_ERR_INVALID,
-             "fast impl=3 tile=128 (strips of 64 x R rows)");
+    CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=3", &r), HAY_ERR_INVALID, "fast impl=3");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=1,tile=1024", &r), HAY_ERR_INVALID,
              "fast impl=1 tile=1024");
     CHECK_ST(hay_cuda_sw_score(&p, "fast", "impl=2,tile=1024,chunk=16", &r), HAY_ERR_INVALID,
@@ -270,8 +266,6 @@ static void bad_arguments(void)
         big.alpha = mats[5].alpha;
         CHECK_ST(hay_cuda_sw_score(&big, "fast", "impl=2", &r), HAY_ERR_INVALID,
                  "fast impl=2 without a byte profile");
-        CHECK_ST(hay_cuda_sw_score(&big, "fast", "impl=3", &r), HAY_ERR_INVALID,
-                 "fast impl=3 without a byte profile");
         CHECK(hay_cuda_sw_score(&big, "fast", NULL, &r) == HAY_OK, "fast falls back to version 1");
     }
     CHECK_ST(hay_cuda_sw_score(&p, "tiled-gpu", "tile=65", &r), HAY_ERR_INVALID, "tile=65");
@@ -354,29 +348,6 @@ int main(int argc, char **argv)
         if (c % 4 == 0)
             run_case(what, q, m, t, n, mx, g[0], g[1], extra_shapes,
                      sizeof extra_shapes / sizeof extra_shapes[0]);
-    }
-
-    /* Related DNA pairs whose best score crosses the 16-bit range of
-     * fast version 3 (32,639 = 32767 - 128) at different places, so that
-     * the overflow watch and the 32-bit recompute are exercised (+2 per
-     * match: about 16,300 matching columns), and one that stays just
-     * below it. */
-    {
-        static const size_t lens[] = {16000, 16650, 16800, 17500, 25000};
-        for (size_t c = 0; c < sizeof lens / sizeof lens[0]; c++) {
-            /* t = q with 1% substitutions: about +1.95 per column. */
-            random_seq(&rng, q, lens[c], 4, 0);
-            memcpy(t, q, lens[c]);
-            random_seq(&rng, t + lens[c], 37, 4, 0);
-            for (size_t k = 0; k < lens[c] / 100; k++) {
-                size_t at = tu_below(&rng, lens[c]);
-                t[at] = (uint8_t)((t[at] + 1 + tu_below(&rng, 3)) % 4);
-            }
-            run_case("16-bit edge DNA related", q, lens[c], t, lens[c] + 37, &mats[1], 5, 2,
-                     extra_shapes + sizeof extra_shapes / sizeof extra_shapes[0] - 5, 5);
-            run_case("16-bit edge DNA related", q, lens[c], t, lens[c] + 37, &mats[1], 5, 2,
-                     shapes, 1);
-        }
     }
 
     /* Two long pairs. */

@@ -1,5 +1,11 @@
 // sw_fast.cu - "fast": one long pair on the whole GPU, beyond the paper.
 //
+// Two versions share the strips, the tagged hand-off and the recurrence
+// described here.  Version 2 (further down; the default whenever every
+// substitution score + gap open fits in a signed byte) takes the
+// per-column overhead out of version 1's step; version 1 (params impl=1)
+// also serves wider scores from the matrix in shared memory.
+//
 // The query is cut into strips of 32 * R rows; a warp owns a strip and
 // sweeps it from the first target column to the last.  Lane l holds R
 // consecutive rows in registers (a register micro-tile of R cells per
@@ -59,8 +65,8 @@
 #define CHUNK 16   // columns per load of the row above
 #define PF_AT (CHUNK - 12)   // the next chunk's load is issued at this column of a chunk
 #define FULL 0xffffffffu
-#define TPAD_FRONT 64   // versions 2 and 3: padding before the target copy
-#define TPAD_BACK 96    // and after it
+#define TPAD_FRONT 32   // version 2: padding before the target copy
+#define TPAD_BACK 64    // and after it
 
 struct FastArgs {
     const uint8_t *q, *t;
@@ -70,7 +76,6 @@ struct FastArgs {
     int vbits, tbits;   // word layout (see above)
     unsigned long long *rowbuf[2];
     int *ticket;
-    int *ovf;   // version 3: set when a score passes the 16-bit range
     int4 *bests;
     unsigned long long *cycles;   // [0] waiting, [1] owning strips
 };
@@ -558,345 +563,47 @@ static __global__ void fast2_kernel(FastArgs a)
     }
 }
 
-// ---------------------------------------------------------------------------
-// Version 3: version 2 with two cells per 32-bit operation (the sm_90 DPX
-// 16x2 forms __viaddmax_s16x2, __viaddmax_s16x2_relu, __vimax3_s16x2,
-// __vibmax_s16x2).  A lane owns 2R rows of a strip of 64R: the upper R
-// rows (U, low halves) at column j = k - 2 lane and the lower R rows (L,
-// high halves) one column behind, at j - 1, so that L's row above (U's
-// bottom row) is the one U finished in the previous step: both halves of
-// every operation are independent and the vertical chain is R operations
-// for 2R rows.  Lane l + 1 takes lane l's L bottom row (G and F packed in
-// one word: one shuffle), two columns behind lane l.
-//
-// Scores are 16-bit here, so the kernel watches for overflow: while every
-// G of the matrix is at most LIM16 = 32767 - 128 (so are E and F, which
-// never exceed the largest G), the next step's values (at most LIM16 plus
-// one byte-profile score) cannot wrap.  A column whose maximum passes LIM16
-// (it is then still exact) sets a global flag; every warp checks the flag
-// once per chunk and while it waits, and leaves; the host then recomputes
-// the pair with version 2 (32-bit).  The first G past LIM16 always takes
-// the best-cell path (the lane's best so far is at most LIM16 + open),
-// which is where the test is, so the watch costs nothing per step.
-#define LIM16 (32767 - 128)
-
-static __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel)
-{
-    uint32_t d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-    return d;
-}
-
-static __device__ __forceinline__ int ld_relaxed_int(const int *p)
-{
-    int v;
-    asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-static __device__ __forceinline__ uint32_t pack16(int lo, int hi)
-{
-    return ((uint32_t)lo & 0xffffu) | ((uint32_t)hi << 16);
-}
-
-template <int R>
-static __device__ __forceinline__ void load_bytes(const uint8_t *src, uint32_t *w)
-{
-    if (R == 4) {
-        w[0] = *(const uint32_t *)src;
-    } else if (R == 8) {
-        const uint2 x = *(const uint2 *)src;
-        w[0] = x.x;
-        w[1 % (R / 4)] = x.y;
-    } else {
-#pragma unroll
-        for (int x = 0; x < R / 16; x++) {
-            const uint4 v = ((const uint4 *)src)[x];
-            w[4 * x] = v.x;
-            w[4 * x + 1] = v.y;
-            w[4 * x + 2] = v.z;
-            w[4 * x + 3] = v.w;
-        }
-    }
-}
-
-template <int R, int C>
-static __global__ void fast16_kernel(FastArgs a)
-{
-    extern __shared__ __align__(16) unsigned char smem[];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int S = 64 * R;
-    const size_t prof_bytes = align16((size_t)(a.alpha + 1) * S);
-    const size_t warp_bytes = align16(prof_bytes + 2 * C * sizeof(uint32_t));
-    uint8_t *prof = smem + warp * warp_bytes;
-    uint32_t *stage_in = (uint32_t *)(prof + prof_bytes);   // row above: G | F << 16
-    uint32_t *stage_out = stage_in + C;                      // lane 31's L bottom
-    const unsigned long long tmask = (1ull << a.tbits) - 1, vmask = (1ull << a.vbits) - 1;
-    const uint32_t ge2 = pack16(-a.ge, -a.ge), go2 = pack16(-a.go, -a.go);
-    const uint32_t ep2 = pack16(-a.ep, -a.ep), low2 = 0x80008000u;
-    const uint32_t bnd2 = pack16(-a.go, -a.go);   // G = -open (H = 0); also E, F at the edge
-    long long spin = 0, owned = 0;
-    bool quit = false;
-    for (;;) {
-        int s = 0;
-        if (lane == 0)
-            s = atomicAdd(a.ticket, 1);
-        s = __shfl_sync(FULL, s, 0);
-        if (s >= a.nstrips || quit)
-            break;
-        const long long t_start = clock64();
-        const int row0 = s * S + lane * 2 * R;
-        // Byte c * S + lane * 2R + r: residue c, row row0 + r (U: r < R).
-        for (int c = 0; c <= a.alpha; c++) {
-#pragma unroll
-            for (int r = 0; r < 2 * R; r++) {
-                const int i = row0 + r;
-                int v = -128;
-                if (i < a.m && c < a.alpha)
-                    v = a.mat[a.q[i] * a.alpha + c] + a.go;
-                prof[c * S + lane * 2 * R + r] = (uint8_t)(int8_t)v;
-            }
-        }
-        uint32_t G[2][R], E[R];
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            G[0][r] = bnd2;
-            G[1][r] = bnd2;
-            E[r] = bnd2;
-        }
-        // shout: this lane's L bottom (G | F << 16) for lane + 1; ubG, ubF:
-        // U's bottom (low halves) one step ago, ub2G two steps ago; gprev:
-        // U's row-above G one step ago (low half).
-        uint32_t shout = bnd2, ubG = bnd2, ubF = bnd2, ub2G = bnd2, gprev = bnd2;
-        int tprev = a.alpha;
-        int bsU = 0, biU = 0x7fffffff, bjU = 0x7fffffff;
-        int bsL = 0, biL = 0x7fffffff, bjL = 0x7fffffff;
-        int thrU = 1 - a.go, thrL = 1 - a.go;
-        uint32_t thr2 = pack16(thrU, thrL);
-        bool ovf = false;
-        unsigned long long *mine = (s & 1) ? a.rowbuf[1] : a.rowbuf[0];
-        unsigned long long *other = (s & 1) ? a.rowbuf[0] : a.rowbuf[1];
-        const unsigned long long *above = s > 0 ? other : NULL;
-        unsigned long long *below = s + 1 < a.nstrips ? mine : NULL;
-        const uint8_t *tl = a.tpad + TPAD_FRONT - 2 * lane;   // tl[k]: column k - 2 lane
-        const unsigned long long want = (unsigned long long)(s - 1);
-        unsigned long long nx = 0;
-        int flag = 0;
-        if (above != NULL && lane < min(C, a.n))
-            nx = ld_relaxed(above + lane);
-        __syncwarp();
-        // Lane 31's L column n - 1 comes at step n + 62; the last chunk
-        // starts at n + 64 - C or later, so its flush comes after that.
-        for (int k0 = 0; k0 < a.n + 64; k0 += C) {
-            if (__any_sync(FULL, flag != 0 || ovf)) {
-                quit = true;
-                break;
-            }
-            const int cnt = min(C, a.n - k0);
-            if (above != NULL && cnt > 0 &&
-                !__all_sync(FULL, lane >= cnt || (nx & tmask) == want)) {
-                const long long t0 = clock64();
-                do {
-                    if (lane < cnt)
-                        nx = ld_relaxed(above + k0 + lane);
-                    flag = ld_relaxed_int(a.ovf);
-                } while (!__all_sync(FULL, lane >= cnt || (nx & tmask) == want) &&
-                         !__any_sync(FULL, flag != 0));
-                spin += clock64() - t0;
-                if (__any_sync(FULL, flag != 0)) {
-                    quit = true;
-                    break;
-                }
-            }
-            if (lane < C) {
-                uint32_t v = bnd2;
-                if (above != NULL && lane < cnt)
-                    v = pack16((int)(nx >> (a.vbits + a.tbits)) - a.go,
-                               (int)((nx >> a.tbits) & vmask) - a.go);
-                stage_in[lane] = v;
-            }
-            __syncwarp();
-#pragma unroll
-            for (int p = 0; p < C; p++) {
-                const int k = k0 + p;
-                if (p == C / 4) {
-                    if (above != NULL && lane < min(C, a.n - k0 - C))
-                        nx = ld_relaxed(above + k0 + C + lane);
-                    flag = ld_relaxed_int(a.ovf);
-                }
-                uint32_t shin = __shfl_up_sync(FULL, shout, 1);
-                const uint32_t st = stage_in[p];
-                if (lane == 0)
-                    shin = st;
-                const int tU = __ldg(tl + k);
-                const uint32_t *Gin = G[p & 1];
-                uint32_t *Gout = G[(p + 1) & 1];
-                // Row above (U: lane - 1's L bottom or the strip above; L: U's
-                // bottom one step ago), diagonal of the first row.
-                const uint32_t gA = prmt(shin, ubG, 0x5410), fA0 = prmt(shin, ubF, 0x5432);
-                const uint32_t d0 = prmt(gprev, ub2G, 0x5410);
-                uint32_t wU[R / 4], wL[R / 4];
-                load_bytes<R>(prof + tU * S + lane * 2 * R, wU);
-                load_bytes<R>(prof + tprev * S + lane * 2 * R + R, wL);
-                uint32_t Tg[R];
-                uint32_t diag = d0;
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    const uint32_t b = r & 3;
-                    const uint32_t sp = prmt(wU[r >> 2], wL[r >> 2],
-                                             b | ((b | 8) << 4) | ((b + 4) << 8) |
-                                                 (((b + 4) | 8) << 12));
-                    E[r] = __viaddmax_s16x2(E[r], ge2, Gin[r]);
-                    Tg[r] = __viaddmax_s16x2(__viaddmax_s16x2_relu(diag, sp, E[r]), go2, low2);
-                    diag = Gin[r];
-                }
-                uint32_t fA = __viaddmax_s16x2(fA0, ge2, gA);
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    if (r > 0)
-                        fA = __viaddmax_s16x2(fA, ep2, Tg[r - 1]);
-                    Gout[r] = __viaddmax_s16x2(fA, go2, Tg[r]);
-                }
-                shout = prmt(Gout[R - 1], fA, 0x7632);
-                ub2G = ubG;
-                ubG = Gout[R - 1];
-                ubF = fA;
-                gprev = shin;
-                tprev = tU;
-                uint32_t cm = Gout[0];
-#pragma unroll
-                for (int r = 1; r + 1 < R; r += 2)
-                    cm = __vimax3_s16x2(cm, Gout[r], Gout[r + 1]);
-                cm = __vimax3_s16x2(cm, Gout[R - 1], Gout[R - 1]);   // R is even
-                bool hitU, hitL;   // per half: column maximum >= the record's
-                (void)__vibmax_s16x2(cm, thr2, &hitL, &hitU);
-                if (hitU || hitL) {
-                    // As in version 2, per half: columns come in order.
-                    const int cu = (int)(int16_t)(cm & 0xffffu), cl = (int)cm >> 16;
-                    if (hitU) {
-                        int rr = R - 1;
-#pragma unroll
-                        for (int r = R - 2; r >= 0; r--)
-                            rr = (int)(int16_t)(Gout[r] & 0xffffu) == cu ? r : rr;
-                        if (cu + a.go > bsU || row0 + rr < biU) {
-                            bsU = cu + a.go;
-                            biU = row0 + rr;
-                            bjU = k - 2 * lane;
-                            thrU = cu;
-                        }
-                    }
-                    if (hitL) {
-                        int rr = R - 1;
-#pragma unroll
-                        for (int r = R - 2; r >= 0; r--)
-                            rr = (int)Gout[r] >> 16 == cl ? r : rr;
-                        if (cl + a.go > bsL || row0 + R + rr < biL) {
-                            bsL = cl + a.go;
-                            biL = row0 + R + rr;
-                            bjL = k - 2 * lane - 1;
-                            thrL = cl;
-                        }
-                    }
-                    thr2 = pack16(thrU, thrL);
-                    if (cu > LIM16 || cl > LIM16) {
-                        ovf = true;
-                        atomicExch(a.ovf, 1);
-                    }
-                }
-                if (lane == 31)
-                    stage_out[(p + 1) & (C - 1)] = shout;   // L column k - 63
-                if (p == C - 2) {
-                    // Lane 31's L columns k0 - 64 .. k0 - 65 + C: store them.
-                    __syncwarp();
-                    const int j = k0 - 64 + lane;
-                    if (lane < C && below != NULL && j >= 0 && j < a.n) {
-                        const uint32_t o = stage_out[lane];
-                        const int og = (int)(int16_t)(o & 0xffffu), of = (int)o >> 16;
-                        st_relaxed(below + j,
-                                   (((unsigned long long)(unsigned)(og + a.go) & vmask)
-                                    << (a.vbits + a.tbits)) |
-                                       (((unsigned long long)(unsigned)(of + a.go) & vmask)
-                                        << a.tbits) |
-                                       (unsigned long long)s);
-                    }
-                    __syncwarp();
-                }
-            }
-            __syncwarp();   // every lane has read stage_in
-        }
-        if (quit)
-            break;
-        int rbs = bsU, rbi = biU, rbj = bjU;
-        if (hay_sw_better(bsL, biL, bjL, rbs, rbi, rbj)) {
-            rbs = bsL;
-            rbi = biL;
-            rbj = bjL;
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const int os = __shfl_down_sync(FULL, rbs, o), oi = __shfl_down_sync(FULL, rbi, o);
-            const int oj = __shfl_down_sync(FULL, rbj, o);
-            if (hay_sw_better(os, oi, oj, rbs, rbi, rbj)) {
-                rbs = os;
-                rbi = oi;
-                rbj = oj;
-            }
-        }
-        if (lane == 0)
-            a.bests[s] = make_int4(rbs, rbi, rbj, 0);
-        owned += clock64() - t_start;
-        __syncwarp();   // the profile is rebuilt for the next strip
-    }
-    if (lane == 0) {
-        atomicAdd(a.cycles, (unsigned long long)spin);
-        atomicAdd(a.cycles + 1, (unsigned long long)owned);
-    }
-}
-
 template <int R, bool PACKED>
 static const void *fast_pick(void)
 {
     return (const void *)fast_kernel<R, PACKED>;
 }
 
-// One launch of version ver (1, 2 or 3); *ovf (version 3): the 16-bit
-// range was left and the result is void.
+// One launch of version ver (1 or 2).
 static int fast_launch(const hay_sw_dev *p, const hay_sw_params *pa, int ver, int packed,
-                       hay_sw_out *out, int *ovf)
+                       hay_sw_out *out)
 {
     int st = HAY_OK;
     void *d_mem = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
     const int m = p->m, n = p->n;
-    int R, threads, blocks, nstrips, per_sm = 0, chunk, rows, fa_vbits, fa_tbits, h_ovf = 0;
+    int R, threads, blocks, nstrips, per_sm = 0, chunk, rows, fa_vbits, fa_tbits;
     size_t smem, off;
     const void *kern;
     FastArgs fa;
     float ms = 0;
     unsigned long long cyc[2] = {0, 0};
 
-    // Rows per lane: R (versions 1, 2), 2R (version 3); tile = rows per strip.
-    const int lanes_rows = ver == 3 ? 64 : 32;
+    // R rows per lane; tile = rows per strip (32 R).
     if (pa->tile) {
-        R = pa->tile / lanes_rows;
-        if (pa->tile % lanes_rows != 0 || (R != 4 && R != 8 && R != 16 && R != 32) ||
+        R = pa->tile / 32;
+        if (pa->tile % 32 != 0 || (R != 4 && R != 8 && R != 16 && R != 32) ||
             (R == 32 && ver != 2))
             return HAY_ERR_INVALID;
-    } else if (ver >= 2) {
+    } else if (ver == 2) {
         // The smallest strips with at most five per SM: more strips are
         // more warps to hide latency but a longer pipeline fill (each
         // strip starts ~lanes + chunk columns after the one above) and,
         // past the resident warps, a second wave.  On the H200 this picks
         // the fastest of the swept shapes at 100k, 300k and 1M rows
         // (docs/PERF.md).
-        const int rmax = ver == 2 ? 32 : 16;
         R = 4;
-        while (R < rmax && (m + lanes_rows * R - 1) / (lanes_rows * R) > 5 * p->sms)
+        while (R < 32 && (m + 32 * R - 1) / (32 * R) > 5 * p->sms)
             R *= 2;
     } else {
         R = m >= 512 * 3 * p->sms ? 16 : m >= 256 * 3 * p->sms ? 8 : 4;
     }
-    rows = lanes_rows * R;
+    rows = 32 * R;
     threads = pa->threads ? pa->threads : 128;
     if ((threads & 31) != 0 || threads > 1024)
         return HAY_ERR_INVALID;
@@ -907,10 +614,7 @@ static int fast_launch(const hay_sw_dev *p, const hay_sw_params *pa, int ver, in
     chunk = pa->chunk ? pa->chunk : R == 32 ? 8 : 16;
     if (R == 32 && chunk != 8)
         return HAY_ERR_INVALID;
-    if (ver == 3) {
-        smem = (size_t)(threads / 32) *
-               align16(align16((size_t)(p->alpha + 1) * rows) + 2 * (size_t)chunk * sizeof(uint32_t));
-    } else if (ver == 2) {
+    if (ver == 2) {
         smem = (size_t)(threads / 32) *
                align16(align16((size_t)(p->alpha + 1) * rows) + 2 * (size_t)chunk * sizeof(int2));
     } else {
@@ -921,15 +625,7 @@ static int fast_launch(const hay_sw_dev *p, const hay_sw_params *pa, int ver, in
     }
     if (smem > 200 * 1024)
         return HAY_ERR_INVALID;
-    if (ver == 3 && chunk == 8)
-        kern = R == 4   ? (const void *)fast16_kernel<4, 8>
-               : R == 8 ? (const void *)fast16_kernel<8, 8>
-                        : (const void *)fast16_kernel<16, 8>;
-    else if (ver == 3)
-        kern = R == 4   ? (const void *)fast16_kernel<4, 16>
-               : R == 8 ? (const void *)fast16_kernel<8, 16>
-                        : (const void *)fast16_kernel<16, 16>;
-    else if (ver == 2 && chunk == 8)
+    if (ver == 2 && chunk == 8)
         kern = R == 4    ? (const void *)fast2_kernel<4, 8>
                : R == 8  ? (const void *)fast2_kernel<8, 8>
                : R == 16 ? (const void *)fast2_kernel<16, 8>
@@ -985,7 +681,7 @@ static int fast_launch(const hay_sw_dev *p, const hay_sw_params *pa, int ver, in
 
     {
         const size_t rb = align16(sizeof(unsigned long long) * (size_t)n);
-        const size_t tp = ver >= 2 ? align16((size_t)n + TPAD_FRONT + TPAD_BACK) : 0;
+        const size_t tp = ver == 2 ? align16((size_t)n + TPAD_FRONT + TPAD_BACK) : 0;
         const size_t total = 2 * rb + align16(sizeof(int4) * (size_t)nstrips) + 16 + 16 + tp;
         SW_CUDA(cudaMalloc(&d_mem, total));
         uint8_t *b = (uint8_t *)d_mem;
@@ -996,13 +692,12 @@ static int fast_launch(const hay_sw_dev *p, const hay_sw_params *pa, int ver, in
         fa.bests = (int4 *)(b + off);
         off += align16(sizeof(int4) * (size_t)nstrips);
         fa.ticket = (int *)(b + off);
-        fa.ovf = (int *)(b + off + 4);
         fa.cycles = (unsigned long long *)(b + off + 16);
-        // Row buffers all ones (a tag no strip has); ticket, flag and
-        // cycles zero.
+        // Row buffers all ones (a tag no strip has); ticket and cycles
+        // zero.
         SW_CUDA(cudaMemset(b, 0xff, 2 * rb));
         SW_CUDA(cudaMemset(b + off, 0, 32));
-        if (ver >= 2) {
+        if (ver == 2) {
             uint8_t *tpad = b + off + 32;
             SW_CUDA(cudaMemset(tpad, p->alpha, (size_t)n + TPAD_FRONT + TPAD_BACK));
             SW_CUDA(cudaMemcpy(tpad + TPAD_FRONT, p->d_t, (size_t)n, cudaMemcpyDeviceToDevice));
@@ -1033,13 +728,9 @@ static int fast_launch(const hay_sw_dev *p, const hay_sw_params *pa, int ver, in
     SW_CUDA(cudaGetLastError());
     SW_CUDA(cudaEventElapsedTime(&ms, ev[0], ev[1]));
     SW_CUDA(cudaMemcpy(cyc, fa.cycles, sizeof cyc, cudaMemcpyDeviceToHost));
-    SW_CUDA(cudaMemcpy(&h_ovf, fa.ovf, sizeof h_ovf, cudaMemcpyDeviceToHost));
-    *ovf = h_ovf != 0;
-    if (!h_ovf) {
-        st = hay_sw_fetch_best(fa.bests, (size_t)nstrips, out);
-        if (st != HAY_OK)
-            goto fail;
-    }
+    st = hay_sw_fetch_best(fa.bests, (size_t)nstrips, out);
+    if (st != HAY_OK)
+        goto fail;
     out->fill_s = 1e-3 * ms;
     out->sync_s = cyc[1] > 0 ? out->fill_s * ((double)cyc[0] / (double)cyc[1]) : 0.0;
     if (out->sync_s > out->fill_s)
@@ -1057,35 +748,13 @@ fail:
 
 int hay_sw_fast_run(const hay_sw_dev *p, const hay_sw_params *pa, hay_sw_out *out)
 {
-    int packed = 1, fits16, ver, ovf = 0, st;
+    int packed = 1;
     for (int k = 0; k < p->alpha * p->alpha; k++) {
         const int v = p->h_mat[k] + p->go;
         if (v < -127 || v > 127)
             packed = 0;
     }
-    // Version 3 keeps every value in [-open - extend, 32767]: small gaps.
-    fits16 = packed && p->go + p->ge <= 4096;
-    if (pa->impl > 3 || (pa->impl == 2 && !packed) || (pa->impl == 3 && !fits16))
+    if (pa->impl > 2 || (pa->impl == 2 && !packed))
         return HAY_ERR_INVALID;
-    ver = pa->impl ? pa->impl : fits16 ? 3 : packed ? 2 : 1;
-    if (!pa->impl && ver == 3 && pa->tile != 0 && pa->tile < 256)
-        ver = 2;   // strips lower than version 3's smallest (64 x 4 rows)
-    st = fast_launch(p, pa, ver, packed, out, &ovf);
-    if (st == HAY_OK && ver == 3 && ovf) {
-        // Past the 16-bit range: the same pair in 32 bits; the time spent
-        // on the first attempt is counted in the fill time.
-        hay_sw_out o32;
-        hay_sw_params p32 = *pa;
-        if (p32.tile == 1024)
-            p32.chunk = 8;   // version 2's only chunk for R = 32
-        memset(&o32, 0, sizeof o32);
-        st = fast_launch(p, &p32, 2, packed, &o32, &ovf);
-        if (st == HAY_OK) {
-            o32.fill_s += out->fill_s;
-            o32.sync_s += out->sync_s;
-            o32.compute_s = o32.fill_s - o32.sync_s;
-            *out = o32;
-        }
-    }
-    return st;
+    return fast_launch(p, pa, pa->impl ? pa->impl : packed ? 2 : 1, packed, out);
 }
