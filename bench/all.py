@@ -184,6 +184,15 @@ def find_tools(ctx):
     a = ctx.args
     t = {"hay": os.path.join(a.build, "hay"), "grep": shutil.which("grep")}
     carry = a.carry if a.carry and os.path.isdir(a.carry) else None
+    if carry and os.path.isdir(os.path.join(carry, "lib-bench")):
+        # Carried parasail/SSW libraries (scripts/bench-device prepare), and
+        # parasail's headers for bench/align_bench.py's own build of its adapter.
+        def prepend(var, path):
+            os.environ[var] = path + (":" + os.environ[var] if os.environ.get(var) else "")
+        prepend("LD_LIBRARY_PATH", os.path.join(carry, "lib-bench"))
+        prepend("LIBRARY_PATH", os.path.join(carry, "lib-bench"))
+        if os.path.isdir(os.path.join(carry, "include")):
+            prepend("CPATH", os.path.join(carry, "include"))
     env = dict(os.environ)
     if carry and os.path.isdir(os.path.join(carry, "lib")):
         env["LD_LIBRARY_PATH"] = os.path.join(carry, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
