@@ -601,7 +601,10 @@ def part_pfac(ctx):
         ctx.add("pfac-fig9-10", "1000 snort / text10m", name, "speedup_vs_cpu1", base / secs,
                 "x", cmd)
         counts[name] = r["count"]
-        add_energy(ctx, "energy-search", "pfac 1000 snort / text10m", name, r, size, cmd)
+        gpu = "--backend" in cmd and cmd[cmd.index("--backend") + 1] != "cpu"
+        env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
+        add_energy(ctx, "energy-search", "pfac 1000 snort / text10m", name,
+                   energy_loop(ctx, cmd, env=env), size, cmd, gpu=gpu)
     ctx.check(len(set(counts.values())) == 1, "pfac fig9-10: counts differ %s" % counts)
 
 
@@ -618,9 +621,30 @@ def device_phases(stderr):
     return ph, method
 
 
-def add_energy(ctx, table, row, name, r, size, cmd, cells=None):
+ENERGY_WINDOW_S = 2.0
+
+
+def energy_loop(ctx, cmd, env=None, window=ENERGY_WINDOW_S):
+    """Runs cmd back to back for at least `window` seconds (2 runs at least)
+    under one meter reading, so that NVML's counter, which moves in steps of
+    tens of milliseconds, and RAPL see a long interval; returns the mean
+    joules per run (cpu_j, gpu_j) and the last stderr."""
+    n, err = 0, ""
+    with ctx.meters.measure() as e:
+        t0 = time.perf_counter()
+        while n < 2 or time.perf_counter() - t0 < window:
+            p = subprocess.run([str(c) for c in cmd], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env=env)
+            err = p.stderr.decode("utf-8", "replace")
+            n += 1
+    return {"cpu_j": None if e.cpu_j is None else e.cpu_j / n,
+            "gpu_j": None if e.gpu_j is None else e.gpu_j / n, "stderr": err, "runs": n}
+
+
+def add_energy(ctx, table, row, name, r, size, cmd, cells=None, gpu=False):
     """Whole-process energy of a measured command (RAPL for the CPU, NVML for
-    the GPU) per GB (or per giga cell update), and the device's own phases."""
+    the GPU: rows that use it) per GB (or per giga cell update), and the
+    device's own phases (the library's meter, `hay find --stats`)."""
     per, unit, metric = (size / 1e9, "J/GB", "J_per_GB") if cells is None else \
         (cells / 1e9, "J/GCU", "J_per_GCU")
     if r["cpu_j"] is not None:
@@ -628,7 +652,7 @@ def add_energy(ctx, table, row, name, r, size, cmd, cells=None):
     else:
         ctx.add(table, row, name, metric, "unavailable", unit + " (CPU package, RAPL)", cmd,
                 "unavailable")
-    if r["gpu_j"] is not None:
+    if gpu and r["gpu_j"] is not None:
         ctx.add(table, row, name, metric + "_gpu", r["gpu_j"] / per, unit + " (GPU, %s)"
                 % ctx.meters.gpu_method, cmd)
     ph, method = device_phases(r.get("stderr", ""))
@@ -725,7 +749,7 @@ def part_sw(ctx):
                                              "EBLOSUM62", "-outfile", "stdout", "-auto"]))
         else:
             ctx.skip("sw-table", pair, "EMBOSS water", "fill_ms", "ms",
-                     "skipped (EMBOSS not installed)")
+                     "skipped (EMBOSS water not on this machine)")
         scores = {}
         for name, cmd in engines:
             env = t["water_env"] if name.startswith("EMBOSS") else None
@@ -826,7 +850,8 @@ def part_energy(ctx):
         r = median_runs(ctx, cmd, a.runs, env=env)
         if "grep" not in name:
             counts[name] = r["count"]
-        add_energy(ctx, "energy-search", row, name, r, size, cmd)
+        add_energy(ctx, "energy-search", row, name, energy_loop(ctx, cmd, env=env), size, cmd,
+                   gpu="CUDA" in name)
     ctx.check(len(set(counts.values())) == 1, "energy: counts differ %s" % counts)
     # Alignment: joules per giga cell update on the mito pair (hay, parasail) and the GPU.
     dp = os.path.join(a.data, "bio", "dna-pairs")
@@ -837,8 +862,9 @@ def part_energy(ctx):
         cmds.append(("parasail striped16 1T", [t["parasail"], "--threads", "1", "--dna", "2,-3",
                                                "--open", "5", "--extend", "2", q, tg]))
     for name, cmd in cmds:
-        r = median_runs_align(ctx, cmd, a.runs)
-        add_energy(ctx, "energy-align", "mito pair", name, r, 0, cmd, r["cells"])
+        r = median_runs_align(ctx, cmd, 1)
+        add_energy(ctx, "energy-align", "mito pair", name, energy_loop(ctx, cmd), 0, cmd,
+                   r["cells"])
     if t["cuda"] and t["sw_cuda_bench"]:
         cmd = [t["sw_cuda_bench"], "scale", "--data", a.data, "--runs", "3",
                "--variants", "fast", "--max-cells", "1e9"]
@@ -1168,6 +1194,10 @@ def main(argv):
             ctx.check(False, "part %s: %s: %s" % (part, type(e).__name__, e))
         times.append((part, time.time() - t0))
         log("== part %s: %.0f s" % (part, times[-1][1]))
+        with open(os.path.join(a.out, "bench.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS)   # so far (a killed run keeps it)
+            w.writeheader()
+            w.writerows(ctx.rows)
     mi = benchrun.machine_info()
     if not ctx.tools["cuda"]:
         ctx.notes.append("No usable CUDA device (`hay devices`: %s): GPU rows read "
