@@ -131,14 +131,23 @@ class Ctx:
         self.date = args.date
         self.meters = benergy.Meters()
 
+    def short(self, cmd):
+        """The command with this run's folders as OUT/, WORK/, DATA/, BUILD/ and
+        the repository root dropped: shorter rows, the same on every machine."""
+        a = self.args
+        for path, name in ((a.out, "OUT"), (a.work, "WORK"), (a.data, "DATA"),
+                           (a.build, "BUILD"), (ROOT, ".")):
+            cmd = cmd.replace(path + "/", name + "/")
+        return cmd
+
     def add(self, table, row, engine, metric, value, unit, command="", status="ok"):
         if isinstance(value, float):
             value = "%.6g" % value
         self.rows.append({"table": table, "row": str(row), "engine": engine, "metric": metric,
                           "value": value, "unit": unit, "status": status,
                           "machine": self.machine, "date": self.date,
-                          "command": shell_join(command) if isinstance(command, list)
-                          else command})
+                          "command": self.short(shell_join(command)
+                                                if isinstance(command, list) else command)})
 
     def skip(self, table, row, engine, metric, unit, why=NO_GPU):
         self.add(table, row, engine, metric, why, unit, "", "skipped")
@@ -939,6 +948,7 @@ def plot(rows, table, outdir):
     try:
         import matplotlib
         matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"   # text stays text: small SVGs
         import matplotlib.pyplot as plt
     except ImportError:
         return None
@@ -959,6 +969,9 @@ def plot(rows, table, outdir):
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=e)
             else:
                 skipped.append(e)
+        ys = [cell(r["value"]) for r in pr if (cell(r["value"]) or 0) > 0]
+        if ys and max(ys) / min(ys) > 50:
+            ax.set_yscale("log")
         ax.set_xlabel("pattern length m (bytes)")
         ax.set_ylabel("%s (%s)" % (metrics[0], pr[0]["unit"]))
         if skipped:
@@ -989,10 +1002,13 @@ def plot(rows, table, outdir):
                         else "#999999" for _, e in labels]
             ax.barh(range(len(labels)), vals, left=left if kind == "stack" else None,
                     color=cols, label=m)
+            if kind == "stack":
+                parts = txt if mi == 0 else [p + " + " + t for p, t in zip(parts, txt)]
+                txt = parts
             if kind != "stack" or mi == len(metrics) - 1:
                 for y, (v, tx) in enumerate(zip(vals, txt)):
                     ax.text((left[y] if kind == "stack" else 0) + max(v, floor), y, " " + tx, va="center",
-                            fontsize=6, color="#b22222" if cell(tx) is None else "black")
+                            fontsize=6, color="#b22222" if "skipped" in tx else "black")
             if kind == "stack":
                 left = [l + v for l, v in zip(left, vals)]
         ax.set_yticks(range(len(labels)))
@@ -1009,7 +1025,7 @@ def plot(rows, table, outdir):
     fig.tight_layout()
     os.makedirs(outdir, exist_ok=True)
     for ext in ("png", "svg"):
-        fig.savefig(os.path.join(outdir, "%s.%s" % (table, ext)), dpi=110)
+        fig.savefig(os.path.join(outdir, "%s.%s" % (table, ext)), dpi=90)
     plt.close(fig)
     return os.path.join(outdir, table + ".png")
 
