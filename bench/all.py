@@ -912,7 +912,12 @@ def median_runs_align(ctx, cmd, runs):
 
 def table_md(rows):
     metrics = list(dict.fromkeys(r["metric"] for r in rows))
-    units = {r["metric"]: r["unit"] for r in rows}
+    units = {}
+    for r in rows:
+        us = units.setdefault(r["metric"], [])
+        if r["unit"] not in us:
+            us.append(r["unit"])
+    units = {m: " / ".join(us) for m, us in units.items()}
     out = []
     if len(metrics) == 1:
         engines = list(dict.fromkeys(r["engine"] for r in rows))
@@ -949,6 +954,7 @@ def plot(rows, table, outdir):
         import matplotlib
         matplotlib.use("Agg")
         matplotlib.rcParams["svg.fonttype"] = "none"   # text stays text: small SVGs
+        matplotlib.rcParams["svg.hashsalt"] = "haystack"   # same CSV, same files
         import matplotlib.pyplot as plt
     except ImportError:
         return None
@@ -982,7 +988,12 @@ def plot(rows, table, outdir):
         ax.grid(alpha=0.3)
     else:
         labels = list(dict.fromkeys((r["row"], r["engine"]) for r in pr))
-        fig, ax = plt.subplots(figsize=(8, 0.32 * len(labels) + 1.4))
+        one_engine = len({e for _, e in labels}) == 1
+        names = [rw if one_engine else "%s | %s" % (rw, e) for rw, e in labels]
+        if one_engine:
+            title += " (%s)" % labels[0][1]
+        fig, ax = plt.subplots(figsize=(6 + 0.07 * max(len(n) for n in names),
+                                        0.32 * len(labels) + 1.4))
         left = [0.0] * len(labels)
         allpos = [cell(r["value"]) for r in pr if (cell(r["value"]) or 0) > 0]
         logx = kind != "stack" and allpos and max(allpos) / min(allpos) > 100
@@ -1012,7 +1023,7 @@ def plot(rows, table, outdir):
             if kind == "stack":
                 left = [l + v for l, v in zip(left, vals)]
         ax.set_yticks(range(len(labels)))
-        ax.set_yticklabels(["%s | %s" % l for l in labels], fontsize=6)
+        ax.set_yticklabels(names, fontsize=6)
         ax.invert_yaxis()
         ax.set_xlabel(", ".join("%s (%s)" % (m, next(r["unit"] for r in pr if r["metric"] == m))
                                 for m in metrics if any(r["metric"] == m for r in pr)))
@@ -1025,7 +1036,8 @@ def plot(rows, table, outdir):
     fig.tight_layout()
     os.makedirs(outdir, exist_ok=True)
     for ext in ("png", "svg"):
-        fig.savefig(os.path.join(outdir, "%s.%s" % (table, ext)), dpi=90)
+        fig.savefig(os.path.join(outdir, "%s.%s" % (table, ext)), dpi=90,
+                    metadata={"Date": None} if ext == "svg" else {})
     plt.close(fig)
     return os.path.join(outdir, table + ".png")
 
