@@ -8,7 +8,8 @@ CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 DEMO_ARGS ?=
 
-.PHONY: all deps configure build demo test sanitize fuzz bench install clean
+.PHONY: all deps bench-deps configure build demo test sanitize fuzz bench bench-quick \
+  bench-search install clean
 
 all: build
 
@@ -39,7 +40,23 @@ sanitize: deps
 fuzz: deps
 	scripts/fuzz-smoke $(FUZZ_SECONDS)
 
-bench: build
+# Every seed table on this machine, peers beside us, energy, plots
+# (bench/all.py; bench/README.md).  QUICK=1 is the CI mode (a few minutes on
+# 2 cores); RECORD=MACHINE keeps the CSV as bench/results/MACHINE/DAY.csv;
+# PARTS=search,poster,bm,pfac,sw,energy picks parts.  GPU rows read
+# "skipped (no GPU)" on a machine without one.
+bench-deps:
+	@scripts/install-deps --bench
+
+bench: bench-deps build
+	python3 bench/all.py --build $(BUILD) $(if $(QUICK),--quick) \
+	  $(if $(PARTS),--parts $(PARTS)) $(if $(RECORD),--record $(RECORD)) $(BENCH_ARGS)
+
+bench-quick:
+	$(MAKE) bench QUICK=1
+
+# The search suite alone (bench/run.py), as before.
+bench-search: build
 	python3 bench/run.py --hay $(BUILD)/hay $(BENCH_ARGS)
 
 install: build

@@ -5,9 +5,13 @@
   python3 bench/compare.py OLD.csv NEW.csv                  # two given records
   python3 bench/compare.py --threshold 0.10 OLD.csv NEW.csv
 
-Records are the CSV files that bench/run.py writes (bench/results/MACHINE/DATE.csv).
-Rows are matched on (bench, engine); for each pair the median times are compared
-(scan time where both records have one, wall time otherwise).  A row that got
+Records are the CSV files that bench/run.py writes (bench/results/MACHINE/DATE.csv),
+or those of `make bench` (bench/all.py: table,row,engine,metric,value,unit,...).
+run.py records: rows are matched on (bench, engine); for each pair the median
+times are compared (scan time where both records have one, wall time otherwise).
+all.py records: rows are matched on (table, row, engine, metric); times (s, ms),
+energy (J...) are better lower, throughputs (GB/s, Gbps, GCUPS) and speed-ups
+(x) better higher; counts and scores must be equal.  A row that got
 slower by more than the threshold is a regression; the exit status is 1 when
 there is one, so a CI job or a script can stop on it.  Rows present in only one
 record are listed, never silently dropped.  Standard library only.
@@ -19,17 +23,81 @@ import os
 import sys
 
 
+def kind_of(path):
+    with open(path, newline="") as f:
+        head = next(csv.reader(f), [])
+    return "all" if "metric" in head and "table" in head else "run"
+
+
 def load(path):
     with open(path, newline="") as f:
+        if kind_of(path) == "all":
+            return {(r["table"], r["row"], r["engine"], r["metric"]): r
+                    for r in csv.DictReader(f)}
         return {(r["bench"], r["engine"]): r for r in csv.DictReader(f)}
 
 
 def newest_two(folder):
+    """The newest record and the newest earlier one of the same kind."""
     files = sorted(f for f in os.listdir(folder) if f.endswith(".csv"))
-    if len(files) < 2:
-        raise SystemExit("compare: %s holds %d record(s); two are needed"
-                         % (folder, len(files)))
-    return os.path.join(folder, files[-2]), os.path.join(folder, files[-1])
+    if files:
+        kind = kind_of(os.path.join(folder, files[-1]))
+        same = [f for f in files if kind_of(os.path.join(folder, f)) == kind]
+    else:
+        same = []
+    if len(same) < 2:
+        raise SystemExit("compare: %s holds %d record(s) of one kind; two are needed"
+                         % (folder, len(same)))
+    return os.path.join(folder, same[-2]), os.path.join(folder, same[-1])
+
+
+LOWER = ("s", "ms", "j")        # unit prefixes where lower is better
+EXACT = ("matches", "lines", "score", "blocks")
+
+
+def compare_all(old, new, threshold):
+    print("| table | row | engine | metric | old | new | change | verdict |")
+    print("|---|---|---|---|---:|---:|---:|---|")
+    bad = 0
+    for key in sorted(set(old) & set(new)):
+        o, n = old[key], new[key]
+        unit = n["unit"].split()[0].lower() if n["unit"] else ""
+        try:
+            a, b = float(o["value"]), float(n["value"])
+        except ValueError:
+            verdict = "same" if o["value"] == n["value"] else "%s -> %s" % (
+                o["status"], n["status"])
+            if n["status"] == "FAIL":
+                verdict, bad = "FAIL", bad + 1
+            print("| %s | %s | %s | %s | %s | %s | | %s |" % (key + (o["value"], n["value"],
+                                                              verdict)))
+            continue
+        if unit in EXACT or key[3] == "count":
+            verdict = "same" if a == b else "DIFFERS"
+            bad += a != b
+            print("| %s | %s | %s | %s | %g | %g | | %s |" % (key + (a, b, verdict)))
+            continue
+        if a <= 0 or b <= 0:
+            print("| %s | %s | %s | %s | %g | %g | | no ratio |" % (key + (a, b)))
+            continue
+        better = a / b if unit.startswith(LOWER) else b / a
+        if n["status"] == "FAIL":
+            verdict = "FAIL"
+            bad += 1
+        elif better < 1 / (1 + threshold):
+            verdict = "REGRESSION"
+            bad += 1
+        elif better > 1 + threshold:
+            verdict = "faster" if not unit.startswith("j") else "less energy"
+        else:
+            verdict = "same"
+        print("| %s | %s | %s | %s | %g | %g | %.2fx | %s |" % (key + (a, b, better, verdict)))
+    for key in sorted(set(old) - set(new)):
+        print("| %s | %s | %s | %s | | | | only in old |" % key)
+    for key in sorted(set(new) - set(old)):
+        print("| %s | %s | %s | %s | | | | only in new |" % key)
+    print("\n%d regression(s) beyond %.0f%% (change: > 1 is better)" % (bad, threshold * 100))
+    return 1 if bad else 0
 
 
 def seconds(row, kind):
@@ -52,8 +120,13 @@ def main(argv):
         old_path, new_path = a.records
     else:
         ap.error("give one results folder or two CSV files")
+    if kind_of(old_path) != kind_of(new_path):
+        raise SystemExit("compare: %s and %s are records of different kinds" % (old_path,
+                                                                               new_path))
     old, new = load(old_path), load(new_path)
     print("old: %s\nnew: %s\n" % (old_path, new_path))
+    if kind_of(new_path) == "all":
+        return compare_all(old, new, a.threshold)
     print("| bench | engine | time | old s | new s | speed-up | verdict |")
     print("|---|---|---|---:|---:|---:|---|")
     regressions = 0

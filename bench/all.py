@@ -1,0 +1,1249 @@
+#!/usr/bin/env python3
+"""bench/all.py - `make bench`: every seed table on the machine at hand, peers
+beside us, energy per phase, one CSV, one report, plots.
+
+  python3 bench/all.py [--quick] [--parts LIST] [--build DIR] [--data DIR]
+                       [--out DIR] [--record MACHINE] [--plots DIR]
+  python3 bench/all.py report CSV [CSV...] --out DIR [--record MACHINE] [--plots DIR]
+  python3 bench/all.py --list
+
+Parts (default: all of them, in this order):
+
+  search  the search suite of bench/run.py (grep, ripgrep, Hyperscan, hay)
+  poster  the poster's Tables 1 and 2 (sherlock.txt with "METU" planted 10x,
+          and x20): GNU grep, ripgrep, hay on the CPU; the GPU kernels
+  bm      the Boyer-Moore paper's Figures 13-24: throughput and speed-up
+          against pattern length 5..50 (CPU serial / static / dynamic, thread
+          scaling; GPU with and without cascading, every cascade degree, the
+          (blocks per SM, threads) pairs; the summary)
+  pfac    the PFAC paper's Figures 7-10: the OpenCL knob table (PoCL on a
+          CPU, NVIDIA's OpenCL on the GPU machine), the same knobs on CUDA,
+          and the CPU on 1..N threads against the GPU
+  sw      the Smith-Waterman paper's matrix-filling table (the same random
+          3,000^2 and 8,461^2 protein pairs) and its compute vs sync split
+          (GPU), hay align, parasail, SSW and EMBOSS water on the CPU, and
+          GCUPS against length (bench/align_bench.py)
+  energy  joules per GB searched and per giga cell update, per phase: RAPL
+          for the CPU, NVML for the GPU, "unavailable" where unreadable
+
+GPU rows are always present: without a CUDA device they read
+"skipped (no GPU)".  Every count and score is cross-checked; a failed check
+is listed in the report and makes the exit status 1.  --quick is the CI mode
+(small inputs, 2-3 runs, a few minutes on 2 cores); the full mode takes the
+1 GiB corpus and 5 runs after a warm-up.
+
+Output (OUT, default bench/work/all/DATE): bench.csv with one uniform schema
+(table,row,engine,metric,value,unit,status,machine,date,command), report.md,
+plots/TABLE.png and .svg (matplotlib; without it no plots, and a note),
+and each part's own files.  --record MACHINE also merges the CSV into
+bench/results/MACHINE/DAY.csv (rows of the parts run replace that day's);
+compare two records with bench/compare.py.  `report` rebuilds report.md and
+the plots from CSV files (e.g. several device calls, one part each).
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import run as benchrun  # noqa: E402  (haystacks, stats parser, machine info)
+import energy as benergy  # noqa: E402
+
+PARTS = ["search", "poster", "bm", "pfac", "sw", "energy"]
+FIELDS = ["table", "row", "engine", "metric", "value", "unit", "status", "machine", "date",
+          "command"]
+NO_GPU = "skipped (no GPU)"
+
+# table id: (title, what it reproduces, plot metric(s), plot kind)
+TABLES = {
+    "search": ("Search suite (bench/run.py), whole-command throughput",
+               "haystack's own suite: hay against grep, ripgrep, Hyperscan", ["wall_GBps"], "bar"),
+    "poster-t1": ("Poster Table 1: sherlock.txt, 'METU' planted 10x, and 'Holmes'",
+                  "gpu-string-search-poster Table 1", ["time_ms"], "bar"),
+    "poster-t2": ("Poster Table 2: the book x20", "gpu-string-search-poster Table 2",
+                  ["time_ms"], "bar"),
+    "bm-fig13": ("BM Fig. 13: CPU throughput, serial / static / dynamic", "BM paper Fig. 13",
+                 ["Gbps"], "line"),
+    "bm-fig14": ("BM Fig. 14: CPU speed-up of static and dynamic over serial",
+                 "BM paper Fig. 14", ["speedup"], "line"),
+    "bm-fig15": ("BM Fig. 15: throughput against thread count (the paper's Xeon Phi sweep)",
+                 "BM paper Fig. 15", ["Gbps"], "line"),
+    "bm-fig16": ("BM Fig. 16: speed-up against thread count", "BM paper Fig. 16",
+                 ["speedup"], "line"),
+    "bm-fig17": ("BM Fig. 17: GPU with and without cascading (ACC) against serial",
+                 "BM paper Fig. 17", ["Gbps"], "line"),
+    "bm-fig18": ("BM Fig. 18: GPU speed-up over serial", "BM paper Fig. 18", ["speedup"], "line"),
+    "bm-fig19": ("BM Fig. 19: GPU throughput per cascade degree", "BM paper Fig. 19",
+                 ["Gbps"], "line"),
+    "bm-fig20": ("BM Fig. 20: speed-up of cascading over degree 1", "BM paper Fig. 20",
+                 ["speedup"], "line"),
+    "bm-fig21": ("BM Fig. 21: (blocks per SM, threads per block) pairs, cascade 1",
+                 "BM paper Fig. 21 / Table 8", ["Gbps"], "line"),
+    "bm-fig22": ("BM Fig. 22: speed-up of the pairs over serial", "BM paper Fig. 22",
+                 ["speedup"], "line"),
+    "bm-fig23": ("BM Fig. 23: summary throughput", "BM paper Fig. 23", ["Gbps"], "line"),
+    "bm-fig24": ("BM Fig. 24: summary speed-up over serial", "BM paper Fig. 24",
+                 ["speedup"], "line"),
+    "pfac-fig7-8": ("PFAC Figs. 7/8: OpenCL knobs, time and energy per phase",
+                    "PFAC paper Figs. 7 and 8 (one row per knob setting)", ["total_ms"], "bar"),
+    "pfac-fig7-cuda": ("PFAC Fig. 7 knobs on CUDA", "PFAC paper Fig. 7, CUDA backend",
+                       ["total_ms"], "bar"),
+    "pfac-fig9-10": ("PFAC Figs. 9/10: CPU on 1..N threads against the GPU",
+                     "PFAC paper Figs. 9 and 10", ["ms"], "bar"),
+    "sw-table": ("SW matrix-filling table: 3,000^2 and 8,461^2 random protein pairs",
+                 "CUDA Smith-Waterman paper, Fig. 8 (matrix-filling time)", ["fill_ms"], "bar"),
+    "sw-split": ("SW compute vs sync split (GPU, best block count)",
+                 "CUDA Smith-Waterman paper, Figs. 9/10", ["compute_ms", "sync_ms"], "stack"),
+    "sw-gcups": ("Smith-Waterman GCUPS against length (bench/align_bench.py, GPU scale)",
+                 "GCUPS against length; hay against parasail", ["GCUPS"], "bar"),
+    "energy-search": ("Energy per GB searched", "issue 7: joules per GB", ["J_per_GB"], "bar"),
+    "energy-align": ("Energy per giga cell update", "issue 7: joules per GCU", ["J_per_GCU"],
+                     "bar"),
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def shell_join(cmd):
+    return benchrun.shell_join([str(c) for c in cmd])
+
+
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        self.rows = []
+        self.fails = []
+        self.notes = []
+        self.machine = args.machine
+        self.date = args.date
+        self.meters = benergy.Meters()
+
+    def short(self, cmd):
+        """The command with this run's folders as OUT/, WORK/, DATA/, BUILD/ and
+        the repository root dropped: shorter rows, the same on every machine."""
+        a = self.args
+        for path, name in ((a.out, "OUT"), (a.work, "WORK"), (a.data, "DATA"),
+                           (a.build, "BUILD"), (ROOT, ".")):
+            cmd = cmd.replace(path + "/", name + "/")
+        return cmd
+
+    def add(self, table, row, engine, metric, value, unit, command="", status="ok"):
+        if isinstance(value, float):
+            value = "%.6g" % value
+        self.rows.append({"table": table, "row": str(row), "engine": engine, "metric": metric,
+                          "value": value, "unit": unit, "status": status,
+                          "machine": self.machine, "date": self.date,
+                          "command": self.short(shell_join(command)
+                                                if isinstance(command, list) else command)})
+
+    def skip(self, table, row, engine, metric, unit, why=NO_GPU):
+        self.add(table, row, engine, metric, why, unit, "", "skipped")
+
+    def check(self, cond, msg):
+        if not cond:
+            self.fails.append(msg)
+            log("CHECK FAILED: " + msg)
+        return cond
+
+    def run(self, cmd, env=None, timeout=None, ok=(0,)):
+        """Runs cmd; returns (stdout, stderr, energy sample).  A bad exit is
+        a failed check and raises."""
+        with self.meters.measure() as e:
+            p = subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, timeout=timeout)
+        out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+        if p.returncode not in ok:
+            raise RuntimeError("%s: exit %d: %s" % (shell_join(cmd), p.returncode,
+                                                    (err or out).strip()[-400:]))
+        return out, err, e
+
+
+# --------------------------------------------------------------------------
+# Tools
+# --------------------------------------------------------------------------
+
+def cc_build(ctx, name, src, flags):
+    exe = os.path.join(ctx.args.work, name)
+    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
+        return exe
+    os.makedirs(ctx.args.work, exist_ok=True)
+    cmd = [os.environ.get("CC", "cc"), "-O2", "-std=gnu11", "-o", exe, src] + flags
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode:
+        ctx.notes.append("%s not built: %s" % (name, p.stdout.decode(errors="replace")
+                                               .strip().splitlines()[-1:]))
+        return None
+    return exe
+
+
+def find_tools(ctx):
+    a = ctx.args
+    t = {"hay": os.path.join(a.build, "hay"), "grep": shutil.which("grep")}
+    carry = a.carry if a.carry and os.path.isdir(a.carry) else None
+    if carry and os.path.isdir(os.path.join(carry, "lib-bench")):
+        # Carried parasail/SSW libraries (scripts/bench-device prepare), and
+        # parasail's headers for bench/align_bench.py's own build of its adapter.
+        def prepend(var, path):
+            os.environ[var] = path + (":" + os.environ[var] if os.environ.get(var) else "")
+        prepend("LD_LIBRARY_PATH", os.path.join(carry, "lib-bench"))
+        prepend("LIBRARY_PATH", os.path.join(carry, "lib-bench"))
+        if os.path.isdir(os.path.join(carry, "include")):
+            prepend("CPATH", os.path.join(carry, "include"))
+    env = dict(os.environ)
+    if carry and os.path.isdir(os.path.join(carry, "lib")):
+        env["LD_LIBRARY_PATH"] = os.path.join(carry, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
+    t["env"] = env
+    t["rg"] = (os.path.join(carry, "rg") if carry and os.path.exists(os.path.join(carry, "rg"))
+               else shutil.which("rg"))
+
+    def carried(name):
+        p = os.path.join(carry, name) if carry else None
+        return p if p and os.access(p, os.X_OK) else None
+
+    t["hs"] = carried("hs_bench") or benchrun.build_adapter(a.work, "hs_bench")
+    t["parasail"] = carried("parasail_bench") or cc_build(
+        ctx, "parasail_bench", os.path.join(HERE, "adapters", "parasail_bench.c"),
+        ["-fopenmp", "-lparasail"])
+    t["ssw"] = carried("ssw_bench") or cc_build(
+        ctx, "ssw_bench", os.path.join(HERE, "adapters", "ssw_bench.c"),
+        ["-fopenmp", "-lssw", "-lm"])
+    water = carried("emboss/water")
+    if water:
+        t["water"] = water
+        t["water_env"] = dict(env, EMBOSS_DATA=os.path.join(carry, "emboss", "data"),
+                              LD_LIBRARY_PATH=os.path.join(carry, "emboss", "lib") + ":" +
+                              env.get("LD_LIBRARY_PATH", ""))
+    else:
+        t["water"] = shutil.which("water")
+        t["water_env"] = env
+    for k in ("cuda_exact_bench", "cuda_pfac_bench", "sw_cuda_bench", "hay_ocl_bench"):
+        p = os.path.join(a.build, k)
+        t[k] = p if os.access(p, os.X_OK) else None
+    if not os.access(t["hay"], os.X_OK):
+        raise SystemExit("all.py: no hay at %s (build first: make build, or pass --build)"
+                         % t["hay"])
+    devs = subprocess.run([t["hay"], "devices"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT).stdout.decode()
+    t["devices"] = devs
+    t["cuda"] = bool(re.search(r"^cuda\s+available", devs, re.M)) and not a.no_gpu
+    t["opencl"] = bool(re.search(r"^opencl\s+available", devs, re.M))
+    t["ocl_desc"] = ""
+    m = re.search(r"^opencl\s+available.*\n\s+0: ([^(\n]+)", devs, re.M)
+    if m:
+        t["ocl_desc"] = m.group(1).strip()
+    return t
+
+
+def haystack(ctx, hid):
+    defs = json.load(open(os.path.join(HERE, "defs.json")))
+    return benchrun.generate(hid, defs["haystacks"][hid], ctx.args.data, ctx.args.work)
+
+
+def count_of(out):
+    return int(out.strip().splitlines()[-1].rsplit(":", 1)[-1])
+
+
+def cell(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def gpu_bench(ctx, argv):
+    """cuda_exact_bench rows through cuda_exact.py's own parser."""
+    import cuda_exact
+    ns = argparse.Namespace(build=ctx.args.build, out=ctx.args.out)
+    cuda_exact.FAILS[:] = []
+    rows, init = cuda_exact.gpu_bench(ns, argv)
+    for f in cuda_exact.FAILS:
+        ctx.check(False, f)
+    return rows, [ctx.tools["cuda_exact_bench"]] + argv
+
+
+# --------------------------------------------------------------------------
+# Parts
+# --------------------------------------------------------------------------
+
+def part_search(ctx):
+    a, t = ctx.args, ctx.tools
+    out = os.path.join(a.out, "search")
+    cmd = [sys.executable, os.path.join(HERE, "run.py"), "--hay", t["hay"], "--data", a.data,
+           "--out", out, "--work", a.work]
+    if a.quick:
+        cmd.append("--quick")
+    else:
+        cmd += ["--runs", str(a.runs)]
+    if t.get("rg"):
+        cmd += ["--rg", t["rg"]]
+    if t.get("hs"):
+        cmd += ["--hs-bench", t["hs"]]
+    cmd += a.search_args
+    log("$ " + shell_join(cmd))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(os.path.join(a.out, "search.log"), "wb") as f:
+        f.write(p.stderr + p.stdout)
+    ctx.check(p.returncode == 0, "search: bench/run.py exit %d (see search.log)" % p.returncode)
+    res = os.path.join(out, "results.csv")
+    if not os.path.exists(res):
+        return
+    for r in csv.DictReader(open(res, newline="")):
+        st = "ok" if r["status"] == "ok" else r["status"]
+        for metric, key, unit in (("scan_GBps", "scan_gbps", "GB/s"),
+                                  ("wall_GBps", "wall_gbps", "GB/s"),
+                                  ("wall_s", "wall_median_s", "s")):
+            if r[key] not in ("", "-"):
+                ctx.add("search", r["bench"], r["label"], metric, r[key], unit, r["command"], st)
+        j = r.get("cpu_j_per_gb", "unavailable")
+        ctx.add("energy-search", "search " + r["bench"], r["label"], "J_per_GB", j, "J/GB",
+                r["command"], "ok" if j != "unavailable" else "unavailable")
+
+
+def median_runs(ctx, cmd, runs, env=None, warmup=1):
+    """Median wall seconds (and scan seconds when the tool prints stats),
+    the last count, and the median CPU/GPU joules."""
+    walls, scans, cj, gj, cnt = [], [], [], [], None
+    for i in range(warmup + runs):
+        out, err, e = ctx.run(cmd, env=env, ok=(0, 1))
+        if i < warmup:
+            continue
+        walls.append(e.seconds)
+        st = benchrun.parse_stats(err)
+        s = cell(st.get("scan", {}).get("seconds"))
+        if s is not None:
+            scans.append(s)
+        if e.cpu_j is not None:
+            cj.append(e.cpu_j)
+        if e.gpu_j is not None:
+            gj.append(e.gpu_j)
+        cnt = count_of(out)
+    med = statistics.median
+    return {"wall": med(walls), "scan": med(scans) if scans else None, "count": cnt,
+            "cpu_j": med(cj) if cj else None, "gpu_j": med(gj) if gj else None,
+            "stderr": err}
+
+
+def part_poster(ctx):
+    import cuda_exact
+    a, t = ctx.args, ctx.tools
+    book = open(os.path.join(a.data, "text", "sherlock.txt"), "rb").read()
+    planted = cuda_exact.plant(book)
+    f1 = os.path.join(a.work, "sherlock-metu.txt")
+    f20 = os.path.join(a.work, "sherlock-metu-x20.txt")
+    open(f1, "wb").write(planted)
+    open(f20, "wb").write(planted * 20)
+    runs = a.runs
+    kernels = ["brute-global", "brute-reg", "brute-first", "bm-gpu", "gpu-fast"]
+    names = {"brute-global": "GPU data->global, key->global (brute-global)",
+             "brute-reg": "GPU data->global, key->register (brute-reg)",
+             "brute-first": "GPU data->global, key0->register (brute-first)",
+             "bm-gpu": "GPU bm-gpu", "gpu-fast": "GPU gpu-fast"}
+    for tab, path, mult in (("poster-t1", f1, 1), ("poster-t2", f20, 20)):
+        for word, want in (("METU", 10 * mult), ("Holmes", None)):
+            counts = {}
+            cpu = [("GNU grep -c (lines)", [t["grep"], "-c", word, path], None),
+                   ("hay find (CPU)", [t["hay"], "find", "--backend", "cpu", "--count-matches",
+                                       "-e", word, path], None),
+                   ("hay find (auto backend)", [t["hay"], "find", "--count-matches", "-e", word,
+                                                path], None)]
+            if t.get("rg"):
+                cpu.insert(1, ("ripgrep --count-matches", [t["rg"], "--count-matches", word,
+                                                           path], t["env"]))
+            for name, cmd, env in cpu:
+                r = median_runs(ctx, cmd, runs, env=env)
+                ctx.add(tab, word, name, "time_ms", r["wall"] * 1e3, "ms", cmd)
+                ctx.add(tab, word, name, "count", r["count"], "matches" if "grep" not in name
+                        else "lines", cmd)
+                if "grep" not in name:
+                    counts[name] = r["count"]
+            if t["cuda"] and t["cuda_exact_bench"]:
+                argv = ["--file", path, "--pattern", word, "--list", "--e2e", "--runs",
+                        str(runs)]
+                for k in kernels:
+                    argv += ["--engine", k]
+                rows, cmd = gpu_bench(ctx, argv)
+                for row in rows:
+                    if row["engine"] not in names:
+                        continue
+                    n = names[row["engine"]]
+                    ctx.add(tab, word, n, "time_ms", row["e2e_ms"], "ms", cmd)
+                    ctx.add(tab, word, n, "kernel_ms", row["kernel_ms"], "ms", cmd)
+                    ctx.add(tab, word, n, "count", row["count"], "matches", cmd)
+                    counts[n] = int(row["count"])
+            else:
+                for k in kernels:
+                    for m, u in (("time_ms", "ms"), ("kernel_ms", "ms")):
+                        ctx.skip(tab, word, names[k], m, u)
+            ctx.check(len(set(counts.values())) == 1, "%s %s: counts differ %s"
+                      % (tab, word, counts))
+            if want is not None:
+                ctx.check(all(c == want for c in counts.values()),
+                          "%s %s: want %d, got %s" % (tab, word, want, counts))
+
+
+def part_bm(ctx):
+    import cuda_exact
+    a, t = ctx.args, ctx.tools
+    path, size = haystack(ctx, "quick" if a.quick else "corpus1g")
+    off = cuda_exact.clean_offset(path, min(123456789, size // 2))
+    with open(path, "rb") as f:
+        f.seek(off)
+        text = f.read(50)
+    lens = list(range(5, 55, 5))
+    N = a.threads
+    runs = a.runs
+    tl = sorted(set([1, 2, 4, 8, 16, 32, 64, 128]) & set(range(1, N + 1)) | {N})
+    cpu_cfg = [("CPU bm serial (1T)", ["--threads", "1"]),
+               ("CPU bm %dT static" % N, ["--threads", str(N), "--schedule", "static"]),
+               ("CPU bm %dT dynamic" % N, ["--threads", str(N), "--schedule", "dynamic"])]
+    for n in tl:
+        if n not in (1, N):
+            cpu_cfg.append(("CPU bm %dT dynamic" % n, ["--threads", str(n), "--schedule",
+                                                       "dynamic"]))
+    gbps = {}      # (engine, m) -> Gbps
+    counts = {}    # m -> {engine: count}
+    cmds = {}
+    for name, extra in cpu_cfg:
+        for m in lens:
+            pat = text[:m].decode()
+            cmd = [t["hay"], "find", "--backend", "cpu", "--algo", "bm", "--count-matches",
+                   "--stats"] + extra + ["-e", pat, path]
+            r = median_runs(ctx, cmd, runs)
+            secs = r["scan"] or r["wall"]
+            gbps[(name, m)] = 8 * size / secs / 1e9
+            counts.setdefault(m, {})[name] = r["count"]
+            cmds[name] = cmd
+    serial = cpu_cfg[0][0]
+    stat, dyn = cpu_cfg[1][0], cpu_cfg[2][0]
+    degs = [1, 2, 4, 8, 16, 32, 64]
+    pairs = [(16, 128), (8, 256), (4, 512), (2, 1024)]
+    gpu_names = {}
+    if t["cuda"] and t["cuda_exact_bench"]:
+        argv = ["--file", path, "--pat-at", str(off), "--lens", ",".join(map(str, lens)),
+                "--runs", str(runs)]
+        eng = ["gpu-fast"] + ["bm-gpu:cascade=%d" % d for d in degs] + \
+            ["bm-gpu:blocks_per_sm=%d,threads=%d,cascade=1" % p for p in pairs]
+        for e in eng:
+            argv += ["--engine", e]
+        rows, gcmd = gpu_bench(ctx, argv)
+        for r in rows:
+            if r["engine"] == "read-ceiling":
+                continue
+            key = r["engine"] + (":" + r["params"] if r.get("params") else "")
+            m = int(r["m"])
+            gbps[(key, m)] = 8 * float(r["kernel_GBps"])
+            counts.setdefault(m, {})["GPU " + key] = int(r["count"])
+            cmds[key] = gcmd
+        gpu_names = {k for k, _ in gbps if not k.startswith("CPU")}
+    for m in lens:
+        ctx.check(len(set(counts.get(m, {}).values())) == 1,
+                  "bm m=%d: counts differ %s" % (m, counts.get(m)))
+
+    def put(table, engine, key, kind="Gbps", base=None):
+        for m in lens:
+            if key.startswith("CPU") or key in gpu_names:
+                if kind == "Gbps":
+                    ctx.add(table, "m=%d" % m, engine, "Gbps", gbps[(key, m)], "Gbps",
+                            cmds.get(key, ""))
+                else:
+                    ctx.add(table, "m=%d" % m, engine, "speedup",
+                            gbps[(key, m)] / gbps[(base, m)], "x", cmds.get(key, ""))
+            else:
+                ctx.skip(table, "m=%d" % m, engine, kind, "Gbps" if kind == "Gbps" else "x")
+
+    put("bm-fig13", serial, serial)
+    put("bm-fig13", stat, stat)
+    put("bm-fig13", dyn, dyn)
+    put("bm-fig14", stat, stat, "speedup", serial)
+    put("bm-fig14", dyn, dyn, "speedup", serial)
+    for n in tl:
+        key = serial if n == 1 else "CPU bm %dT dynamic" % n
+        put("bm-fig15", "CPU bm %dT%s" % (n, "" if n == 1 else " dynamic"), key)
+        if n > 1:
+            put("bm-fig16", "CPU bm %dT dynamic" % n, key, "speedup", serial)
+    put("bm-fig17", serial, serial)
+    put("bm-fig17", "GPU bm-gpu without ACC (cascade 1)", "bm-gpu:cascade=1")
+    put("bm-fig17", "GPU bm-gpu with ACC (cascade 64)", "bm-gpu:cascade=64")
+    put("bm-fig17", "GPU gpu-fast (ours)", "gpu-fast")
+    put("bm-fig18", "GPU bm-gpu without ACC (cascade 1)", "bm-gpu:cascade=1", "speedup", serial)
+    put("bm-fig18", "GPU bm-gpu with ACC (cascade 64)", "bm-gpu:cascade=64", "speedup", serial)
+    put("bm-fig18", "GPU gpu-fast (ours)", "gpu-fast", "speedup", serial)
+    for d in degs:
+        put("bm-fig19", "GPU bm-gpu cascade %d" % d, "bm-gpu:cascade=%d" % d)
+        if d > 1:
+            put("bm-fig20", "GPU bm-gpu cascade %d" % d, "bm-gpu:cascade=%d" % d, "speedup",
+                "bm-gpu:cascade=1")
+    for b, th in pairs:
+        key = "bm-gpu:blocks_per_sm=%d,threads=%d,cascade=1" % (b, th)
+        put("bm-fig21", "GPU bm-gpu (%d, %d)" % (b, th), key)
+        put("bm-fig22", "GPU bm-gpu (%d, %d)" % (b, th), key, "speedup", serial)
+    put("bm-fig23", serial, serial)
+    put("bm-fig23", dyn, dyn)
+    put("bm-fig23", "GPU bm-gpu with ACC (cascade 64)", "bm-gpu:cascade=64")
+    put("bm-fig23", "GPU gpu-fast (ours)", "gpu-fast")
+    put("bm-fig24", dyn, dyn, "speedup", serial)
+    put("bm-fig24", "GPU bm-gpu with ACC (cascade 64)", "bm-gpu:cascade=64", "speedup", serial)
+    put("bm-fig24", "GPU gpu-fast (ours)", "gpu-fast", "speedup", serial)
+    ctx.notes.append("bm: haystack %s (%d bytes); patterns: the first 5..50 bytes at offset "
+                     "%d (%r...); CPU: scan phase of `hay find --algo bm --stats`; GPU: "
+                     "kernel only, text resident (cuda_exact_bench); median of %d after 1 "
+                     "warm-up; Gbps = 8 * bytes / s / 1e9." % (os.path.basename(path), size, off,
+                                                              text[:20].decode(), runs))
+
+
+def snort_patterns(ctx):
+    import snort_select
+    pats = snort_select.select(ctx.args.data)
+    pf = os.path.join(ctx.args.work, "snort-1000.esc.txt")
+    with open(pf, "wb") as f:
+        f.write(b"".join(benchrun.encode_escapes(p) + b"\n" for p in pats))
+    return pats, pf
+
+
+def part_pfac(ctx):
+    a, t = ctx.args, ctx.tools
+    # Figs. 7/8: the OpenCL knob table (bench/ocl_bench.c), on the OpenCL device at hand.
+    if t["hay_ocl_bench"] and t["opencl"]:
+        csvp = os.path.join(a.out, "ocl-fig78.csv")
+        cmd = [t["hay_ocl_bench"], "--data", a.data, "--runs", str(a.runs), "--csv", csvp,
+               "--rows", "paper" if a.quick else "all"]
+        if a.quick:
+            cmd += ["--size", "2M"]
+        env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
+        try:
+            out, err, _ = ctx.run(cmd, env=env, timeout=a.part_timeout)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            ctx.check(False, "pfac: hay_ocl_bench: %s" % e)
+            out = ""
+        open(os.path.join(a.out, "ocl-fig78.md"), "w").write(out)
+        dev = t["ocl_desc"] or "OpenCL device 0"
+        if os.path.exists(csvp):
+            for r in csv.DictReader(open(csvp, newline="")):
+                row = "transfer=%s,local=%s,wg=%s,bpw=%s" % (r["transfer"], r["local"], r["wg"],
+                                                            r["bpw"])
+                st = "ok" if r["ok"] == "1" else "FAIL"
+                ctx.check(st == "ok", "pfac OpenCL row %s: count check failed" % row)
+                eng = "OpenCL " + dev
+                for k, u in (("prepare_ms", "ms"), ("write_ms", "ms"), ("kernel_ms", "ms"),
+                             ("read_ms", "ms"), ("gpu_total_ms", "ms"),
+                             ("speedup_vs_cpu1", "x")):
+                    ctx.add("pfac-fig7-8", row, eng, "total_ms" if k == "gpu_total_ms" else k,
+                            r[k], u, cmd, st)
+                for k in ("write_j", "kernel_j", "read_j"):
+                    j = cell(r[k])
+                    ctx.add("pfac-fig7-8", row, eng, k.replace("_j", "_J"),
+                            r[k] if j is not None and j >= 0 else "unavailable", "J", cmd,
+                            st if j is not None and j >= 0 else "unavailable")
+    else:
+        ctx.skip("pfac-fig7-8", "all knob rows", "OpenCL", "total_ms", "ms",
+                 "skipped (no OpenCL device or hay_ocl_bench not built)")
+    # Fig. 7 knobs on CUDA (bench/cuda_pfac_bench.c).
+    patfile = os.path.join(a.data, "patterns", "snort-community.txt")
+    textdir = os.path.join(a.data, "text")
+    if t["cuda"] and t["cuda_pfac_bench"]:
+        cmd = [t["cuda_pfac_bench"], "fig7", patfile, textdir, "--reps", str(a.runs)]
+        try:
+            out, _, _ = ctx.run(cmd, timeout=a.part_timeout, ok=(0, 1))
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            ctx.check(False, "pfac: cuda_pfac_bench fig7: %s" % e)
+            out = ""
+        open(os.path.join(a.out, "cuda-pfac-fig7.txt"), "w").write(out)
+        for line in out.splitlines():
+            if line.startswith("#") or "|" not in line or line.startswith("knobs"):
+                continue
+            knobs, nums, lst, ok = [x.strip() for x in line.split("|")]
+            v = nums.split()
+            lv = lst.split()
+            st = "ok" if ok == "yes" else "FAIL"
+            ctx.check(st == "ok", "pfac CUDA %s: counts differ" % knobs)
+            for k, x, u in (("copy_in_ms", v[0], "ms"), ("kernel_ms", v[1], "ms"),
+                            ("copy_out_ms", v[2], "ms"), ("total_ms", v[3], "ms"),
+                            ("speedup_vs_cpu_ac1", v[4], "x"), ("list_total_ms", lv[0], "ms")):
+                ctx.add("pfac-fig7-cuda", knobs, "CUDA pfac", k, x, u, cmd, st)
+    else:
+        ctx.skip("pfac-fig7-cuda", "all knob rows", "CUDA pfac", "total_ms", "ms")
+    # Figs. 9/10: CPU threads against the GPU, 1,000 Snort patterns over text10m.
+    pats, pf = snort_patterns(ctx)
+    path, size = haystack(ctx, "text10m")
+    N = a.threads
+    tl = sorted(set([1, 2, 4, 8, 12, 16, 32, 64]) & set(range(1, N + 1)) | {N})
+    counts = {}
+    base = None
+    res = []
+    for n in tl:
+        cmd = [t["hay"], "find", "--backend", "cpu", "--algo", "dfa", "--count-matches",
+               "--stats", "--threads", str(n), "-f", pf, "--escapes", path]
+        r = median_runs(ctx, cmd, a.runs)
+        res.append(("CPU dfa %dT" % n, r, cmd))
+    if t.get("hs"):
+        cmd = [t["hs"], "--threads", str(N), "-f", pf, "--escapes", path]
+        res.append(("Hyperscan %dT" % N, median_runs(ctx, cmd, a.runs), cmd))
+    for backend, avail in (("opencl", t["opencl"]), ("cuda", t["cuda"])):
+        name = "%s pfac (hay find --backend %s)" % ("OpenCL" if backend == "opencl" else "GPU",
+                                                    backend)
+        if not avail:
+            ctx.skip("pfac-fig9-10", "1000 snort / text10m", name, "ms", "ms",
+                     NO_GPU if backend == "cuda" else "skipped (no OpenCL device)")
+            continue
+        cmd = [t["hay"], "find", "--backend", backend, "--count-matches", "--stats", "-f", pf,
+               "--escapes", path]
+        env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
+        res.append((name, median_runs(ctx, cmd, a.runs, env=env), cmd))
+    for name, r, cmd in res:
+        secs = r["scan"] or r["wall"]
+        if base is None:
+            base = secs
+        ctx.add("pfac-fig9-10", "1000 snort / text10m", name, "ms", secs * 1e3, "ms", cmd)
+        ctx.add("pfac-fig9-10", "1000 snort / text10m", name, "speedup_vs_cpu1", base / secs,
+                "x", cmd)
+        counts[name] = r["count"]
+        gpu = "--backend" in cmd and cmd[cmd.index("--backend") + 1] != "cpu"
+        env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
+        add_energy(ctx, "energy-search", "pfac 1000 snort / text10m", name,
+                   energy_loop(ctx, cmd, env=env), size, cmd, gpu=gpu)
+    ctx.check(len(set(counts.values())) == 1, "pfac fig9-10: counts differ %s" % counts)
+
+
+def device_phases(stderr):
+    """hay find --stats' device phase lines: {phase: (seconds, joules or None)}, method."""
+    ph, method = {}, None
+    for line in stderr.splitlines():
+        m = re.match(r"stats: device phase=(\w+) seconds=([\d.]+) joules=(\S+)", line)
+        if m:
+            ph[m.group(1)] = (float(m.group(2)), cell(m.group(3)))
+        m = re.match(r"stats: device energy=(\S+)", line)
+        if m:
+            method = m.group(1)
+    return ph, method
+
+
+ENERGY_WINDOW_S = 2.0
+
+
+def energy_loop(ctx, cmd, env=None, window=ENERGY_WINDOW_S):
+    """Runs cmd back to back for at least `window` seconds (2 runs at least)
+    under one meter reading, so that NVML's counter, which moves in steps of
+    tens of milliseconds, and RAPL see a long interval; returns the mean
+    joules per run (cpu_j, gpu_j) and the last stderr."""
+    n, err = 0, ""
+    with ctx.meters.measure() as e:
+        t0 = time.perf_counter()
+        while n < 2 or time.perf_counter() - t0 < window:
+            p = subprocess.run([str(c) for c in cmd], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env=env)
+            err = p.stderr.decode("utf-8", "replace")
+            n += 1
+    return {"cpu_j": None if e.cpu_j is None else e.cpu_j / n,
+            "gpu_j": None if e.gpu_j is None else e.gpu_j / n, "stderr": err, "runs": n}
+
+
+def add_energy(ctx, table, row, name, r, size, cmd, cells=None, gpu=False):
+    """Whole-process energy of a measured command (RAPL for the CPU, NVML for
+    the GPU: rows that use it) per GB (or per giga cell update), and the
+    device's own phases (the library's meter, `hay find --stats`)."""
+    per, unit, metric = (size / 1e9, "J/GB", "J_per_GB") if cells is None else \
+        (cells / 1e9, "J/GCU", "J_per_GCU")
+    if r["cpu_j"] is not None:
+        ctx.add(table, row, name, metric, r["cpu_j"] / per, unit + " (CPU package, RAPL)", cmd)
+    else:
+        ctx.add(table, row, name, metric, "unavailable", unit + " (CPU package, RAPL)", cmd,
+                "unavailable")
+    if gpu and r["gpu_j"] is not None:
+        ctx.add(table, row, name, metric + "_gpu", r["gpu_j"] / per, unit + " (GPU, %s)"
+                % ctx.meters.gpu_method, cmd)
+    ph, method = device_phases(r.get("stderr", ""))
+    for p, (s, j) in ph.items():
+        ctx.add(table, row, name, "%s_J" % p, j if j is not None else "unavailable",
+                "J (device phase, %s)" % (method or "unavailable"), cmd,
+                "ok" if j is not None else "unavailable")
+
+
+def random_protein(n, seed):
+    """sw_cuda_bench's random_seq (xorshift64, 20 residues), as letters."""
+    letters = "ARNDCQEGHILKMFPSTWYV"
+    s = (seed * 0x9e3779b97f4a7c15 + 1) & (2**64 - 1)
+    out = []
+    for _ in range(n):
+        s ^= (s << 13) & (2**64 - 1)
+        s ^= s >> 7
+        s ^= (s << 17) & (2**64 - 1)
+        out.append(letters[s % 20])
+    return "".join(out)
+
+
+def write_fasta(path, name, s):
+    with open(path, "w") as f:
+        f.write(">%s\n" % name)
+        for i in range(0, len(s), 60):
+            f.write(s[i:i + 60] + "\n")
+
+
+def part_sw(ctx):
+    a, t = ctx.args, ctx.tools
+    lens = [3000] if a.quick else [3000, 8461]
+    blosum = os.path.join(a.data, "bio", "matrices", "BLOSUM62")
+    gpu_scores = {}
+    if t["cuda"] and t["sw_cuda_bench"]:
+        cmd = [t["sw_cuda_bench"], "table", "--runs", str(a.runs)]
+        try:
+            out, _, _ = ctx.run(cmd, timeout=a.part_timeout)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            ctx.check(False, "sw: sw_cuda_bench table: %s" % e)
+            out = ""
+        open(os.path.join(a.out, "sw-cuda-table.tsv"), "w").write(out)
+        for line in out.splitlines():
+            f = line.split("\t")
+            if f[0] == "best":
+                pair, var = f[1], f[2]
+                eng = "GPU %s (best of block counts: %s)" % (var, f[3])
+                ctx.add("sw-table", pair, "GPU " + var, "fill_ms", f[4], "ms", cmd)
+                ctx.add("sw-split", pair + " " + var, "GPU", "compute_ms", f[5], "ms", cmd)
+                ctx.add("sw-split", pair + " " + var, "GPU", "sync_ms", f[6], "ms", cmd)
+                ctx.add("sw-split", pair + " " + var, "GPU", "sync_pct", f[7], "%", cmd)
+                ctx.add("sw-split", pair + " " + var, "GPU", "best_blocks", f[3], "blocks",
+                        cmd)
+                del eng
+            elif re.match(r"\d+x\d+$", f[0]) and len(f) >= 10:
+                ctx.add("sw-table", f[0], "GPU %s blocks=%s" % (f[1], f[2]), "GCUPS", f[8],
+                        "GCUPS", cmd)
+                gpu_scores.setdefault(f[0], set()).add(int(f[9]))
+        for pair, sc in gpu_scores.items():
+            ctx.check(len(sc) == 1, "sw GPU %s: scores differ %s" % (pair, sc))
+    else:
+        for L in (3000, 8461):
+            for v in ("simple-cpu", "simple-gpu", "coalesced-cpu", "coalesced-gpu",
+                      "tiled-cpu", "tiled-gpu"):
+                ctx.skip("sw-table", "%dx%d" % (L, L), "GPU " + v, "fill_ms", "ms")
+                for m in ("compute_ms", "sync_ms"):
+                    ctx.skip("sw-split", "%dx%d %s" % (L, L, v), "GPU", m, "ms")
+    # The CPU rows: the same pairs (sw_cuda_bench's generator), BLOSUM62, gaps 11/1.
+    for L in lens:
+        pair = "%dx%d" % (L, L)
+        q = os.path.join(a.work, "sw-%d-q.fa" % L)
+        tg = os.path.join(a.work, "sw-%d-t.fa" % L)
+        write_fasta(q, "q%d" % L, random_protein(L, 11 + (L == 8461)))
+        write_fasta(tg, "t%d" % L, random_protein(L, 101 + (L == 8461)))
+        cells = L * L
+        engines = [("hay align scalar 1T", [t["hay"], "align", "--score-only", "--stats", "-j",
+                                            "1", "--variant", "scalar", "--protein", q, tg]),
+                   ("hay align 1T (auto)", [t["hay"], "align", "--score-only", "--stats", "-j",
+                                            "1", "--protein", q, tg])]
+        if t.get("parasail"):
+            engines.append(("parasail striped16 1T", [t["parasail"], "--threads", "1",
+                                                      "--matrix", "blosum62", "--open", "11",
+                                                      "--extend", "1", q, tg]))
+        else:
+            ctx.skip("sw-table", pair, "parasail", "fill_ms", "ms", "skipped (not available)")
+        if t.get("ssw"):
+            engines.append(("SSW (libssw) 1T", [t["ssw"], "--threads", "1", "--matrix", blosum,
+                                                "--gap-open", "11", "--gap-extend", "1", q, tg]))
+        else:
+            ctx.skip("sw-table", pair, "SSW", "fill_ms", "ms", "skipped (not available)")
+        if t.get("water"):
+            engines.append(("EMBOSS water", [t["water"], "-asequence", q, "-bsequence", tg,
+                                             "-gapopen", "11", "-gapextend", "1", "-datafile",
+                                             "EBLOSUM62", "-outfile", "stdout", "-auto"]))
+        else:
+            ctx.skip("sw-table", pair, "EMBOSS water", "fill_ms", "ms",
+                     "skipped (EMBOSS water not on this machine)")
+        scores = {}
+        for name, cmd in engines:
+            env = t["water_env"] if name.startswith("EMBOSS") else None
+            secs, score, cj = [], None, []
+            for i in range(1 + a.runs):
+                try:
+                    out, err, e = ctx.run(cmd, env=env, timeout=a.part_timeout)
+                except (RuntimeError, subprocess.TimeoutExpired) as ex:
+                    ctx.check(False, "sw %s %s: %s" % (pair, name, ex))
+                    break
+                if name.startswith("hay"):
+                    s = cell(re.search(r"seconds=([0-9.]+)", err).group(1))
+                    score = int(out.splitlines()[0].split("\t")[2])
+                elif name.startswith("parasail"):
+                    s = cell(re.search(r"seconds=([0-9.]+)", out).group(1))
+                    score = int(re.search(r"checksum: (-?\d+)", out).group(1))
+                elif name.startswith("SSW"):
+                    s = cell(re.search(r"seconds=([0-9.]+)", err).group(1))
+                    score = count_of(out)
+                else:
+                    s = e.seconds   # the whole command: water has no phase timer
+                    score = int(float(re.search(r"# Score: ([-\d.]+)", out).group(1)))
+                if i:
+                    secs.append(s)
+                    if e.cpu_j is not None:
+                        cj.append(e.cpu_j)
+            if not secs:
+                continue
+            med = statistics.median(secs)
+            scores[name] = score
+            ctx.add("sw-table", pair, name, "fill_ms", med * 1e3, "ms", cmd)
+            ctx.add("sw-table", pair, name, "GCUPS", cells / med / 1e9, "GCUPS", cmd)
+            ctx.add("sw-table", pair, name, "score", score, "score", cmd)
+            add_energy(ctx, "energy-align", "sw " + pair, name,
+                       {"cpu_j": statistics.median(cj) if cj else None, "gpu_j": None}, 0, cmd,
+                       cells)
+        if pair in gpu_scores:
+            scores["GPU"] = sorted(gpu_scores[pair])[0]
+        ctx.check(len(set(scores.values())) == 1, "sw %s: scores differ %s" % (pair, scores))
+    # GCUPS against length (bench/align_bench.py: hay against parasail).
+    out = os.path.join(a.out, "align")
+    cmd = [sys.executable, os.path.join(HERE, "align_bench.py"), "--hay", t["hay"], "--data",
+           a.data, "--out", out, "--runs", str(a.runs), "--threads", str(a.threads)]
+    if a.quick:
+        cmd += ["--quick", "--scalar-max-cells", "2e8"]
+    log("$ " + shell_join(cmd))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    open(os.path.join(a.out, "align.log"), "wb").write(p.stdout)
+    ctx.check(p.returncode == 0, "sw: align_bench.py exit %d (see align.log)" % p.returncode)
+    res = os.path.join(out, "results.csv")
+    if p.returncode == 0 and os.path.exists(res):
+        for r in csv.DictReader(open(res, newline="")):
+            ctx.add("sw-gcups", "%s (%s cells)" % (r["workload"], r["cells"]), r["engine"],
+                    "GCUPS", r["gcups"], "GCUPS", r["command"],
+                    "ok" if r["check"] == "ok" else "FAIL")
+    if t["cuda"] and t["sw_cuda_bench"]:
+        cmd = [t["sw_cuda_bench"], "scale", "--data", a.data, "--runs", str(a.runs)]
+        if a.quick:
+            cmd += ["--max-cells", "1e9"]
+        try:
+            o, _, _ = ctx.run(cmd, timeout=a.part_timeout)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            ctx.check(False, "sw: sw_cuda_bench scale: %s" % e)
+            o = ""
+        open(os.path.join(a.out, "sw-cuda-scale.tsv"), "w").write(o)
+        for line in o.splitlines():
+            f = line.split("\t")
+            if len(f) >= 10 and not line.startswith(("#", "pair")):
+                cells = int(f[1]) * int(f[2])
+                ctx.add("sw-gcups", "%s (%.3g cells)" % (f[0], cells), "GPU " + f[3],
+                        "GCUPS", f[8], "GCUPS", cmd)
+    else:
+        ctx.skip("sw-gcups", "scale (mito .. 1 Mbp)", "GPU fast", "GCUPS", "GCUPS")
+
+
+def part_energy(ctx):
+    a, t = ctx.args, ctx.tools
+    path, size = haystack(ctx, "quick" if a.quick else "corpus1g")
+    pat = "Sherlock Holmes"
+    row = "'%s' / %s" % (pat, os.path.basename(path))
+    N = a.threads
+    cmds = [("hay find CPU %dT" % N, [t["hay"], "find", "--backend", "cpu", "--count-matches",
+                                      "--stats", "--threads", str(N), "-e", pat, path], None),
+            ("GNU grep -c (lines)", [t["grep"], "-F", "-c", pat, path],
+             dict(os.environ, LC_ALL="C"))]
+    if t.get("rg"):
+        cmds.append(("ripgrep", [t["rg"], "--no-config", "-F", "--count-matches", pat, path],
+                     t["env"]))
+    if t.get("hs"):
+        cmds.append(("Hyperscan %dT" % N, [t["hs"], "--threads", str(N), "-e", pat, path], None))
+    if t["cuda"]:
+        cmds.append(("hay find CUDA", [t["hay"], "find", "--backend", "cuda", "--count-matches",
+                                       "--stats", "-e", pat, path], None))
+    else:
+        ctx.skip("energy-search", row, "hay find CUDA", "J_per_GB", "J/GB")
+    counts = {}
+    for name, cmd, env in cmds:
+        r = median_runs(ctx, cmd, a.runs, env=env)
+        if "grep" not in name:
+            counts[name] = r["count"]
+        add_energy(ctx, "energy-search", row, name, energy_loop(ctx, cmd, env=env), size, cmd,
+                   gpu="CUDA" in name)
+    ctx.check(len(set(counts.values())) == 1, "energy: counts differ %s" % counts)
+    # Alignment: joules per giga cell update on the mito pair (hay, parasail) and the GPU.
+    dp = os.path.join(a.data, "bio", "dna-pairs")
+    q, tg = os.path.join(dp, "MT-human.fa"), os.path.join(dp, "MT-orang.fa")
+    cmds = [("hay align %dT" % N, [t["hay"], "align", "--score-only", "--stats", "-j", str(N),
+                                   "--dna", q, tg])]
+    if t.get("parasail"):
+        cmds.append(("parasail striped16 1T", [t["parasail"], "--threads", "1", "--dna", "2,-3",
+                                               "--open", "5", "--extend", "2", q, tg]))
+    for name, cmd in cmds:
+        r = median_runs_align(ctx, cmd, 1)
+        add_energy(ctx, "energy-align", "mito pair", name, energy_loop(ctx, cmd), 0, cmd,
+                   r["cells"])
+    if t["cuda"] and t["sw_cuda_bench"]:
+        cmd = [t["sw_cuda_bench"], "scale", "--data", a.data, "--runs", "3",
+               "--variants", "fast", "--max-cells", "1e9"]
+        out, _, e = ctx.run(cmd, timeout=a.part_timeout)
+        cells = 0
+        for line in out.splitlines():
+            f = line.split("\t")
+            if len(f) >= 10 and not line.startswith(("#", "pair")):
+                cells += 4 * int(f[1]) * int(f[2])   # warm-up + 3 runs
+        if cells and e.gpu_j is not None:
+            ctx.add("energy-align", "sw_cuda_bench scale (whole process)", "GPU fast",
+                    "J_per_GCU_gpu", e.gpu_j / (cells / 1e9), "J/GCU (GPU, %s)"
+                    % ctx.meters.gpu_method, cmd)
+    else:
+        ctx.skip("energy-align", "sw_cuda_bench scale", "GPU fast", "J_per_GCU_gpu", "J/GCU")
+
+
+def median_runs_align(ctx, cmd, runs):
+    cj, gj, cells, err = [], [], 0, ""
+    for i in range(1 + runs):
+        out, err, e = ctx.run(cmd)
+        m = re.search(r"cells=(\d+)", err + out)
+        cells = int(m.group(1)) if m else 0
+        if i:
+            if e.cpu_j is not None:
+                cj.append(e.cpu_j)
+            if e.gpu_j is not None:
+                gj.append(e.gpu_j)
+    return {"cpu_j": statistics.median(cj) if cj else None,
+            "gpu_j": statistics.median(gj) if gj else None, "cells": cells, "stderr": err}
+
+
+# --------------------------------------------------------------------------
+# Report, plots, record
+# --------------------------------------------------------------------------
+
+def table_md(rows):
+    metrics = list(dict.fromkeys(r["metric"] for r in rows))
+    units = {}
+    for r in rows:
+        us = units.setdefault(r["metric"], [])
+        if r["unit"] not in us:
+            us.append(r["unit"])
+    units = {m: " / ".join(us) for m, us in units.items()}
+    out = []
+    if len(metrics) == 1:
+        engines = list(dict.fromkeys(r["engine"] for r in rows))
+        rws = list(dict.fromkeys(r["row"] for r in rows))
+        val = {(r["row"], r["engine"]): r["value"] for r in rows}
+        out.append("%s (%s)\n" % (metrics[0], units[metrics[0]]))
+        out.append("| | " + " | ".join(engines) + " |")
+        out.append("|---|" + "---|" * len(engines))
+        for rw in rws:
+            out.append("| %s | %s |" % (rw, " | ".join(fmtv(val.get((rw, e), "")) for e in engines)))
+    else:
+        keys = list(dict.fromkeys((r["row"], r["engine"]) for r in rows))
+        val = {(r["row"], r["engine"], r["metric"]): r["value"] for r in rows}
+        out.append("| row | engine | " + " | ".join("%s (%s)" % (m, units[m]) for m in metrics)
+                   + " |")
+        out.append("|---|---|" + "---|" * len(metrics))
+        for rw, e in keys:
+            out.append("| %s | %s | %s |" % (rw, e, " | ".join(fmtv(val.get((rw, e, m), ""))
+                                                                for m in metrics)))
+    return "\n".join(out)
+
+
+def fmtv(v):
+    x = cell(v)
+    if x is None:
+        return v
+    if x == int(x) and abs(x) < 1e12:
+        return "%d" % x
+    return "%.4g" % x if abs(x) < 1e4 else "%.0f" % x
+
+
+def plot(rows, table, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"   # text stays text: small SVGs
+        matplotlib.rcParams["svg.hashsalt"] = "haystack"   # same CSV, same files
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    title, _, metrics, kind = TABLES.get(table, (table, "", [rows[0]["metric"]], "bar"))
+    pr = [r for r in rows if r["metric"] in metrics]
+    if not pr:
+        return None
+    machine, date = pr[0]["machine"], pr[0]["date"]
+    if kind == "line":
+        engines = list(dict.fromkeys(r["engine"] for r in pr))
+        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        skipped = []
+        for e in engines:
+            pts = [(int(re.sub(r"\D", "", r["row"]) or 0), cell(r["value"]))
+                   for r in pr if r["engine"] == e]
+            pts = [(x, y) for x, y in pts if y is not None]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=e)
+            else:
+                skipped.append(e)
+        ys = [cell(r["value"]) for r in pr if (cell(r["value"]) or 0) > 0]
+        if ys and max(ys) / min(ys) > 50:
+            ax.set_yscale("log")
+        ax.set_xlabel("pattern length m (bytes)")
+        ax.set_ylabel("%s (%s)" % (metrics[0], pr[0]["unit"]))
+        if skipped:
+            ax.text(0.01, 0.01, "skipped: " + "; ".join(skipped), transform=ax.transAxes,
+                    fontsize=6, color="#b22222", va="bottom")
+        if len(engines) > len(skipped):
+            ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    else:
+        labels = list(dict.fromkeys((r["row"], r["engine"]) for r in pr))
+        one_engine = len({e for _, e in labels}) == 1
+        names = [rw if one_engine else "%s | %s" % (rw, e) for rw, e in labels]
+        if one_engine:
+            title += " (%s)" % labels[0][1]
+        fig, ax = plt.subplots(figsize=(6 + 0.07 * max(len(n) for n in names),
+                                        0.32 * len(labels) + 1.4))
+        left = [0.0] * len(labels)
+        allpos = [cell(r["value"]) for r in pr if (cell(r["value"]) or 0) > 0]
+        logx = kind != "stack" and allpos and max(allpos) / min(allpos) > 100
+        floor = min(allpos) * 0.5 if logx else 0
+        colours = ["#1f77b4", "#ff7f0e", "#2ca02c"]
+        for mi, m in enumerate(metrics):
+            vals, txt = [], []
+            for rw, e in labels:
+                v = next((r["value"] for r in pr if r["row"] == rw and r["engine"] == e
+                          and r["metric"] == m), "")
+                x = cell(v)
+                vals.append(x or 0.0)
+                txt.append(fmtv(v) if x is not None else (v or ""))
+            cols = [colours[mi % 3] if cell(t) is not None or not t else "#dddddd" for t in txt]
+            if len(metrics) == 1:
+                cols = ["#1f77b4" if ("hay" in e or "GPU" in e or "OpenCL" in e or "CUDA" in e)
+                        else "#999999" for _, e in labels]
+            ax.barh(range(len(labels)), vals, left=left if kind == "stack" else None,
+                    color=cols, label=m)
+            if kind == "stack":
+                parts = txt if mi == 0 else [p + " + " + t for p, t in zip(parts, txt)]
+                txt = parts
+            if kind != "stack" or mi == len(metrics) - 1:
+                for y, (v, tx) in enumerate(zip(vals, txt)):
+                    ax.text((left[y] if kind == "stack" else 0) + max(v, floor), y, " " + tx, va="center",
+                            fontsize=6, color="#b22222" if "skipped" in tx else "black")
+            if kind == "stack":
+                left = [l + v for l, v in zip(left, vals)]
+        ax.set_yticks(range(len(labels)))
+        ax.set_yticklabels(names, fontsize=6)
+        ax.invert_yaxis()
+        ax.set_xlabel(", ".join("%s (%s)" % (m, next(r["unit"] for r in pr if r["metric"] == m))
+                                for m in metrics if any(r["metric"] == m for r in pr)))
+        if logx:
+            ax.set_xscale("log")
+            ax.set_xlim(left=floor)
+        if kind == "stack":
+            ax.legend(fontsize=7)
+    ax.set_title("%s\n%s, %s" % (title, machine, date[:16]), fontsize=8)
+    fig.tight_layout()
+    os.makedirs(outdir, exist_ok=True)
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(outdir, "%s.%s" % (table, ext)), dpi=90,
+                    metadata={"Date": None} if ext == "svg" else {})
+    plt.close(fig)
+    return os.path.join(outdir, table + ".png")
+
+
+def report(rows, out, plots_dir, link_base, header, fails, notes):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "bench.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+    tables = list(dict.fromkeys(r["table"] for r in rows))
+    order = [t for t in TABLES if t in tables] + [t for t in tables if t not in TABLES]
+    md = list(header)
+    drew = False
+    for tb in order:
+        trs = [r for r in rows if r["table"] == tb]
+        title, what, _, _ = TABLES.get(tb, (tb, "", [], ""))
+        md += ["", "### %s (`%s`)" % (title, tb), ""]
+        if what:
+            md.append("Reproduces: %s.\n" % what)
+        png = plot(trs, tb, plots_dir)
+        if png:
+            drew = True
+            md.append("![%s](%s)\n" % (tb, os.path.relpath(png, link_base)))
+        md.append(table_md(trs))
+        cmds = list(dict.fromkeys(r["command"] for r in trs if r["command"]))
+        if cmds:
+            md.append("\n<details><summary>commands (%d)</summary>\n\n" % len(cmds) +
+                      "\n".join("    " + c for c in cmds[:40]) +
+                      ("\n    ..." if len(cmds) > 40 else "") + "\n</details>")
+    if not drew:
+        md.append("\n(no plots: matplotlib is not installed)")
+    if notes:
+        md += ["", "### Notes", ""] + ["- " + n for n in notes]
+    if fails:
+        md += ["", "### FAILED CHECKS", ""] + ["- " + f for f in fails]
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(text)
+    return text
+
+
+def record(rows, machine, date):
+    name = re.sub(r"[^\w.-]", "_", machine)
+    d = os.path.join(HERE, "results", name)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, date[:10] + ".csv")
+    old = []
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            old = list(csv.DictReader(f))
+    new_tables = {r["table"] for r in rows}
+    merged = [r for r in old if r.get("table") not in new_tables] + rows
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        w.writerows(merged)
+    log("recorded %s (%d rows); compare: python3 bench/compare.py %s" % (path, len(merged), d))
+    return path
+
+
+def header_lines(ctx_or_none, args, machine_info, meters_desc, parts_times, cmdline):
+    mi = machine_info
+    h = ["## `make bench` report: %s, %s" % (args.machine, args.date), "",
+         "- machine: %s, %s logical CPUs, %s GiB, %s, kernel %s%s" % (
+             mi.get("cpu", "?"), mi.get("logical_cpus"), mi.get("mem_gib", "?"),
+             mi.get("os", "?"), mi.get("kernel", "?"),
+             ("; GPU " + mi["gpu"]) if mi.get("gpu") else "; no GPU"),
+         "- haystack source: %s" % mi.get("haystack_rev", "?"),
+         "- energy meters: %s" % meters_desc,
+         "- command: `%s`" % cmdline,
+         "- mode: %s; runs per row: %d (median) after 1 warm-up" % (
+             "quick" if args.quick else "full", args.runs)]
+    if parts_times:
+        h.append("- parts: " + ", ".join("%s %.0f s" % kv for kv in parts_times))
+    return h
+
+
+def parse(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n", 1)[1])
+    ap.add_argument("csvs", nargs="*", help="with 'report': the CSV files to merge")
+    ap.add_argument("--quick", action="store_true", help="CI mode: small inputs, few runs")
+    ap.add_argument("--parts", default=",".join(PARTS))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--data", default=os.environ.get("HAY_BENCH_DATA") or
+                    os.path.join(os.path.dirname(ROOT), "shared", "data"))
+    ap.add_argument("--work", default=os.path.join(HERE, "work"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--plots", default=None, help="folder for the plots (default OUT/plots)")
+    ap.add_argument("--link-base", default=None,
+                    help="folder the report's image links are relative to (default OUT)")
+    ap.add_argument("--carry", default=os.path.join(ROOT, ".device-carry"),
+                    help="carried peers (scripts/bench-device prepare) when present")
+    ap.add_argument("--runs", type=int, default=None, help="timed runs per row (5; quick 2)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="the 'all cores' thread count (default: the machine's CPUs)")
+    ap.add_argument("--machine", default=None, help="machine name for the CSV and --record")
+    ap.add_argument("--record", nargs="?", const="", default=None, metavar="MACHINE",
+                    help="merge into bench/results/MACHINE/DAY.csv")
+    ap.add_argument("--no-gpu", action="store_true", help="treat the machine as having no GPU")
+    ap.add_argument("--part-timeout", type=int, default=540)
+    ap.add_argument("--search-args", default="", help="extra options for bench/run.py")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args(argv)
+    a.report_mode = bool(a.csvs) and a.csvs[0] == "report"
+    if a.report_mode:
+        a.csvs = a.csvs[1:]
+    elif a.csvs:
+        ap.error("unexpected arguments %s (did you mean: all.py report CSV...?)" % a.csvs)
+    a.runs = a.runs or (2 if a.quick else 5)
+    a.search_args = a.search_args.split()
+    a.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if a.machine is None:
+        a.machine = a.record or "%s-%dcpu" % (platform.node(), os.cpu_count() or 1)
+    a.out = os.path.abspath(a.out or os.path.join(a.work, "all", a.date.replace(":", "")))
+    a.work = os.path.abspath(a.work)
+    a.build = os.path.abspath(a.build)
+    a.data = os.path.abspath(a.data)
+    a.plots = os.path.abspath(a.plots or os.path.join(a.out, "plots"))
+    a.link_base = os.path.abspath(a.link_base or a.out)
+    return a
+
+
+def main(argv):
+    a = parse(argv)
+    if a.list:
+        for p in PARTS:
+            print(p)
+        for k, v in TABLES.items():
+            print("  %-16s %s" % (k, v[0]))
+        return 0
+    if a.report_mode:
+        rows = []
+        for c in a.csvs:
+            with open(c, newline="") as f:
+                new = list(csv.DictReader(f))
+            tabs = {r["table"] for r in new}
+            rows = [r for r in rows if r["table"] not in tabs] + new
+        if not rows:
+            raise SystemExit("all.py report: no rows")
+        a.machine = a.record or rows[0]["machine"]
+        a.date = rows[0]["date"]
+        hdr = ["## `make bench` report: %s, %s" % (a.machine, a.date), "",
+               "- merged from: " + ", ".join(os.path.basename(os.path.dirname(os.path.abspath(c)))
+                                             + "/" + os.path.basename(c) for c in a.csvs)]
+        for c in a.csvs:
+            rp = os.path.join(os.path.dirname(c), "report.md")
+            if os.path.exists(rp):
+                hdr += ["- from %s: " % os.path.basename(os.path.dirname(os.path.abspath(c)))
+                        + "; ".join(l[2:] for l in open(rp).read().splitlines()[2:8]
+                                    if l.startswith("- "))]
+        fails = [r["table"] + " " + r["row"] + " " + r["engine"] for r in rows
+                 if r["status"] == "FAIL"]
+        text = report(rows, a.out, a.plots, a.link_base, hdr, fails, [])
+        if a.record is not None:
+            record(rows, a.machine, a.date)
+        print(text)
+        return 1 if fails else 0
+    if not os.path.isdir(os.path.join(a.data, "text")):
+        log("SKIP: no data folder at %s (pass --data or set HAY_BENCH_DATA)" % a.data)
+        return 0
+    os.makedirs(a.out, exist_ok=True)
+    os.makedirs(a.work, exist_ok=True)
+    ctx = Ctx(a)
+    ctx.tools = find_tools(ctx)
+    log("all.py: out %s; GPU (CUDA) %s; OpenCL %s; energy %s" % (
+        a.out, "yes" if ctx.tools["cuda"] else "no", "yes" if ctx.tools["opencl"] else "no",
+        ctx.meters.describe()))
+    times = []
+    fn = {"search": part_search, "poster": part_poster, "bm": part_bm, "pfac": part_pfac,
+          "sw": part_sw, "energy": part_energy}
+    for part in a.parts.split(","):
+        if part not in fn:
+            raise SystemExit("all.py: unknown part %r (parts: %s)" % (part, ", ".join(PARTS)))
+        t0 = time.time()
+        log("== part %s" % part)
+        try:
+            fn[part](ctx)
+        except Exception as e:  # keep the other parts' results
+            ctx.check(False, "part %s: %s: %s" % (part, type(e).__name__, e))
+        times.append((part, time.time() - t0))
+        log("== part %s: %.0f s" % (part, times[-1][1]))
+        with open(os.path.join(a.out, "bench.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS)   # so far (a killed run keeps it)
+            w.writeheader()
+            w.writerows(ctx.rows)
+    mi = benchrun.machine_info()
+    if not ctx.tools["cuda"]:
+        ctx.notes.append("No usable CUDA device (`hay devices`: %s): GPU rows read "
+                         "'%s'." % (re.sub(r"\s+", " ", ctx.tools["devices"]).strip()[:200],
+                                    NO_GPU))
+    ctx.notes.append("peers: grep %s; ripgrep %s; Hyperscan adapter %s; parasail adapter %s; "
+                     "SSW adapter %s; EMBOSS water %s" % tuple(
+                         "yes" if ctx.tools.get(k) else "not available"
+                         for k in ("grep", "rg", "hs", "parasail", "ssw", "water")))
+    hdr = header_lines(ctx, a, mi, ctx.meters.describe(), times,
+                       "python3 bench/all.py " + " ".join(argv))
+    text = report(ctx.rows, a.out, a.plots, a.link_base, hdr, ctx.fails, ctx.notes)
+    if a.record is not None:
+        record(ctx.rows, a.machine, a.date)
+    print(text)
+    log("all.py: %d rows, %d failed check(s); out %s" % (len(ctx.rows), len(ctx.fails), a.out))
+    return 1 if ctx.fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
