@@ -44,6 +44,10 @@
 
 #include "cuda_engine.h"
 #include "exact.h"
+#include "split.h"
+
+/* Scan modes (split.h's numbers: the split's worker is a GPU scan). */
+enum { MODE_COUNT = HAY_SPLIT_COUNT, MODE_EACH = HAY_SPLIT_EACH, MODE_LIST = HAY_SPLIT_LIST };
 
 #ifdef HAY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -103,6 +107,7 @@ typedef struct slot {
     /* the piece in flight */
     bool busy;
     uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */
+    size_t piece;           /* split scans: the piece's number (split.h) */
 } slot;
 
 typedef struct pipe {
@@ -342,6 +347,7 @@ typedef struct cuda_set {
     void *estate;
     hay_pfac *pfac;          /* host tables: the engine's input, streams, fallback */
     bool pageable;
+    bool reg;                /* transfer=register */
     unsigned streams;
     uint64_t chunk, result_cap, gpu_min, dense_max;
     bool gpu_min_set;
@@ -370,14 +376,17 @@ static hay_status parse_driver_params(const char *params, cuda_set *cs)
     while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
         uint64_t v = 0;
         if (hay_cuda_key_is(key, klen, "transfer")) {
-            if (hay_cuda_key_is(val, vlen, "pinned"))
-                cs->pageable = false;
-            else if (hay_cuda_key_is(val, vlen, "pageable"))
+            cs->pageable = cs->reg = false;
+            if (hay_cuda_key_is(val, vlen, "pageable"))
                 cs->pageable = true;
-            else
+            else if (hay_cuda_key_is(val, vlen, "register"))
+                cs->reg = true;
+            else if (!hay_cuda_key_is(val, vlen, "pinned"))
                 return HAY_ERR_INVALID;
             continue;
         }
+        if (hay_cuda_key_is(key, klen, "split"))
+            continue;   /* backend auto's (auto_params) */
         if (!hay_cuda_is_driver_key(key, klen))
             continue;
         RETURN_ERROR_IF(hay_cuda_parse_size(val, vlen, &v) < 0, HAY_ERR_INVALID);
@@ -504,7 +513,6 @@ static const hay_engine host_engine = {
 
 /* Scans ----------------------------------------------------------------- */
 
-enum { MODE_COUNT, MODE_EACH, MODE_LIST };
 
 typedef struct scan_req {
     const hay_patterns *set;
@@ -522,6 +530,8 @@ typedef struct scan_req {
     pipe *pp;
     uint64_t chunk, back;
     bool stopped;
+    bool direct;             /* host input registered: copied from directly */
+    hay_split *sp;           /* split scans: pieces come from here */
 } scan_req;
 
 typedef struct cb_sink {
@@ -618,10 +628,8 @@ static hay_status rerun(scan_req *r, slot *sl, uint64_t x, uint64_t y)
 }
 
 /* Waits for the slot's piece and takes its results. */
-static hay_status drain(scan_req *r, slot *sl)
+static hay_status drain_slot(scan_req *r, slot *sl)
 {
-    if (!sl->busy)
-        return HAY_OK;
     sl->busy = false;
     CU(cudaStreamSynchronize(sl->st));
     float ms = 0;
@@ -644,6 +652,19 @@ static hay_status drain(scan_req *r, slot *sl)
     if (s != HAY_OK)
         return s;
     return rerun(r, sl, mid, sl->ge);
+}
+
+static hay_status drain(scan_req *r, slot *sl)
+{
+    if (!sl->busy)
+        return HAY_OK;
+    uint64_t before = r->count;
+    if (r->sp)
+        hay_split_collect_into(r->sp, sl->piece);
+    hay_status s = drain_slot(r, sl);
+    if (s == HAY_OK && r->sp)
+        hay_split_piece_done(r->sp, sl->piece, r->count - before);
+    return s;
 }
 
 /* Copies src[0, n) into pinned memory on several threads. */
@@ -672,7 +693,7 @@ static hay_status issue(scan_req *r, slot *sl, uint64_t gs, uint64_t ge)
     sl->ge = ge;
     CU(cudaEventRecord(sl->ev[0], sl->st));
     if (!r->dev) {
-        if (r->pp->pinned) {
+        if (r->pp->pinned && !r->direct) {
             stage_copy(sl->h_stage, r->host + lo, n);
             CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
         } else {
@@ -699,10 +720,9 @@ static hay_status run_pieces(scan_req *r)
     const hay_scan_opts *o = r->o;
     pipe *pp = r->pp;
     unsigned ns = pp->nslots;
-    uint64_t done = 0, i = 0;
+    uint64_t done = 0, i = 0, next = 0;
     hay_status s = HAY_OK;
-    for (uint64_t gs = 0; gs < r->len && s == HAY_OK; gs += r->chunk, i++) {
-        uint64_t ge = r->len - gs > r->chunk ? gs + r->chunk : r->len;
+    for (; s == HAY_OK; i++) {
         slot *sl = &pp->s[i % ns];
         if (sl->busy) {
             uint64_t e = sl->ge;
@@ -712,6 +732,19 @@ static hay_status run_pieces(scan_req *r)
             done = e;
             if (o->progress)
                 o->progress(done, r->len, o->progress_ctx);
+        }
+        /* The next piece: in order, or (split) from the back of what the
+         * CPU has not taken, claimed only now that a slot is free. */
+        uint64_t gs, ge;
+        if (r->sp) {
+            if (!hay_split_claim_back(r->sp, r->chunk, &sl->piece, &gs, &ge))
+                break;
+        } else {
+            if (next >= r->len)
+                break;
+            gs = next;
+            ge = r->len - gs > r->chunk ? gs + r->chunk : r->len;
+            next = ge;
         }
         s = issue(r, sl, gs, ge);
     }
@@ -742,12 +775,30 @@ static void report_prepare(cuda_set *cs, hay_scan_stats *st)
     }
 }
 
-/* Runs one scan of a host or resident input on the GPU state cs. */
-static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
-                           const uint8_t *host, const uint8_t *dev,
-                           uint64_t len, const hay_scan_opts *o, int mode,
-                           hay_match_fn fn, void *ctx, uint64_t *count,
-                           uint64_t *counts, const char *note, double t0)
+/* Registers the pages under host[0, len) with the driver, read-only, so
+ * that pieces are copied from them directly; false when the driver
+ * refuses (the scan then stages as usual).  *base is what to unregister. */
+static bool host_register(const uint8_t *host, uint64_t len, void **base)
+{
+    uintptr_t page = 4096;
+    uintptr_t b = (uintptr_t)host & ~(page - 1);
+    uintptr_t e = ((uintptr_t)host + len + page - 1) & ~(page - 1);
+    cudaError_t err = cudaHostRegister((void *)b, e - b, cudaHostRegisterReadOnly);
+    if (err != cudaSuccess)
+        err = cudaHostRegister((void *)b, e - b, cudaHostRegisterDefault);
+    cudaGetLastError();
+    *base = err == cudaSuccess ? (void *)b : NULL;
+    return err == cudaSuccess;
+}
+
+/* Runs one scan of a host or resident input on the GPU state cs; with sp,
+ * the GPU side of a split scan (pieces from sp, matches into sp). */
+static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
+                              const uint8_t *host, const uint8_t *dev,
+                              uint64_t len, const hay_scan_opts *o, int mode,
+                              hay_match_fn fn, void *ctx, uint64_t *count,
+                              uint64_t *counts, const char *note, double t0,
+                              hay_split *sp)
 {
     scan_req r;
     memset(&r, 0, sizeof r);
@@ -761,6 +812,11 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
     r.fn = fn;
     r.ctx = ctx;
     r.back = set->max_len - 1;
+    r.sp = sp;
+    if (sp && mode == MODE_LIST) {
+        r.fn = hay_split_collect;
+        r.ctx = sp;
+    }
     r.st.backend = HAY_BACKEND_CUDA;
     r.st.algo = cs->algo;
     r.st.energy_joules = -1;   /* no energy counter read on this backend */
@@ -770,13 +826,22 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
     r.st.note = note ? note : "";
     report_prepare(cs, &r.st);
     FORWARD_IF_ERROR(ctx_enter(cs->dev, NULL));
+    void *reg_base = NULL;
+    if (host && cs->reg) {
+        double c0 = hay_now();
+        r.direct = host_register(host, len, &reg_base);
+        r.st.copy_in_seconds += hay_now() - c0;   /* pinning is part of the copy */
+    }
     /* Resident counts need no pieces (the engine reports only counts). */
     r.chunk = o->chunk_size ? o->chunk_size
               : (dev && mode != MODE_LIST) ? len : cs->chunk;
     hay_status s = pipe_acquire(cs->dev, cs->streams, &r.chunk, r.back,
-                                !dev && !cs->pageable, dev != NULL, &r.pp);
-    if (s < 0)
+                                !dev && !cs->pageable && !r.direct, dev != NULL, &r.pp);
+    if (s < 0) {
+        if (reg_base)
+            cudaHostUnregister(reg_base);
         return s;
+    }
     if (mode == MODE_LIST) {
         for (unsigned k = 0; k < r.pp->nslots && s == HAY_OK; k++)
             s = slot_list(&r.pp->s[k], cs->result_cap);
@@ -801,6 +866,10 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
     }
     cudaFree(r.d_pc);
     pipe_release(r.pp, s < 0 && s != HAY_ERR_NOMEM);
+    if (reg_base) {
+        cudaHostUnregister(reg_base);
+        cudaGetLastError();
+    }
     if (count)
         *count = r.count;
     r.st.bytes = len;
@@ -811,6 +880,16 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
     if (s == HAY_OK && r.stopped)
         s = HAY_STOPPED;
     return s;
+}
+
+static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
+                           const uint8_t *host, const uint8_t *dev,
+                           uint64_t len, const hay_scan_opts *o, int mode,
+                           hay_match_fn fn, void *ctx, uint64_t *count,
+                           uint64_t *counts, const char *note, double t0)
+{
+    return gpu_scan_sp(set, cs, host, dev, len, o, mode, fn, ctx, count,
+                       counts, note, t0, NULL);
 }
 
 /* The CUDA backend's ops -------------------------------------------------- */
@@ -903,20 +982,78 @@ const hay_backend_ops hay_cuda_backend = {
 /*
  * Compiles the CPU engine.  A scan of at least gpu_min bytes (by kind of
  * set, AUTO_GPU_MIN_*; env HAY_AUTO_GPU_MIN or params gpu_min= override)
- * makes, once, the GPU state in set->aux and runs there; when no GPU is
- * usable the CPU runs and the scan's stats note says why.
+ * makes, once, the GPU state in set->aux and runs there, or, where that
+ * was measured to pay (split_pays), on the CPU threads and the GPU
+ * together (split.h: the CPU from the front, the GPU from the back).  When
+ * no GPU is usable the CPU runs and the scan's stats note says why.
+ * params split=on splits every input when a GPU is usable, split=off
+ * never, split=emulate puts a host thread in the GPU's place (tests).
  */
+enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
+
+#define SPLIT_CPU_PIECE ((uint64_t)32 << 20)
+#define SPLIT_LIST_BUDGET ((uint64_t)256 << 20)
+#define SPLIT_EMULATE_PIECE ((uint64_t)64 << 20)
+
 typedef struct auto_gpu {
     int state;               /* 0 untried, 1 ready, < 0 failed */
     const char *why;         /* static text when failed */
+    int split;               /* SPLIT_* */
+    uint64_t split_piece, split_buffer, emulate_piece;
+    /* What the last split scan measured (bytes per second of each side's
+     * own searching time), reported by hay find --stats through the
+     * scan's stats and kept here for the next scan's note. */
+    double cpu_rate, gpu_rate;
 #ifdef HAY_HAVE_CUDA
     cuda_set *cs;
 #endif
 } auto_gpu;
 
-#ifdef HAY_HAVE_CUDA
 static pthread_mutex_t auto_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Backend auto's own keys (the CPU engine skips them, the CUDA driver
+ * ignores split). */
+static hay_status auto_params(const char *params, auto_gpu *g)
+{
+    g->split = SPLIT_AUTO;
+    g->split_piece = SPLIT_CPU_PIECE;
+    g->split_buffer = SPLIT_LIST_BUDGET;
+    g->emulate_piece = SPLIT_EMULATE_PIECE;
+    const char *p = params, *key, *val;
+    size_t klen, vlen;
+    while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
+        uint64_t v = 0;
+        if (hay_cuda_key_is(key, klen, "split")) {
+            if (hay_cuda_key_is(val, vlen, "auto"))
+                g->split = SPLIT_AUTO;
+            else if (hay_cuda_key_is(val, vlen, "on"))
+                g->split = SPLIT_ON;
+            else if (hay_cuda_key_is(val, vlen, "off"))
+                g->split = SPLIT_OFF;
+            else if (hay_cuda_key_is(val, vlen, "emulate"))
+                g->split = SPLIT_EMULATE;
+            else
+                return HAY_ERR_INVALID;
+            continue;
+        }
+        bool piece = hay_cuda_key_is(key, klen, "split_piece");
+        bool buffer = hay_cuda_key_is(key, klen, "split_buffer");
+        bool chunk = hay_cuda_key_is(key, klen, "chunk");
+        if (!piece && !buffer && !chunk)
+            continue;
+        RETURN_ERROR_IF(hay_cuda_parse_size(val, vlen, &v) < 0, HAY_ERR_INVALID);
+        RETURN_ERROR_IF((piece || chunk) && v < 1, HAY_ERR_INVALID);
+        if (piece)
+            g->split_piece = v;
+        else if (buffer)
+            g->split_buffer = v;
+        else
+            g->emulate_piece = v;
+    }
+    return HAY_OK;
+}
+
+#ifdef HAY_HAVE_CUDA
 static uint64_t auto_threshold(const hay_patterns *set)
 {
     const char *e = getenv("HAY_AUTO_GPU_MIN");
@@ -931,6 +1068,14 @@ static uint64_t auto_threshold(const hay_patterns *set)
             return v;
     return set->n > 1 ? AUTO_GPU_MIN_MULTI : AUTO_GPU_MIN_SINGLE;
 }
+
+/* Whether split=auto shares an input that is on the GPU's side of the
+ * threshold (docs/PERF.md "Backend auto: CPU and GPU together"). */
+static bool split_pays(const hay_patterns *set, int mode)
+{
+    (void)set;
+    return mode != MODE_LIST;
+}
 #endif
 
 static hay_status auto_available(void) { return HAY_OK; }
@@ -942,9 +1087,16 @@ static hay_status auto_describe(int index, char *buf, size_t cap)
 
 static hay_status auto_compile(hay_patterns *set, const char *algo)
 {
+    auto_gpu g;
+    memset(&g, 0, sizeof g);
+    FORWARD_IF_ERROR(auto_params(set->params, &g));
     FORWARD_IF_ERROR(hay_cpu_backend.compile(set, algo));
-    set->aux = calloc(1, sizeof(auto_gpu));
-    RETURN_ERROR_IF(!set->aux, HAY_ERR_NOMEM);
+    set->aux = malloc(sizeof g);
+    if (!set->aux) {
+        hay_cpu_backend.destroy(set);
+        return HAY_ERR_NOMEM;
+    }
+    memcpy(set->aux, &g, sizeof g);
     return HAY_OK;
 }
 
@@ -987,20 +1139,42 @@ static cuda_set *auto_gpu_get(const hay_patterns *set, const char **why)
 }
 #endif
 
-/* Where an auto scan of len bytes runs: the GPU state, or NULL with a note. */
-static void *auto_pick(const hay_patterns *set, uint64_t len, bool force,
-                       const char **note)
+enum { RUN_CPU, RUN_GPU, RUN_SPLIT };
+
+/* Where an auto scan of len bytes runs, with a note; *gpu is the GPU
+ * state for RUN_GPU (a split's worker makes it itself, so that its
+ * start-up overlaps the CPU's searching). */
+static int auto_pick(const hay_patterns *set, uint64_t len, int mode,
+                     const char **note, void **gpu)
 {
-#ifdef HAY_HAVE_CUDA
-    if (!force && len < auto_threshold(set)) {
-        *note = "input below the GPU threshold; CPU";
-        return NULL;
+    const auto_gpu *g = set->aux;
+    *gpu = NULL;
+    if (g->split == SPLIT_EMULATE) {
+        *note = "split between CPU threads and a host thread (split=emulate)";
+        return RUN_SPLIT;
     }
-    return auto_gpu_get(set, note);
+#ifdef HAY_HAVE_CUDA
+    if (g->split == SPLIT_ON) {
+        *note = "split between CPU threads and the GPU (split=on)";
+        return RUN_SPLIT;
+    }
+    if (len < auto_threshold(set)) {
+        *note = "input below the GPU threshold; CPU";
+        return RUN_CPU;
+    }
+    if (g->split == SPLIT_AUTO && split_pays(set, mode)) {
+        *note = "input at or above the GPU threshold: split between CPU threads and the GPU";
+        return RUN_SPLIT;
+    }
+    *gpu = auto_gpu_get(set, note);
+    if (!*gpu)
+        return RUN_CPU;
+    *note = "input at or above the GPU threshold; CUDA";
+    return RUN_GPU;
 #else
-    (void)set; (void)len; (void)force;
+    (void)len; (void)mode;
     *note = "no CUDA backend in this build; CPU";
-    return NULL;
+    return RUN_CPU;
 #endif
 }
 
@@ -1023,6 +1197,97 @@ static void cpu_stats(const hay_patterns *set, const hay_scan_opts *o,
     o->stats->note = note;
 }
 
+/* The GPU side of a split scan (split.h's worker). */
+typedef struct split_gpu {
+    const hay_patterns *set;
+    const uint8_t *host;
+    uint64_t len;
+    hay_scan_opts o;
+    hay_scan_stats st;
+    bool ran;                /* the GPU state was there */
+    const char *why;
+} split_gpu;
+
+#ifdef HAY_HAVE_CUDA
+static hay_status split_gpu_worker(hay_split *sp, void *wctx)
+{
+    split_gpu *w = wctx;
+    cuda_set *cs = auto_gpu_get(w->set, &w->why);
+    RETURN_ERROR_IF(!cs, HAY_ERR_NO_DEVICE);
+    w->ran = true;
+    /* GPU pieces are the driver's chunk= (the caller's chunk_size sizes
+     * the CPU's); progress comes from the calling thread only. */
+    hay_scan_opts o = w->o;
+    o.progress = NULL;
+    o.chunk_size = 0;
+    o.stats = &w->st;
+    int mode = hay_split_mode(sp);
+    return gpu_scan_sp(w->set, cs, w->host, NULL, w->len, &o, mode, NULL, NULL,
+                       NULL, mode == MODE_EACH ? hay_split_counts(sp) : NULL, "",
+                       hay_now(), sp);
+}
+#endif
+
+static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
+                             const uint8_t *data, uint64_t len,
+                             const hay_scan_opts *o, int mode, hay_match_fn fn,
+                             void *ctx, uint64_t *count, uint64_t *counts,
+                             const char *note, double t0)
+{
+    auto_gpu *g = set->aux;
+    split_gpu w;
+    memset(&w, 0, sizeof w);
+    w.set = set;
+    w.host = data;
+    w.len = len;
+    w.o = *o;
+    hay_split_cfg cfg = { g->split_piece, g->split_buffer, hay_split_host_worker,
+                          &g->emulate_piece };
+#ifdef HAY_HAVE_CUDA
+    if (g->split != SPLIT_EMULATE) {
+        cfg.worker = split_gpu_worker;
+        cfg.wctx = &w;
+    }
+#endif
+    hay_split_result res;
+    hay_status s = hay_split_scan(set, scratch, data, len, o, mode, fn, ctx, count,
+                                  counts, &cfg, &res);
+    double cpu_rate = res.cpu_seconds > 0 ? (double)res.cpu_bytes / res.cpu_seconds : 0;
+    double gpu_rate = res.worker_seconds > 0 && res.worker_bytes
+                          ? (double)res.worker_bytes / res.worker_seconds : 0;
+    pthread_mutex_lock(&auto_lock);
+    g->cpu_rate = cpu_rate;
+    g->gpu_rate = gpu_rate;
+    pthread_mutex_unlock(&auto_lock);
+    if (!o->stats)
+        return s;
+    bool emulated = g->split == SPLIT_EMULATE;
+    if (!emulated && res.worker_bytes == 0) {
+        note = w.why && !w.ran ? w.why
+               : res.worker_status < 0 ? "split: the GPU failed, the CPU searched its part"
+               : "split: the CPU finished before the GPU took a piece";
+    } else if (res.worker_status < 0 || res.redone_bytes) {
+        note = "split between CPU threads and the GPU; the CPU searched again "
+               "pieces the GPU could not finish or hold";
+    }
+    cpu_stats(set, o, t0, len, res.matches, note);
+    hay_scan_stats *st = o->stats;
+    if (w.ran && res.worker_bytes) {
+        st->backend = HAY_BACKEND_CUDA;
+        st->algo = w.st.algo;
+        st->init_seconds = w.st.init_seconds;
+        st->prepare_seconds = w.st.prepare_seconds;
+        st->copy_in_seconds = w.st.copy_in_seconds;
+        st->kernel_seconds = w.st.kernel_seconds;
+        st->copy_out_seconds = w.st.copy_out_seconds;
+    }
+    st->split_cpu_bytes = res.cpu_bytes;
+    st->split_gpu_bytes = res.worker_bytes;
+    st->split_cpu_seconds = res.cpu_seconds;
+    st->split_gpu_seconds = res.worker_seconds;
+    return s;
+}
+
 typedef struct count_fwd {
     hay_match_fn fn;
     void *ctx;
@@ -1036,62 +1301,61 @@ static int count_fwd_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return c->fn(id, start, end, c->ctx);
 }
 
+/* One auto scan in mode MODE_*: to fn, into *count, or into counts. */
+static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
+                           const uint8_t *data, uint64_t len,
+                           const hay_scan_opts *o, int mode, hay_match_fn fn,
+                           void *ctx, uint64_t *count, uint64_t *counts)
+{
+    const char *note;
+    void *gpu;
+    double t0 = hay_now();
+    int where = auto_pick(set, len, mode, &note, &gpu);
+    if (where == RUN_SPLIT)
+        return auto_split(set, scratch, data, len, o, mode, fn, ctx, count, counts,
+                          note, t0);
+#ifdef HAY_HAVE_CUDA
+    if (where == RUN_GPU)
+        return gpu_scan(set, gpu, data, NULL, len, o, mode, fn, ctx, count, counts,
+                        note, t0);
+#endif
+    hay_status s;
+    uint64_t n = 0;
+    if (mode == MODE_LIST) {
+        count_fwd c = { fn, ctx, 0 };
+        s = hay_cpu_backend.scan(set, scratch, data, len, o, count_fwd_cb, &c);
+        n = c.n;
+    } else if (mode == MODE_COUNT) {
+        s = hay_cpu_backend.count(set, scratch, data, len, o, count);
+        n = *count;
+    } else {
+        s = hay_cpu_backend.scan(set, scratch, data, len, o, hay_count_each_cb, counts);
+        for (size_t i = 0; i < set->n; i++)
+            n += counts[i];
+    }
+    cpu_stats(set, o, t0, len, n, note);
+    return s;
+}
+
 static hay_status auto_scan(const hay_patterns *set, hay_scratch *scratch,
                             const uint8_t *data, uint64_t len,
                             const hay_scan_opts *o, hay_match_fn fn, void *ctx)
 {
-    const char *note;
-    double t0 = hay_now();
-    void *g = auto_pick(set, len, false, &note);
-#ifdef HAY_HAVE_CUDA
-    if (g)
-        return gpu_scan(set, g, data, NULL, len, o, MODE_LIST, fn, ctx, NULL,
-                        NULL, "input at or above the GPU threshold; CUDA", t0);
-#endif
-    (void)g;
-    count_fwd c = { fn, ctx, 0 };
-    hay_status s = hay_cpu_backend.scan(set, scratch, data, len, o, count_fwd_cb, &c);
-    cpu_stats(set, o, t0, len, c.n, note);
-    return s;
+    return auto_run(set, scratch, data, len, o, MODE_LIST, fn, ctx, NULL, NULL);
 }
 
 static hay_status auto_count(const hay_patterns *set, hay_scratch *scratch,
                              const uint8_t *data, uint64_t len,
                              const hay_scan_opts *o, uint64_t *count)
 {
-    const char *note;
-    double t0 = hay_now();
-    void *g = auto_pick(set, len, false, &note);
-#ifdef HAY_HAVE_CUDA
-    if (g)
-        return gpu_scan(set, g, data, NULL, len, o, MODE_COUNT, NULL, NULL,
-                        count, NULL, "input at or above the GPU threshold; CUDA", t0);
-#endif
-    (void)g;
-    hay_status s = hay_cpu_backend.count(set, scratch, data, len, o, count);
-    cpu_stats(set, o, t0, len, *count, note);
-    return s;
+    return auto_run(set, scratch, data, len, o, MODE_COUNT, NULL, NULL, count, NULL);
 }
 
 static hay_status auto_count_each(const hay_patterns *set, hay_scratch *scratch,
                                   const uint8_t *data, uint64_t len,
                                   const hay_scan_opts *o, uint64_t *counts)
 {
-    const char *note;
-    double t0 = hay_now();
-    void *g = auto_pick(set, len, false, &note);
-#ifdef HAY_HAVE_CUDA
-    if (g)
-        return gpu_scan(set, g, data, NULL, len, o, MODE_EACH, NULL, NULL,
-                        NULL, counts, "input at or above the GPU threshold; CUDA", t0);
-#endif
-    (void)g;
-    hay_status s = hay_cpu_backend.scan(set, scratch, data, len, o, hay_count_each_cb, counts);
-    uint64_t total = 0;
-    for (size_t i = 0; i < set->n; i++)
-        total += counts[i];
-    cpu_stats(set, o, t0, len, total, note);
-    return s;
+    return auto_run(set, scratch, data, len, o, MODE_EACH, NULL, NULL, NULL, counts);
 }
 
 static const char *const auto_algos[] = { NULL };

@@ -38,9 +38,11 @@
  *
  * Driver keys (cuda_backend.c; docs/DESIGN.md "CUDA backend"):
  *   device=N            CUDA device index (default: env HAY_CUDA_DEVICE, else 0)
- *   transfer=pinned|pageable   host inputs: copied through pinned staging
- *                       buffers (default) or cudaMemcpyAsync from the
- *                       caller's pageable memory
+ *   transfer=pinned|pageable|register   host inputs: copied through
+ *                       pinned staging buffers (default), cudaMemcpyAsync
+ *                       from the caller's pageable memory, or the input
+ *                       registered (cudaHostRegister, read-only) for the
+ *                       scan and copied from directly
  *   streams=N           pipeline depth, 1..8 (default 3)
  *   chunk=BYTES         bytes per pipeline piece (default 64 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it
@@ -49,6 +51,15 @@
  *   gpu_min=BYTES       backend auto: inputs below this stay on the CPU
  *   dense_max=BYTES     largest dense PFAC table (default min(2 GiB, a
  *                       quarter of free device memory))
+ *   split=auto|on|off|emulate   backend auto: share one input between the
+ *                       CPU threads and the GPU (split.h); auto (default)
+ *                       where measured to pay, on whenever a GPU is usable
+ *                       (any size), off never, emulate with a host thread
+ *                       in the GPU's place (tests the split without a GPU)
+ *   split_piece=BYTES   bytes the CPU side claims at a time (default 32M)
+ *   split_buffer=BYTES  GPU list matches held until the CPU's part is
+ *                       delivered (default 256M); a piece over it is
+ *                       searched again by the CPU
  * PFAC engine keys (pfac.cu):
  *   table=ldg|tex|compact   dense table read through the read-only cache
  *                       (default), a texture object, or the compact CSR
@@ -124,7 +135,8 @@ typedef struct hay_cuda_engine {
 
 /* The driver's parameter keys, which engines skip. */
 #define HAY_CUDA_DRIVER_KEYS \
-    { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max" }
+    { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max", \
+      "split", "split_piece", "split_buffer" }
 
 /* Iterates the "key=value" pairs of a params string: sets key/klen and
  * val/vlen (a key without '=' has vlen 0) and returns 1, or 0 at the end.
