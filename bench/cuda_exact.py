@@ -431,12 +431,12 @@ def part_split(args, md):
     configs = [
         ("CPU 16T", ["--backend", "cpu", "--threads", "16"]),
         ("GPU (cuda, pinned staging)", ["--backend", "cuda"]),
-        ("GPU (cuda, transfer=register)", ["--backend", "cuda", "--params", "transfer=register"]),
-        ("GPU (cuda, chunk=16M,streams=4)", ["--backend", "cuda", "--params", "chunk=16M,streams=4"]),
         ("auto split=on, 16T", ["--backend", "auto", "--threads", "16", "--params", "split=on"]),
-        ("auto split=on, 15T", ["--backend", "auto", "--threads", "15", "--params", "split=on"]),
+        ("GPU (cuda, transfer=register)", ["--backend", "cuda", "--params", "transfer=register"]),
         ("auto split=on, 16T, transfer=register", ["--backend", "auto", "--threads", "16",
                                                    "--params", "split=on,transfer=register"]),
+        ("auto split=on, 14T", ["--backend", "auto", "--threads", "14", "--params", "split=on"]),
+        ("GPU (cuda, chunk=16M,streams=4)", ["--backend", "cuda", "--params", "chunk=16M,streams=4"]),
         ("auto (default), 16T", ["--backend", "auto", "--threads", "16"]),
     ]
     if args.split_configs:
