@@ -1262,14 +1262,15 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     if (!o->stats)
         return s;
     bool emulated = g->split == SPLIT_EMULATE;
-    if (!emulated && res.worker_bytes == 0) {
-        note = w.why && !w.ran ? w.why
-               : res.worker_status < 0 ? "split: the GPU failed, the CPU searched its part"
-               : "split: the CPU finished before the GPU took a piece";
-    } else if (res.worker_status < 0 || res.redone_bytes) {
-        note = "split between CPU threads and the GPU; the CPU searched again "
-               "pieces the GPU could not finish or hold";
-    }
+    if (!emulated && !w.ran && w.why)
+        note = w.why;   /* no usable GPU */
+    else if (res.worker_status < 0)
+        note = "split: the GPU failed; the CPU searched the pieces it had not finished";
+    else if (res.redone_bytes)
+        note = "split between CPU threads and the GPU; the CPU searched again the "
+               "pieces whose matches were over the list budget (split_buffer)";
+    else if (!emulated && res.worker_bytes == 0)
+        note = "split: the CPU finished before the GPU took a piece";
     cpu_stats(set, o, t0, len, res.matches, note);
     hay_scan_stats *st = o->stats;
     if (w.ran && res.worker_bytes) {
