@@ -395,7 +395,7 @@ def hay_scan_runs(args, argv, files, runs):
     scans, walls, err, out = [], [], "", ""
     for i in range(runs + 1):
         t0 = time.perf_counter()
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
         t = time.perf_counter() - t0
         if p.returncode not in (0, 1):
             raise RuntimeError("%s: exit %d: %s" % (cmd, p.returncode, p.stderr.decode()[-300:]))
@@ -428,27 +428,30 @@ def part_split(args, md):
     snort = os.path.join(args.data, "patterns", "snort-community.txt")
     if os.path.exists(snort):
         sets.append(("snort-community (4,550)", ["--escapes", "-f", snort], None))
+    cpu16 = ["--backend", "cpu", "--threads", "16"]
+    cuda = ["--backend", "cuda"]
+    split = lambda t, extra="": ["--backend", "auto", "--threads", str(t), "--params",
+                                 "split=on" + extra]
     configs = [
-        ("CPU 16T", ["--backend", "cpu", "--threads", "16"]),
-        ("GPU (cuda, pinned staging)", ["--backend", "cuda"]),
-        ("auto split=on, 16T", ["--backend", "auto", "--threads", "16", "--params", "split=on"]),
-        ("GPU (cuda, transfer=register)", ["--backend", "cuda", "--params", "transfer=register"]),
-        ("auto split=on, 16T, transfer=register", ["--backend", "auto", "--threads", "16",
-                                                   "--params", "split=on,transfer=register"]),
-        ("auto split=on, 14T", ["--backend", "auto", "--threads", "14", "--params", "split=on"]),
-        ("GPU (cuda, chunk=16M,streams=4)", ["--backend", "cuda", "--params", "chunk=16M,streams=4"]),
-        ("auto (default), 16T", ["--backend", "auto", "--threads", "16"]),
+        ("CPU 16T", cpu16, True),
+        ("GPU (cuda, defaults: pinned staging, 3 x 64 MiB, 16 copy threads)", cuda, True),
+        ("GPU (cuda, chunk=16M,streams=4)", cuda + ["--params", "chunk=16M,streams=4"], False),
+        ("GPU (cuda, stage_threads=8)", cuda + ["--params", "stage_threads=8"], False),
+        ("GPU (cuda, transfer=pageable)", cuda + ["--params", "transfer=pageable"], False),
+        ("auto split=on, 16T (GPU copies with 4 threads)", split(16), True),
+        ("auto split=on, 12T", split(12), True),
+        ("auto split=on, 16T, stage_threads=16", split(16, ",stage_threads=16"), True),
+        ("auto (default), 16T", ["--backend", "auto", "--threads", "16"], True),
     ]
-    if args.split_configs:
-        keep = args.split_configs.split("|")
-        configs = [c for c in configs if c[0] in keep]
     for title, pat, want in sets:
         md.append("\n#### %s\n" % title)
         md.append("| config | count | one-shot scan ms | GB/s | wall ms | warm scan ms | warm GB/s "
                   "| split: CPU GB, GB/s | split: GPU GB, GB/s | note |")
         md.append("|---|---|---|---|---|---|---|---|---|---|")
         counts = set()
-        for label, argv in configs:
+        for label, argv, multi in configs:
+            if want is None and not multi:
+                continue
             try:
                 s1, w1, _, c1 = hay_scan_runs(args, argv + pat, [path], args.runs)
                 sn, _, err, cn = hay_scan_runs(args, argv + pat, [path] * (reps + 1), args.runs)

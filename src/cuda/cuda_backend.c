@@ -87,6 +87,7 @@ static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-g
 #define POOL_KEEP 2
 #define STAGE_BLOCK ((size_t)2 << 20)   /* per-thread share of a staging copy */
 #define STAGE_THREADS 16
+#define SPLIT_STAGE_THREADS 4
 
 static hay_status cuda_status(cudaError_t e) { return (hay_status)hay_cuda_status(e); }
 #define CU(call) FORWARD_IF_ERROR(cuda_status(call))
@@ -349,6 +350,7 @@ typedef struct cuda_set {
     bool pageable;
     bool reg;                /* transfer=register */
     unsigned streams;
+    unsigned stage_threads;  /* 0: the default */
     uint64_t chunk, result_cap, gpu_min, dense_max;
     bool gpu_min_set;
     double init_seconds, prepare_seconds;
@@ -407,6 +409,9 @@ static hay_status parse_driver_params(const char *params, cuda_set *cs)
             cs->gpu_min_set = true;
         } else if (hay_cuda_key_is(key, klen, "dense_max")) {
             cs->dense_max = v;
+        } else if (hay_cuda_key_is(key, klen, "stage_threads")) {
+            RETURN_ERROR_IF(v < 1 || v > 256, HAY_ERR_INVALID);
+            cs->stage_threads = (unsigned)v;
         }
     }
     return HAY_OK;
@@ -531,6 +536,7 @@ typedef struct scan_req {
     uint64_t chunk, back;
     bool stopped;
     bool direct;             /* host input registered: copied from directly */
+    unsigned stage_threads;  /* threads copying into pinned staging */
     hay_split *sp;           /* split scans: pieces come from here */
 } scan_req;
 
@@ -668,11 +674,12 @@ static hay_status drain(scan_req *r, slot *sl)
 }
 
 /* Copies src[0, n) into pinned memory on several threads. */
-static void stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
+static void stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n,
+                       unsigned threads)
 {
     long nb = (long)((n + STAGE_BLOCK - 1) / STAGE_BLOCK);
 #ifdef _OPENMP
-    int t = (int)(nb < STAGE_THREADS ? nb : STAGE_THREADS);
+    int t = (int)(nb < (long)threads ? nb : (long)threads);
     if (t > (int)hay_cpu_count())
         t = (int)hay_cpu_count();
 #pragma omp parallel for num_threads(t > 0 ? t : 1) schedule(static) if (nb > 1)
@@ -680,6 +687,50 @@ static void stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
     for (long b = 0; b < nb; b++) {
         uint64_t o = (uint64_t)b * STAGE_BLOCK;
         memcpy(dst + o, src + o, n - o < STAGE_BLOCK ? n - o : STAGE_BLOCK);
+    }
+}
+
+/* The same on plain threads made for the copy, for a split's GPU side:
+ * an OpenMP team of its own would spin between pieces on the cores the
+ * split's CPU threads are searching with. */
+typedef struct stage_part {
+    uint8_t *dst;
+    const uint8_t *src;
+    uint64_t n;
+} stage_part;
+
+static void *stage_part_run(void *arg)
+{
+    stage_part *p = arg;
+    memcpy(p->dst, p->src, p->n);
+    return NULL;
+}
+
+static void stage_copy_threads(uint8_t *dst, const uint8_t *src, uint64_t n,
+                               unsigned threads)
+{
+    enum { MAX_PARTS = 64 };
+    stage_part part[MAX_PARTS];
+    pthread_t th[MAX_PARTS];
+    bool started[MAX_PARTS] = { false };
+    uint64_t t = threads < MAX_PARTS ? threads : MAX_PARTS;
+    if (t > n / STAGE_BLOCK)
+        t = n / STAGE_BLOCK ? n / STAGE_BLOCK : 1;
+    uint64_t share = (n + t - 1) / t;
+    for (uint64_t k = 0; k < t; k++) {
+        uint64_t o = k * share < n ? k * share : n;
+        part[k].dst = dst + o;
+        part[k].src = src + o;
+        part[k].n = n - o < share ? n - o : share;
+        if (k > 0)
+            started[k] = pthread_create(&th[k], NULL, stage_part_run, &part[k]) == 0;
+    }
+    stage_part_run(&part[0]);
+    for (uint64_t k = 1; k < t; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else
+            stage_part_run(&part[k]);   /* no thread: copy it here */
     }
 }
 
@@ -694,7 +745,10 @@ static hay_status issue(scan_req *r, slot *sl, uint64_t gs, uint64_t ge)
     CU(cudaEventRecord(sl->ev[0], sl->st));
     if (!r->dev) {
         if (r->pp->pinned && !r->direct) {
-            stage_copy(sl->h_stage, r->host + lo, n);
+            if (r->sp)
+                stage_copy_threads(sl->h_stage, r->host + lo, n, r->stage_threads);
+            else
+                stage_copy(sl->h_stage, r->host + lo, n, r->stage_threads);
             CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
         } else {
             CU(cudaMemcpyAsync(sl->d_text, r->host + lo, n, cudaMemcpyHostToDevice, sl->st));
@@ -813,6 +867,9 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
     r.ctx = ctx;
     r.back = set->max_len - 1;
     r.sp = sp;
+    /* A split's CPU threads are searching: the GPU side copies with few. */
+    r.stage_threads = cs->stage_threads ? cs->stage_threads
+                      : sp ? SPLIT_STAGE_THREADS : STAGE_THREADS;
     if (sp && mode == MODE_LIST) {
         r.fn = hay_split_collect;
         r.ctx = sp;
@@ -1070,11 +1127,16 @@ static uint64_t auto_threshold(const hay_patterns *set)
 }
 
 /* Whether split=auto shares an input that is on the GPU's side of the
- * threshold (docs/PERF.md "Backend auto: CPU and GPU together"). */
+ * threshold (docs/PERF.md "Backend auto: CPU and GPU together"): only
+ * once the set's GPU state is made (a split waits for the GPU's start-up
+ * before it returns, which costs far more than the CPU's share saves). */
 static bool split_pays(const hay_patterns *set, int mode)
 {
-    (void)set;
-    return mode != MODE_LIST;
+    const auto_gpu *g = set->aux;
+    pthread_mutex_lock(&auto_lock);
+    bool warm = g->state == 1;
+    pthread_mutex_unlock(&auto_lock);
+    return warm && set->n > 1 && mode != MODE_LIST;
 }
 #endif
 

@@ -51,6 +51,8 @@
  *   gpu_min=BYTES       backend auto: inputs below this stay on the CPU
  *   dense_max=BYTES     largest dense PFAC table (default min(2 GiB, a
  *                       quarter of free device memory))
+ *   stage_threads=N     threads copying host input into the pinned staging
+ *                       buffers (default 16; 4 on a split's GPU side)
  *   split=auto|on|off|emulate   backend auto: share one input between the
  *                       CPU threads and the GPU (split.h); auto (default)
  *                       where measured to pay, on whenever a GPU is usable
@@ -136,7 +138,7 @@ typedef struct hay_cuda_engine {
 /* The driver's parameter keys, which engines skip. */
 #define HAY_CUDA_DRIVER_KEYS \
     { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max", \
-      "split", "split_piece", "split_buffer" }
+      "split", "split_piece", "split_buffer", "stage_threads" }
 
 /* Iterates the "key=value" pairs of a params string: sets key/klen and
  * val/vlen (a key without '=' has vlen 0) and returns 1, or 0 at the end.
