@@ -419,10 +419,11 @@ def part_split(args, md):
               "first), median of %d runs after 1 warm-up. **one-shot**: one file per "
               "command, so the scan phase includes the first scan's costs in the process "
               "(pinned staging buffers; for split, the GPU's start-up on its own thread, "
-              "overlapped with the CPU's work). **warm**: the same file named %d times in "
+              "which the scan waits for). **warm**: the same file named %d times in "
               "one command, (scan(%d files) - scan(1 file)) / %d: a scan in a process whose "
-              "GPU state is already made. GB/s = 10^9 bytes/s. The split columns are the "
-              "warm run's last file: bytes each side searched and its own rate.\n"
+              "GPU state is already made. GB/s = 10^9 bytes/s. The split columns (warm scans, "
+              "from the same differences): the bytes each side searched per scan and its own "
+              "rate (bytes / the seconds it spent searching).\n"
               % (args.runs, reps + 1, reps + 1, reps))
     sets = [("one literal %r" % "Sherlock Holmes", ["-e", "Sherlock Holmes"], 42955)]
     snort = os.path.join(args.data, "patterns", "snort-community.txt")
@@ -436,13 +437,14 @@ def part_split(args, md):
         ("CPU 16T", cpu16, True),
         ("GPU (cuda, defaults: pinned staging, 3 x 64 MiB, 16 copy threads)", cuda, True),
         ("GPU (cuda, chunk=16M,streams=4)", cuda + ["--params", "chunk=16M,streams=4"], False),
-        ("GPU (cuda, stage_threads=8)", cuda + ["--params", "stage_threads=8"], False),
-        ("GPU (cuda, transfer=pageable)", cuda + ["--params", "transfer=pageable"], False),
-        ("auto split=on, 16T (GPU copies with 4 threads)", split(16), True),
-        ("auto split=on, 12T", split(12), True),
-        ("auto split=on, 16T, stage_threads=16", split(16, ",stage_threads=16"), True),
-        ("auto (default), 16T", ["--backend", "auto", "--threads", "16"], True),
+        ("auto split=on (CPU side capped at 11T, GPU copies with 4 threads)", split(16), True),
+        ("auto split=on, CPU 8T", split(8), False),
+        ("auto split=on, CPU 4T", split(4), True),
+        ("auto (default: no split), 16T", ["--backend", "auto", "--threads", "16"], True),
     ]
+    if args.split_configs:
+        keep = args.split_configs.split("|")
+        configs = [c for c in configs if c[0] in keep]
     for title, pat, want in sets:
         md.append("\n#### %s\n" % title)
         md.append("| config | count | one-shot scan ms | GB/s | wall ms | warm scan ms | warm GB/s "
@@ -453,17 +455,24 @@ def part_split(args, md):
             if want is None and not multi:
                 continue
             try:
-                s1, w1, _, c1 = hay_scan_runs(args, argv + pat, [path], args.runs)
+                s1, w1, err1, c1 = hay_scan_runs(args, argv + pat, [path], args.runs)
                 sn, _, err, cn = hay_scan_runs(args, argv + pat, [path] * (reps + 1), args.runs)
             except Exception as e:  # keep the other rows
                 check(False, "split row %s: %s" % (label, e))
                 continue
             counts.update(c1 + cn)
             warm = (sn - s1) / reps
-            sp = stat_line(err, "split")
+            sp, sp1 = stat_line(err, "split"), stat_line(err1, "split")
             ran = stat_line(err, "ran=")
-            cell = lambda k: ("%.3f, %.1f" % (int(sp[k + "_bytes"]) / 1e9 / (reps + 1),
-                                               float(sp[k + "_gbps"]))) if sp else "-"
+
+            def cell(k):
+                """A side's bytes per warm scan and its own rate over the warm
+                scans: the difference between the two commands' sums."""
+                if not sp or not sp1:
+                    return "-"
+                b = int(sp[k + "_bytes"]) - int(sp1[k + "_bytes"])
+                t = float(sp[k + "_seconds"]) - float(sp1[k + "_seconds"])
+                return "%.3f, %.1f" % (b / 1e9 / reps, b / t / 1e9 if t > 0 else 0)
             md.append("| %s | %d | %.2f | %.1f | %.1f | %.2f | %.1f | %s | %s | %s |" % (
                 label, c1[0], s1 * 1e3, size / s1 / 1e9, w1 * 1e3, warm * 1e3,
                 size / warm / 1e9 if warm > 0 else 0, cell("cpu"), cell("gpu"),

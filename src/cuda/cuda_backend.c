@@ -348,7 +348,6 @@ typedef struct cuda_set {
     void *estate;
     hay_pfac *pfac;          /* host tables: the engine's input, streams, fallback */
     bool pageable;
-    bool reg;                /* transfer=register */
     unsigned streams;
     unsigned stage_threads;  /* 0: the default */
     uint64_t chunk, result_cap, gpu_min, dense_max;
@@ -378,12 +377,11 @@ static hay_status parse_driver_params(const char *params, cuda_set *cs)
     while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
         uint64_t v = 0;
         if (hay_cuda_key_is(key, klen, "transfer")) {
-            cs->pageable = cs->reg = false;
-            if (hay_cuda_key_is(val, vlen, "pageable"))
+            if (hay_cuda_key_is(val, vlen, "pinned"))
+                cs->pageable = false;
+            else if (hay_cuda_key_is(val, vlen, "pageable"))
                 cs->pageable = true;
-            else if (hay_cuda_key_is(val, vlen, "register"))
-                cs->reg = true;
-            else if (!hay_cuda_key_is(val, vlen, "pinned"))
+            else
                 return HAY_ERR_INVALID;
             continue;
         }
@@ -535,7 +533,6 @@ typedef struct scan_req {
     pipe *pp;
     uint64_t chunk, back;
     bool stopped;
-    bool direct;             /* host input registered: copied from directly */
     unsigned stage_threads;  /* threads copying into pinned staging */
     hay_split *sp;           /* split scans: pieces come from here */
 } scan_req;
@@ -744,7 +741,7 @@ static hay_status issue(scan_req *r, slot *sl, uint64_t gs, uint64_t ge)
     sl->ge = ge;
     CU(cudaEventRecord(sl->ev[0], sl->st));
     if (!r->dev) {
-        if (r->pp->pinned && !r->direct) {
+        if (r->pp->pinned) {
             if (r->sp)
                 stage_copy_threads(sl->h_stage, r->host + lo, n, r->stage_threads);
             else
@@ -829,22 +826,6 @@ static void report_prepare(cuda_set *cs, hay_scan_stats *st)
     }
 }
 
-/* Registers the pages under host[0, len) with the driver, read-only, so
- * that pieces are copied from them directly; false when the driver
- * refuses (the scan then stages as usual).  *base is what to unregister. */
-static bool host_register(const uint8_t *host, uint64_t len, void **base)
-{
-    uintptr_t page = 4096;
-    uintptr_t b = (uintptr_t)host & ~(page - 1);
-    uintptr_t e = ((uintptr_t)host + len + page - 1) & ~(page - 1);
-    cudaError_t err = cudaHostRegister((void *)b, e - b, cudaHostRegisterReadOnly);
-    if (err != cudaSuccess)
-        err = cudaHostRegister((void *)b, e - b, cudaHostRegisterDefault);
-    cudaGetLastError();
-    *base = err == cudaSuccess ? (void *)b : NULL;
-    return err == cudaSuccess;
-}
-
 /* Runs one scan of a host or resident input on the GPU state cs; with sp,
  * the GPU side of a split scan (pieces from sp, matches into sp). */
 static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
@@ -883,22 +864,13 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
     r.st.note = note ? note : "";
     report_prepare(cs, &r.st);
     FORWARD_IF_ERROR(ctx_enter(cs->dev, NULL));
-    void *reg_base = NULL;
-    if (host && cs->reg) {
-        double c0 = hay_now();
-        r.direct = host_register(host, len, &reg_base);
-        r.st.copy_in_seconds += hay_now() - c0;   /* pinning is part of the copy */
-    }
     /* Resident counts need no pieces (the engine reports only counts). */
     r.chunk = o->chunk_size ? o->chunk_size
               : (dev && mode != MODE_LIST) ? len : cs->chunk;
     hay_status s = pipe_acquire(cs->dev, cs->streams, &r.chunk, r.back,
-                                !dev && !cs->pageable && !r.direct, dev != NULL, &r.pp);
-    if (s < 0) {
-        if (reg_base)
-            cudaHostUnregister(reg_base);
+                                !dev && !cs->pageable, dev != NULL, &r.pp);
+    if (s < 0)
         return s;
-    }
     if (mode == MODE_LIST) {
         for (unsigned k = 0; k < r.pp->nslots && s == HAY_OK; k++)
             s = slot_list(&r.pp->s[k], cs->result_cap);
@@ -923,10 +895,6 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
     }
     cudaFree(r.d_pc);
     pipe_release(r.pp, s < 0 && s != HAY_ERR_NOMEM);
-    if (reg_base) {
-        cudaHostUnregister(reg_base);
-        cudaGetLastError();
-    }
     if (count)
         *count = r.count;
     r.st.bytes = len;
@@ -1048,7 +1016,18 @@ const hay_backend_ops hay_cuda_backend = {
  */
 enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
 
-#define SPLIT_CPU_PIECE ((uint64_t)32 << 20)
+/* The CPU side's pieces: about SPLIT_PIECE_SECONDS of its last measured
+ * rate, between the two bounds (the meeting waits for at most one piece);
+ * before any measurement, the upper bound for one pattern, 4 MiB for
+ * several (the DFA runs at a few GB/s). */
+#define SPLIT_PIECE_MIN ((uint64_t)1 << 20)
+#define SPLIT_PIECE_MAX ((uint64_t)32 << 20)
+#define SPLIT_PIECE_MULTI ((uint64_t)4 << 20)
+#define SPLIT_PIECE_SECONDS 1e-3
+/* Cores a split leaves to the GPU side (its driving thread and 4 copy
+ * threads): the CPU side's OpenMP threads, sharing cores with them, were
+ * measured 10x slower than on cores of their own. */
+#define SPLIT_GPU_CORES 5
 #define SPLIT_LIST_BUDGET ((uint64_t)256 << 20)
 #define SPLIT_EMULATE_PIECE ((uint64_t)64 << 20)
 
@@ -1073,7 +1052,7 @@ static pthread_mutex_t auto_lock = PTHREAD_MUTEX_INITIALIZER;
 static hay_status auto_params(const char *params, auto_gpu *g)
 {
     g->split = SPLIT_AUTO;
-    g->split_piece = SPLIT_CPU_PIECE;
+    g->split_piece = 0;   /* from the measured rate */
     g->split_buffer = SPLIT_LIST_BUDGET;
     g->emulate_piece = SPLIT_EMULATE_PIECE;
     const char *p = params, *key, *val;
@@ -1126,18 +1105,6 @@ static uint64_t auto_threshold(const hay_patterns *set)
     return set->n > 1 ? AUTO_GPU_MIN_MULTI : AUTO_GPU_MIN_SINGLE;
 }
 
-/* Whether split=auto shares an input that is on the GPU's side of the
- * threshold (docs/PERF.md "Backend auto: CPU and GPU together"): only
- * once the set's GPU state is made (a split waits for the GPU's start-up
- * before it returns, which costs far more than the CPU's share saves). */
-static bool split_pays(const hay_patterns *set, int mode)
-{
-    const auto_gpu *g = set->aux;
-    pthread_mutex_lock(&auto_lock);
-    bool warm = g->state == 1;
-    pthread_mutex_unlock(&auto_lock);
-    return warm && set->n > 1 && mode != MODE_LIST;
-}
 #endif
 
 static hay_status auto_available(void) { return HAY_OK; }
@@ -1220,13 +1187,13 @@ static int auto_pick(const hay_patterns *set, uint64_t len, int mode,
         *note = "split between CPU threads and the GPU (split=on)";
         return RUN_SPLIT;
     }
+    /* split=auto does not split: on the H200 host the split lost to the
+     * better side alone for one literal (the CPU) and for snort-community
+     * (the GPU), docs/PERF.md "Backend auto: CPU and GPU on one input". */
+    (void)mode;
     if (len < auto_threshold(set)) {
         *note = "input below the GPU threshold; CPU";
         return RUN_CPU;
-    }
-    if (g->split == SPLIT_AUTO && split_pays(set, mode)) {
-        *note = "input at or above the GPU threshold: split between CPU threads and the GPU";
-        return RUN_SPLIT;
     }
     *gpu = auto_gpu_get(set, note);
     if (!*gpu)
@@ -1303,7 +1270,25 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     w.host = data;
     w.len = len;
     w.o = *o;
-    hay_split_cfg cfg = { g->split_piece, g->split_buffer, hay_split_host_worker,
+    uint64_t piece = g->split_piece;
+    if (!piece) {
+        pthread_mutex_lock(&auto_lock);
+        double rate = g->cpu_rate;
+        pthread_mutex_unlock(&auto_lock);
+        piece = rate > 0 ? (uint64_t)(rate * SPLIT_PIECE_SECONDS)
+                : set->n > 1 ? SPLIT_PIECE_MULTI : SPLIT_PIECE_MAX;
+        piece = piece < SPLIT_PIECE_MIN ? SPLIT_PIECE_MIN
+                : piece > SPLIT_PIECE_MAX ? SPLIT_PIECE_MAX : piece;
+    }
+    hay_scan_opts co = *o;
+    if (g->split != SPLIT_EMULATE) {
+        unsigned cores = hay_cpu_count();
+        unsigned cap = cores > SPLIT_GPU_CORES + 1 ? cores - SPLIT_GPU_CORES : 1;
+        if (co.threads == 0 || co.threads > cap)
+            co.threads = cap;
+    }
+    o = &co;
+    hay_split_cfg cfg = { piece, g->split_buffer, hay_split_host_worker,
                           &g->emulate_piece };
 #ifdef HAY_HAVE_CUDA
     if (g->split != SPLIT_EMULATE) {

@@ -38,11 +38,9 @@
  *
  * Driver keys (cuda_backend.c; docs/DESIGN.md "CUDA backend"):
  *   device=N            CUDA device index (default: env HAY_CUDA_DEVICE, else 0)
- *   transfer=pinned|pageable|register   host inputs: copied through
- *                       pinned staging buffers (default), cudaMemcpyAsync
- *                       from the caller's pageable memory, or the input
- *                       registered (cudaHostRegister, read-only) for the
- *                       scan and copied from directly
+ *   transfer=pinned|pageable   host inputs: copied through pinned staging
+ *                       buffers (default) or cudaMemcpyAsync from the
+ *                       caller's pageable memory
  *   streams=N           pipeline depth, 1..8 (default 3)
  *   chunk=BYTES         bytes per pipeline piece (default 64 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it
@@ -54,11 +52,14 @@
  *   stage_threads=N     threads copying host input into the pinned staging
  *                       buffers (default 16; 4 on a split's GPU side)
  *   split=auto|on|off|emulate   backend auto: share one input between the
- *                       CPU threads and the GPU (split.h); auto (default)
- *                       where measured to pay, on whenever a GPU is usable
- *                       (any size), off never, emulate with a host thread
- *                       in the GPU's place (tests the split without a GPU)
- *   split_piece=BYTES   bytes the CPU side claims at a time (default 32M)
+ *                       CPU threads and the GPU (split.h); on: whenever a
+ *                       GPU is usable (any size; the CPU side then uses at
+ *                       most cores - 5 threads); auto (default) and off:
+ *                       never (measured not to pay on the H200 host,
+ *                       docs/PERF.md); emulate: a host thread in the GPU's
+ *                       place (tests the split without a GPU)
+ *   split_piece=BYTES   bytes the CPU side claims at a time (default: 1 ms
+ *                       at its last measured rate, 1M..32M)
  *   split_buffer=BYTES  GPU list matches held until the CPU's part is
  *                       delivered (default 256M); a piece over it is
  *                       searched again by the CPU
