@@ -1007,12 +1007,13 @@ const hay_backend_ops hay_cuda_backend = {
 /*
  * Compiles the CPU engine.  A scan of at least gpu_min bytes (by kind of
  * set, AUTO_GPU_MIN_*; env HAY_AUTO_GPU_MIN or params gpu_min= override)
- * makes, once, the GPU state in set->aux and runs there, or, where that
- * was measured to pay (split_pays), on the CPU threads and the GPU
- * together (split.h: the CPU from the front, the GPU from the back).  When
- * no GPU is usable the CPU runs and the scan's stats note says why.
- * params split=on splits every input when a GPU is usable, split=off
- * never, split=emulate puts a host thread in the GPU's place (tests).
+ * makes, once, the GPU state in set->aux and runs there.  When no GPU is
+ * usable the CPU runs and the scan's stats note says why.  params
+ * split=on runs every input on the CPU threads and the GPU together
+ * (split.h: the CPU from the front, the GPU from the back) when a GPU is
+ * usable; split=auto (the default) and split=off never do, since that was
+ * measured not to pay (docs/PERF.md); split=emulate puts a host thread in
+ * the GPU's place (tests).
  */
 enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
 
@@ -1026,7 +1027,7 @@ enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
 #define SPLIT_PIECE_SECONDS 1e-3
 /* Cores a split leaves to the GPU side (its driving thread and 4 copy
  * threads): the CPU side's OpenMP threads, sharing cores with them, were
- * measured 10x slower than on cores of their own. */
+ * measured over 20x slower than on cores of their own. */
 #define SPLIT_GPU_CORES 5
 #define SPLIT_LIST_BUDGET ((uint64_t)256 << 20)
 #define SPLIT_EMULATE_PIECE ((uint64_t)64 << 20)
@@ -1037,8 +1038,8 @@ typedef struct auto_gpu {
     int split;               /* SPLIT_* */
     uint64_t split_piece, split_buffer, emulate_piece;
     /* What the last split scan measured (bytes per second of each side's
-     * own searching time), reported by hay find --stats through the
-     * scan's stats and kept here for the next scan's note. */
+     * own searching time; the scan's stats report the same): the CPU's
+     * rate sizes the next split's CPU pieces. */
     double cpu_rate, gpu_rate;
 #ifdef HAY_HAVE_CUDA
     cuda_set *cs;
