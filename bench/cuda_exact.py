@@ -3,7 +3,7 @@
 
   python3 bench/cuda_exact.py --build BUILD --data DATA --out OUT \\
       [--rg RG] [--lib LIBDIR] [--hs-bench HS] [--grep GREP] [--runs N] \\
-      [--parts tables,bm,big] [--work DIR]
+      [--parts tables,bm,big,split] [--work DIR]
 
 BUILD holds `hay` and `cuda_exact_bench` (CMake build with CUDA); DATA is the
 data folder (text/ inside).  Parts:
@@ -23,6 +23,11 @@ data folder (text/ inside).  Parts:
           (resident) and end to end with pinned copies (one copy, and
           pipelined pieces on two streams), the read ceiling, Hyperscan with
           16 threads and hay on 16 CPU threads in the same run
+  split   (not in the default parts) backend auto's split of one input between
+          CPU threads and the GPU against the CPU alone, the GPU alone from
+          the page cache (`hay find --backend cuda`, staging, registered
+          input, smaller pieces) and Hyperscan-16T: one literal and
+          snort-community over the 1 GiB corpus, one-shot and warm
 
 Every row's count is checked (all rows of a case must agree, and the tables'
 planted token must be found exactly 10 / 200 times).  Writes OUT/cuda_exact.md
@@ -373,6 +378,126 @@ def part_big(args, md):
     check(counts == {42955}, "1 GiB counts %s, want 42955" % counts)
 
 
+def stat_line(stderr, prefix):
+    """The key=value pairs of the first 'stats: PREFIX ...' line."""
+    for line in stderr.splitlines():
+        if line.startswith("stats: " + prefix):
+            return {k: v.strip('"') for k, v in benchrun.STAT_RE.findall(line[6:])}
+    return {}
+
+
+def hay_scan_runs(args, argv, files, runs):
+    """Runs `hay find --stats --count-matches ARGV FILES` runs times (after a
+    warm-up); returns (median scan seconds, median wall seconds, last stderr,
+    counts of the last run)."""
+    hay = os.path.join(args.build, "hay")
+    cmd = [hay, "find", "--stats", "--count-matches"] + argv + files
+    scans, walls, err, out = [], [], "", ""
+    for i in range(runs + 1):
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        t = time.perf_counter() - t0
+        if p.returncode not in (0, 1):
+            raise RuntimeError("%s: exit %d: %s" % (cmd, p.returncode, p.stderr.decode()[-300:]))
+        err, out = p.stderr.decode(), p.stdout.decode()
+        if i:
+            scans.append(scan_seconds(err))
+            walls.append(t)
+    counts = [int(l.rsplit(":", 1)[-1]) for l in out.strip().splitlines()]
+    return statistics.median(scans), statistics.median(walls), err, counts
+
+
+def part_split(args, md):
+    """Backend auto's split (CPU threads + GPU on one input) against the CPU
+    alone, the GPU alone (--backend cuda, from the page cache) and
+    Hyperscan-16T, one literal and snort-community, 1 GiB."""
+    path, size = corpus(args)
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL)   # into the page cache
+    reps = args.split_reps
+    md.append("\n### Backend auto's split and the GPU from the page cache, 1 GiB\n")
+    md.append("`hay find --count-matches --stats` on the file (read into the page cache "
+              "first), median of %d runs after 1 warm-up. **one-shot**: one file per "
+              "command, so the scan phase includes the first scan's costs in the process "
+              "(pinned staging buffers; for split, the GPU's start-up on its own thread, "
+              "which the scan waits for). **warm**: the same file named %d times in "
+              "one command, (scan(%d files) - scan(1 file)) / %d: a scan in a process whose "
+              "GPU state is already made. GB/s = 10^9 bytes/s. The split columns (warm scans, "
+              "from the same differences): the bytes each side searched per scan and its own "
+              "rate (bytes / the seconds it spent searching).\n"
+              % (args.runs, reps + 1, reps + 1, reps))
+    sets = [("one literal %r" % "Sherlock Holmes", ["-e", "Sherlock Holmes"], 42955)]
+    snort = os.path.join(args.data, "patterns", "snort-community.txt")
+    if os.path.exists(snort):
+        sets.append(("snort-community (4,550)", ["--escapes", "-f", snort], None))
+    cpu16 = ["--backend", "cpu", "--threads", "16"]
+    cuda = ["--backend", "cuda"]
+    split = lambda t, extra="": ["--backend", "auto", "--threads", str(t), "--params",
+                                 "split=on" + extra]
+    configs = [
+        ("CPU 16T", cpu16, True),
+        ("GPU (cuda, defaults: pinned staging, 3 x 64 MiB, 16 copy threads)", cuda, True),
+        ("GPU (cuda, chunk=16M,streams=4)", cuda + ["--params", "chunk=16M,streams=4"], False),
+        ("auto split=on (CPU side capped at 11T, GPU copies with 4 threads)", split(16), True),
+        ("auto split=on, CPU 8T", split(8), False),
+        ("auto split=on, CPU 4T", split(4), True),
+        ("auto (default: no split), 16T", ["--backend", "auto", "--threads", "16"], True),
+    ]
+    if args.split_configs:
+        keep = args.split_configs.split("|")
+        configs = [c for c in configs if c[0] in keep]
+    for title, pat, want in sets:
+        md.append("\n#### %s\n" % title)
+        md.append("| config | count | one-shot scan ms | GB/s | wall ms | warm scan ms | warm GB/s "
+                  "| split: CPU GB, GB/s | split: GPU GB, GB/s | note |")
+        md.append("|---|---|---|---|---|---|---|---|---|---|")
+        counts = set()
+        for label, argv, multi in configs:
+            if want is None and not multi:
+                continue
+            try:
+                s1, w1, err1, c1 = hay_scan_runs(args, argv + pat, [path], args.runs)
+                sn, _, err, cn = hay_scan_runs(args, argv + pat, [path] * (reps + 1), args.runs)
+            except Exception as e:  # keep the other rows
+                check(False, "split row %s: %s" % (label, e))
+                continue
+            counts.update(c1 + cn)
+            warm = (sn - s1) / reps
+            sp, sp1 = stat_line(err, "split"), stat_line(err1, "split")
+            ran = stat_line(err, "ran=")
+
+            def cell(k):
+                """A side's bytes per warm scan and its own rate over the warm
+                scans: the difference between the two commands' sums."""
+                if not sp or not sp1:
+                    return "-"
+                b = int(sp[k + "_bytes"]) - int(sp1[k + "_bytes"])
+                t = float(sp[k + "_seconds"]) - float(sp1[k + "_seconds"])
+                return "%.3f, %.1f" % (b / 1e9 / reps, b / t / 1e9 if t > 0 else 0)
+            md.append("| %s | %d | %.2f | %.1f | %.1f | %.2f | %.1f | %s | %s | %s |" % (
+                label, c1[0], s1 * 1e3, size / s1 / 1e9, w1 * 1e3, warm * 1e3,
+                size / warm / 1e9 if warm > 0 else 0, cell("cpu"), cell("gpu"),
+                ran.get("note", "")))
+            log("split %s %s: one-shot %.2f ms, warm %.2f ms" % (title, label, s1 * 1e3,
+                                                                  warm * 1e3))
+            with open(os.path.join(args.out, "cuda_exact.md"), "w") as f:
+                f.write("\n".join(md) + "\n")   # rows so far, should a later one hang
+        if args.hs_bench:
+            hp = ["-e", "Sherlock Holmes"] if want else ["--escapes", "-f", snort]
+            cmd = [args.hs_bench, "--threads", "16"] + hp + [path]
+            ts, so = [], ""
+            for i in range(args.runs + 1):
+                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                so = p.stdout.decode()
+                if i:
+                    ts.append(scan_seconds(p.stderr.decode()))
+            s = statistics.median(ts)
+            counts.add(last_int(so))
+            md.append("| Hyperscan 16T (hs_bench, scan) | %d | %.2f | %.1f | | | | | | |" %
+                      (last_int(so), s * 1e3, size / s / 1e9))
+        check(len(counts) == 1 and (want is None or counts == {want}),
+              "split %s: counts %s" % (title, counts))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", required=True)
@@ -387,6 +512,10 @@ def main():
     ap.add_argument("--parts", default="tables,bm,big")
     ap.add_argument("--no-cpu-bm", action="store_true")
     ap.add_argument("--big-engines", default="gpu-fast gpu-fast:filter=3 bm-gpu brute-first")
+    ap.add_argument("--split-reps", type=int, default=5,
+                    help="part split: extra scans of the file in the warm command")
+    ap.add_argument("--split-configs", default=None,
+                    help="part split: only these row labels, separated by |")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.work, exist_ok=True)
@@ -403,7 +532,8 @@ def main():
     for part in args.parts.split(","):
         t0 = time.time()
         try:
-            {"tables": part_tables, "bm": part_bm, "big": part_big}[part](args, md)
+            {"tables": part_tables, "bm": part_bm, "big": part_big,
+             "split": part_split}[part](args, md)
         except Exception as e:  # keep the other parts' results
             check(False, "part %s: %s: %s" % (part, type(e).__name__, e))
         log("part %s: %.0f s" % (part, time.time() - t0))

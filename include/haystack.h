@@ -293,6 +293,12 @@ typedef struct hay_scan_stats {
      * threshold", "no usable GPU: ..."); static text, "" when nothing to
      * say. */
     const char *note;
+    /* Backend auto's split (one input shared by the CPU threads and the
+     * GPU): the bytes each side searched and the seconds each spent (the
+     * GPU's from its thread's start, device start-up included when this
+     * scan paid it); all 0 when the scan was not split. */
+    uint64_t split_cpu_bytes, split_gpu_bytes;
+    double split_cpu_seconds, split_gpu_seconds;
 } hay_scan_stats;
 
 typedef struct hay_scan_opts {

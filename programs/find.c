@@ -746,6 +746,10 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
         a->copy_out_seconds += lib.copy_out_seconds;
         a->total_seconds += lib.total_seconds;
         r->t.lib_ran = true;
+        a->split_cpu_bytes += lib.split_cpu_bytes;
+        a->split_gpu_bytes += lib.split_gpu_bytes;
+        a->split_cpu_seconds += lib.split_cpu_seconds;
+        a->split_gpu_seconds += lib.split_gpu_seconds;
         if (lib.backend == HAY_BACKEND_CUDA || lib.backend == HAY_BACKEND_OPENCL) {
             /* Energy: the device scans only; one unreadable phase makes
              * that phase's sum unavailable. */
@@ -1084,6 +1088,15 @@ static void print_stats(const run *r, double total_s)
             fprintf(stderr, "stats: gpu cuda=%s\n",
                     av == HAY_OK ? "available" : hay_strerror(av));
         }
+        if (g->split_cpu_bytes || g->split_gpu_bytes)   /* backend auto's split */
+            fprintf(stderr, "stats: split cpu_bytes=%" PRIu64 " cpu_seconds=%.6f "
+                    "cpu_gbps=%.3f gpu_bytes=%" PRIu64 " gpu_seconds=%.6f gpu_gbps=%.3f\n",
+                    g->split_cpu_bytes, g->split_cpu_seconds,
+                    g->split_cpu_seconds > 0
+                        ? (double)g->split_cpu_bytes / g->split_cpu_seconds / 1e9 : 0.0,
+                    g->split_gpu_bytes, g->split_gpu_seconds,
+                    g->split_gpu_seconds > 0
+                        ? (double)g->split_gpu_bytes / g->split_gpu_seconds / 1e9 : 0.0);
         if (g->backend != HAY_BACKEND_CPU)
             fprintf(stderr, "stats: device init=%.6f prepare=%.6f copy_in=%.6f "
                             "kernel=%.6f copy_out=%.6f scan_total=%.6f\n",

@@ -44,6 +44,10 @@
 
 #include "cuda_engine.h"
 #include "exact.h"
+#include "split.h"
+
+/* Scan modes (split.h's numbers: the split's worker is a GPU scan). */
+enum { MODE_COUNT = HAY_SPLIT_COUNT, MODE_EACH = HAY_SPLIT_EACH, MODE_LIST = HAY_SPLIT_LIST };
 
 #ifdef HAY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -83,6 +87,7 @@ static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-g
 #define POOL_KEEP 2
 #define STAGE_BLOCK ((size_t)2 << 20)   /* per-thread share of a staging copy */
 #define STAGE_THREADS 16
+#define SPLIT_STAGE_THREADS 4
 
 static hay_status cuda_status(cudaError_t e) { return (hay_status)hay_cuda_status(e); }
 #define CU(call) FORWARD_IF_ERROR(cuda_status(call))
@@ -103,6 +108,7 @@ typedef struct slot {
     /* the piece in flight */
     bool busy;
     uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */
+    size_t piece;           /* split scans: the piece's number (split.h) */
 } slot;
 
 typedef struct pipe {
@@ -343,6 +349,7 @@ typedef struct cuda_set {
     hay_pfac *pfac;          /* host tables: the engine's input, streams, fallback */
     bool pageable;
     unsigned streams;
+    unsigned stage_threads;  /* 0: the default */
     uint64_t chunk, result_cap, gpu_min, dense_max;
     bool gpu_min_set;
     double init_seconds, prepare_seconds;
@@ -378,6 +385,8 @@ static hay_status parse_driver_params(const char *params, cuda_set *cs)
                 return HAY_ERR_INVALID;
             continue;
         }
+        if (hay_cuda_key_is(key, klen, "split"))
+            continue;   /* backend auto's (auto_params) */
         if (!hay_cuda_is_driver_key(key, klen))
             continue;
         RETURN_ERROR_IF(hay_cuda_parse_size(val, vlen, &v) < 0, HAY_ERR_INVALID);
@@ -398,6 +407,9 @@ static hay_status parse_driver_params(const char *params, cuda_set *cs)
             cs->gpu_min_set = true;
         } else if (hay_cuda_key_is(key, klen, "dense_max")) {
             cs->dense_max = v;
+        } else if (hay_cuda_key_is(key, klen, "stage_threads")) {
+            RETURN_ERROR_IF(v < 1 || v > 256, HAY_ERR_INVALID);
+            cs->stage_threads = (unsigned)v;
         }
     }
     return HAY_OK;
@@ -504,7 +516,6 @@ static const hay_engine host_engine = {
 
 /* Scans ----------------------------------------------------------------- */
 
-enum { MODE_COUNT, MODE_EACH, MODE_LIST };
 
 typedef struct scan_req {
     const hay_patterns *set;
@@ -522,6 +533,8 @@ typedef struct scan_req {
     pipe *pp;
     uint64_t chunk, back;
     bool stopped;
+    unsigned stage_threads;  /* threads copying into pinned staging */
+    hay_split *sp;           /* split scans: pieces come from here */
 } scan_req;
 
 typedef struct cb_sink {
@@ -618,10 +631,8 @@ static hay_status rerun(scan_req *r, slot *sl, uint64_t x, uint64_t y)
 }
 
 /* Waits for the slot's piece and takes its results. */
-static hay_status drain(scan_req *r, slot *sl)
+static hay_status drain_slot(scan_req *r, slot *sl)
 {
-    if (!sl->busy)
-        return HAY_OK;
     sl->busy = false;
     CU(cudaStreamSynchronize(sl->st));
     float ms = 0;
@@ -646,12 +657,26 @@ static hay_status drain(scan_req *r, slot *sl)
     return rerun(r, sl, mid, sl->ge);
 }
 
+static hay_status drain(scan_req *r, slot *sl)
+{
+    if (!sl->busy)
+        return HAY_OK;
+    uint64_t before = r->count;
+    if (r->sp)
+        hay_split_collect_into(r->sp, sl->piece);
+    hay_status s = drain_slot(r, sl);
+    if (s == HAY_OK && r->sp)
+        hay_split_piece_done(r->sp, sl->piece, r->count - before);
+    return s;
+}
+
 /* Copies src[0, n) into pinned memory on several threads. */
-static void stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
+static void stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n,
+                       unsigned threads)
 {
     long nb = (long)((n + STAGE_BLOCK - 1) / STAGE_BLOCK);
 #ifdef _OPENMP
-    int t = (int)(nb < STAGE_THREADS ? nb : STAGE_THREADS);
+    int t = (int)(nb < (long)threads ? nb : (long)threads);
     if (t > (int)hay_cpu_count())
         t = (int)hay_cpu_count();
 #pragma omp parallel for num_threads(t > 0 ? t : 1) schedule(static) if (nb > 1)
@@ -659,6 +684,50 @@ static void stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n)
     for (long b = 0; b < nb; b++) {
         uint64_t o = (uint64_t)b * STAGE_BLOCK;
         memcpy(dst + o, src + o, n - o < STAGE_BLOCK ? n - o : STAGE_BLOCK);
+    }
+}
+
+/* The same on plain threads made for the copy, for a split's GPU side:
+ * an OpenMP team of its own would spin between pieces on the cores the
+ * split's CPU threads are searching with. */
+typedef struct stage_part {
+    uint8_t *dst;
+    const uint8_t *src;
+    uint64_t n;
+} stage_part;
+
+static void *stage_part_run(void *arg)
+{
+    stage_part *p = arg;
+    memcpy(p->dst, p->src, p->n);
+    return NULL;
+}
+
+static void stage_copy_threads(uint8_t *dst, const uint8_t *src, uint64_t n,
+                               unsigned threads)
+{
+    enum { MAX_PARTS = 64 };
+    stage_part part[MAX_PARTS];
+    pthread_t th[MAX_PARTS];
+    bool started[MAX_PARTS] = { false };
+    uint64_t t = threads < MAX_PARTS ? threads : MAX_PARTS;
+    if (t > n / STAGE_BLOCK)
+        t = n / STAGE_BLOCK ? n / STAGE_BLOCK : 1;
+    uint64_t share = (n + t - 1) / t;
+    for (uint64_t k = 0; k < t; k++) {
+        uint64_t o = k * share < n ? k * share : n;
+        part[k].dst = dst + o;
+        part[k].src = src + o;
+        part[k].n = n - o < share ? n - o : share;
+        if (k > 0)
+            started[k] = pthread_create(&th[k], NULL, stage_part_run, &part[k]) == 0;
+    }
+    stage_part_run(&part[0]);
+    for (uint64_t k = 1; k < t; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else
+            stage_part_run(&part[k]);   /* no thread: copy it here */
     }
 }
 
@@ -673,7 +742,10 @@ static hay_status issue(scan_req *r, slot *sl, uint64_t gs, uint64_t ge)
     CU(cudaEventRecord(sl->ev[0], sl->st));
     if (!r->dev) {
         if (r->pp->pinned) {
-            stage_copy(sl->h_stage, r->host + lo, n);
+            if (r->sp)
+                stage_copy_threads(sl->h_stage, r->host + lo, n, r->stage_threads);
+            else
+                stage_copy(sl->h_stage, r->host + lo, n, r->stage_threads);
             CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
         } else {
             CU(cudaMemcpyAsync(sl->d_text, r->host + lo, n, cudaMemcpyHostToDevice, sl->st));
@@ -699,10 +771,9 @@ static hay_status run_pieces(scan_req *r)
     const hay_scan_opts *o = r->o;
     pipe *pp = r->pp;
     unsigned ns = pp->nslots;
-    uint64_t done = 0, i = 0;
+    uint64_t done = 0, i = 0, next = 0;
     hay_status s = HAY_OK;
-    for (uint64_t gs = 0; gs < r->len && s == HAY_OK; gs += r->chunk, i++) {
-        uint64_t ge = r->len - gs > r->chunk ? gs + r->chunk : r->len;
+    for (; s == HAY_OK; i++) {
         slot *sl = &pp->s[i % ns];
         if (sl->busy) {
             uint64_t e = sl->ge;
@@ -712,6 +783,19 @@ static hay_status run_pieces(scan_req *r)
             done = e;
             if (o->progress)
                 o->progress(done, r->len, o->progress_ctx);
+        }
+        /* The next piece: in order, or (split) from the back of what the
+         * CPU has not taken, claimed only now that a slot is free. */
+        uint64_t gs, ge;
+        if (r->sp) {
+            if (!hay_split_claim_back(r->sp, r->chunk, &sl->piece, &gs, &ge))
+                break;
+        } else {
+            if (next >= r->len)
+                break;
+            gs = next;
+            ge = r->len - gs > r->chunk ? gs + r->chunk : r->len;
+            next = ge;
         }
         s = issue(r, sl, gs, ge);
     }
@@ -742,12 +826,14 @@ static void report_prepare(cuda_set *cs, hay_scan_stats *st)
     }
 }
 
-/* Runs one scan of a host or resident input on the GPU state cs. */
-static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
-                           const uint8_t *host, const uint8_t *dev,
-                           uint64_t len, const hay_scan_opts *o, int mode,
-                           hay_match_fn fn, void *ctx, uint64_t *count,
-                           uint64_t *counts, const char *note, double t0)
+/* Runs one scan of a host or resident input on the GPU state cs; with sp,
+ * the GPU side of a split scan (pieces from sp, matches into sp). */
+static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
+                              const uint8_t *host, const uint8_t *dev,
+                              uint64_t len, const hay_scan_opts *o, int mode,
+                              hay_match_fn fn, void *ctx, uint64_t *count,
+                              uint64_t *counts, const char *note, double t0,
+                              hay_split *sp)
 {
     scan_req r;
     memset(&r, 0, sizeof r);
@@ -761,6 +847,14 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
     r.fn = fn;
     r.ctx = ctx;
     r.back = set->max_len - 1;
+    r.sp = sp;
+    /* A split's CPU threads are searching: the GPU side copies with few. */
+    r.stage_threads = cs->stage_threads ? cs->stage_threads
+                      : sp ? SPLIT_STAGE_THREADS : STAGE_THREADS;
+    if (sp && mode == MODE_LIST) {
+        r.fn = hay_split_collect;
+        r.ctx = sp;
+    }
     r.st.backend = HAY_BACKEND_CUDA;
     r.st.algo = cs->algo;
     r.st.energy_joules = -1;   /* no energy counter read on this backend */
@@ -811,6 +905,16 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
     if (s == HAY_OK && r.stopped)
         s = HAY_STOPPED;
     return s;
+}
+
+static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
+                           const uint8_t *host, const uint8_t *dev,
+                           uint64_t len, const hay_scan_opts *o, int mode,
+                           hay_match_fn fn, void *ctx, uint64_t *count,
+                           uint64_t *counts, const char *note, double t0)
+{
+    return gpu_scan_sp(set, cs, host, dev, len, o, mode, fn, ctx, count,
+                       counts, note, t0, NULL);
 }
 
 /* The CUDA backend's ops -------------------------------------------------- */
@@ -903,20 +1007,90 @@ const hay_backend_ops hay_cuda_backend = {
 /*
  * Compiles the CPU engine.  A scan of at least gpu_min bytes (by kind of
  * set, AUTO_GPU_MIN_*; env HAY_AUTO_GPU_MIN or params gpu_min= override)
- * makes, once, the GPU state in set->aux and runs there; when no GPU is
- * usable the CPU runs and the scan's stats note says why.
+ * makes, once, the GPU state in set->aux and runs there.  When no GPU is
+ * usable the CPU runs and the scan's stats note says why.  params
+ * split=on runs every input on the CPU threads and the GPU together
+ * (split.h: the CPU from the front, the GPU from the back) when a GPU is
+ * usable; split=auto (the default) and split=off never do, since that was
+ * measured not to pay (docs/PERF.md); split=emulate puts a host thread in
+ * the GPU's place (tests).
  */
+enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
+
+/* The CPU side's pieces: about SPLIT_PIECE_SECONDS of its last measured
+ * rate, between the two bounds (the meeting waits for at most one piece);
+ * before any measurement, the upper bound for one pattern, 4 MiB for
+ * several (the DFA runs at a few GB/s). */
+#define SPLIT_PIECE_MIN ((uint64_t)1 << 20)
+#define SPLIT_PIECE_MAX ((uint64_t)32 << 20)
+#define SPLIT_PIECE_MULTI ((uint64_t)4 << 20)
+#define SPLIT_PIECE_SECONDS 1e-3
+/* Cores a split leaves to the GPU side (its driving thread and 4 copy
+ * threads): the CPU side's OpenMP threads, sharing cores with them, were
+ * measured over 20x slower than on cores of their own. */
+#define SPLIT_GPU_CORES 5
+#define SPLIT_LIST_BUDGET ((uint64_t)256 << 20)
+#define SPLIT_EMULATE_PIECE ((uint64_t)64 << 20)
+
 typedef struct auto_gpu {
     int state;               /* 0 untried, 1 ready, < 0 failed */
     const char *why;         /* static text when failed */
+    int split;               /* SPLIT_* */
+    uint64_t split_piece, split_buffer, emulate_piece;
+    /* What the last split scan measured (bytes per second of each side's
+     * own searching time; the scan's stats report the same): the CPU's
+     * rate sizes the next split's CPU pieces. */
+    double cpu_rate, gpu_rate;
 #ifdef HAY_HAVE_CUDA
     cuda_set *cs;
 #endif
 } auto_gpu;
 
-#ifdef HAY_HAVE_CUDA
 static pthread_mutex_t auto_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Backend auto's own keys (the CPU engine skips them, the CUDA driver
+ * ignores split). */
+static hay_status auto_params(const char *params, auto_gpu *g)
+{
+    g->split = SPLIT_AUTO;
+    g->split_piece = 0;   /* from the measured rate */
+    g->split_buffer = SPLIT_LIST_BUDGET;
+    g->emulate_piece = SPLIT_EMULATE_PIECE;
+    const char *p = params, *key, *val;
+    size_t klen, vlen;
+    while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
+        uint64_t v = 0;
+        if (hay_cuda_key_is(key, klen, "split")) {
+            if (hay_cuda_key_is(val, vlen, "auto"))
+                g->split = SPLIT_AUTO;
+            else if (hay_cuda_key_is(val, vlen, "on"))
+                g->split = SPLIT_ON;
+            else if (hay_cuda_key_is(val, vlen, "off"))
+                g->split = SPLIT_OFF;
+            else if (hay_cuda_key_is(val, vlen, "emulate"))
+                g->split = SPLIT_EMULATE;
+            else
+                return HAY_ERR_INVALID;
+            continue;
+        }
+        bool piece = hay_cuda_key_is(key, klen, "split_piece");
+        bool buffer = hay_cuda_key_is(key, klen, "split_buffer");
+        bool chunk = hay_cuda_key_is(key, klen, "chunk");
+        if (!piece && !buffer && !chunk)
+            continue;
+        RETURN_ERROR_IF(hay_cuda_parse_size(val, vlen, &v) < 0, HAY_ERR_INVALID);
+        RETURN_ERROR_IF((piece || chunk) && v < 1, HAY_ERR_INVALID);
+        if (piece)
+            g->split_piece = v;
+        else if (buffer)
+            g->split_buffer = v;
+        else
+            g->emulate_piece = v;
+    }
+    return HAY_OK;
+}
+
+#ifdef HAY_HAVE_CUDA
 static uint64_t auto_threshold(const hay_patterns *set)
 {
     const char *e = getenv("HAY_AUTO_GPU_MIN");
@@ -931,6 +1105,7 @@ static uint64_t auto_threshold(const hay_patterns *set)
             return v;
     return set->n > 1 ? AUTO_GPU_MIN_MULTI : AUTO_GPU_MIN_SINGLE;
 }
+
 #endif
 
 static hay_status auto_available(void) { return HAY_OK; }
@@ -942,9 +1117,16 @@ static hay_status auto_describe(int index, char *buf, size_t cap)
 
 static hay_status auto_compile(hay_patterns *set, const char *algo)
 {
+    auto_gpu g;
+    memset(&g, 0, sizeof g);
+    FORWARD_IF_ERROR(auto_params(set->params, &g));
     FORWARD_IF_ERROR(hay_cpu_backend.compile(set, algo));
-    set->aux = calloc(1, sizeof(auto_gpu));
-    RETURN_ERROR_IF(!set->aux, HAY_ERR_NOMEM);
+    set->aux = malloc(sizeof g);
+    if (!set->aux) {
+        hay_cpu_backend.destroy(set);
+        return HAY_ERR_NOMEM;
+    }
+    memcpy(set->aux, &g, sizeof g);
     return HAY_OK;
 }
 
@@ -987,20 +1169,42 @@ static cuda_set *auto_gpu_get(const hay_patterns *set, const char **why)
 }
 #endif
 
-/* Where an auto scan of len bytes runs: the GPU state, or NULL with a note. */
-static void *auto_pick(const hay_patterns *set, uint64_t len, bool force,
-                       const char **note)
+enum { RUN_CPU, RUN_GPU, RUN_SPLIT };
+
+/* Where an auto scan of len bytes runs, with a note; *gpu is the GPU
+ * state for RUN_GPU (a split's worker makes it itself, so that its
+ * start-up overlaps the CPU's searching). */
+static int auto_pick(const hay_patterns *set, uint64_t len, int mode,
+                     const char **note, void **gpu)
 {
-#ifdef HAY_HAVE_CUDA
-    if (!force && len < auto_threshold(set)) {
-        *note = "input below the GPU threshold; CPU";
-        return NULL;
+    const auto_gpu *g = set->aux;
+    *gpu = NULL;
+    if (g->split == SPLIT_EMULATE) {
+        *note = "split between CPU threads and a host thread (split=emulate)";
+        return RUN_SPLIT;
     }
-    return auto_gpu_get(set, note);
+#ifdef HAY_HAVE_CUDA
+    if (g->split == SPLIT_ON) {
+        *note = "split between CPU threads and the GPU (split=on)";
+        return RUN_SPLIT;
+    }
+    /* split=auto does not split: on the H200 host the split lost to the
+     * better side alone for one literal (the CPU) and for snort-community
+     * (the GPU), docs/PERF.md "Backend auto: CPU and GPU on one input". */
+    (void)mode;
+    if (len < auto_threshold(set)) {
+        *note = "input below the GPU threshold; CPU";
+        return RUN_CPU;
+    }
+    *gpu = auto_gpu_get(set, note);
+    if (!*gpu)
+        return RUN_CPU;
+    *note = "input at or above the GPU threshold; CUDA";
+    return RUN_GPU;
 #else
-    (void)set; (void)len; (void)force;
+    (void)len; (void)mode;
     *note = "no CUDA backend in this build; CPU";
-    return NULL;
+    return RUN_CPU;
 #endif
 }
 
@@ -1023,6 +1227,116 @@ static void cpu_stats(const hay_patterns *set, const hay_scan_opts *o,
     o->stats->note = note;
 }
 
+/* The GPU side of a split scan (split.h's worker). */
+typedef struct split_gpu {
+    const hay_patterns *set;
+    const uint8_t *host;
+    uint64_t len;
+    hay_scan_opts o;
+    hay_scan_stats st;
+    bool ran;                /* the GPU state was there */
+    const char *why;
+} split_gpu;
+
+#ifdef HAY_HAVE_CUDA
+static hay_status split_gpu_worker(hay_split *sp, void *wctx)
+{
+    split_gpu *w = wctx;
+    cuda_set *cs = auto_gpu_get(w->set, &w->why);
+    RETURN_ERROR_IF(!cs, HAY_ERR_NO_DEVICE);
+    w->ran = true;
+    /* GPU pieces are the driver's chunk= (the caller's chunk_size sizes
+     * the CPU's); progress comes from the calling thread only. */
+    hay_scan_opts o = w->o;
+    o.progress = NULL;
+    o.chunk_size = 0;
+    o.stats = &w->st;
+    int mode = hay_split_mode(sp);
+    return gpu_scan_sp(w->set, cs, w->host, NULL, w->len, &o, mode, NULL, NULL,
+                       NULL, mode == MODE_EACH ? hay_split_counts(sp) : NULL, "",
+                       hay_now(), sp);
+}
+#endif
+
+static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
+                             const uint8_t *data, uint64_t len,
+                             const hay_scan_opts *o, int mode, hay_match_fn fn,
+                             void *ctx, uint64_t *count, uint64_t *counts,
+                             const char *note, double t0)
+{
+    auto_gpu *g = set->aux;
+    split_gpu w;
+    memset(&w, 0, sizeof w);
+    w.set = set;
+    w.host = data;
+    w.len = len;
+    w.o = *o;
+    uint64_t piece = g->split_piece;
+    if (!piece) {
+        pthread_mutex_lock(&auto_lock);
+        double rate = g->cpu_rate;
+        pthread_mutex_unlock(&auto_lock);
+        piece = rate > 0 ? (uint64_t)(rate * SPLIT_PIECE_SECONDS)
+                : set->n > 1 ? SPLIT_PIECE_MULTI : SPLIT_PIECE_MAX;
+        piece = piece < SPLIT_PIECE_MIN ? SPLIT_PIECE_MIN
+                : piece > SPLIT_PIECE_MAX ? SPLIT_PIECE_MAX : piece;
+    }
+    hay_scan_opts co = *o;
+    if (g->split != SPLIT_EMULATE) {
+        unsigned cores = hay_cpu_count();
+        unsigned cap = cores > SPLIT_GPU_CORES + 1 ? cores - SPLIT_GPU_CORES : 1;
+        if (co.threads == 0 || co.threads > cap)
+            co.threads = cap;
+    }
+    o = &co;
+    hay_split_cfg cfg = { piece, g->split_buffer, hay_split_host_worker,
+                          &g->emulate_piece };
+#ifdef HAY_HAVE_CUDA
+    if (g->split != SPLIT_EMULATE) {
+        cfg.worker = split_gpu_worker;
+        cfg.wctx = &w;
+    }
+#endif
+    hay_split_result res;
+    hay_status s = hay_split_scan(set, scratch, data, len, o, mode, fn, ctx, count,
+                                  counts, &cfg, &res);
+    double cpu_rate = res.cpu_seconds > 0 ? (double)res.cpu_bytes / res.cpu_seconds : 0;
+    double gpu_rate = res.worker_seconds > 0 && res.worker_bytes
+                          ? (double)res.worker_bytes / res.worker_seconds : 0;
+    pthread_mutex_lock(&auto_lock);
+    g->cpu_rate = cpu_rate;
+    g->gpu_rate = gpu_rate;
+    pthread_mutex_unlock(&auto_lock);
+    if (!o->stats)
+        return s;
+    bool emulated = g->split == SPLIT_EMULATE;
+    if (!emulated && !w.ran && w.why)
+        note = w.why;   /* no usable GPU */
+    else if (res.worker_status < 0)
+        note = "split: the GPU failed; the CPU searched the pieces it had not finished";
+    else if (res.redone_bytes)
+        note = "split between CPU threads and the GPU; the CPU searched again the "
+               "pieces whose matches were over the list budget (split_buffer)";
+    else if (!emulated && res.worker_bytes == 0)
+        note = "split: the CPU finished before the GPU took a piece";
+    cpu_stats(set, o, t0, len, res.matches, note);
+    hay_scan_stats *st = o->stats;
+    if (w.ran && res.worker_bytes) {
+        st->backend = HAY_BACKEND_CUDA;
+        st->algo = w.st.algo;
+        st->init_seconds = w.st.init_seconds;
+        st->prepare_seconds = w.st.prepare_seconds;
+        st->copy_in_seconds = w.st.copy_in_seconds;
+        st->kernel_seconds = w.st.kernel_seconds;
+        st->copy_out_seconds = w.st.copy_out_seconds;
+    }
+    st->split_cpu_bytes = res.cpu_bytes;
+    st->split_gpu_bytes = res.worker_bytes;
+    st->split_cpu_seconds = res.cpu_seconds;
+    st->split_gpu_seconds = res.worker_seconds;
+    return s;
+}
+
 typedef struct count_fwd {
     hay_match_fn fn;
     void *ctx;
@@ -1036,62 +1350,61 @@ static int count_fwd_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return c->fn(id, start, end, c->ctx);
 }
 
+/* One auto scan in mode MODE_*: to fn, into *count, or into counts. */
+static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
+                           const uint8_t *data, uint64_t len,
+                           const hay_scan_opts *o, int mode, hay_match_fn fn,
+                           void *ctx, uint64_t *count, uint64_t *counts)
+{
+    const char *note;
+    void *gpu;
+    double t0 = hay_now();
+    int where = auto_pick(set, len, mode, &note, &gpu);
+    if (where == RUN_SPLIT)
+        return auto_split(set, scratch, data, len, o, mode, fn, ctx, count, counts,
+                          note, t0);
+#ifdef HAY_HAVE_CUDA
+    if (where == RUN_GPU)
+        return gpu_scan(set, gpu, data, NULL, len, o, mode, fn, ctx, count, counts,
+                        note, t0);
+#endif
+    hay_status s;
+    uint64_t n = 0;
+    if (mode == MODE_LIST) {
+        count_fwd c = { fn, ctx, 0 };
+        s = hay_cpu_backend.scan(set, scratch, data, len, o, count_fwd_cb, &c);
+        n = c.n;
+    } else if (mode == MODE_COUNT) {
+        s = hay_cpu_backend.count(set, scratch, data, len, o, count);
+        n = *count;
+    } else {
+        s = hay_cpu_backend.scan(set, scratch, data, len, o, hay_count_each_cb, counts);
+        for (size_t i = 0; i < set->n; i++)
+            n += counts[i];
+    }
+    cpu_stats(set, o, t0, len, n, note);
+    return s;
+}
+
 static hay_status auto_scan(const hay_patterns *set, hay_scratch *scratch,
                             const uint8_t *data, uint64_t len,
                             const hay_scan_opts *o, hay_match_fn fn, void *ctx)
 {
-    const char *note;
-    double t0 = hay_now();
-    void *g = auto_pick(set, len, false, &note);
-#ifdef HAY_HAVE_CUDA
-    if (g)
-        return gpu_scan(set, g, data, NULL, len, o, MODE_LIST, fn, ctx, NULL,
-                        NULL, "input at or above the GPU threshold; CUDA", t0);
-#endif
-    (void)g;
-    count_fwd c = { fn, ctx, 0 };
-    hay_status s = hay_cpu_backend.scan(set, scratch, data, len, o, count_fwd_cb, &c);
-    cpu_stats(set, o, t0, len, c.n, note);
-    return s;
+    return auto_run(set, scratch, data, len, o, MODE_LIST, fn, ctx, NULL, NULL);
 }
 
 static hay_status auto_count(const hay_patterns *set, hay_scratch *scratch,
                              const uint8_t *data, uint64_t len,
                              const hay_scan_opts *o, uint64_t *count)
 {
-    const char *note;
-    double t0 = hay_now();
-    void *g = auto_pick(set, len, false, &note);
-#ifdef HAY_HAVE_CUDA
-    if (g)
-        return gpu_scan(set, g, data, NULL, len, o, MODE_COUNT, NULL, NULL,
-                        count, NULL, "input at or above the GPU threshold; CUDA", t0);
-#endif
-    (void)g;
-    hay_status s = hay_cpu_backend.count(set, scratch, data, len, o, count);
-    cpu_stats(set, o, t0, len, *count, note);
-    return s;
+    return auto_run(set, scratch, data, len, o, MODE_COUNT, NULL, NULL, count, NULL);
 }
 
 static hay_status auto_count_each(const hay_patterns *set, hay_scratch *scratch,
                                   const uint8_t *data, uint64_t len,
                                   const hay_scan_opts *o, uint64_t *counts)
 {
-    const char *note;
-    double t0 = hay_now();
-    void *g = auto_pick(set, len, false, &note);
-#ifdef HAY_HAVE_CUDA
-    if (g)
-        return gpu_scan(set, g, data, NULL, len, o, MODE_EACH, NULL, NULL,
-                        NULL, counts, "input at or above the GPU threshold; CUDA", t0);
-#endif
-    (void)g;
-    hay_status s = hay_cpu_backend.scan(set, scratch, data, len, o, hay_count_each_cb, counts);
-    uint64_t total = 0;
-    for (size_t i = 0; i < set->n; i++)
-        total += counts[i];
-    cpu_stats(set, o, t0, len, total, note);
-    return s;
+    return auto_run(set, scratch, data, len, o, MODE_EACH, NULL, NULL, NULL, counts);
 }
 
 static const char *const auto_algos[] = { NULL };

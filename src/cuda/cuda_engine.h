@@ -49,6 +49,20 @@
  *   gpu_min=BYTES       backend auto: inputs below this stay on the CPU
  *   dense_max=BYTES     largest dense PFAC table (default min(2 GiB, a
  *                       quarter of free device memory))
+ *   stage_threads=N     threads copying host input into the pinned staging
+ *                       buffers (default 16; 4 on a split's GPU side)
+ *   split=auto|on|off|emulate   backend auto: share one input between the
+ *                       CPU threads and the GPU (split.h); on: whenever a
+ *                       GPU is usable (any size; the CPU side then uses at
+ *                       most cores - 5 threads); auto (default) and off:
+ *                       never (measured not to pay on the H200 host,
+ *                       docs/PERF.md); emulate: a host thread in the GPU's
+ *                       place (tests the split without a GPU)
+ *   split_piece=BYTES   bytes the CPU side claims at a time (default: 1 ms
+ *                       at its last measured rate, 1M..32M)
+ *   split_buffer=BYTES  GPU list matches held until the CPU's part is
+ *                       delivered (default 256M); a piece over it is
+ *                       searched again by the CPU
  * PFAC engine keys (pfac.cu):
  *   table=ldg|tex|compact   dense table read through the read-only cache
  *                       (default), a texture object, or the compact CSR
@@ -124,7 +138,8 @@ typedef struct hay_cuda_engine {
 
 /* The driver's parameter keys, which engines skip. */
 #define HAY_CUDA_DRIVER_KEYS \
-    { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max" }
+    { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max", \
+      "split", "split_piece", "split_buffer", "stage_threads" }
 
 /* Iterates the "key=value" pairs of a params string: sets key/klen and
  * val/vlen (a key without '=' has vlen 0) and returns 1, or 0 at the end.

@@ -1,0 +1,365 @@
+/*
+ * split.c - one input shared by CPU threads (from the front) and a worker
+ * (from the back): see split.h.  Plain C; the GPU worker is in
+ * cuda_backend.c, the host worker for tests is below.
+ */
+#include "split.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+enum { PIECE_CLAIMED, PIECE_DONE, PIECE_DEFERRED };
+
+typedef struct split_match {
+    uint64_t end;
+    uint32_t id;
+} split_match;
+
+typedef struct split_piece {
+    uint64_t gs, ge;         /* owned ends (gs, ge] */
+    int state;
+    uint64_t count;          /* HAY_SPLIT_COUNT */
+    split_match *m;          /* HAY_SPLIT_LIST, in order of end */
+    size_t n, cap;
+} split_piece;
+
+struct hay_split {
+    const hay_patterns *set;
+    const uint8_t *data;
+    uint64_t len;
+    int mode;
+    const hay_split_cfg *cfg;
+    pthread_mutex_t lock;
+    uint64_t front, back;    /* CPU: ends (0, front]; worker: (back, len] */
+    /* The worker's pieces in the order claimed (descending); only the
+     * worker touches them until it has been joined. */
+    split_piece *p;
+    size_t np, pcap;
+    size_t cur;              /* the piece hay_split_collect fills */
+    uint64_t buffered;       /* bytes of list matches held */
+    uint64_t *counts;        /* HAY_SPLIT_EACH: the worker's */
+    int stop;                /* atomic: the CPU side stopped or failed */
+    uint64_t worker_done;    /* atomic: bytes of pieces done */
+    hay_status worker_status;
+    double worker_seconds;
+};
+
+/* The worker's side ------------------------------------------------------ */
+
+bool hay_split_claim_back(hay_split *sp, uint64_t want, size_t *piece,
+                          uint64_t *gs, uint64_t *ge)
+{
+    if (want == 0)
+        want = 1;
+    if (__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE))
+        return false;
+    if (sp->np == sp->pcap) {
+        size_t cap = sp->pcap ? 2 * sp->pcap : 64;
+        split_piece *p = realloc(sp->p, cap * sizeof *p);
+        if (!p)
+            return false;   /* the CPU takes what is left */
+        sp->p = p;
+        sp->pcap = cap;
+    }
+    pthread_mutex_lock(&sp->lock);
+    bool ok = sp->back > sp->front;
+    if (ok) {
+        *ge = sp->back;
+        *gs = sp->back - sp->front > want ? sp->back - want : sp->front;
+        sp->back = *gs;
+    }
+    pthread_mutex_unlock(&sp->lock);
+    if (!ok)
+        return false;
+    split_piece *p = &sp->p[sp->np];
+    memset(p, 0, sizeof *p);
+    p->gs = *gs;
+    p->ge = *ge;
+    p->state = PIECE_CLAIMED;
+    *piece = sp->np++;
+    return true;
+}
+
+void hay_split_collect_into(hay_split *sp, size_t piece) { sp->cur = piece; }
+
+int hay_split_collect(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)start;
+    hay_split *sp = ctx;
+    split_piece *p = &sp->p[sp->cur];
+    if (p->state == PIECE_DEFERRED)
+        return 0;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        uint64_t more = (uint64_t)(cap - p->cap) * sizeof(split_match);
+        split_match *m = NULL;
+        if (sp->buffered + more <= sp->cfg->list_budget)
+            m = realloc(p->m, cap * sizeof *m);
+        if (!m) {
+            /* Over the budget (or out of memory): the CPU searches this
+             * piece again when its turn comes. */
+            sp->buffered -= (uint64_t)p->cap * sizeof(split_match);
+            free(p->m);
+            p->m = NULL;
+            p->n = p->cap = 0;
+            p->state = PIECE_DEFERRED;
+            return 0;
+        }
+        sp->buffered += more;
+        p->m = m;
+        p->cap = cap;
+    }
+    p->m[p->n].end = end;
+    p->m[p->n].id = id;
+    p->n++;
+    return 0;
+}
+
+void hay_split_piece_done(hay_split *sp, size_t piece, uint64_t count)
+{
+    split_piece *p = &sp->p[piece];
+    if (p->state == PIECE_CLAIMED)
+        p->state = PIECE_DONE;
+    p->count = count;
+    __atomic_add_fetch(&sp->worker_done, p->ge - p->gs, __ATOMIC_RELAXED);
+}
+
+uint64_t *hay_split_counts(hay_split *sp) { return sp->counts; }
+const hay_patterns *hay_split_set(const hay_split *sp) { return sp->set; }
+int hay_split_mode(const hay_split *sp) { return sp->mode; }
+bool hay_split_stopping(const hay_split *sp)
+{
+    return __atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The host worker (tests) ------------------------------------------------ */
+
+static int emit_count1(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    (void)id; (void)start; (void)end;
+    ++*(uint64_t *)sink;
+    return 0;
+}
+
+static int emit_each1(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    (void)start; (void)end;
+    ((uint64_t *)sink)[id]++;
+    return 0;
+}
+
+static int emit_collect(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    return hay_split_collect(id, start, end, sink);
+}
+
+hay_status hay_split_host_worker(hay_split *sp, void *wctx)
+{
+    const hay_patterns *set = sp->set;
+    uint64_t piece_len = *(const uint64_t *)wctx;
+    uint64_t back = set->max_len - 1;
+    size_t k;
+    uint64_t gs, ge;
+    while (hay_split_claim_back(sp, piece_len, &k, &gs, &ge)) {
+        uint64_t lo = gs >= back ? gs - back : 0;
+        uint64_t c = 0;
+        const uint8_t *h = sp->data + lo;
+        size_t n = (size_t)(ge - lo), after = (size_t)(gs - lo);
+        if (sp->mode == HAY_SPLIT_COUNT)
+            set->engine->scan(set, set->state, h, n, after, lo, emit_count1, &c);
+        else if (sp->mode == HAY_SPLIT_EACH)
+            set->engine->scan(set, set->state, h, n, after, lo, emit_each1, sp->counts);
+        else {
+            hay_split_collect_into(sp, k);
+            set->engine->scan(set, set->state, h, n, after, lo, emit_collect, sp);
+        }
+        hay_split_piece_done(sp, k, c);
+    }
+    return HAY_OK;
+}
+
+/* The CPU's side --------------------------------------------------------- */
+
+static bool claim_front(hay_split *sp, uint64_t *a, uint64_t *b)
+{
+    pthread_mutex_lock(&sp->lock);
+    bool ok = sp->front < sp->back;
+    if (ok) {
+        *a = sp->front;
+        *b = sp->back - sp->front > sp->cfg->cpu_piece ? sp->front + sp->cfg->cpu_piece
+                                                       : sp->back;
+        sp->front = *b;
+    }
+    pthread_mutex_unlock(&sp->lock);
+    return ok;
+}
+
+typedef struct range_cb {
+    hay_match_fn fn;
+    void *ctx;
+    uint64_t lo, after;      /* matches with local end > after, offsets + lo */
+    uint64_t *counts;
+    uint64_t n;
+} range_cb;
+
+static int range_list_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    range_cb *r = ctx;
+    if (end <= r->after)
+        return 0;
+    r->n++;
+    return r->fn(id, start + r->lo, end + r->lo, r->ctx);
+}
+
+static int range_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)start;
+    range_cb *r = ctx;
+    if (end > r->after) {
+        r->counts[id]++;
+        r->n++;
+    }
+    return 0;
+}
+
+/* The matches ending in (a, b] with the CPU backend on o's threads: added
+ * to *count, to counts, or handed to fn.  The backend searches
+ * data[lo, b) with lo = a - (longest - 1), and the matches ending by a
+ * are left out, so each match of (a, b] is found once. */
+static hay_status cpu_range(const hay_split *sp, hay_scratch *scratch,
+                            const hay_scan_opts *o, uint64_t a, uint64_t b,
+                            hay_match_fn fn, void *ctx, uint64_t *count,
+                            uint64_t *counts)
+{
+    const hay_patterns *set = sp->set;
+    uint64_t back = set->max_len - 1;
+    uint64_t lo = a >= back ? a - back : 0;
+    const uint8_t *d = sp->data + lo;
+    if (sp->mode == HAY_SPLIT_COUNT) {
+        uint64_t c = 0, under = 0;
+        FORWARD_IF_ERROR(hay_cpu_backend.count(set, scratch, d, b - lo, o, &c));
+        if (a > lo)
+            FORWARD_IF_ERROR(hay_cpu_backend.count(set, scratch, d, a - lo, o, &under));
+        *count += c - under;
+        return HAY_OK;
+    }
+    range_cb r = { fn, ctx, lo, a - lo, counts, 0 };
+    hay_status s = hay_cpu_backend.scan(set, scratch, d, b - lo, o,
+                                        sp->mode == HAY_SPLIT_EACH ? range_each_cb
+                                                                   : range_list_cb, &r);
+    *count += r.n;
+    return s;
+}
+
+typedef struct worker_arg {
+    hay_split *sp;
+} worker_arg;
+
+static void *worker_main(void *arg)
+{
+    hay_split *sp = arg;
+    double t0 = hay_now();
+    sp->worker_status = sp->cfg->worker(sp, sp->cfg->wctx);
+    sp->worker_seconds = hay_now() - t0;
+    return NULL;
+}
+
+hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
+                          const uint8_t *data, uint64_t len,
+                          const hay_scan_opts *o, int mode, hay_match_fn fn,
+                          void *ctx, uint64_t *count, uint64_t *counts,
+                          const hay_split_cfg *cfg, hay_split_result *res)
+{
+    memset(res, 0, sizeof *res);
+    hay_split sp;
+    memset(&sp, 0, sizeof sp);
+    sp.set = set;
+    sp.data = data;
+    sp.len = len;
+    sp.mode = mode;
+    sp.cfg = cfg;
+    sp.back = len;
+    if (count)
+        *count = 0;
+    if (mode == HAY_SPLIT_EACH) {
+        sp.counts = calloc(set->n, sizeof *sp.counts);
+        RETURN_ERROR_IF(!sp.counts, HAY_ERR_NOMEM);
+    }
+    if (pthread_mutex_init(&sp.lock, NULL) != 0) {
+        free(sp.counts);
+        return HAY_ERR_NOMEM;
+    }
+    /* The CPU side: the caller's threads and chunks, no progress or stats
+     * of its own (reported here for the whole input). */
+    hay_scan_opts co = *o;
+    co.progress = NULL;
+    co.stats = NULL;
+
+    pthread_t th;
+    bool started = pthread_create(&th, NULL, worker_main, &sp) == 0;
+    if (!started)
+        sp.worker_status = HAY_ERR_NOMEM;   /* the CPU does it all */
+
+    uint64_t total = 0, a, b;
+    hay_status s = HAY_OK;
+    while (s == HAY_OK && claim_front(&sp, &a, &b)) {
+        double t0 = hay_now();
+        s = cpu_range(&sp, scratch, &co, a, b, fn, ctx, &total, counts);
+        res->cpu_seconds += hay_now() - t0;
+        res->cpu_bytes += b - a;
+        if (o->progress)
+            o->progress(b + __atomic_load_n(&sp.worker_done, __ATOMIC_RELAXED), len,
+                        o->progress_ctx);
+    }
+    if (s != HAY_OK)
+        __atomic_store_n(&sp.stop, 1, __ATOMIC_RELEASE);
+    if (started)
+        pthread_join(th, NULL);
+    res->worker_status = sp.worker_status;
+    res->worker_seconds = sp.worker_seconds;
+
+    /* The worker's pieces, in order of offset (the reverse of their claim
+     * order): its results, or the CPU's where it has none. */
+    bool trust_each = mode != HAY_SPLIT_EACH || sp.worker_status == HAY_OK;
+    for (size_t i = 0; i < sp.np && trust_each; i++)
+        trust_each = sp.p[i].state == PIECE_DONE;
+    if (mode == HAY_SPLIT_EACH && trust_each)
+        for (size_t i = 0; i < set->n; i++)
+            counts[i] += sp.counts[i];
+    for (size_t i = sp.np; i-- > 0 && s == HAY_OK;) {
+        split_piece *p = &sp.p[i];
+        bool ours = mode == HAY_SPLIT_EACH ? trust_each : p->state == PIECE_DONE;
+        if (ours) {
+            res->worker_bytes += p->ge - p->gs;
+            if (mode == HAY_SPLIT_COUNT)
+                total += p->count;
+            for (size_t k = 0; k < p->n && s == HAY_OK; k++) {
+                uint64_t end = p->m[k].end;
+                uint32_t id = p->m[k].id;
+                total++;
+                if (fn(id, end - set->len[id], end, ctx))
+                    s = HAY_STOPPED;
+            }
+        } else {
+            double t0 = hay_now();
+            s = cpu_range(&sp, scratch, &co, p->gs, p->ge, fn, ctx, &total, counts);
+            res->cpu_seconds += hay_now() - t0;
+            res->cpu_bytes += p->ge - p->gs;
+            res->redone_bytes += p->ge - p->gs;
+        }
+    }
+    if (mode == HAY_SPLIT_EACH && trust_each)
+        for (size_t i = 0; i < set->n; i++)
+            total += sp.counts[i];
+    for (size_t i = 0; i < sp.np; i++)
+        free(sp.p[i].m);
+    free(sp.p);
+    free(sp.counts);
+    pthread_mutex_destroy(&sp.lock);
+    if (s == HAY_OK && o->progress)
+        o->progress(len, len, o->progress_ctx);
+    if (count)
+        *count = total;
+    res->matches = total;
+    return s;
+}

@@ -1,0 +1,375 @@
+/*
+ * split.c - backend auto's split: one input shared by CPU threads (from the
+ * front) and the GPU (from the back), src/cuda/split.h.
+ *
+ *   test_split          the split machinery with a host thread in the GPU's
+ *                       place (params split=emulate): runs everywhere
+ *   test_split --gpu    the real split (split=on); exits 77 without a CUDA
+ *                       device
+ *
+ * Every conformance case, forced through the split with small pieces on
+ * both sides (so that piece boundaries and the meeting point fall inside
+ * matches), against the oracle: the full list (order included), the count,
+ * the counts per pattern, a stop in the middle, and the leftmost modes
+ * against the CPU backend.  Then inputs where every boundary lies inside
+ * matches, a list held past its budget (the CPU searches those pieces
+ * again), and a scan where the GPU side must have taken part.
+ */
+#include "cases.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *split_mode = "emulate";
+static bool on_gpu;
+
+static hay_status compile_split(const tu_case *c, const char *extra,
+                                hay_match_mode mode, hay_patterns **set)
+{
+    char params[256];
+    /* On the GPU, smaller match lists than the default (allocated per
+     * pipeline slot) keep the many small sets quick. */
+    snprintf(params, sizeof params, "split=%s%s%s%s", split_mode,
+             on_gpu ? ",result_cap=262144" : "", extra ? "," : "", extra ? extra : "");
+    hay_compile_opts o;
+    hay_compile_opts_init(&o);
+    o.backend = HAY_BACKEND_AUTO;
+    o.params = params;
+    o.flags = c->caseless ? HAY_CASELESS : 0;
+    o.mode = mode;
+    return hay_patterns_compile(c->pats, c->npats, &o, set);
+}
+
+/* Piece sizes for a case: about 1/3 and 1/9 of it on the worker's side,
+ * odd sizes on the CPU's, never more than ~64 worker pieces on a GPU. */
+static void piece_params(const tu_case *c, int k, char *buf, size_t cap)
+{
+    size_t len = c->len ? c->len : 1;
+    size_t w = k == 0 ? len / 3 + 1 : len / 9 + 1;
+    size_t cpu = k == 0 ? len / 5 + 1 : 7;
+    if (on_gpu && len / w > 64)
+        w = len / 64 + 1;
+    if (!on_gpu && k == 1)
+        w = 5;   /* the host worker takes tiny pieces cheaply */
+    snprintf(buf, cap, "chunk=%zu,split_piece=%zu", w, cpu);
+}
+
+static void check_stats(const tu_case *c, const hay_scan_stats *st, const char *what)
+{
+    CHECK(st->split_cpu_bytes + st->split_gpu_bytes == c->len,
+          "'%s' %s: split bytes %llu + %llu, want %zu", c->name, what,
+          (unsigned long long)st->split_cpu_bytes,
+          (unsigned long long)st->split_gpu_bytes, c->len);
+}
+
+static void run_case(const tu_case *c, int k)
+{
+    char extra[96];
+    piece_params(c, k, extra, sizeof extra);
+    hay_patterns *set = NULL;
+    hay_status s = compile_split(c, extra, HAY_MATCH_ALL, &set);
+    if (on_gpu && s == HAY_ERR_UNSUPPORTED)
+        return;
+    if (!CHECK(s == HAY_OK, "compile '%s' %s: %s", c->name, extra, hay_strerror(s)))
+        return;
+    hay_scratch *scratch = NULL;
+    CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
+    hay_scan_stats st;
+    hay_scan_opts o;
+    hay_scan_opts_init(&o);
+    o.threads = 2;
+    o.stats = &st;
+
+    /* The list, against the oracle. */
+    tu_checker ck;
+    tu_checker_init(&ck, &c->exp, 0, c->pats, c->npats);
+    memset(&st, 0, sizeof st);
+    s = hay_scan(set, scratch, c->hay, c->len, &o, tu_check_cb, &ck);
+    bool ok = tu_checker_done(&ck, false);
+    CHECK(s == HAY_OK && ok, "split list '%s' %s: %s; %s", c->name, extra,
+          hay_strerror(s), ok ? "ok" : ck.err);
+    tu_checker_free(&ck);
+    if (c->len)
+        check_stats(c, &st, "list");
+
+    /* The count. */
+    uint64_t n = 0;
+    memset(&st, 0, sizeof st);
+    s = hay_scan_count(set, scratch, c->hay, c->len, &o, &n);
+    CHECK(s == HAY_OK && n == c->exp.n, "split count '%s' %s: %s, %llu, want %zu",
+          c->name, extra, hay_strerror(s), (unsigned long long)n, c->exp.n);
+    if (c->len)
+        check_stats(c, &st, "count");
+
+    /* Per pattern. */
+    uint64_t *want = calloc(c->npats, sizeof *want), *got = calloc(c->npats, sizeof *got);
+    for (size_t i = 0; i < c->exp.n; i++)
+        want[c->exp.m[i].id]++;
+    s = hay_scan_count_each(set, scratch, c->hay, c->len, &o, got);
+    CHECK(s == HAY_OK && memcmp(want, got, c->npats * sizeof *got) == 0,
+          "split count_each '%s' %s: %s or counts differ", c->name, extra,
+          hay_strerror(s));
+    free(want);
+    free(got);
+
+    /* A stop half way: HAY_STOPPED and nothing after the stop. */
+    if (c->exp.n > 1) {
+        tu_checker sk;
+        tu_checker_init(&sk, &c->exp, 0, c->pats, c->npats);
+        sk.stop_after = (c->exp.n + 1) / 2;
+        s = hay_scan(set, scratch, c->hay, c->len, &o, tu_check_cb, &sk);
+        ok = tu_checker_done(&sk, true);
+        CHECK(s == HAY_STOPPED && ok && sk.calls == sk.stop_after,
+              "split stop '%s' %s: %s, %llu calls; %s", c->name, extra,
+              hay_strerror(s), (unsigned long long)sk.calls, ok ? "ok" : sk.err);
+        tu_checker_free(&sk);
+    }
+    hay_scratch_free(scratch);
+    hay_patterns_free(set);
+}
+
+/* The leftmost modes through the split give what the CPU backend gives. */
+static int record_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    tu_mlist_push(ctx, id, start, end);
+    return 0;
+}
+
+static void run_leftmost(const tu_case *c)
+{
+    char extra[96];
+    piece_params(c, 1, extra, sizeof extra);
+    for (int m = HAY_MATCH_LEFTMOST_FIRST; m <= HAY_MATCH_LEFTMOST_LONGEST; m++) {
+        hay_compile_opts o;
+        hay_compile_opts_init(&o);
+        o.backend = HAY_BACKEND_CPU;
+        o.flags = c->caseless ? HAY_CASELESS : 0;
+        o.mode = (hay_match_mode)m;
+        hay_patterns *ref = NULL, *set = NULL;
+        hay_scratch *scratch = NULL;
+        CHECK_ST(hay_patterns_compile(c->pats, c->npats, &o, &ref), HAY_OK, "cpu leftmost");
+        hay_status s = compile_split(c, extra, (hay_match_mode)m, &set);
+        if (s != HAY_OK || !ref) {
+            CHECK(on_gpu && s == HAY_ERR_UNSUPPORTED, "compile leftmost '%s': %s",
+                  c->name, hay_strerror(s));
+            hay_patterns_free(ref);
+            hay_patterns_free(set);
+            continue;
+        }
+        CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
+        tu_mlist a = { 0 }, b = { 0 };
+        hay_scan_opts so;
+        hay_scan_opts_init(&so);
+        so.threads = 2;
+        CHECK_ST(hay_scan(ref, scratch, c->hay, c->len, &so, record_cb, &a), HAY_OK,
+                 "cpu leftmost scan");
+        CHECK_ST(hay_scan(set, scratch, c->hay, c->len, &so, record_cb, &b), HAY_OK,
+                 "split leftmost scan");
+        bool same = a.n == b.n;
+        for (size_t i = 0; same && i < a.n; i++)
+            same = a.m[i].id == b.m[i].id && a.m[i].start == b.m[i].start &&
+                   a.m[i].end == b.m[i].end;
+        CHECK(same, "leftmost mode %d '%s': split gives %zu matches, cpu %zu (or they differ)",
+              m, c->name, b.n, a.n);
+        uint64_t n = 0;
+        CHECK(hay_scan_count(set, scratch, c->hay, c->len, &so, &n) == HAY_OK && n == a.n,
+              "leftmost mode %d '%s': split count %llu, cpu %zu", m, c->name,
+              (unsigned long long)n, a.n);
+        tu_mlist_free(&a);
+        tu_mlist_free(&b);
+        hay_scratch_free(scratch);
+        hay_patterns_free(set);
+        hay_patterns_free(ref);
+    }
+}
+
+/* Runs of one byte with patterns of several lengths: every piece boundary
+ * and the meeting point, wherever they fall, lie inside matches. */
+static void run_dense(size_t len, const char *extra)
+{
+    char *hay = malloc(len);
+    memset(hay, 'a', len);
+    static const size_t lens[] = { 1, 2, 7, 20, 33 };
+    char pbuf[5][40];
+    hay_pattern pats[5];
+    for (int i = 0; i < 5; i++) {
+        memset(pbuf[i], 'a', lens[i]);
+        pats[i].data = pbuf[i];
+        pats[i].len = lens[i];
+    }
+    tu_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "a^%zu", len);
+    c.hay = (uint8_t *)hay;
+    c.len = len;
+    c.pats = pats;
+    c.npats = 5;
+    tu_oracle(c.hay, len, pats, 5, false, &c.exp);
+    hay_patterns *set = NULL;
+    hay_status s = compile_split(&c, extra, HAY_MATCH_ALL, &set);
+    if (CHECK(s == HAY_OK, "compile dense: %s", hay_strerror(s))) {
+        hay_scratch *scratch = NULL;
+        CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
+        hay_scan_stats st;
+        memset(&st, 0, sizeof st);
+        hay_scan_opts o;
+        hay_scan_opts_init(&o);
+        o.threads = 2;
+        o.stats = &st;
+        tu_checker ck;
+        tu_checker_init(&ck, &c.exp, 0, pats, 5);
+        s = hay_scan(set, scratch, c.hay, len, &o, tu_check_cb, &ck);
+        bool ok = tu_checker_done(&ck, false);
+        CHECK(s == HAY_OK && ok, "dense list %zu %s: %s; %s", len, extra,
+              hay_strerror(s), ok ? "ok" : ck.err);
+        tu_checker_free(&ck);
+        check_stats(&c, &st, extra);
+        uint64_t n = 0;
+        s = hay_scan_count(set, scratch, c.hay, len, &o, &n);
+        CHECK(s == HAY_OK && n == c.exp.n, "dense count %zu %s: %llu, want %zu", len,
+              extra, (unsigned long long)n, c.exp.n);
+        hay_scratch_free(scratch);
+        hay_patterns_free(set);
+    }
+    tu_mlist_free(&c.exp);
+    free(hay);
+}
+
+/* A list scan whose callback pauses at its first match, so that the worker
+ * (already started; on a GPU, already warm) takes pieces meanwhile: the
+ * worker's side must have searched part of the input, and the order and
+ * the matches must still be the oracle's. */
+typedef struct slow_ctx {
+    tu_checker *ck;
+    bool slept;
+} slow_ctx;
+
+static int slow_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    slow_ctx *x = ctx;
+    if (!x->slept) {
+        struct timespec ts = { 0, 200 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        x->slept = true;
+    }
+    return tu_check_cb(id, start, end, x->ck);
+}
+
+static void run_worker_share(void)
+{
+    size_t len = (size_t)8 << 20;
+    uint8_t *hay = malloc(len);
+    tu_rng r = { 12345 };
+    for (size_t i = 0; i < len; i++)
+        hay[i] = (uint8_t)('a' + tu_below(&r, 4));
+    hay_pattern pats[3] = { { "abcab", 5 }, { "dd", 2 }, { "cabacadab", 9 } };
+    tu_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "random 8 MiB");
+    c.hay = hay;
+    c.len = len;
+    c.pats = pats;
+    c.npats = 3;
+    tu_oracle(hay, len, pats, 3, false, &c.exp);
+    hay_patterns *set = NULL;
+    hay_status s = compile_split(&c, "chunk=256K,split_piece=128K", HAY_MATCH_ALL, &set);
+    if (CHECK(s == HAY_OK, "compile share: %s", hay_strerror(s))) {
+        hay_scratch *scratch = NULL;
+        CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
+        hay_scan_opts o;
+        hay_scan_opts_init(&o);
+        o.threads = 2;
+        uint64_t n = 0;
+        /* Warms the GPU state (its start-up is paid on the worker thread). */
+        CHECK_ST(hay_scan_count(set, scratch, hay, len, &o, &n), HAY_OK, "warm-up count");
+        CHECK(n == c.exp.n, "share count %llu, want %zu", (unsigned long long)n, c.exp.n);
+        hay_scan_stats st;
+        memset(&st, 0, sizeof st);
+        o.stats = &st;
+        tu_checker ck;
+        tu_checker_init(&ck, &c.exp, 0, pats, 3);
+        slow_ctx x = { &ck, false };
+        s = hay_scan(set, scratch, hay, len, &o, slow_cb, &x);
+        bool ok = tu_checker_done(&ck, false);
+        CHECK(s == HAY_OK && ok, "share list: %s; %s", hay_strerror(s), ok ? "ok" : ck.err);
+        tu_checker_free(&ck);
+        check_stats(&c, &st, "share");
+        CHECK(st.split_gpu_bytes > 0 && st.split_cpu_bytes > 0,
+              "share: the worker searched %llu bytes, the CPU %llu (both must be > 0); "
+              "note \"%s\"", (unsigned long long)st.split_gpu_bytes,
+              (unsigned long long)st.split_cpu_bytes, st.note ? st.note : "");
+        if (on_gpu)
+            CHECK(st.backend == HAY_BACKEND_CUDA, "share: backend %s, want cuda",
+                  hay_backend_name(st.backend));
+        printf("share: CPU %llu bytes in %.4f s, %s %llu bytes in %.4f s; %s\n",
+               (unsigned long long)st.split_cpu_bytes, st.split_cpu_seconds,
+               on_gpu ? "GPU" : "worker", (unsigned long long)st.split_gpu_bytes,
+               st.split_gpu_seconds, st.note ? st.note : "");
+        /* Over the list budget: the worker's pieces are searched again by
+         * the CPU, and nothing is lost. */
+        hay_patterns *tight = NULL;
+        s = compile_split(&c, "chunk=256K,split_piece=128K,split_buffer=4K", HAY_MATCH_ALL,
+                          &tight);
+        if (CHECK(s == HAY_OK, "compile tight: %s", hay_strerror(s))) {
+            CHECK_ST(hay_scan_count(tight, scratch, hay, len, &o, &n), HAY_OK, "warm-up");
+            tu_checker tk;
+            tu_checker_init(&tk, &c.exp, 0, pats, 3);
+            slow_ctx y = { &tk, false };
+            memset(&st, 0, sizeof st);
+            s = hay_scan(tight, scratch, hay, len, &o, slow_cb, &y);
+            ok = tu_checker_done(&tk, false);
+            CHECK(s == HAY_OK && ok, "tight list: %s; %s", hay_strerror(s),
+                  ok ? "ok" : tk.err);
+            tu_checker_free(&tk);
+            CHECK(st.split_cpu_bytes == len && st.split_gpu_bytes == 0,
+                  "tight: the CPU searched %llu bytes, want all %zu (every worker piece "
+                  "is over the 4K budget)", (unsigned long long)st.split_cpu_bytes, len);
+            hay_patterns_free(tight);
+        }
+        hay_scratch_free(scratch);
+        hay_patterns_free(set);
+    }
+    /* Bad values are refused. */
+    hay_patterns *bad = TU_NOT_NULL;
+    CHECK_ST(compile_split(&c, "split=maybe", HAY_MATCH_ALL, &bad), HAY_ERR_INVALID,
+             "split=maybe");
+    CHECK(bad == NULL, "a refused set must be NULL");
+    CHECK_ST(compile_split(&c, "split_piece=0", HAY_MATCH_ALL, &bad), HAY_ERR_INVALID,
+             "split_piece=0");
+    tu_mlist_free(&c.exp);
+    free(hay);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
+        hay_status av = hay_backend_available(HAY_BACKEND_CUDA);
+        if (av != HAY_OK) {
+            printf("SKIP: no CUDA device (%s)\n", hay_strerror(av));
+            return TU_SKIP;
+        }
+        split_mode = "on";
+        on_gpu = true;
+    }
+    tu_case *cases;
+    size_t n = tu_cases_build(&cases);
+    for (size_t i = 0; i < n; i++) {
+        char note[160];
+        snprintf(note, sizeof note, "case '%s', split=%s", cases[i].name, split_mode);
+        tu_fail_note = note;
+        run_case(&cases[i], 0);
+        run_case(&cases[i], 1);
+        if (cases[i].npats <= 64)
+            run_leftmost(&cases[i]);
+    }
+    tu_fail_note = NULL;
+    tu_cases_free(cases, n);
+    run_dense(5000, "chunk=13,split_piece=11");
+    run_dense(5000, "chunk=1,split_piece=1");
+    run_dense(70000, "chunk=4096,split_piece=999");
+    run_worker_share();
+    printf("split=%s: %zu cases\n", split_mode, n);
+    return tu_finish();
+}
