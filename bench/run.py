@@ -33,6 +33,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import energy  # noqa: E402  (bench/energy.py: the RAPL reader)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFS = os.path.join(HERE, "defs.json")
@@ -361,67 +364,26 @@ def parse_count(stdout):
     return int(lines[-1].rsplit(":", 1)[-1].strip())
 
 
-RAPL_ROOT = "/sys/class/powercap"
-
-
-def rapl_domains():
-    """The package-level RAPL energy counters that this user can read:
-    (energy_uj path, wrap range in uJ).  Empty when there are none."""
-    out = []
-    try:
-        names = sorted(os.listdir(RAPL_ROOT))
-    except OSError:
-        return out
-    for n in names:
-        if not re.fullmatch(r"intel-rapl:\d+", n):
-            continue
-        path = os.path.join(RAPL_ROOT, n, "energy_uj")
-        try:
-            with open(path) as f:
-                int(f.read())
-            with open(os.path.join(RAPL_ROOT, n, "max_energy_range_uj")) as f:
-                wrap = int(f.read())
-        except (OSError, ValueError):
-            continue
-        out.append((path, wrap))
-    return out
-
-
 RAPL = None
 
 
-def rapl_read():
-    """Package energy counters now (uJ each), or None when unreadable."""
+def rapl():
+    """The CPU package energy counters (bench/energy.py), made on first use."""
     global RAPL
     if RAPL is None:
-        RAPL = rapl_domains()
-    if not RAPL:
-        return None
-    vals = []
-    for path, _ in RAPL:
-        with open(path) as f:
-            vals.append(int(f.read()))
-    return vals
-
-
-def rapl_joules(before, after):
-    if before is None or after is None:
-        return None
-    total = 0
-    for (path, wrap), b, a in zip(RAPL, before, after):
-        total += a - b if a >= b else a + wrap - b
-    return total / 1e6
+        RAPL = energy.Rapl()
+    return RAPL
 
 
 def run_once(e, cmd, expected):
     """Runs cmd once; checks its count; returns (wall, scan, map) seconds.
     The CPU package energy of the run (RAPL), when readable, goes to
     e.energy_last (joules) for the caller to keep."""
-    e0 = rapl_read()
+    e0 = rapl().read()
     t0 = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e.env)
     wall = time.perf_counter() - t0
-    e.energy_last = rapl_joules(e0, rapl_read())
+    e.energy_last = rapl().joules(e0, rapl().read())
     out = p.stdout.decode("utf-8", "replace")
     err = p.stderr.decode("utf-8", "replace")
     if p.returncode not in (0, 1):
