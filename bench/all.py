@@ -170,6 +170,18 @@ class Ctx:
                                                     (err or out).strip()[-400:]))
         return out, err, e
 
+    def run_saved(self, cmd, what, fname, env=None, ok=(0,)):
+        """Runs one of the part's tools (part timeout), keeps its stdout in
+        OUT/fname and returns it; a failure is a failed check and gives ""."""
+        try:
+            out, _, _ = self.run(cmd, env=env, timeout=self.args.part_timeout, ok=ok)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            self.check(False, "%s: %s" % (what, e))
+            out = ""
+        with open(os.path.join(self.args.out, fname), "w") as f:
+            f.write(out)
+        return out
+
 
 # --------------------------------------------------------------------------
 # Tools
@@ -523,12 +535,7 @@ def part_pfac(ctx):
         if a.quick:
             cmd += ["--size", "2M"]
         env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
-        try:
-            out, err, _ = ctx.run(cmd, env=env, timeout=a.part_timeout)
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            ctx.check(False, "pfac: hay_ocl_bench: %s" % e)
-            out = ""
-        open(os.path.join(a.out, "ocl-fig78.md"), "w").write(out)
+        out = ctx.run_saved(cmd, "pfac: hay_ocl_bench", "ocl-fig78.md", env=env)
         dev = t["ocl_desc"] or "OpenCL device 0"
         if os.path.exists(csvp):
             for r in csv.DictReader(open(csvp, newline="")):
@@ -555,12 +562,7 @@ def part_pfac(ctx):
     textdir = os.path.join(a.data, "text")
     if t["cuda"] and t["cuda_pfac_bench"]:
         cmd = [t["cuda_pfac_bench"], "fig7", patfile, textdir, "--reps", str(a.runs)]
-        try:
-            out, _, _ = ctx.run(cmd, timeout=a.part_timeout, ok=(0, 1))
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            ctx.check(False, "pfac: cuda_pfac_bench fig7: %s" % e)
-            out = ""
-        open(os.path.join(a.out, "cuda-pfac-fig7.txt"), "w").write(out)
+        out = ctx.run_saved(cmd, "pfac: cuda_pfac_bench fig7", "cuda-pfac-fig7.txt", ok=(0, 1))
         for line in out.splitlines():
             if line.startswith("#") or "|" not in line or line.startswith("knobs"):
                 continue
@@ -698,12 +700,7 @@ def part_sw(ctx):
     gpu_scores = {}
     if t["cuda"] and t["sw_cuda_bench"]:
         cmd = [t["sw_cuda_bench"], "table", "--runs", str(a.runs)]
-        try:
-            out, _, _ = ctx.run(cmd, timeout=a.part_timeout)
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            ctx.check(False, "sw: sw_cuda_bench table: %s" % e)
-            out = ""
-        open(os.path.join(a.out, "sw-cuda-table.tsv"), "w").write(out)
+        out = ctx.run_saved(cmd, "sw: sw_cuda_bench table", "sw-cuda-table.tsv")
         for line in out.splitlines():
             f = line.split("\t")
             if f[0] == "best":
@@ -818,12 +815,7 @@ def part_sw(ctx):
         cmd = [t["sw_cuda_bench"], "scale", "--data", a.data, "--runs", str(a.runs)]
         if a.quick:
             cmd += ["--max-cells", "1e9"]
-        try:
-            o, _, _ = ctx.run(cmd, timeout=a.part_timeout)
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            ctx.check(False, "sw: sw_cuda_bench scale: %s" % e)
-            o = ""
-        open(os.path.join(a.out, "sw-cuda-scale.tsv"), "w").write(o)
+        o = ctx.run_saved(cmd, "sw: sw_cuda_bench scale", "sw-cuda-scale.tsv")
         for line in o.splitlines():
             f = line.split("\t")
             if len(f) >= 10 and not line.startswith(("#", "pair")):
