@@ -108,6 +108,8 @@ TABLES = {
     "sw-gcups": ("Smith-Waterman GCUPS against length (bench/align_bench.py, GPU scale)",
                  "GCUPS against length; hay against parasail", ["GCUPS"], "bar"),
     "energy-search": ("Energy per GB searched", "issue 7: joules per GB", ["J_per_GB"], "bar"),
+    "energy-phases": ("CUDA search phase by phase, 1 GiB from the page cache (gpu_phases)",
+                      "issue 7: joules per GB of each phase, NVML", ["J_per_GB"], "bar"),
     "energy-align": ("Energy per giga cell update", "issue 7: joules per GCU", ["J_per_GCU"],
                      "bar"),
 }
@@ -241,7 +243,8 @@ def find_tools(ctx):
     else:
         t["water"] = shutil.which("water")
         t["water_env"] = env
-    for k in ("cuda_exact_bench", "cuda_pfac_bench", "sw_cuda_bench", "hay_ocl_bench"):
+    for k in ("cuda_exact_bench", "cuda_pfac_bench", "sw_cuda_bench", "hay_ocl_bench",
+              "gpu_phases"):
         p = os.path.join(a.build, k)
         t[k] = p if os.access(p, os.X_OK) else None
     if not os.access(t["hay"], os.X_OK):
@@ -854,6 +857,21 @@ def part_energy(ctx):
         add_energy(ctx, "energy-search", row, name, energy_loop(ctx, cmd, env=env), size, cmd,
                    gpu="CUDA" in name)
     ctx.check(len(set(counts.values())) == 1, "energy: counts differ %s" % counts)
+    # The CUDA search phase by phase (bench/gpu_phases.c): each phase repeated
+    # back to back for 2 s under NVML's counter, joules per repetition.
+    if t["cuda"] and t["gpu_phases"]:
+        cmd = [t["gpu_phases"], "--backend", "cuda", "--runs", str(max(a.runs, 3)),
+               "--energy-seconds", "2", "-e", pat, path]
+        out = ctx.run_saved(cmd, "energy: gpu_phases", "gpu-phases.txt")
+        tsv = out.split("# tsv", 1)[-1].splitlines()[1:] if "# tsv" in out else []
+        for line in tsv:
+            f = line.split("\t")
+            if len(f) == 4:
+                ctx.add("energy-phases", row, "hay CUDA: " + f[0], f[1], float(f[2]), f[3],
+                        cmd)
+        ctx.check(bool(tsv), "energy: gpu_phases printed no figures")
+    else:
+        ctx.skip("energy-phases", row, "hay CUDA (gpu_phases)", "J_per_GB", "J/GB")
     # Alignment: joules per giga cell update on the mito pair (hay, parasail) and the GPU.
     dp = os.path.join(a.data, "bio", "dna-pairs")
     q, tg = os.path.join(dp, "MT-human.fa"), os.path.join(dp, "MT-orang.fa")

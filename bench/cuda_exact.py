@@ -442,9 +442,13 @@ def part_split(args, md):
         ("auto split=on, CPU 4T", split(4), True),
         ("auto (default: no split), 16T", ["--backend", "auto", "--threads", "16"], True),
     ]
+    for extra in (args.gpu_params.split("|") if args.gpu_params else []):
+        configs.append(("GPU (cuda, %s)" % extra, cuda + ["--params", extra], False))
     if args.split_configs:
         keep = args.split_configs.split("|")
         configs = [c for c in configs if c[0] in keep]
+    if args.literal_only:
+        sets = sets[:1]
     for title, pat, want in sets:
         md.append("\n#### %s\n" % title)
         md.append("| config | count | one-shot scan ms | GB/s | wall ms | warm scan ms | warm GB/s "
@@ -514,6 +518,10 @@ def main():
     ap.add_argument("--big-engines", default="gpu-fast gpu-fast:filter=3 bm-gpu brute-first")
     ap.add_argument("--split-reps", type=int, default=5,
                     help="part split: extra scans of the file in the warm command")
+    ap.add_argument("--gpu-params", default=None,
+                    help="part split: extra GPU rows, one per params string, separated by |")
+    ap.add_argument("--literal-only", action="store_true",
+                    help="part split: the one literal only (no snort-community)")
     ap.add_argument("--split-configs", default=None,
                     help="part split: only these row labels, separated by |")
     args = ap.parse_args()

@@ -80,7 +80,7 @@ static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-g
 #define MAX_DEVICES 16
 #define MAX_STREAMS 8
 #define DEFAULT_STREAMS 3
-#define DEFAULT_CHUNK ((uint64_t)64 << 20)
+#define DEFAULT_CHUNK ((uint64_t)32 << 20)   /* docs/PERF.md "page cache" */
 #define DEFAULT_RESULT_CAP ((uint64_t)16 << 20)
 #define MIN_CHUNK ((uint64_t)1 << 16)
 #define MIN_RESULT_CAP ((uint64_t)1 << 10)

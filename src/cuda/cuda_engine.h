@@ -42,7 +42,7 @@
  *                       buffers (default) or cudaMemcpyAsync from the
  *                       caller's pageable memory
  *   streams=N           pipeline depth, 1..8 (default 3)
- *   chunk=BYTES         bytes per pipeline piece (default 64 MiB; K/M/G
+ *   chunk=BYTES         bytes per pipeline piece (default 32 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it
  *   result_cap=N        match slots per piece (default 16M); a piece with
  *                       more matches is split and searched again

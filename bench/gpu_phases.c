@@ -1,0 +1,323 @@
+/*
+ * gpu_phases.c - time and energy of each phase of one search of a file
+ * from the page cache, through the public API (bench/README.md):
+ *
+ *   gpu_phases [--backend cuda] [--params P] [--runs 7] [--energy-seconds 2]
+ *              [--threads N] -e PATTERN FILE
+ *
+ * Phases, each timed on its own:
+ *   compile   hay_patterns_compile (for a GPU backend: the device's start-up
+ *             in this process, the first CUDA call, and the tables)
+ *   one-shot  the first scan in the process, of a fresh mapping of FILE
+ *   warm      later scans, each of a fresh mapping (what `hay find` does
+ *             with a file: the page faults of the mapping are included)
+ *   warm-mapped  later scans of one mapping already faulted in
+ *   upload    hay_buffer_create: FILE copied to the device (pageable copy)
+ *   resident  scans of that buffer: the kernel with no copy-in
+ * Times are medians of --runs after the one-shot scan; every count must
+ * equal the first (exit 1 otherwise).
+ *
+ * Energy (NVIDIA, NVML, src/core/energy.h): the driver's counter advances in
+ * steps of tens of milliseconds, longer than one scan, so each phase is
+ * repeated back to back for --energy-seconds and the joules are divided by
+ * the repetitions; the device's idle power over 1 s of sleep is measured
+ * first.  copy-in (staging and PCIe) = warm - resident, per GB: derived,
+ * said so.  Without a meter the energy lines say "unavailable".
+ *
+ * Output: readable lines, then one "phase<TAB>metric<TAB>value<TAB>unit" line
+ * per figure after a "# tsv" line (bench/all.py's energy part reads them).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "haystack.h"
+#include "../src/core/energy.h"
+
+#define MAX_RUNS 101
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct input {
+    const char *path;
+    int fd;
+    uint64_t len;
+} input;
+
+static void *map_input(const input *in)
+{
+    void *p = mmap(NULL, in->len, PROT_READ, MAP_PRIVATE, in->fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+typedef struct tsv_row {
+    char phase[32], metric[32], unit[16];
+    double value;
+} tsv_row;
+
+static tsv_row rows[64];
+static int nrows;
+
+static void put(const char *phase, const char *metric, double value, const char *unit)
+{
+    if (nrows == (int)(sizeof rows / sizeof rows[0]))
+        return;
+    tsv_row *r = &rows[nrows++];
+    snprintf(r->phase, sizeof r->phase, "%s", phase);
+    snprintf(r->metric, sizeof r->metric, "%s", metric);
+    snprintf(r->unit, sizeof r->unit, "%s", unit);
+    r->value = value;
+}
+
+static int fail(const char *what, hay_status s)
+{
+    fprintf(stderr, "gpu_phases: %s: %s\n", what, hay_strerror(s));
+    return s == HAY_ERR_NO_DEVICE || s == HAY_ERR_NO_BACKEND ? 77 : 2;
+}
+
+/* One scan of a fresh mapping; seconds, or < 0 on error. */
+static double scan_fresh(const hay_patterns *set, hay_scratch *sc, const input *in,
+                         const hay_scan_opts *o, uint64_t *n, hay_status *st)
+{
+    void *p = map_input(in);
+    if (!p) {
+        *st = HAY_ERR_INVALID;
+        return -1;
+    }
+    double t0 = now();
+    *st = hay_scan_count(set, sc, p, in->len, o, n);
+    double t = now() - t0;
+    munmap(p, in->len);
+    return *st == HAY_OK ? t : -1;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: gpu_phases [--backend cuda] [--params P] [--runs 7] "
+                    "[--energy-seconds 2] [--threads N] -e PATTERN FILE\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *backend_name = "cuda", *params = NULL, *pattern = NULL, *path = NULL;
+    int runs = 7;
+    unsigned threads = 0;
+    double esec = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--backend") && v)
+            backend_name = v, i++;
+        else if (!strcmp(a, "--params") && v)
+            params = v, i++;
+        else if (!strcmp(a, "--runs") && v)
+            runs = atoi(v), i++;
+        else if (!strcmp(a, "--energy-seconds") && v)
+            esec = atof(v), i++;
+        else if (!strcmp(a, "--threads") && v)
+            threads = (unsigned)atoi(v), i++;
+        else if (!strcmp(a, "-e") && v)
+            pattern = v, i++;
+        else if (a[0] != '-' && !path)
+            path = a;
+        else {
+            usage();
+            return 2;
+        }
+    }
+    hay_backend backend;
+    if (!pattern || !*pattern || !path || runs < 1 || runs > MAX_RUNS || esec < 0 ||
+        hay_backend_parse(backend_name, &backend) != HAY_OK) {
+        usage();
+        return 2;
+    }
+    input in = { path, open(path, O_RDONLY), 0 };
+    struct stat sb;
+    if (in.fd < 0 || fstat(in.fd, &sb) != 0 || sb.st_size <= 0) {
+        fprintf(stderr, "gpu_phases: %s: %s\n", path, in.fd < 0 ? strerror(errno)
+                                                              : "empty or unreadable");
+        return 2;
+    }
+    in.len = (uint64_t)sb.st_size;
+    double gb = in.len / 1e9;
+
+    hay_energy *meter = backend == HAY_BACKEND_CPU ? NULL : hay_energy_open(-1, -1);
+    double idle_w = -1;
+    if (meter) {   /* before the device starts, so its start-up is not in it */
+        double j0 = hay_energy_read(meter), t0 = now();
+        usleep(1000000);
+        double j1 = hay_energy_read(meter), t1 = now();
+        if (j0 >= 0 && j1 >= 0)
+            idle_w = (j1 - j0) / (t1 - t0);
+    }
+
+    /* compile: the device's start-up and the tables */
+    hay_compile_opts co;
+    hay_compile_opts_init(&co);
+    co.backend = backend;
+    co.params = params;
+    hay_pattern pat = { pattern, strlen(pattern) };
+    hay_patterns *set = NULL;
+    double ej0 = meter ? hay_energy_read(meter) : -1, t0 = now();
+    hay_status s = hay_patterns_compile(&pat, 1, &co, &set);
+    double compile_s = now() - t0, ej1 = meter ? hay_energy_read(meter) : -1;
+    if (s != HAY_OK)
+        return fail("compile", s);
+    hay_patterns_info info;
+    hay_patterns_info_get(set, &info);
+    hay_scratch *sc = NULL;
+    if ((s = hay_scratch_create(set, &sc)) != HAY_OK)
+        return fail("scratch", s);
+    hay_scan_opts o;
+    hay_scan_opts_init(&o);
+    o.threads = threads;
+
+    /* one-shot, then warm scans of fresh mappings */
+    uint64_t want = 0, n = 0;
+    int bad = 0;
+    double oneshot = scan_fresh(set, sc, &in, &o, &want, &s);
+    if (oneshot < 0)
+        return fail("scan", s);
+    const char *ran = hay_backend_name(info.backend);
+    double warm[MAX_RUNS], mapped[MAX_RUNS], res[MAX_RUNS];
+    for (int r = 0; r < runs; r++) {
+        warm[r] = scan_fresh(set, sc, &in, &o, &n, &s);
+        if (warm[r] < 0)
+            return fail("scan", s);
+        bad |= n != want;
+    }
+    void *map = map_input(&in);
+    if (!map)
+        return fail("mmap", HAY_ERR_INVALID);
+    for (int r = 0; r <= runs; r++) {   /* run 0 faults the mapping in */
+        double t = now();
+        if ((s = hay_scan_count(set, sc, map, in.len, &o, &n)) != HAY_OK)
+            return fail("scan", s);
+        if (r)
+            mapped[r - 1] = now() - t;
+        bad |= n != want;
+    }
+    double w = median(warm, runs), wm = median(mapped, runs);
+
+    /* upload and resident scans */
+    hay_buffer *buf = NULL;
+    t0 = now();
+    s = hay_buffer_create(info.backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA
+                                                           : HAY_BACKEND_CPU,
+                          map, in.len, &buf);
+    double upload = now() - t0;
+    if (s != HAY_OK)
+        return fail("buffer", s);
+    for (int r = 0; r <= runs; r++) {
+        double t = now();
+        if ((s = hay_scan_count_buffer(set, sc, buf, &o, &n)) != HAY_OK)
+            return fail("scan buffer", s);
+        if (r)
+            res[r - 1] = now() - t;
+        bad |= n != want;
+    }
+    double rk = median(res, runs);
+
+    printf("# gpu_phases: '%s' in %s (%.3f GB), backend %s (ran %s, algo %s), params %s\n",
+           pattern, path, gb, backend_name, ran, info.algo, params ? params : "-");
+    printf("matches %llu; times: medians of %d runs\n", (unsigned long long)want, runs);
+    printf("compile (device start-up + tables)  %9.2f ms\n", compile_s * 1e3);
+    printf("one-shot scan (first in process)    %9.2f ms  %7.2f GB/s\n", oneshot * 1e3,
+           gb / oneshot);
+    printf("warm scan, fresh mapping            %9.2f ms  %7.2f GB/s\n", w * 1e3, gb / w);
+    printf("warm scan, mapping faulted in       %9.2f ms  %7.2f GB/s\n", wm * 1e3, gb / wm);
+    printf("upload (hay_buffer_create)          %9.2f ms  %7.2f GB/s\n", upload * 1e3,
+           gb / upload);
+    printf("resident scan (no copy-in)          %9.2f ms  %7.2f GB/s\n", rk * 1e3, gb / rk);
+    put("compile", "ms", compile_s * 1e3, "ms");
+    put("one-shot", "GBps", gb / oneshot, "GB/s");
+    put("one-shot", "ms", oneshot * 1e3, "ms");
+    put("warm", "GBps", gb / w, "GB/s");
+    put("warm", "ms", w * 1e3, "ms");
+    put("warm-mapped", "GBps", gb / wm, "GB/s");
+    put("upload", "GBps", gb / upload, "GB/s");
+    put("resident", "GBps", gb / rk, "GB/s");
+
+    if (meter) {
+        /* Each phase back to back for esec seconds; joules per repetition. */
+        double jw = -1, jr = -1, jc = ej0 >= 0 && ej1 >= 0 ? ej1 - ej0 : -1;
+        int kw = 0, kr = 0;
+        double e0 = hay_energy_read(meter);
+        t0 = now();
+        while (now() - t0 < esec || kw < 2) {
+            if (scan_fresh(set, sc, &in, &o, &n, &s) < 0)
+                return fail("scan", s);
+            bad |= n != want;
+            kw++;
+        }
+        double tw = now() - t0, e1 = hay_energy_read(meter);
+        if (e0 >= 0 && e1 >= 0)
+            jw = (e1 - e0) / kw;
+        e0 = hay_energy_read(meter);
+        t0 = now();
+        while (now() - t0 < esec || kr < 2) {
+            if ((s = hay_scan_count_buffer(set, sc, buf, &o, &n)) != HAY_OK)
+                return fail("scan buffer", s);
+            bad |= n != want;
+            kr++;
+        }
+        double tr = now() - t0;
+        e1 = hay_energy_read(meter);
+        if (e0 >= 0 && e1 >= 0)
+            jr = (e1 - e0) / kr;
+        printf("energy (%s): idle %.1f W\n", hay_energy_method(meter), idle_w);
+        printf("  compile    %8.3f J\n", jc);
+        printf("  warm scan  %8.4f J per scan, %.3f J/GB, %.0f W (%d scans in %.2f s)\n", jw,
+               jw / gb, jw * kw / tw, kw, tw);
+        printf("  resident   %8.4f J per scan, %.3f J/GB, %.0f W (%d scans in %.2f s)\n", jr,
+               jr / gb, jr * kr / tr, kr, tr);
+        printf("  copy-in (staging + PCIe) = warm - resident: %.3f J/GB (derived)\n",
+               (jw - jr) / gb);
+        put("idle", "W", idle_w, "W");
+        put("compile", "J", jc, "J");
+        put("warm", "J_per_GB", jw / gb, "J/GB");
+        put("warm", "W", jw * kw / tw, "W");
+        put("resident", "J_per_GB", jr / gb, "J/GB");
+        put("resident", "W", jr * kr / tr, "W");
+        put("copy-in (warm - resident)", "J_per_GB", (jw - jr) / gb, "J/GB");
+    } else {
+        printf("energy: unavailable (no NVML meter for this device)\n");
+    }
+    printf("# tsv energy=%s\n", hay_energy_method(meter));
+    for (int i = 0; i < nrows; i++)
+        printf("%s\t%s\t%.6g\t%s\n", rows[i].phase, rows[i].metric, rows[i].value,
+               rows[i].unit);
+    if (bad)
+        fprintf(stderr, "gpu_phases: counts differ between scans (first %llu)\n",
+                (unsigned long long)want);
+    hay_buffer_free(buf);
+    munmap(map, in.len);
+    hay_scratch_free(sc);
+    hay_patterns_free(set);
+    hay_energy_close(meter);
+    close(in.fd);
+    return bad ? 1 : 0;
+}
