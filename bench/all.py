@@ -1186,8 +1186,11 @@ def main(argv):
         for c in a.csvs:
             with open(c, newline="") as f:
                 new = list(csv.DictReader(f))
-            tabs = {r["table"] for r in new}
-            rows = [r for r in rows if r["table"] not in tabs] + new
+            # A later CSV replaces the rows of the (table, row) pairs it has,
+            # so that one table measured over several calls (the search part
+            # by benchmark) merges.
+            keys = {(r["table"], r["row"]) for r in new}
+            rows = [r for r in rows if (r["table"], r["row"]) not in keys] + new
         if not rows:
             raise SystemExit("all.py report: no rows")
         a.machine = a.record or rows[0]["machine"]
