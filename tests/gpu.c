@@ -275,6 +275,16 @@ static void test_stats_auto_errors(void)
     CHECK(st == HAY_OK, "compile: %s", hay_strerror(st));
     hay_patterns *cpu = compile(HAY_BACKEND_CPU, p, 2, NULL, &st);
     uint64_t want = count_of(cpu, d, len, NULL);
+    /* info names the device's engine: PFAC for two patterns, gpu-fast for one */
+    hay_patterns_info info;
+    CHECK(hay_patterns_info_get(gpu, &info) == HAY_OK && info.backend == HAY_BACKEND_CUDA &&
+          !strcmp(info.algo, "pfac"), "info: backend %d algo %s", (int)info.backend,
+          info.algo);
+    hay_patterns *one = compile(HAY_BACKEND_CUDA, p, 1, NULL, &st);
+    CHECK(one && hay_patterns_info_get(one, &info) == HAY_OK &&
+          !strcmp(info.algo, "gpu-fast") && strstr(info.reason, "gpu-fast"),
+          "info, one pattern: algo %s", one ? info.algo : "(no set)");
+    hay_patterns_free(one);
     o.stats = &s1;
     CHECK(count_of(gpu, d, len, &o) == want, "count");
     o.stats = &s2;

@@ -101,7 +101,7 @@ struct hay_patterns {
     const char *reason;
     double compile_seconds;
     char *params;               /* copy of hay_compile_opts.params or NULL */
-    const char *algo_name;      /* backends without a hay_engine: the algorithm */
+    const char *algo_name;      /* device backends: the device's algorithm */
     void *aux;                  /* backend auto: the GPU state, made on first
                                  * use (cuda_backend.c) */
     size_t states;              /* automaton states of the engine (0: none) */

@@ -213,7 +213,7 @@ hay_status hay_patterns_info_get(const hay_patterns *set,
     memset(info, 0, sizeof *info);
     info->backend = set->backend->id;
     info->algo = set->engine ? set->engine->name : "?";
-    if (!set->engine && set->algo_name)
+    if (set->algo_name)   /* device backends: the device's engine */
         info->algo = set->algo_name;
     info->reason = set->reason ? set->reason : "";
     info->count = set->n;

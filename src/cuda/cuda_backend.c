@@ -934,10 +934,13 @@ static hay_status cuda_compile(hay_patterns *set, const char *algo)
     cuda_set *cs;
     FORWARD_IF_ERROR(cuda_set_build(set, algo, &cs));
     set->state = cs;
-    set->engine = &host_engine;
+    set->engine = &host_engine;   /* streams walk the PFAC tables on the host */
+    set->algo_name = cs->algo;    /* what hay_patterns_info reports */
     set->state_memory = cs->pfac->memory + cs->eng->memory(cs->estate);
     set->reason = algo ? "algorithm chosen by the caller"
-                       : "CUDA: PFAC over all start positions";
+                  : !strcmp(cs->algo, "gpu-fast")
+                      ? "CUDA, one pattern: 16-byte loads, first/last-byte filter (gpu-fast)"
+                      : "CUDA: PFAC over all start positions";
     return HAY_OK;
 }
 
