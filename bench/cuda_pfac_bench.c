@@ -29,27 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_util.h"
 
 static int reps = 5;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static uint8_t *read_all(const char *path, size_t *len)
 {
@@ -189,7 +171,7 @@ static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
         o.threads = threads;
         o.stats = &st;
         uint64_t c = 0;
-        double t0 = now();
+        double t0 = bench_now();
         hay_status rc;
         if (buf)
             rc = hay_scan_count_buffer(set, s, buf, &o, &c);
@@ -197,7 +179,7 @@ static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
             rc = hay_scan(set, s, d, len, &o, count_cb, &c);
         else
             rc = hay_scan_count(set, s, d, len, &o, &c);
-        double wall = now() - t0;
+        double wall = bench_now() - t0;
         if (rc != HAY_OK)
             fprintf(stderr, "scan: %s\n", hay_strerror(rc));
         if (r < 0)
@@ -209,11 +191,11 @@ static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
         tot[r] = st.total_seconds;
         w[r] = wall;
     }
-    t.copy_in = median(ci, n);
-    t.kernel = median(k, n);
-    t.copy_out = median(co, n);
-    t.total = median(tot, n);
-    t.wall = median(w, n);
+    t.copy_in = bench_median(ci, n);
+    t.kernel = bench_median(k, n);
+    t.copy_out = bench_median(co, n);
+    t.total = bench_median(tot, n);
+    t.wall = bench_median(w, n);
     hay_scratch_free(s);
     return t;
 }
@@ -351,7 +333,7 @@ static double hyperscan(const char *hs, const char *patfile, const char *file,
         if (r >= 0)
             v[r] = sec;
     }
-    return median(v, n);
+    return bench_median(v, n);
 }
 
 static void row(const char *name, double sec, uint64_t n, uint64_t ref,

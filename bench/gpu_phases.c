@@ -40,27 +40,9 @@
 
 #include "haystack.h"
 #include "../src/core/energy.h"
+#include "bench_util.h"
 
 #define MAX_RUNS 101
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 typedef struct input {
     const char *path;
@@ -108,9 +90,9 @@ static double scan_fresh(const hay_patterns *set, hay_scratch *sc, const input *
         *st = HAY_ERR_INVALID;
         return -1;
     }
-    double t0 = now();
+    double t0 = bench_now();
     *st = hay_scan_count(set, sc, p, in->len, o, n);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     munmap(p, in->len);
     return *st == HAY_OK ? t : -1;
 }
@@ -167,9 +149,9 @@ int main(int argc, char **argv)
     hay_energy *meter = backend == HAY_BACKEND_CPU ? NULL : hay_energy_open(-1, -1);
     double idle_w = -1;
     if (meter) {   /* before the device starts, so its start-up is not in it */
-        double j0 = hay_energy_read(meter), t0 = now();
+        double j0 = hay_energy_read(meter), t0 = bench_now();
         usleep(1000000);
-        double j1 = hay_energy_read(meter), t1 = now();
+        double j1 = hay_energy_read(meter), t1 = bench_now();
         if (j0 >= 0 && j1 >= 0)
             idle_w = (j1 - j0) / (t1 - t0);
     }
@@ -181,9 +163,9 @@ int main(int argc, char **argv)
     co.params = params;
     hay_pattern pat = { pattern, strlen(pattern) };
     hay_patterns *set = NULL;
-    double ej0 = meter ? hay_energy_read(meter) : -1, t0 = now();
+    double ej0 = meter ? hay_energy_read(meter) : -1, t0 = bench_now();
     hay_status s = hay_patterns_compile(&pat, 1, &co, &set);
-    double compile_s = now() - t0, ej1 = meter ? hay_energy_read(meter) : -1;
+    double compile_s = bench_now() - t0, ej1 = meter ? hay_energy_read(meter) : -1;
     if (s != HAY_OK)
         return fail("compile", s);
     hay_patterns_info info;
@@ -213,33 +195,33 @@ int main(int argc, char **argv)
     if (!map)
         return fail("mmap", HAY_ERR_INVALID);
     for (int r = 0; r <= runs; r++) {   /* run 0 faults the mapping in */
-        double t = now();
+        double t = bench_now();
         if ((s = hay_scan_count(set, sc, map, in.len, &o, &n)) != HAY_OK)
             return fail("scan", s);
         if (r)
-            mapped[r - 1] = now() - t;
+            mapped[r - 1] = bench_now() - t;
         bad |= n != want;
     }
-    double w = median(warm, runs), wm = median(mapped, runs);
+    double w = bench_median(warm, runs), wm = bench_median(mapped, runs);
 
     /* upload and resident scans */
     hay_buffer *buf = NULL;
-    t0 = now();
+    t0 = bench_now();
     s = hay_buffer_create(info.backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA
                                                            : HAY_BACKEND_CPU,
                           map, in.len, &buf);
-    double upload = now() - t0;
+    double upload = bench_now() - t0;
     if (s != HAY_OK)
         return fail("buffer", s);
     for (int r = 0; r <= runs; r++) {
-        double t = now();
+        double t = bench_now();
         if ((s = hay_scan_count_buffer(set, sc, buf, &o, &n)) != HAY_OK)
             return fail("scan buffer", s);
         if (r)
-            res[r - 1] = now() - t;
+            res[r - 1] = bench_now() - t;
         bad |= n != want;
     }
-    double rk = median(res, runs);
+    double rk = bench_median(res, runs);
 
     printf("# gpu_phases: '%s' in %s (%.3f GB), backend %s (ran %s, algo %s), params %s\n",
            pattern, path, gb, backend_name, ran, info.algo, params ? params : "-");
@@ -266,25 +248,25 @@ int main(int argc, char **argv)
         double jw = -1, jr = -1, jc = ej0 >= 0 && ej1 >= 0 ? ej1 - ej0 : -1;
         int kw = 0, kr = 0;
         double e0 = hay_energy_read(meter);
-        t0 = now();
-        while (now() - t0 < esec || kw < 2) {
+        t0 = bench_now();
+        while (bench_now() - t0 < esec || kw < 2) {
             if (scan_fresh(set, sc, &in, &o, &n, &s) < 0)
                 return fail("scan", s);
             bad |= n != want;
             kw++;
         }
-        double tw = now() - t0, e1 = hay_energy_read(meter);
+        double tw = bench_now() - t0, e1 = hay_energy_read(meter);
         if (e0 >= 0 && e1 >= 0)
             jw = (e1 - e0) / kw;
         e0 = hay_energy_read(meter);
-        t0 = now();
-        while (now() - t0 < esec || kr < 2) {
+        t0 = bench_now();
+        while (bench_now() - t0 < esec || kr < 2) {
             if ((s = hay_scan_count_buffer(set, sc, buf, &o, &n)) != HAY_OK)
                 return fail("scan buffer", s);
             bad |= n != want;
             kr++;
         }
-        double tr = now() - t0;
+        double tr = bench_now() - t0;
         e1 = hay_energy_read(meter);
         if (e0 >= 0 && e1 >= 0)
             jr = (e1 - e0) / kr;

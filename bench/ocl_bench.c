@@ -44,28 +44,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 #define MAX_RUNS 64
 #define ENERGY_SECONDS 1.5
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static uint8_t *read_file(const char *path, size_t *len)
 {
@@ -286,11 +268,11 @@ static int sw_main(const char *qpath, const char *tpath, int runs, const char *d
         for (int b = 0; b < 4; b++)
             mat[a * 4 + b] = a == b ? 2 : -3;
     hay_sw_problem p = { q, m, t, n, mat, 4, 5, 2 };
-    double t0 = now();
+    double t0 = bench_now();
     int32_t want;
     uint64_t qe, te;
     sw_scalar(&p, &want, &qe, &te);
-    double scalar = now() - t0;
+    double scalar = bench_now() - t0;
     char params[96] = "";
     if (device)
         snprintf(params, sizeof params, "device=%s", device);
@@ -312,13 +294,13 @@ static int sw_main(const char *qpath, const char *tpath, int runs, const char *d
             copy[k - 1] = r.seconds_copy;
         }
     }
-    double mt = median(tot, runs);
+    double mt = bench_median(tot, runs);
     printf("sw simple: %s (%zu) x %s (%zu) = %.0f Mcells, score %d at (%llu, %llu) %s; "
            "device: total %.1f ms (compute %.1f, launches/sync %.1f, copy %.1f), "
            "%.2f GCUPS, %d launches of %d x %d; scalar CPU reference %.1f ms (%.2f GCUPS)\n",
            qpath, m, tpath, n, (double)m * n / 1e6, want, (unsigned long long)qe,
            (unsigned long long)te, bad ? "MISMATCH" : "ok", mt * 1e3,
-           median(comp, runs) * 1e3, median(sync, runs) * 1e3, median(copy, runs) * 1e3,
+           bench_median(comp, runs) * 1e3, bench_median(sync, runs) * 1e3, bench_median(copy, runs) * 1e3,
            (double)m * n / mt / 1e9, (int)(m + n - 1), r.blocks, r.threads, scalar * 1e3,
            (double)m * n / scalar / 1e9);
     free(q);
@@ -439,15 +421,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "hay_ocl_bench: no OpenCL device could compile the patterns\n");
         return 2;
     }
-    double ic = median(init_cold, ncold), iw = median(init_warm, nwarm);
+    double ic = bench_median(init_cold, ncold), iw = bench_median(init_warm, nwarm);
 
     /* The device's idle power, to subtract from the phases if wanted. */
     double idle_w = -1;
     hay_energy *meter = hay_energy_open(-1, -1);
     if (meter) {
-        double j0 = hay_energy_read(meter), s0 = now();
+        double j0 = hay_energy_read(meter), s0 = bench_now();
         usleep(1000000);
-        double j1 = hay_energy_read(meter), s1 = now();
+        double j1 = hay_energy_read(meter), s1 = bench_now();
         if (j0 >= 0 && j1 >= 0)
             idle_w = (j1 - j0) / (s1 - s0);
         printf("idle power: %.1f W (%s)\n", idle_w, hay_energy_method(meter));
@@ -472,19 +454,19 @@ int main(int argc, char **argv)
         hay_scan_opts_init(&o);
         o.threads = 1;
         uint64_t n = 0;
-        double t0 = now();
+        double t0 = bench_now();
         hay_scan(cpu, sc, text, c.size, &o, count_cb, &n);
         if (r)
-            t1[r - 1] = now() - t0;
+            t1[r - 1] = bench_now() - t0;
         want = n;
         o.threads = 0;
         n = 0;
-        t0 = now();
+        t0 = bench_now();
         hay_scan(cpu, sc, text, c.size, &o, count_cb, &n);
         if (r)
-            tall[r - 1] = now() - t0;
+            tall[r - 1] = bench_now() - t0;
     }
-    double cpu1 = median(t1, c.runs), cpun = median(tall, c.runs);
+    double cpu1 = bench_median(t1, c.runs), cpun = bench_median(tall, c.runs);
     hay_patterns_info info;
     hay_patterns_info_get(cpu, &info);
     char desc[512] = "";
@@ -572,8 +554,8 @@ int main(int argc, char **argv)
                 hay_scratch *gs;
                 hay_scratch_create(set, &gs);
                 jw = jk = jr = 0;
-                double t_end = now() + ENERGY_SECONDS;
-                for (int k = 0; now() < t_end || k < 2; k++) {
+                double t_end = bench_now() + ENERGY_SECONDS;
+                for (int k = 0; bench_now() < t_end || k < 2; k++) {
                     hay_scan_stats st;
                     hay_scan_opts o;
                     hay_scan_opts_init(&o);
@@ -593,8 +575,8 @@ int main(int argc, char **argv)
             }
         }
         int jdiv = reps ? reps : c.runs;
-        double mp = median(prep, c.runs), mw = median(wr, c.runs), mk = median(kr, c.runs),
-               mr = median(rd, c.runs), tot = mw + mk + mr;
+        double mp = bench_median(prep, c.runs), mw = bench_median(wr, c.runs), mk = bench_median(kr, c.runs),
+               mr = bench_median(rd, c.runs), tot = mw + mk + mr;
         const char *table = strstr(how, "table=dense") ? "dense" : "compact";
         char a[32], b[32], d[32];
         printf("| %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f%% | %.1fx | "
