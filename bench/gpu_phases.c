@@ -81,20 +81,101 @@ static int fail(const char *what, hay_status s)
     return s == HAY_ERR_NO_DEVICE || s == HAY_ERR_NO_BACKEND ? 77 : 2;
 }
 
-/* One scan of a fresh mapping; seconds, or < 0 on error. */
-static double scan_fresh(const hay_patterns *set, hay_scratch *sc, const input *in,
-                         const hay_scan_opts *o, uint64_t *n, hay_status *st)
+/* What a phase scans, and what the last scan found. */
+typedef struct phase_ctx {
+    const hay_patterns *set;
+    hay_scratch *sc;
+    const input *in;
+    const hay_scan_opts *o;
+    const void *map;           /* a mapping of the input, faulted in */
+    const hay_buffer *buf;     /* the input on the device */
+    uint64_t want, n;          /* the first scan's count, the last scan's */
+    int counted;               /* want is set */
+    int bad;                   /* a count differed from want */
+    hay_status s;
+} phase_ctx;
+
+/* A phase: one scan; its seconds, or < 0 with c->s set. */
+typedef double (*phase_fn)(phase_ctx *c);
+
+static double count_done(phase_ctx *c, double t0)
 {
-    void *p = map_input(in);
+    double t = bench_now() - t0;
+    if (c->s != HAY_OK)
+        return -1;
+    if (!c->counted) {
+        c->want = c->n;
+        c->counted = 1;
+    }
+    c->bad |= c->n != c->want;
+    return t;
+}
+
+/* A fresh mapping of the input (what `hay find FILE` scans). */
+static double scan_fresh(phase_ctx *c)
+{
+    void *p = map_input(c->in);
     if (!p) {
-        *st = HAY_ERR_INVALID;
+        c->s = HAY_ERR_INVALID;
         return -1;
     }
     double t0 = bench_now();
-    *st = hay_scan_count(set, sc, p, in->len, o, n);
-    double t = bench_now() - t0;
-    munmap(p, in->len);
-    return *st == HAY_OK ? t : -1;
+    c->s = hay_scan_count(c->set, c->sc, p, c->in->len, c->o, &c->n);
+    double t = count_done(c, t0);
+    munmap(p, c->in->len);
+    return t;
+}
+
+static double scan_mapped(phase_ctx *c)
+{
+    double t0 = bench_now();
+    c->s = hay_scan_count(c->set, c->sc, c->map, c->in->len, c->o, &c->n);
+    return count_done(c, t0);
+}
+
+static double scan_resident(phase_ctx *c)
+{
+    double t0 = bench_now();
+    c->s = hay_scan_count_buffer(c->set, c->sc, c->buf, c->o, &c->n);
+    return count_done(c, t0);
+}
+
+/* The median seconds of `runs` scans after `warmup` untimed ones; < 0 on
+ * error. */
+static double median_runs(phase_fn f, phase_ctx *c, int warmup, int runs)
+{
+    double v[MAX_RUNS];
+    for (int r = 0; r < warmup + runs; r++) {
+        double t = f(c);
+        if (t < 0)
+            return -1;
+        if (r >= warmup)
+            v[r - warmup] = t;
+    }
+    return bench_median(v, runs);
+}
+
+/* Repeats the phase back to back for at least `seconds` (2 scans at least)
+ * under the meter: joules per scan (< 0 unreadable), scans and seconds. */
+typedef struct phase_energy {
+    double j, seconds;
+    int scans;
+} phase_energy;
+
+static int energy_of(phase_fn f, phase_ctx *c, hay_energy *meter, double seconds,
+                     phase_energy *e)
+{
+    double e0 = hay_energy_read(meter), t0 = bench_now();
+    e->scans = 0;
+    while (bench_now() - t0 < seconds || e->scans < 2) {
+        if (f(c) < 0)
+            return -1;
+        e->scans++;
+    }
+    e->seconds = bench_now() - t0;
+    double e1 = hay_energy_read(meter);
+    e->j = e0 >= 0 && e1 >= 0 ? (e1 - e0) / e->scans : -1;
+    return 0;
 }
 
 static void usage(void)
@@ -177,34 +258,24 @@ int main(int argc, char **argv)
     hay_scan_opts_init(&o);
     o.threads = threads;
 
-    /* one-shot, then warm scans of fresh mappings */
-    uint64_t want = 0, n = 0;
-    int bad = 0;
-    double oneshot = scan_fresh(set, sc, &in, &o, &want, &s);
+    /* one-shot, then warm scans of fresh mappings, of one mapping, and of
+     * the input on the device */
+    phase_ctx c = { set, sc, &in, &o, NULL, NULL, 0, 0, 0, 0, HAY_OK };
+    double oneshot = scan_fresh(&c);   /* its count is the one all must give */
     if (oneshot < 0)
-        return fail("scan", s);
+        return fail("scan", c.s);
     const char *ran = hay_backend_name(info.backend);
-    double warm[MAX_RUNS], mapped[MAX_RUNS], res[MAX_RUNS];
-    for (int r = 0; r < runs; r++) {
-        warm[r] = scan_fresh(set, sc, &in, &o, &n, &s);
-        if (warm[r] < 0)
-            return fail("scan", s);
-        bad |= n != want;
-    }
+    double w = median_runs(scan_fresh, &c, 0, runs);
+    if (w < 0)
+        return fail("scan", c.s);
     void *map = map_input(&in);
     if (!map)
         return fail("mmap", HAY_ERR_INVALID);
-    for (int r = 0; r <= runs; r++) {   /* run 0 faults the mapping in */
-        double t = bench_now();
-        if ((s = hay_scan_count(set, sc, map, in.len, &o, &n)) != HAY_OK)
-            return fail("scan", s);
-        if (r)
-            mapped[r - 1] = bench_now() - t;
-        bad |= n != want;
-    }
-    double w = bench_median(warm, runs), wm = bench_median(mapped, runs);
+    c.map = map;
+    double wm = median_runs(scan_mapped, &c, 1, runs);   /* the first faults it in */
+    if (wm < 0)
+        return fail("scan", c.s);
 
-    /* upload and resident scans */
     hay_buffer *buf = NULL;
     t0 = bench_now();
     s = hay_buffer_create(info.backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA
@@ -213,15 +284,11 @@ int main(int argc, char **argv)
     double upload = bench_now() - t0;
     if (s != HAY_OK)
         return fail("buffer", s);
-    for (int r = 0; r <= runs; r++) {
-        double t = bench_now();
-        if ((s = hay_scan_count_buffer(set, sc, buf, &o, &n)) != HAY_OK)
-            return fail("scan buffer", s);
-        if (r)
-            res[r - 1] = bench_now() - t;
-        bad |= n != want;
-    }
-    double rk = bench_median(res, runs);
+    c.buf = buf;
+    double rk = median_runs(scan_resident, &c, 1, runs);
+    if (rk < 0)
+        return fail("scan buffer", c.s);
+    uint64_t want = c.want;
 
     printf("# gpu_phases: '%s' in %s (%.3f GB), backend %s (ran %s, algo %s), params %s\n",
            pattern, path, gb, backend_name, ran, info.algo, params ? params : "-");
@@ -245,31 +312,14 @@ int main(int argc, char **argv)
 
     if (meter) {
         /* Each phase back to back for esec seconds; joules per repetition. */
-        double jw = -1, jr = -1, jc = ej0 >= 0 && ej1 >= 0 ? ej1 - ej0 : -1;
-        int kw = 0, kr = 0;
-        double e0 = hay_energy_read(meter);
-        t0 = bench_now();
-        while (bench_now() - t0 < esec || kw < 2) {
-            if (scan_fresh(set, sc, &in, &o, &n, &s) < 0)
-                return fail("scan", s);
-            bad |= n != want;
-            kw++;
-        }
-        double tw = bench_now() - t0, e1 = hay_energy_read(meter);
-        if (e0 >= 0 && e1 >= 0)
-            jw = (e1 - e0) / kw;
-        e0 = hay_energy_read(meter);
-        t0 = bench_now();
-        while (bench_now() - t0 < esec || kr < 2) {
-            if ((s = hay_scan_count_buffer(set, sc, buf, &o, &n)) != HAY_OK)
-                return fail("scan buffer", s);
-            bad |= n != want;
-            kr++;
-        }
-        double tr = bench_now() - t0;
-        e1 = hay_energy_read(meter);
-        if (e0 >= 0 && e1 >= 0)
-            jr = (e1 - e0) / kr;
+        double jc = ej0 >= 0 && ej1 >= 0 ? ej1 - ej0 : -1;
+        phase_energy ew, er;
+        if (energy_of(scan_fresh, &c, meter, esec, &ew) < 0)
+            return fail("scan", c.s);
+        if (energy_of(scan_resident, &c, meter, esec, &er) < 0)
+            return fail("scan buffer", c.s);
+        double jw = ew.j, jr = er.j, tw = ew.seconds, tr = er.seconds;
+        int kw = ew.scans, kr = er.scans;
         printf("energy (%s): idle %.1f W\n", hay_energy_method(meter), idle_w);
         printf("  compile    %8.3f J\n", jc);
         printf("  warm scan  %8.4f J per scan, %.3f J/GB, %.0f W (%d scans in %.2f s)\n", jw,
@@ -292,7 +342,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nrows; i++)
         printf("%s\t%s\t%.6g\t%s\n", rows[i].phase, rows[i].metric, rows[i].value,
                rows[i].unit);
-    if (bad)
+    if (c.bad)
         fprintf(stderr, "gpu_phases: counts differ between scans (first %llu)\n",
                 (unsigned long long)want);
     hay_buffer_free(buf);
@@ -301,5 +351,5 @@ int main(int argc, char **argv)
     hay_patterns_free(set);
     hay_energy_close(meter);
     close(in.fd);
-    return bad ? 1 : 0;
+    return c.bad ? 1 : 0;
 }

@@ -300,7 +300,8 @@ static int sw_main(const char *qpath, const char *tpath, int runs, const char *d
            "%.2f GCUPS, %d launches of %d x %d; scalar CPU reference %.1f ms (%.2f GCUPS)\n",
            qpath, m, tpath, n, (double)m * n / 1e6, want, (unsigned long long)qe,
            (unsigned long long)te, bad ? "MISMATCH" : "ok", mt * 1e3,
-           bench_median(comp, runs) * 1e3, bench_median(sync, runs) * 1e3, bench_median(copy, runs) * 1e3,
+           bench_median(comp, runs) * 1e3, bench_median(sync, runs) * 1e3,
+           bench_median(copy, runs) * 1e3,
            (double)m * n / mt / 1e9, (int)(m + n - 1), r.blocks, r.threads, scalar * 1e3,
            (double)m * n / scalar / 1e9);
     free(q);
@@ -575,8 +576,9 @@ int main(int argc, char **argv)
             }
         }
         int jdiv = reps ? reps : c.runs;
-        double mp = bench_median(prep, c.runs), mw = bench_median(wr, c.runs), mk = bench_median(kr, c.runs),
-               mr = bench_median(rd, c.runs), tot = mw + mk + mr;
+        double mp = bench_median(prep, c.runs), mw = bench_median(wr, c.runs),
+               mk = bench_median(kr, c.runs), mr = bench_median(rd, c.runs),
+               tot = mw + mk + mr;
         const char *table = strstr(how, "table=dense") ? "dense" : "compact";
         char a[32], b[32], d[32];
         printf("| %s | %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f%% | %.1fx | "
