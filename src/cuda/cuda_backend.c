@@ -63,17 +63,14 @@ int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
 typedef struct engine_entry {
     const char *name;
     const hay_cuda_engine *engine;
-    const char *why;        /* hay_patterns_info's reason when auto picks it */
 } engine_entry;
 static const engine_entry cuda_engine_table[] = {
-    { "gpu-fast", &hay_cuda_engine_fast,
-      "CUDA, one pattern: 16-byte loads, first/last-byte filter (gpu-fast)" },
-    { "pfac", &hay_cuda_engine_pfac, "CUDA: PFAC over all start positions" },
-    { "bm-gpu", &hay_cuda_engine_bm, "CUDA: Boyer-Moore over chunks in shared memory" },
-    { "brute-global", &hay_cuda_engine_brute_global, "CUDA: brute force, key in global memory" },
-    { "brute-reg", &hay_cuda_engine_brute_reg, "CUDA: brute force, key in registers" },
-    { "brute-first", &hay_cuda_engine_brute_first,
-      "CUDA: brute force, first key byte in a register" },
+    { "gpu-fast", &hay_cuda_engine_fast },          /* one pattern */
+    { "pfac", &hay_cuda_engine_pfac },              /* any number */
+    { "bm-gpu", &hay_cuda_engine_bm },
+    { "brute-global", &hay_cuda_engine_brute_global },
+    { "brute-reg", &hay_cuda_engine_brute_reg },
+    { "brute-first", &hay_cuda_engine_brute_first },
 };
 #define N_ENGINES (sizeof cuda_engine_table / sizeof cuda_engine_table[0])
 /* The same names, for hay_algo_name (keep in step with the table). */
@@ -348,7 +345,6 @@ typedef struct cuda_set {
     int dev;
     const hay_cuda_engine *eng;
     const char *algo;
-    const char *why;         /* the engine's reason (engine_entry) */
     void *estate;
     hay_pfac *pfac;          /* host tables: the engine's input, streams, fallback */
     bool pageable;
@@ -482,7 +478,6 @@ static hay_status cuda_set_build(hay_patterns *set, const char *algo,
         if (s == HAY_OK) {
             cs->eng = e;
             cs->algo = cuda_engine_table[i].name;
-            cs->why = cuda_engine_table[i].why;
             break;
         }
         cs->estate = NULL;
@@ -942,7 +937,10 @@ static hay_status cuda_compile(hay_patterns *set, const char *algo)
     set->engine = &host_engine;   /* streams walk the PFAC tables on the host */
     set->algo_name = cs->algo;    /* what hay_patterns_info reports */
     set->state_memory = cs->pfac->memory + cs->eng->memory(cs->estate);
-    set->reason = algo ? "algorithm chosen by the caller" : cs->why;
+    set->reason = algo ? "algorithm chosen by the caller"
+                  : !strcmp(cs->algo, "gpu-fast")
+                      ? "CUDA, one pattern: 16-byte loads, first/last-byte filter (gpu-fast)"
+                      : "CUDA: PFAC over all start positions";
     return HAY_OK;
 }
 
