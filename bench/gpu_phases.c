@@ -3,7 +3,7 @@
  * from the page cache, through the public API (bench/README.md):
  *
  *   gpu_phases [--backend cuda] [--params P] [--runs 7] [--energy-seconds 2]
- *              [--threads N] -e PATTERN FILE
+ *              [--threads N] [--map shared|private] -e PATTERN FILE
  *
  * Phases, each timed on its own:
  *   compile   hay_patterns_compile (for a GPU backend: the device's start-up
@@ -14,6 +14,8 @@
  *   warm-mapped  later scans of one mapping already faulted in
  *   upload    hay_buffer_create: FILE copied to the device (pageable copy)
  *   resident  scans of that buffer: the kernel with no copy-in
+ * FILE is mapped MAP_SHARED, as hay maps it (--map private for the old
+ * way; a private mapping cannot be pinned in place, src/cuda/hostreg.h).
  * Times are medians of --runs after the one-shot scan; every count must
  * equal the first (exit 1 otherwise).
  *
@@ -48,11 +50,12 @@ typedef struct input {
     const char *path;
     int fd;
     uint64_t len;
+    int flags;               /* MAP_SHARED (what hay maps) or MAP_PRIVATE */
 } input;
 
 static void *map_input(const input *in)
 {
-    void *p = mmap(NULL, in->len, PROT_READ, MAP_PRIVATE, in->fd, 0);
+    void *p = mmap(NULL, in->len, PROT_READ, in->flags, in->fd, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -181,13 +184,13 @@ static int energy_of(phase_fn f, phase_ctx *c, hay_energy *meter, double seconds
 static void usage(void)
 {
     fprintf(stderr, "usage: gpu_phases [--backend cuda] [--params P] [--runs 7] "
-                    "[--energy-seconds 2] [--threads N] -e PATTERN FILE\n");
+                    "[--energy-seconds 2] [--threads N] [--map shared|private] -e PATTERN FILE\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *backend_name = "cuda", *params = NULL, *pattern = NULL, *path = NULL;
-    int runs = 7;
+    int runs = 7, map_flags = MAP_SHARED;
     unsigned threads = 0;
     double esec = 2;
     for (int i = 1; i < argc; i++) {
@@ -200,6 +203,8 @@ int main(int argc, char **argv)
             runs = atoi(v), i++;
         else if (!strcmp(a, "--energy-seconds") && v)
             esec = atof(v), i++;
+        else if (!strcmp(a, "--map") && v && (!strcmp(v, "shared") || !strcmp(v, "private")))
+            map_flags = !strcmp(v, "shared") ? MAP_SHARED : MAP_PRIVATE, i++;
         else if (!strcmp(a, "--threads") && v)
             threads = (unsigned)atoi(v), i++;
         else if (!strcmp(a, "-e") && v)
@@ -217,7 +222,7 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
-    input in = { path, open(path, O_RDONLY), 0 };
+    input in = { path, open(path, O_RDONLY), 0, map_flags };
     struct stat sb;
     if (in.fd < 0 || fstat(in.fd, &sb) != 0 || sb.st_size <= 0) {
         fprintf(stderr, "gpu_phases: %s: %s\n", path, in.fd < 0 ? strerror(errno)
@@ -257,6 +262,9 @@ int main(int argc, char **argv)
     hay_scan_opts o;
     hay_scan_opts_init(&o);
     o.threads = threads;
+    hay_scan_stats last;   /* of the latest scan: where it ran, the split */
+    memset(&last, 0, sizeof last);
+    o.stats = &last;
 
     /* one-shot, then warm scans of fresh mappings, of one mapping, and of
      * the input on the device */
@@ -268,6 +276,7 @@ int main(int argc, char **argv)
     double w = median_runs(scan_fresh, &c, 0, runs);
     if (w < 0)
         return fail("scan", c.s);
+    hay_scan_stats warm_st = last;
     void *map = map_input(&in);
     if (!map)
         return fail("mmap", HAY_ERR_INVALID);
@@ -298,6 +307,18 @@ int main(int argc, char **argv)
            gb / oneshot);
     printf("warm scan, fresh mapping            %9.2f ms  %7.2f GB/s\n", w * 1e3, gb / w);
     printf("warm scan, mapping faulted in       %9.2f ms  %7.2f GB/s\n", wm * 1e3, gb / wm);
+    const char *wnote = warm_st.note ? warm_st.note : "";
+    if (warm_st.algo)   /* backends that fill the stats */
+        printf("  the last warm scan ran on %s (%s)%s%s\n",
+               hay_backend_name(warm_st.backend), warm_st.algo, *wnote ? ": " : "", wnote);
+    if (warm_st.split_cpu_bytes + warm_st.split_gpu_bytes) {
+        double cs = warm_st.split_cpu_seconds, gs = warm_st.split_gpu_seconds;
+        printf("  split: CPU %.1f%% (%.2f GB/s over %.2f ms), GPU %.1f%% (%.2f GB/s over "
+               "%.2f ms)\n", 100.0 * warm_st.split_cpu_bytes / in.len,
+               cs > 0 ? warm_st.split_cpu_bytes / cs / 1e9 : 0, cs * 1e3,
+               100.0 * warm_st.split_gpu_bytes / in.len,
+               gs > 0 ? warm_st.split_gpu_bytes / gs / 1e9 : 0, gs * 1e3);
+    }
     printf("upload (hay_buffer_create)          %9.2f ms  %7.2f GB/s\n", upload * 1e3,
            gb / upload);
     printf("resident scan (no copy-in)          %9.2f ms  %7.2f GB/s\n", rk * 1e3, gb / rk);

@@ -631,7 +631,10 @@ static int input_open_fd(int fd, const char *name, input *in)
             pos = 0;
         if (st.st_size <= pos)
             return 0;
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        /* Shared, not private: read-only either way, and a shared mapping
+         * is one the CUDA driver can pin in place (params transfer=register,
+         * src/cuda/hostreg.h); pinning a private one copies every page. */
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED) {
             fprintf(stderr, "hay: %s: cannot map: %s\n", name, strerror(errno));
             return -1;

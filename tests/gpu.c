@@ -5,6 +5,8 @@
  *
  * Exits 77 (skipped) when no CUDA device is usable.  Checks, each against
  * the CPU backend (or a count known by construction):
+ *   - transfer=register (the input pinned in place): shared mapping, heap
+ *     and private mapping (staged), lists and counts
  *   - millions of matches through a result list of 1,024 slots
  *     (result_cap=1024): the full list equals the CPU's
  *   - counts per pattern (hay_scan_count_each), host and resident
@@ -26,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static hay_patterns *compile(hay_backend b, const hay_pattern *p, size_t n,
                              const char *params, hay_status *st)
@@ -98,6 +102,92 @@ static uint64_t count_of(const hay_patterns *set, const uint8_t *d,
     CHECK(st == HAY_OK, "count: %s", hay_strerror(st));
     hay_scratch_free(s);
     return n;
+}
+
+/* ---- transfer=register: the input pinned in place ------------------------ */
+
+/* One input in four kinds of memory, searched with the pipeline copying
+ * straight from it in 1 MiB blocks (a needle across every block boundary):
+ * a shared file mapping and shared anonymous memory are pinned in place
+ * (no note), heap memory and a private file mapping are not eligible and
+ * are staged (the note says so); lists and counts equal the CPU's each
+ * time, also from an unaligned start. */
+static void test_register(void)
+{
+    size_t len = tu_scaled((size_t)24 << 20, (size_t)4 << 20) + 4093;
+    uint8_t *d = malloc(len);
+    tu_rng r = { 11 };
+    for (size_t i = 0; i < len; i++)
+        d[i] = (uint8_t)('a' + tu_below(&r, 20));
+    for (size_t at = (size_t)1 << 20; at + 4 < len; at += (size_t)1 << 20)
+        memcpy(d + at - 3, "needle", 6);
+    memcpy(d + len - 6, "needle", 6);
+    char path[] = "/tmp/hay-gpu-register-XXXXXX";
+    int fd = mkstemp(path);
+    if (!CHECK(fd >= 0 && write(fd, d, len) == (ssize_t)len, "temporary file")) {
+        free(d);
+        return;
+    }
+    unlink(path);
+    uint8_t *sh = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    uint8_t *pr = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    uint8_t *an = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(sh != MAP_FAILED && pr != MAP_FAILED && an != MAP_FAILED, "mmap");
+    if (an != MAP_FAILED)
+        memcpy(an, d, len);
+    static const hay_pattern single[] = { { "needle", 6 } };
+    static const hay_pattern multi[] = { { "needle", 6 }, { "edl", 3 }, { "abc", 3 } };
+    struct { const hay_pattern *p; size_t n; } sets[] = { { single, 1 }, { multi, 3 } };
+    struct { const char *name; const uint8_t *m; bool direct; } mem[] = {
+        { "shared mapping", sh, true }, { "shared anonymous", an, true },
+        { "heap", d, false }, { "private mapping", pr, false },
+    };
+    for (size_t k = 0; k < 2 && sh != MAP_FAILED && pr != MAP_FAILED && an != MAP_FAILED;
+         k++) {
+        hay_status st;
+        hay_patterns *cpu = compile(HAY_BACKEND_CPU, sets[k].p, sets[k].n, NULL, &st);
+        hay_patterns *gpu = compile(HAY_BACKEND_CUDA, sets[k].p, sets[k].n,
+                                    "transfer=register,chunk=1M", &st);
+        if (!CHECK(cpu && gpu, "compile %zu patterns: %s", sets[k].n, hay_strerror(st)))
+            break;
+        klist want;
+        list_of(cpu, d, len, NULL, &want, "register: CPU");
+        uint64_t want_off = count_of(cpu, d + 1, len - 1, NULL);
+        for (size_t m = 0; m < 4; m++) {
+            hay_scan_stats stats;
+            hay_scan_opts o;
+            hay_scan_opts_init(&o);
+            o.stats = &stats;
+            klist got;
+            char what[96];
+            snprintf(what, sizeof what, "register, %zu patterns, %s", sets[k].n,
+                     mem[m].name);
+            list_of(gpu, mem[m].m, len, &o, &got, what);
+            bool staged = strstr(stats.note, "staged") != NULL;
+            CHECK(staged != mem[m].direct, "%s: note '%s'", what, stats.note);
+            CHECK(same_matches(&want, &got), "%s: %zu matches, want %zu", what, got.n,
+                  want.n);
+            free(got.k);
+            uint64_t c = count_of(gpu, mem[m].m, len, &o);
+            CHECK(c == want.n, "%s: count %llu, want %zu", what, (unsigned long long)c,
+                  want.n);
+            c = count_of(gpu, mem[m].m + 1, len - 1, &o);
+            CHECK(c == want_off, "%s, from byte 1: count %llu, want %llu", what,
+                  (unsigned long long)c, (unsigned long long)want_off);
+        }
+        CHECK(want.n >= len >> 20, "register: %zu needles", want.n);
+        free(want.k);
+        hay_patterns_free(cpu);
+        hay_patterns_free(gpu);
+    }
+    if (sh != MAP_FAILED)
+        munmap(sh, len);
+    if (pr != MAP_FAILED)
+        munmap(pr, len);
+    if (an != MAP_FAILED)
+        munmap(an, len);
+    close(fd);
+    free(d);
 }
 
 /* ---- millions of matches, a tiny result list ------------------------------ */
@@ -503,8 +593,9 @@ static void test_big(void)
         return;
     }
     uint64_t len = ((uint64_t)9 << 29) + 12345;   /* 4.5 GiB and a bit */
-    uint8_t *d = malloc(len);
-    if (!d) {
+    /* Shared anonymous memory: transfer=register pins it in place. */
+    uint8_t *d = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (d == MAP_FAILED) {
         printf("SKIP: no host memory for 4.5 GiB\n");
         return;
     }
@@ -527,6 +618,25 @@ static void test_big(void)
     double t1 = tu_now();
     CHECK(st == HAY_OK && n == 2 * planted, "4.5 GiB streamed: %s, %llu of %llu",
           hay_strerror(st), (unsigned long long)n, (unsigned long long)(2 * planted));
+    /* The same, copied straight from the input, pinned in place. */
+    hay_patterns *reg = compile(HAY_BACKEND_CUDA, p, 2, "transfer=register", &st);
+    if (CHECK(reg != NULL, "4.5 GiB, transfer=register: %s", hay_strerror(st))) {
+        hay_scan_stats rs;
+        hay_scan_opts ro;
+        hay_scan_opts_init(&ro);
+        ro.stats = &rs;
+        uint64_t rn = 0;
+        hay_scratch *rsc = NULL;
+        hay_scratch_create(reg, &rsc);
+        double r0 = tu_now();
+        st = hay_scan_count(reg, rsc, d, len, &ro, &rn);
+        hay_scratch_free(rsc);
+        CHECK(st == HAY_OK && rn == 2 * planted && !strstr(rs.note, "staged"),
+              "4.5 GiB, transfer=register: %s, %llu of %llu, note '%s'", hay_strerror(st),
+              (unsigned long long)rn, (unsigned long long)(2 * planted), rs.note);
+        printf("4.5 GiB: transfer=register count %.3f s\n", tu_now() - r0);
+        hay_patterns_free(reg);
+    }
     klist l;
     memset(&l, 0, sizeof l);
     st = hay_scan(gpu, s, d, len, NULL, key_cb, &l);
@@ -555,7 +665,7 @@ static void test_big(void)
     hay_buffer_free(buf);
     hay_scratch_free(s);
     hay_patterns_free(gpu);
-    free(d);
+    munmap(d, len);
 }
 
 int main(int argc, char **argv)
@@ -568,6 +678,8 @@ int main(int argc, char **argv)
     double t0 = tu_now();
     test_stats_auto_errors();
     printf("stats/auto/errors done %.1f s\n", tu_now() - t0);
+    test_register();
+    printf("register done %.1f s\n", tu_now() - t0);
     test_many_matches();
     printf("many matches done %.1f s\n", tu_now() - t0);
     test_resident();

@@ -20,19 +20,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *split_mode = "emulate";
 static bool on_gpu;
+static const char *more_params;   /* added to every set's (the GPU's copy mode) */
 
 static hay_status compile_split(const tu_case *c, const char *extra,
                                 hay_match_mode mode, hay_patterns **set)
 {
-    char params[256];
+    char params[320];
     /* On the GPU, smaller match lists than the default (allocated per
      * pipeline slot) keep the many small sets quick. */
-    snprintf(params, sizeof params, "split=%s%s%s%s", split_mode,
-             on_gpu ? ",result_cap=262144" : "", extra ? "," : "", extra ? extra : "");
+    snprintf(params, sizeof params, "split=%s%s%s%s%s%s", split_mode,
+             on_gpu ? ",result_cap=262144" : "", extra ? "," : "", extra ? extra : "",
+             more_params ? "," : "", more_params ? more_params : "");
     hay_compile_opts o;
     hay_compile_opts_init(&o);
     o.backend = HAY_BACKEND_AUTO;
@@ -189,7 +193,11 @@ static void run_leftmost(const tu_case *c)
  * and the meeting point, wherever they fall, lie inside matches. */
 static void run_dense(size_t len, const char *extra)
 {
-    char *hay = malloc(len);
+    /* Shared anonymous memory: with transfer=register the GPU side copies
+     * straight from it (src/cuda/hostreg.h). */
+    char *hay = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (!CHECK(hay != MAP_FAILED, "mmap %zu", len))
+        return;
     memset(hay, 'a', len);
     static const size_t lens[] = { 1, 2, 7, 20, 33 };
     char pbuf[5][40];
@@ -234,7 +242,7 @@ static void run_dense(size_t len, const char *extra)
         hay_patterns_free(set);
     }
     tu_mlist_free(&c.exp);
-    free(hay);
+    munmap(hay, len);
 }
 
 /* A list scan whose callback pauses at its first match, so that the worker
@@ -342,6 +350,54 @@ static void run_worker_share(void)
     free(hay);
 }
 
+/* Which memory the GPU may pin in place for transfer=register
+ * (src/cuda/hostreg.h): checked here on every machine, GPU or not. */
+bool hay_hostreg_eligible(const void *p, uint64_t n);
+
+static void test_eligible(void)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t len = 5 * pg + 123;
+    uint8_t *heap = malloc(len);
+    CHECK(heap && !hay_hostreg_eligible(heap, len), "malloc'd memory: not eligible");
+    uint8_t *an = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(an != MAP_FAILED && hay_hostreg_eligible(an, 2 * pg),
+          "shared anonymous memory: eligible");
+    CHECK(an != MAP_FAILED && hay_hostreg_eligible(an + 7, 1), "one byte of it: eligible");
+    if (an != MAP_FAILED)
+        munmap(an, 2 * pg);
+    CHECK(!hay_hostreg_eligible(NULL, 10) && !hay_hostreg_eligible(heap, 0),
+          "NULL or empty: not eligible");
+    free(heap);
+    static const char lit[] = "a string in read-only data";
+    CHECK(!hay_hostreg_eligible(lit, sizeof lit), "read-only data: not eligible");
+    char path[] = "/tmp/hay-eligible-XXXXXX";
+    int fd = mkstemp(path);
+    if (!CHECK(fd >= 0, "mkstemp"))
+        return;
+    unlink(path);
+    uint8_t *buf = calloc(1, 3 * pg);
+    CHECK(buf && write(fd, buf, 3 * pg) == (ssize_t)(3 * pg), "write");
+    free(buf);
+    uint8_t *sh = mmap(NULL, 3 * pg, PROT_READ, MAP_SHARED, fd, 0);
+    uint8_t *pr = mmap(NULL, 3 * pg, PROT_READ, MAP_PRIVATE, fd, 0);
+    CHECK(sh != MAP_FAILED && hay_hostreg_eligible(sh + 1, 3 * pg - 1),
+          "shared file mapping: eligible");
+    CHECK(pr != MAP_FAILED && !hay_hostreg_eligible(pr, 3 * pg),
+          "private file mapping: not eligible");
+    /* A hole: the shared mapping with its middle page unmapped. */
+    if (sh != MAP_FAILED) {
+        munmap(sh + pg, pg);
+        CHECK(!hay_hostreg_eligible(sh, 3 * pg), "a range with a hole: not eligible");
+        CHECK(hay_hostreg_eligible(sh + 2 * pg, pg), "the page after the hole: eligible");
+        munmap(sh, pg);
+        munmap(sh + 2 * pg, pg);
+    }
+    if (pr != MAP_FAILED)
+        munmap(pr, 3 * pg);
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
@@ -365,11 +421,41 @@ int main(int argc, char **argv)
             run_leftmost(&cases[i]);
     }
     tu_fail_note = NULL;
-    tu_cases_free(cases, n);
     run_dense(5000, "chunk=13,split_piece=11");
     run_dense(5000, "chunk=1,split_piece=1");
     run_dense(70000, "chunk=4096,split_piece=999");
     run_worker_share();
+    if (on_gpu) {
+        /* The GPU side copying straight from the input (transfer=register):
+         * the cases' haystacks are heap memory, pinned in place. */
+        more_params = "transfer=register";
+        for (size_t i = 0; i < n; i++) {
+            char note[160];
+            snprintf(note, sizeof note, "case '%s', split=on,transfer=register",
+                     cases[i].name);
+            tu_fail_note = note;
+            /* In a shared mapping (heap inputs would be staged). */
+            tu_case c = cases[i];
+            void *shm = MAP_FAILED;
+            if (c.len) {
+                shm = mmap(NULL, c.len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                           -1, 0);
+                if (!CHECK(shm != MAP_FAILED, "mmap %zu", c.len))
+                    continue;
+                memcpy(shm, c.hay, c.len);
+                c.hay = shm;
+            }
+            run_case(&c, 0);
+            if (shm != MAP_FAILED)
+                munmap(shm, c.len);
+        }
+        tu_fail_note = NULL;
+        run_dense(70000, "chunk=4096,split_piece=999");
+        run_dense(300000, "chunk=5000,split_piece=777");
+        more_params = NULL;
+    }
+    test_eligible();
+    tu_cases_free(cases, n);
     printf("split=%s: %zu cases\n", split_mode, n);
     return tu_finish();
 }

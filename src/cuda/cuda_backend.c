@@ -44,6 +44,7 @@
 
 #include "cuda_engine.h"
 #include "exact.h"
+#include "hostreg.h"
 #include "split.h"
 
 /* Scan modes (split.h's numbers: the split's worker is a GPU scan). */
@@ -88,6 +89,10 @@ static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-g
 #define STAGE_BLOCK ((size_t)2 << 20)   /* per-thread share of a staging copy */
 #define STAGE_THREADS 16
 #define SPLIT_STAGE_THREADS 4
+/* transfer=register: blocks (of the pipeline's chunk) pinned ahead of the
+ * copies. */
+#define REG_AHEAD 3
+#define REG_THREADS 1   /* more did not help: the driver serializes them */
 
 static hay_status cuda_status(cudaError_t e) { return (hay_status)hay_cuda_status(e); }
 #define CU(call) FORWARD_IF_ERROR(cuda_status(call))
@@ -190,9 +195,7 @@ static hay_status slot_init(slot *sl, uint64_t text_cap, bool pinned)
     CU(cudaStreamCreateWithFlags(&sl->st, cudaStreamNonBlocking));
     for (int k = 0; k < 4; k++)
         CU(cudaEventCreate(&sl->ev[k]));
-    if (pinned && text_cap)
-        CU(cudaHostAlloc((void **)&sl->h_stage, text_cap + HAY_CUDA_PAD,
-                         cudaHostAllocDefault));
+    (void)pinned;   /* the staging buffer is made on first use (issue) */
     if (text_cap) {   /* resident scans need no text buffers */
         CU(cudaMalloc((void **)&sl->d_text, text_cap + 2 * HAY_CUDA_PAD));
         CU(cudaMemset(sl->d_text, 0, text_cap + 2 * HAY_CUDA_PAD));
@@ -348,8 +351,11 @@ typedef struct cuda_set {
     void *estate;
     hay_pfac *pfac;          /* host tables: the engine's input, streams, fallback */
     bool pageable;
+    bool reg;                /* transfer=register (hostreg.h) */
+    bool transfer_set;       /* transfer= given (else a split's GPU side registers) */
     unsigned streams;
     unsigned stage_threads;  /* 0: the default */
+    unsigned reg_threads;    /* transfer=register */
     uint64_t chunk, result_cap, gpu_min, dense_max;
     bool gpu_min_set;
     double init_seconds, prepare_seconds;
@@ -377,10 +383,14 @@ static hay_status parse_driver_params(const char *params, cuda_set *cs)
     while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
         uint64_t v = 0;
         if (hay_cuda_key_is(key, klen, "transfer")) {
+            cs->pageable = cs->reg = false;
+            cs->transfer_set = true;
             if (hay_cuda_key_is(val, vlen, "pinned"))
-                cs->pageable = false;
+                ;
             else if (hay_cuda_key_is(val, vlen, "pageable"))
                 cs->pageable = true;
+            else if (hay_cuda_key_is(val, vlen, "register"))
+                cs->reg = true;
             else
                 return HAY_ERR_INVALID;
             continue;
@@ -407,6 +417,9 @@ static hay_status parse_driver_params(const char *params, cuda_set *cs)
             cs->gpu_min_set = true;
         } else if (hay_cuda_key_is(key, klen, "dense_max")) {
             cs->dense_max = v;
+        } else if (hay_cuda_key_is(key, klen, "reg_threads")) {
+            RETURN_ERROR_IF(v < 1 || v > 8, HAY_ERR_INVALID);
+            cs->reg_threads = (unsigned)v;
         } else if (hay_cuda_key_is(key, klen, "stage_threads")) {
             RETURN_ERROR_IF(v < 1 || v > 256, HAY_ERR_INVALID);
             cs->stage_threads = (unsigned)v;
@@ -439,6 +452,7 @@ static hay_status cuda_set_build(hay_patterns *set, const char *algo,
     cs->streams = DEFAULT_STREAMS;
     cs->chunk = DEFAULT_CHUNK;
     cs->result_cap = DEFAULT_RESULT_CAP;
+    cs->reg_threads = REG_THREADS;
     hay_status s = parse_driver_params(set->params, cs);
     if (s == HAY_OK && cs->dev < 0)
         s = HAY_ERR_INVALID;   /* HAY_CUDA_DEVICE is not a device index */
@@ -535,6 +549,9 @@ typedef struct scan_req {
     bool stopped;
     unsigned stage_threads;  /* threads copying into pinned staging */
     hay_split *sp;           /* split scans: pieces come from here */
+    hay_hostreg *reg;        /* transfer=register: the input is pinned in place */
+    uint64_t direct_bytes;   /* bytes copied from the input itself */
+    uint64_t staged_bytes;   /* bytes staged (or copied pageable) */
 } scan_req;
 
 typedef struct cb_sink {
@@ -740,16 +757,32 @@ static hay_status issue(scan_req *r, slot *sl, uint64_t gs, uint64_t ge)
     sl->gs = gs;
     sl->ge = ge;
     CU(cudaEventRecord(sl->ev[0], sl->st));
-    if (!r->dev) {
-        if (r->pp->pinned) {
-            if (r->sp)
-                stage_copy_threads(sl->h_stage, r->host + lo, n, r->stage_threads);
-            else
-                stage_copy(sl->h_stage, r->host + lo, n, r->stage_threads);
-            CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
-        } else {
-            CU(cudaMemcpyAsync(sl->d_text, r->host + lo, n, cudaMemcpyHostToDevice, sl->st));
+    if (r->dev) {
+        /* resident: nothing to copy */
+    } else if (r->reg && hay_hostreg_wait(r->reg, lo, ge)) {
+        /* Straight from the input: one copy per registered block. */
+        for (uint64_t x = lo; x < ge;) {
+            uint64_t y = hay_hostreg_block_end(r->reg, x);
+            if (y > ge)
+                y = ge;
+            CU(cudaMemcpyAsync(sl->d_text + (x - lo), r->host + x, y - x,
+                               cudaMemcpyHostToDevice, sl->st));
+            x = y;
         }
+        r->direct_bytes += n;
+    } else if (r->pp->pinned) {
+        if (!sl->h_stage)
+            CU(cudaHostAlloc((void **)&sl->h_stage, r->pp->text_cap + HAY_CUDA_PAD,
+                             cudaHostAllocDefault));
+        if (r->sp)
+            stage_copy_threads(sl->h_stage, r->host + lo, n, r->stage_threads);
+        else
+            stage_copy(sl->h_stage, r->host + lo, n, r->stage_threads);
+        CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
+        r->staged_bytes += n;
+    } else {
+        CU(cudaMemcpyAsync(sl->d_text, r->host + lo, n, cudaMemcpyHostToDevice, sl->st));
+        r->staged_bytes += n;
     }
     CU(cudaEventRecord(sl->ev[1], sl->st));
     CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
@@ -763,6 +796,15 @@ static hay_status issue(scan_req *r, slot *sl, uint64_t gs, uint64_t ge)
     CU(cudaEventRecord(sl->ev[3], sl->st));
     sl->busy = true;
     return HAY_OK;
+}
+
+/* The slot's piece is copied and drained: a split's GPU side (pieces
+ * claimed from the back) reads nothing at or above its gs again, an
+ * in-order scan nothing below its ge - back. */
+static void reg_done(scan_req *r, const slot *sl)
+{
+    if (r->reg)
+        hay_hostreg_done(r->reg, r->sp ? sl->gs : sl->ge > r->back ? sl->ge - r->back : 0);
 }
 
 /* The pipeline over the whole input. */
@@ -780,6 +822,7 @@ static hay_status run_pieces(scan_req *r)
             s = drain(r, sl);
             if (s != HAY_OK)
                 break;
+            reg_done(r, sl);
             done = e;
             if (o->progress)
                 o->progress(done, r->len, o->progress_ctx);
@@ -885,8 +928,33 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
         if (s == HAY_OK)
             s = cuda_status(cudaDeviceSynchronize());
     }
+    /* transfer=register (and a split's GPU side unless transfer= says
+     * otherwise: measured faster there, docs/PERF.md): pin the input where
+     * it lies, block by block on threads of their own, when it is in a
+     * shared mapping (hostreg.h); else stage. */
+    bool reg_tried = !dev && s == HAY_OK && (cs->reg || (sp && !cs->transfer_set));
+    if (reg_tried && hay_hostreg_supported(cs->dev) && hay_hostreg_eligible(host, len) &&
+        hay_hostreg_start(cs->dev, host, len, r.chunk, REG_AHEAD, cs->reg_threads,
+                          sp != NULL, &r.reg) != HAY_OK)
+        r.reg = NULL;
     if (s == HAY_OK)
         s = run_pieces(&r);
+    hay_hostreg_stats rst;
+    memset(&rst, 0, sizeof rst);
+    if (r.reg)
+        hay_hostreg_stop(r.reg, &rst);   /* run_pieces left no copy in flight */
+    if (reg_tried && cs->reg && r.staged_bytes && !*r.st.note)
+        r.st.note = r.reg ? "transfer=register: some blocks could not be registered; "
+                            "those pieces were staged"
+                          : "transfer=register: the input is not in a shared mapping "
+                            "(heap, or a private file mapping); staged";
+    if (getenv("HAY_CUDA_REG_DEBUG") && r.reg)
+        fprintf(stderr, "hostreg: %llu blocks (%llu failed), register %.2f ms, "
+                "unregister %.2f ms, waited %.2f ms, direct %llu of %llu bytes\n",
+                (unsigned long long)rst.blocks, (unsigned long long)rst.failed,
+                rst.register_seconds * 1e3, rst.unregister_seconds * 1e3,
+                rst.wait_seconds * 1e3, (unsigned long long)r.direct_bytes,
+                (unsigned long long)len);
     if (s == HAY_OK && mode == MODE_EACH) {
         double c0 = hay_now();
         s = cuda_status(cudaMemcpy(counts, r.d_pc, set->n * sizeof *counts,
@@ -1032,6 +1100,9 @@ enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
  * threads): the CPU side's OpenMP threads, sharing cores with them, were
  * measured over 20x slower than on cores of their own. */
 #define SPLIT_GPU_CORES 5
+/* With transfer=register: the driving thread (and reg_threads more). */
+#define SPLIT_GPU_CORES_REG 1
+#define SPLIT_REG_THREADS 1   /* REG_THREADS, the default */
 #define SPLIT_LIST_BUDGET ((uint64_t)256 << 20)
 #define SPLIT_EMULATE_PIECE ((uint64_t)64 << 20)
 
@@ -1039,6 +1110,9 @@ typedef struct auto_gpu {
     int state;               /* 0 untried, 1 ready, < 0 failed */
     const char *why;         /* static text when failed */
     int split;               /* SPLIT_* */
+    bool reg;                /* the GPU side copies in place (transfer=register,
+                              * or no transfer= given) */
+    unsigned reg_threads;
     uint64_t split_piece, split_buffer, emulate_piece;
     /* What the last split scan measured (bytes per second of each side's
      * own searching time; the scan's stats report the same): the CPU's
@@ -1058,6 +1132,8 @@ static hay_status auto_params(const char *params, auto_gpu *g)
     g->split = SPLIT_AUTO;
     g->split_piece = 0;   /* from the measured rate */
     g->split_buffer = SPLIT_LIST_BUDGET;
+    g->reg_threads = SPLIT_REG_THREADS;
+    g->reg = true;   /* unless transfer= says otherwise */
     g->emulate_piece = SPLIT_EMULATE_PIECE;
     const char *p = params, *key, *val;
     size_t klen, vlen;
@@ -1075,6 +1151,15 @@ static hay_status auto_params(const char *params, auto_gpu *g)
             else
                 return HAY_ERR_INVALID;
             continue;
+        }
+        if (hay_cuda_key_is(key, klen, "transfer")) {
+            g->reg = hay_cuda_key_is(val, vlen, "register");   /* given: as said */
+            continue;   /* checked by the CUDA driver */
+        }
+        if (hay_cuda_key_is(key, klen, "reg_threads")) {
+            if (hay_cuda_parse_size(val, vlen, &v) == 0 && v >= 1 && v <= 8)
+                g->reg_threads = (unsigned)v;
+            continue;   /* refused by the CUDA driver when bad */
         }
         bool piece = hay_cuda_key_is(key, klen, "split_piece");
         bool buffer = hay_cuda_key_is(key, klen, "split_buffer");
@@ -1287,7 +1372,11 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     hay_scan_opts co = *o;
     if (g->split != SPLIT_EMULATE) {
         unsigned cores = hay_cpu_count();
-        unsigned cap = cores > SPLIT_GPU_CORES + 1 ? cores - SPLIT_GPU_CORES : 1;
+        /* The GPU side pins the input in place when it can (the same test
+         * as gpu_scan_sp's), else stages it with copy threads. */
+        bool reg = g->reg && hay_hostreg_eligible(data, len);
+        unsigned gpu_cores = reg ? SPLIT_GPU_CORES_REG + g->reg_threads : SPLIT_GPU_CORES;
+        unsigned cap = cores > gpu_cores + 1 ? cores - gpu_cores : 1;
         if (co.threads == 0 || co.threads > cap)
             co.threads = cap;
     }

@@ -38,9 +38,13 @@
  *
  * Driver keys (cuda_backend.c; docs/DESIGN.md "CUDA backend"):
  *   device=N            CUDA device index (default: env HAY_CUDA_DEVICE, else 0)
- *   transfer=pinned|pageable   host inputs: copied through pinned staging
- *                       buffers (default) or cudaMemcpyAsync from the
- *                       caller's pageable memory
+ *   transfer=pinned|pageable|register   host inputs: copied through
+ *                       pinned staging buffers (default), cudaMemcpyAsync
+ *                       from the caller's pageable memory, or copied where
+ *                       they lie after pinning them block by block
+ *                       (hostreg.h; shared mappings only, else staged)
+ *   reg_threads=N       transfer=register: threads pinning blocks (1..8,
+ *                       default 2)
  *   streams=N           pipeline depth, 1..8 (default 3)
  *   chunk=BYTES         bytes per pipeline piece (default 32 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it
@@ -54,7 +58,10 @@
  *   split=auto|on|off|emulate   backend auto: share one input between the
  *                       CPU threads and the GPU (split.h); on: whenever a
  *                       GPU is usable (any size; the CPU side then uses at
- *                       most cores - 5 threads); auto (default) and off:
+ *                       most cores - 1 - reg_threads threads when the GPU
+ *                       side pins the input in place, which it does for
+ *                       shared mappings unless transfer= is given, else
+ *                       cores - 5); auto (default) and off:
  *                       never (measured not to pay on the H200 host,
  *                       docs/PERF.md); emulate: a host thread in the GPU's
  *                       place (tests the split without a GPU)
@@ -139,7 +146,7 @@ typedef struct hay_cuda_engine {
 /* The driver's parameter keys, which engines skip. */
 #define HAY_CUDA_DRIVER_KEYS \
     { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max", \
-      "split", "split_piece", "split_buffer", "stage_threads" }
+      "split", "split_piece", "split_buffer", "stage_threads", "reg_threads" }
 
 /* Iterates the "key=value" pairs of a params string: sets key/klen and
  * val/vlen (a key without '=' has vlen 0) and returns 1, or 0 at the end.
