@@ -3,7 +3,7 @@
  * from the page cache, through the public API (bench/README.md):
  *
  *   gpu_phases [--backend cuda] [--params P] [--runs 7] [--energy-seconds 2]
- *              [--threads N] [--map shared|private] -e PATTERN FILE
+ *              [--threads N] [--map shared|private] [--populate] -e PATTERN FILE
  *
  * Phases, each timed on its own:
  *   compile   hay_patterns_compile (for a GPU backend: the device's start-up
@@ -15,7 +15,9 @@
  *   upload    hay_buffer_create: FILE copied to the device (pageable copy)
  *   resident  scans of that buffer: the kernel with no copy-in
  * FILE is mapped MAP_SHARED, as hay maps it (--map private for the old
- * way; a private mapping cannot be pinned in place, src/cuda/hostreg.h).
+ * way; a private mapping cannot be pinned in place, src/cuda/hostreg.h);
+ * --populate maps with MAP_POPULATE (page tables filled before the clock
+ * starts: what the scans lose to page faults).
  * Times are medians of --runs after the one-shot scan; every count must
  * equal the first (exit 1 otherwise).
  *
@@ -76,6 +78,19 @@ static void put(const char *phase, const char *metric, double value, const char 
     snprintf(r->metric, sizeof r->metric, "%s", metric);
     snprintf(r->unit, sizeof r->unit, "%s", unit);
     r->value = value;
+}
+
+/* Backend auto's split: each side's share and own rate. */
+static void split_line(const char *which, const hay_scan_stats *st, uint64_t len)
+{
+    if (st->split_cpu_bytes + st->split_gpu_bytes == 0)
+        return;
+    double cs = st->split_cpu_seconds, gs = st->split_gpu_seconds;
+    printf("  split, %s: CPU %.1f%% (%.2f GB/s over %.2f ms), GPU %.1f%% (%.2f GB/s "
+           "over %.2f ms)\n", which, 100.0 * st->split_cpu_bytes / len,
+           cs > 0 ? st->split_cpu_bytes / cs / 1e9 : 0, cs * 1e3,
+           100.0 * st->split_gpu_bytes / len,
+           gs > 0 ? st->split_gpu_bytes / gs / 1e9 : 0, gs * 1e3);
 }
 
 static int fail(const char *what, hay_status s)
@@ -184,13 +199,14 @@ static int energy_of(phase_fn f, phase_ctx *c, hay_energy *meter, double seconds
 static void usage(void)
 {
     fprintf(stderr, "usage: gpu_phases [--backend cuda] [--params P] [--runs 7] "
-                    "[--energy-seconds 2] [--threads N] [--map shared|private] -e PATTERN FILE\n");
+                    "[--energy-seconds 2] [--threads N] [--map shared|private] [--populate] "
+                    "-e PATTERN FILE\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *backend_name = "cuda", *params = NULL, *pattern = NULL, *path = NULL;
-    int runs = 7, map_flags = MAP_SHARED;
+    int runs = 7, map_flags = MAP_SHARED, populate = 0;
     unsigned threads = 0;
     double esec = 2;
     for (int i = 1; i < argc; i++) {
@@ -205,6 +221,8 @@ int main(int argc, char **argv)
             esec = atof(v), i++;
         else if (!strcmp(a, "--map") && v && (!strcmp(v, "shared") || !strcmp(v, "private")))
             map_flags = !strcmp(v, "shared") ? MAP_SHARED : MAP_PRIVATE, i++;
+        else if (!strcmp(a, "--populate"))
+            populate = MAP_POPULATE;
         else if (!strcmp(a, "--threads") && v)
             threads = (unsigned)atoi(v), i++;
         else if (!strcmp(a, "-e") && v)
@@ -222,7 +240,7 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
-    input in = { path, open(path, O_RDONLY), 0, map_flags };
+    input in = { path, open(path, O_RDONLY), 0, map_flags | populate };
     struct stat sb;
     if (in.fd < 0 || fstat(in.fd, &sb) != 0 || sb.st_size <= 0) {
         fprintf(stderr, "gpu_phases: %s: %s\n", path, in.fd < 0 ? strerror(errno)
@@ -272,6 +290,7 @@ int main(int argc, char **argv)
     double oneshot = scan_fresh(&c);   /* its count is the one all must give */
     if (oneshot < 0)
         return fail("scan", c.s);
+    hay_scan_stats first_st = last;
     const char *ran = hay_backend_name(info.backend);
     double w = median_runs(scan_fresh, &c, 0, runs);
     if (w < 0)
@@ -305,20 +324,14 @@ int main(int argc, char **argv)
     printf("compile (device start-up + tables)  %9.2f ms\n", compile_s * 1e3);
     printf("one-shot scan (first in process)    %9.2f ms  %7.2f GB/s\n", oneshot * 1e3,
            gb / oneshot);
+    split_line("the one-shot scan", &first_st, in.len);
     printf("warm scan, fresh mapping            %9.2f ms  %7.2f GB/s\n", w * 1e3, gb / w);
     printf("warm scan, mapping faulted in       %9.2f ms  %7.2f GB/s\n", wm * 1e3, gb / wm);
     const char *wnote = warm_st.note ? warm_st.note : "";
     if (warm_st.algo)   /* backends that fill the stats */
         printf("  the last warm scan ran on %s (%s)%s%s\n",
                hay_backend_name(warm_st.backend), warm_st.algo, *wnote ? ": " : "", wnote);
-    if (warm_st.split_cpu_bytes + warm_st.split_gpu_bytes) {
-        double cs = warm_st.split_cpu_seconds, gs = warm_st.split_gpu_seconds;
-        printf("  split: CPU %.1f%% (%.2f GB/s over %.2f ms), GPU %.1f%% (%.2f GB/s over "
-               "%.2f ms)\n", 100.0 * warm_st.split_cpu_bytes / in.len,
-               cs > 0 ? warm_st.split_cpu_bytes / cs / 1e9 : 0, cs * 1e3,
-               100.0 * warm_st.split_gpu_bytes / in.len,
-               gs > 0 ? warm_st.split_gpu_bytes / gs / 1e9 : 0, gs * 1e3);
-    }
+    split_line("the last warm scan", &warm_st, in.len);
     printf("upload (hay_buffer_create)          %9.2f ms  %7.2f GB/s\n", upload * 1e3,
            gb / upload);
     printf("resident scan (no copy-in)          %9.2f ms  %7.2f GB/s\n", rk * 1e3, gb / rk);

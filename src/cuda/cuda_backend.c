@@ -1088,14 +1088,13 @@ const hay_backend_ops hay_cuda_backend = {
  */
 enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
 
-/* The CPU side's pieces: about SPLIT_PIECE_SECONDS of its last measured
- * rate, between the two bounds (the meeting waits for at most one piece);
- * before any measurement, the upper bound for one pattern, 4 MiB for
- * several (the DFA runs at a few GB/s). */
-#define SPLIT_PIECE_MIN ((uint64_t)1 << 20)
-#define SPLIT_PIECE_MAX ((uint64_t)32 << 20)
-#define SPLIT_PIECE_MULTI ((uint64_t)4 << 20)
-#define SPLIT_PIECE_SECONDS 1e-3
+/* The CPU side's pieces (params split_piece= overrides).  Each piece is
+ * searched by all the CPU side's threads, so small ones cost: on the H200
+ * host 4 MiB pieces (the old default for several patterns, sized from the
+ * measured rate) ran the CPU side 3-4x slower than 32 MiB ones
+ * (snort-community 0.7 against 2.1 GB/s, eight literals 3.4 against 12.8;
+ * docs/PERF.md).  The meeting waits for at most one piece. */
+#define SPLIT_PIECE ((uint64_t)32 << 20)
 /* Cores a split leaves to the GPU side (its driving thread and 4 copy
  * threads): the CPU side's OpenMP threads, sharing cores with them, were
  * measured over 20x slower than on cores of their own. */
@@ -1114,10 +1113,6 @@ typedef struct auto_gpu {
                               * or no transfer= given) */
     unsigned reg_threads;
     uint64_t split_piece, split_buffer, emulate_piece;
-    /* What the last split scan measured (bytes per second of each side's
-     * own searching time; the scan's stats report the same): the CPU's
-     * rate sizes the next split's CPU pieces. */
-    double cpu_rate, gpu_rate;
 #ifdef HAY_HAVE_CUDA
     cuda_set *cs;
 #endif
@@ -1130,7 +1125,7 @@ static pthread_mutex_t auto_lock = PTHREAD_MUTEX_INITIALIZER;
 static hay_status auto_params(const char *params, auto_gpu *g)
 {
     g->split = SPLIT_AUTO;
-    g->split_piece = 0;   /* from the measured rate */
+    g->split_piece = 0;   /* SPLIT_PIECE */
     g->split_buffer = SPLIT_LIST_BUDGET;
     g->reg_threads = SPLIT_REG_THREADS;
     g->reg = true;   /* unless transfer= says otherwise */
@@ -1359,16 +1354,7 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     w.host = data;
     w.len = len;
     w.o = *o;
-    uint64_t piece = g->split_piece;
-    if (!piece) {
-        pthread_mutex_lock(&auto_lock);
-        double rate = g->cpu_rate;
-        pthread_mutex_unlock(&auto_lock);
-        piece = rate > 0 ? (uint64_t)(rate * SPLIT_PIECE_SECONDS)
-                : set->n > 1 ? SPLIT_PIECE_MULTI : SPLIT_PIECE_MAX;
-        piece = piece < SPLIT_PIECE_MIN ? SPLIT_PIECE_MIN
-                : piece > SPLIT_PIECE_MAX ? SPLIT_PIECE_MAX : piece;
-    }
+    uint64_t piece = g->split_piece ? g->split_piece : SPLIT_PIECE;
     hay_scan_opts co = *o;
     if (g->split != SPLIT_EMULATE) {
         unsigned cores = hay_cpu_count();
@@ -1392,13 +1378,6 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     hay_split_result res;
     hay_status s = hay_split_scan(set, scratch, data, len, o, mode, fn, ctx, count,
                                   counts, &cfg, &res);
-    double cpu_rate = res.cpu_seconds > 0 ? (double)res.cpu_bytes / res.cpu_seconds : 0;
-    double gpu_rate = res.worker_seconds > 0 && res.worker_bytes
-                          ? (double)res.worker_bytes / res.worker_seconds : 0;
-    pthread_mutex_lock(&auto_lock);
-    g->cpu_rate = cpu_rate;
-    g->gpu_rate = gpu_rate;
-    pthread_mutex_unlock(&auto_lock);
     if (!o->stats)
         return s;
     bool emulated = g->split == SPLIT_EMULATE;

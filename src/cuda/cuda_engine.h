@@ -65,8 +65,7 @@
  *                       never (measured not to pay on the H200 host,
  *                       docs/PERF.md); emulate: a host thread in the GPU's
  *                       place (tests the split without a GPU)
- *   split_piece=BYTES   bytes the CPU side claims at a time (default: 1 ms
- *                       at its last measured rate, 1M..32M)
+ *   split_piece=BYTES   bytes the CPU side claims at a time (default 32M)
  *   split_buffer=BYTES  GPU list matches held until the CPU's part is
  *                       delivered (default 256M); a piece over it is
  *                       searched again by the CPU
