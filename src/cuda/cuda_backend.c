@@ -1078,7 +1078,10 @@ const hay_backend_ops hay_cuda_backend = {
 /*
  * Compiles the CPU engine.  A scan of at least gpu_min bytes (by kind of
  * set, AUTO_GPU_MIN_*; env HAY_AUTO_GPU_MIN or params gpu_min= override)
- * makes, once, the GPU state in set->aux and runs there.  When no GPU is
+ * makes, once, the GPU state in set->aux and runs there; with the default
+ * threshold, a pattern set goes to the GPU only when the CPU's rate on it,
+ * measured once on a probe, says the GPU would finish sooner
+ * (auto_cpu_sooner).  When no GPU is
  * usable the CPU runs and the scan's stats note says why.  params
  * split=on runs every input on the CPU threads and the GPU together
  * (split.h: the CPU from the front, the GPU from the back) when a GPU is
@@ -1109,6 +1112,7 @@ typedef struct auto_gpu {
     int state;               /* 0 untried, 1 ready, < 0 failed */
     const char *why;         /* static text when failed */
     int split;               /* SPLIT_* */
+    double cpu_rate;         /* bytes/s of the CPU engine on a probe, 0 untried */
     bool reg;                /* the GPU side copies in place (transfer=register,
                               * or no transfer= given) */
     unsigned reg_threads;
@@ -1174,8 +1178,11 @@ static hay_status auto_params(const char *params, auto_gpu *g)
 }
 
 #ifdef HAY_HAVE_CUDA
-static uint64_t auto_threshold(const hay_patterns *set)
+/* The input size from which auto may use the GPU; *given: set by env or
+ * params (then used as is, with no measured choice). */
+static uint64_t auto_threshold(const hay_patterns *set, bool *given)
 {
+    *given = true;
     const char *e = getenv("HAY_AUTO_GPU_MIN");
     uint64_t v;
     if (e && hay_cuda_parse_size(e, strlen(e), &v) == 0)
@@ -1186,7 +1193,46 @@ static uint64_t auto_threshold(const hay_patterns *set)
         if (hay_cuda_key_is(key, klen, "gpu_min") &&
             hay_cuda_parse_size(val, vlen, &v) == 0)
             return v;
+    *given = false;
     return set->n > 1 ? AUTO_GPU_MIN_MULTI : AUTO_GPU_MIN_SINGLE;
+}
+
+/* Whether the CPU would finish a pattern set's input sooner than the GPU
+ * with its fixed cost.  Fitted to whole commands on the H200 host (1 and 4
+ * GiB; docs/PERF.md "auto by measured rate"): a first GPU scan in a
+ * process costs about 0.4 s (context, tables, pipeline, teardown), then
+ * runs at 25-60 GB/s; the CPU runs eight literals at 12 GB/s, Snort's
+ * 4,550 at 2.8, ET Open's 30,528 at 2.0.  The CPU's rate is measured once
+ * per set, on its first AUTO_PROBE bytes. */
+#define AUTO_PROBE ((uint64_t)32 << 20)
+#define AUTO_GPU_COLD_SECONDS 0.4
+#define AUTO_GPU_WARM_SECONDS 0.02
+#define AUTO_GPU_RATE 40e9
+static bool auto_cpu_sooner(const hay_patterns *set, hay_scratch *scratch,
+                            const uint8_t *data, uint64_t len,
+                            const hay_scan_opts *o)
+{
+    auto_gpu *g = set->aux;
+    pthread_mutex_lock(&auto_lock);
+    double rate = g->cpu_rate;
+    bool warm = g->state == 1;
+    pthread_mutex_unlock(&auto_lock);
+    if (rate <= 0) {
+        hay_scan_opts po = *o;
+        po.progress = NULL;
+        po.stats = NULL;
+        uint64_t n = 0, probe = len < AUTO_PROBE ? len : AUTO_PROBE;
+        double t0 = hay_now();
+        if (hay_cpu_backend.count(set, scratch, data, probe, &po, &n) != HAY_OK)
+            return false;
+        double t = hay_now() - t0;
+        rate = (double)probe / (t > 1e-6 ? t : 1e-6);
+        pthread_mutex_lock(&auto_lock);
+        g->cpu_rate = rate;
+        pthread_mutex_unlock(&auto_lock);
+    }
+    double fixed = warm ? AUTO_GPU_WARM_SECONDS : AUTO_GPU_COLD_SECONDS;
+    return (double)len / rate <= fixed + (double)len / AUTO_GPU_RATE;
 }
 
 #endif
@@ -1257,8 +1303,9 @@ enum { RUN_CPU, RUN_GPU, RUN_SPLIT };
 /* Where an auto scan of len bytes runs, with a note; *gpu is the GPU
  * state for RUN_GPU (a split's worker makes it itself, so that its
  * start-up overlaps the CPU's searching). */
-static int auto_pick(const hay_patterns *set, uint64_t len, int mode,
-                     const char **note, void **gpu)
+static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
+                     const uint8_t *data, uint64_t len, const hay_scan_opts *o,
+                     int mode, const char **note, void **gpu)
 {
     const auto_gpu *g = set->aux;
     *gpu = NULL;
@@ -1275,8 +1322,14 @@ static int auto_pick(const hay_patterns *set, uint64_t len, int mode,
      * better side alone for one literal (the CPU) and for snort-community
      * (the GPU), docs/PERF.md "Backend auto: CPU and GPU on one input". */
     (void)mode;
-    if (len < auto_threshold(set)) {
+    bool given;
+    if (len < auto_threshold(set, &given)) {
         *note = "input below the GPU threshold; CPU";
+        return RUN_CPU;
+    }
+    if (!given && set->n > 1 && auto_cpu_sooner(set, scratch, data, len, o)) {
+        *note = "the CPU's measured rate on this set beats the GPU's start-up and "
+                "rate; CPU";
         return RUN_CPU;
     }
     *gpu = auto_gpu_get(set, note);
@@ -1285,7 +1338,7 @@ static int auto_pick(const hay_patterns *set, uint64_t len, int mode,
     *note = "input at or above the GPU threshold; CUDA";
     return RUN_GPU;
 #else
-    (void)len; (void)mode;
+    (void)scratch; (void)data; (void)len; (void)o; (void)mode;
     *note = "no CUDA backend in this build; CPU";
     return RUN_CPU;
 #endif
@@ -1430,7 +1483,7 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
     const char *note;
     void *gpu;
     double t0 = hay_now();
-    int where = auto_pick(set, len, mode, &note, &gpu);
+    int where = auto_pick(set, scratch, data, len, o, mode, &note, &gpu);
     if (where == RUN_SPLIT)
         return auto_split(set, scratch, data, len, o, mode, fn, ctx, count, counts,
                           note, t0);
