@@ -1122,7 +1122,9 @@ typedef struct auto_gpu {
 #endif
 } auto_gpu;
 
+#ifdef HAY_HAVE_CUDA
 static pthread_mutex_t auto_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
 
 /* Backend auto's own keys (the CPU engine skips them, the CUDA driver
  * ignores split). */
