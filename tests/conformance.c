@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define MAX_PAD 34
 #define MAX_ENGINES 48
@@ -224,20 +223,14 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
             uint64_t len = pb + c->len + pa;
             /* transfer=register pins only shared mappings in place (heap
              * inputs are staged): give it one, at an odd page offset. */
-            void *shm = NULL;
-            size_t shm_len = 0;
-            if (e->params && strstr(e->params, "transfer=register") && len) {
-                shm_len = len + 8192;
-                shm = mmap(NULL, shm_len, PROT_READ | PROT_WRITE,
-                           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-                if (shm == MAP_FAILED) {
-                    shm = NULL;
-                } else {
-                    uint8_t *at = (uint8_t *)shm + (pb * 37 + 4000) % 4096;
-                    memcpy(at, buf, len);
-                    free(buf);
-                    buf = at;
-                }
+            uint8_t *shm = NULL;
+            size_t shm_len = len + 4096;
+            if (e->params && strstr(e->params, "transfer=register") && len &&
+                (shm = tu_shared_alloc(NULL, shm_len)) != NULL) {
+                uint8_t *at = shm + (pb * 37 + 4000) % 4096;
+                memcpy(at, buf, len);
+                free(buf);
+                buf = at;
             }
             run_one(&x, buf, len, pb, pa, 1, HAY_SCHEDULE_DYNAMIC, 0);
             /* Equal shares (chunk = len: one share per thread); the
@@ -248,7 +241,7 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
             if (pa == pb && !device)
                 run_one(&x, buf, len, pb, pa, 2, HAY_SCHEDULE_DYNAMIC, 5);
             if (shm)
-                munmap(shm, shm_len);
+                tu_shared_free(shm, shm_len);
             else
                 free(buf);
         }

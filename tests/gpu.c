@@ -131,10 +131,8 @@ static void test_register(void)
     unlink(path);
     uint8_t *sh = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
     uint8_t *pr = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    uint8_t *an = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    CHECK(sh != MAP_FAILED && pr != MAP_FAILED && an != MAP_FAILED, "mmap");
-    if (an != MAP_FAILED)
-        memcpy(an, d, len);
+    uint8_t *an = tu_shared_alloc(d, len);
+    CHECK(sh != MAP_FAILED && pr != MAP_FAILED && an, "mmap");
     static const hay_pattern single[] = { { "needle", 6 } };
     static const hay_pattern multi[] = { { "needle", 6 }, { "edl", 3 }, { "abc", 3 } };
     struct { const hay_pattern *p; size_t n; } sets[] = { { single, 1 }, { multi, 3 } };
@@ -142,8 +140,7 @@ static void test_register(void)
         { "shared mapping", sh, true }, { "shared anonymous", an, true },
         { "heap", d, false }, { "private mapping", pr, false },
     };
-    for (size_t k = 0; k < 2 && sh != MAP_FAILED && pr != MAP_FAILED && an != MAP_FAILED;
-         k++) {
+    for (size_t k = 0; k < 2 && sh != MAP_FAILED && pr != MAP_FAILED && an; k++) {
         hay_status st;
         hay_patterns *cpu = compile(HAY_BACKEND_CPU, sets[k].p, sets[k].n, NULL, &st);
         hay_patterns *gpu = compile(HAY_BACKEND_CUDA, sets[k].p, sets[k].n,
@@ -184,8 +181,7 @@ static void test_register(void)
         munmap(sh, len);
     if (pr != MAP_FAILED)
         munmap(pr, len);
-    if (an != MAP_FAILED)
-        munmap(an, len);
+    tu_shared_free(an, len);
     close(fd);
     free(d);
 }
@@ -594,8 +590,8 @@ static void test_big(void)
     }
     uint64_t len = ((uint64_t)9 << 29) + 12345;   /* 4.5 GiB and a bit */
     /* Shared anonymous memory: transfer=register pins it in place. */
-    uint8_t *d = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (d == MAP_FAILED) {
+    uint8_t *d = tu_shared_alloc(NULL, len);
+    if (!d) {
         printf("SKIP: no host memory for 4.5 GiB\n");
         return;
     }
@@ -665,7 +661,7 @@ static void test_big(void)
     hay_buffer_free(buf);
     hay_scratch_free(s);
     hay_patterns_free(gpu);
-    munmap(d, len);
+    tu_shared_free(d, len);
 }
 
 int main(int argc, char **argv)

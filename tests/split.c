@@ -195,8 +195,8 @@ static void run_dense(size_t len, const char *extra)
 {
     /* Shared anonymous memory: with transfer=register the GPU side copies
      * straight from it (src/cuda/hostreg.h). */
-    char *hay = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (!CHECK(hay != MAP_FAILED, "mmap %zu", len))
+    char *hay = (char *)tu_shared_alloc(NULL, len);
+    if (!CHECK(hay, "mmap %zu", len))
         return;
     memset(hay, 'a', len);
     static const size_t lens[] = { 1, 2, 7, 20, 33 };
@@ -242,7 +242,7 @@ static void run_dense(size_t len, const char *extra)
         hay_patterns_free(set);
     }
     tu_mlist_free(&c.exp);
-    munmap(hay, len);
+    tu_shared_free(hay, len);
 }
 
 /* A list scan whose callback pauses at its first match, so that the worker
@@ -360,12 +360,10 @@ static void test_eligible(void)
     size_t len = 5 * pg + 123;
     uint8_t *heap = malloc(len);
     CHECK(heap && !hay_hostreg_eligible(heap, len), "malloc'd memory: not eligible");
-    uint8_t *an = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    CHECK(an != MAP_FAILED && hay_hostreg_eligible(an, 2 * pg),
-          "shared anonymous memory: eligible");
-    CHECK(an != MAP_FAILED && hay_hostreg_eligible(an + 7, 1), "one byte of it: eligible");
-    if (an != MAP_FAILED)
-        munmap(an, 2 * pg);
+    uint8_t *an = tu_shared_alloc(NULL, 2 * pg);
+    CHECK(an && hay_hostreg_eligible(an, 2 * pg), "shared anonymous memory: eligible");
+    CHECK(an && hay_hostreg_eligible(an + 7, 1), "one byte of it: eligible");
+    tu_shared_free(an, 2 * pg);
     CHECK(!hay_hostreg_eligible(NULL, 10) && !hay_hostreg_eligible(heap, 0),
           "NULL or empty: not eligible");
     free(heap);
@@ -427,27 +425,22 @@ int main(int argc, char **argv)
     run_worker_share();
     if (on_gpu) {
         /* The GPU side copying straight from the input (transfer=register):
-         * the cases' haystacks are heap memory, pinned in place. */
+         * each case's haystack is copied into a shared mapping, since heap
+         * inputs would be staged. */
         more_params = "transfer=register";
         for (size_t i = 0; i < n; i++) {
             char note[160];
             snprintf(note, sizeof note, "case '%s', split=on,transfer=register",
                      cases[i].name);
             tu_fail_note = note;
-            /* In a shared mapping (heap inputs would be staged). */
             tu_case c = cases[i];
-            void *shm = MAP_FAILED;
-            if (c.len) {
-                shm = mmap(NULL, c.len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                           -1, 0);
-                if (!CHECK(shm != MAP_FAILED, "mmap %zu", c.len))
-                    continue;
-                memcpy(shm, c.hay, c.len);
+            uint8_t *shm = c.len ? tu_shared_alloc(c.hay, c.len) : NULL;
+            if (c.len && !CHECK(shm, "mmap %zu", c.len))
+                continue;
+            if (shm)
                 c.hay = shm;
-            }
             run_case(&c, 0);
-            if (shm != MAP_FAILED)
-                munmap(shm, c.len);
+            tu_shared_free(shm, c.len);
         }
         tu_fail_note = NULL;
         run_dense(70000, "chunk=4096,split_piece=999");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define MAX_PRINTED_FAILURES 40
@@ -408,4 +409,22 @@ double tu_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- memory the GPU can pin in place -------------------------------------- */
+
+uint8_t *tu_shared_alloc(const void *src, size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (src)
+        memcpy(p, src, n);
+    return p;
+}
+
+void tu_shared_free(void *p, size_t n)
+{
+    if (p)
+        munmap(p, n);
 }

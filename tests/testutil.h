@@ -54,6 +54,14 @@ double tu_scale(void);
 /* max(lo, n * scale) */
 size_t tu_scaled(size_t n, size_t lo);
 
+/* ---- memory the GPU can pin in place -------------------------------------- */
+
+/* n (> 0) bytes of shared anonymous memory, the kind transfer=register
+ * copies where it lies (src/cuda/hostreg.h): a copy of src, or zeroes when
+ * src is NULL.  NULL when it cannot be mapped.  Free with tu_shared_free. */
+uint8_t *tu_shared_alloc(const void *src, size_t n);
+void tu_shared_free(void *p, size_t n);
+
 /* ---- random ------------------------------------------------------------ */
 
 typedef struct tu_rng {

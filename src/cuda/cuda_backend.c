@@ -39,6 +39,9 @@
  * or params gpu_min= override both). */
 #define AUTO_GPU_MIN_MULTI ((uint64_t)256 << 20)
 #define AUTO_GPU_MIN_SINGLE ((uint64_t)1 << 40)   /* the CPU's SIMD engine wins */
+/* transfer=register's threads by default (the driver and a split's core
+ * count): more did not help, the driver serializes them (docs/PERF.md). */
+#define REG_THREADS 1
 
 #include <pthread.h>
 
@@ -92,7 +95,6 @@ static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-g
 /* transfer=register: blocks (of the pipeline's chunk) pinned ahead of the
  * copies. */
 #define REG_AHEAD 3
-#define REG_THREADS 1   /* more did not help: the driver serializes them */
 
 static hay_status cuda_status(cudaError_t e) { return (hay_status)hay_cuda_status(e); }
 #define CU(call) FORWARD_IF_ERROR(cuda_status(call))
@@ -190,12 +192,12 @@ static void pipe_free(pipe *p)
     cudaGetLastError();
 }
 
-static hay_status slot_init(slot *sl, uint64_t text_cap, bool pinned)
+/* The staging buffer of a pinned pipeline is made on first use (issue). */
+static hay_status slot_init(slot *sl, uint64_t text_cap)
 {
     CU(cudaStreamCreateWithFlags(&sl->st, cudaStreamNonBlocking));
     for (int k = 0; k < 4; k++)
         CU(cudaEventCreate(&sl->ev[k]));
-    (void)pinned;   /* the staging buffer is made on first use (issue) */
     if (text_cap) {   /* resident scans need no text buffers */
         CU(cudaMalloc((void **)&sl->d_text, text_cap + 2 * HAY_CUDA_PAD));
         CU(cudaMemset(sl->d_text, 0, text_cap + 2 * HAY_CUDA_PAD));
@@ -220,7 +222,7 @@ static hay_status pipe_create(int dev, unsigned nslots, uint64_t text_cap,
     p->text_cap = text_cap;
     p->pinned = pinned;
     for (unsigned i = 0; i < nslots; i++) {
-        hay_status s = slot_init(&p->s[i], text_cap, pinned);
+        hay_status s = slot_init(&p->s[i], text_cap);
         if (s < 0) {
             pipe_free(p);
             return s;
@@ -352,7 +354,6 @@ typedef struct cuda_set {
     hay_pfac *pfac;          /* host tables: the engine's input, streams, fallback */
     bool pageable;
     bool reg;                /* transfer=register (hostreg.h) */
-    bool transfer_set;       /* transfer= given (else a split's GPU side registers) */
     unsigned streams;
     unsigned stage_threads;  /* 0: the default */
     unsigned reg_threads;    /* transfer=register */
@@ -384,7 +385,6 @@ static hay_status parse_driver_params(const char *params, cuda_set *cs)
         uint64_t v = 0;
         if (hay_cuda_key_is(key, klen, "transfer")) {
             cs->pageable = cs->reg = false;
-            cs->transfer_set = true;
             if (hay_cuda_key_is(val, vlen, "pinned"))
                 ;
             else if (hay_cuda_key_is(val, vlen, "pageable"))
@@ -870,13 +870,15 @@ static void report_prepare(cuda_set *cs, hay_scan_stats *st)
 }
 
 /* Runs one scan of a host or resident input on the GPU state cs; with sp,
- * the GPU side of a split scan (pieces from sp, matches into sp). */
+ * the GPU side of a split scan (pieces from sp, matches into sp).  pin:
+ * copy the host input where it lies (the caller found it in a shared
+ * mapping, hostreg.h), else stage it. */
 static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
                               const uint8_t *host, const uint8_t *dev,
                               uint64_t len, const hay_scan_opts *o, int mode,
                               hay_match_fn fn, void *ctx, uint64_t *count,
                               uint64_t *counts, const char *note, double t0,
-                              hay_split *sp)
+                              bool pin, hay_split *sp)
 {
     scan_req r;
     memset(&r, 0, sizeof r);
@@ -928,12 +930,8 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
         if (s == HAY_OK)
             s = cuda_status(cudaDeviceSynchronize());
     }
-    /* transfer=register (and a split's GPU side unless transfer= says
-     * otherwise: measured faster there, docs/PERF.md): pin the input where
-     * it lies, block by block on threads of their own, when it is in a
-     * shared mapping (hostreg.h); else stage. */
-    bool reg_tried = !dev && s == HAY_OK && (cs->reg || (sp && !cs->transfer_set));
-    if (reg_tried && hay_hostreg_supported(cs->dev) && hay_hostreg_eligible(host, len) &&
+    /* Pinning in place: block by block on threads of their own. */
+    if (pin && s == HAY_OK && hay_hostreg_supported(cs->dev) &&
         hay_hostreg_start(cs->dev, host, len, r.chunk, REG_AHEAD, cs->reg_threads,
                           sp != NULL, &r.reg) != HAY_OK)
         r.reg = NULL;
@@ -943,11 +941,11 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
     memset(&rst, 0, sizeof rst);
     if (r.reg)
         hay_hostreg_stop(r.reg, &rst);   /* run_pieces left no copy in flight */
-    if (reg_tried && cs->reg && r.staged_bytes && !*r.st.note)
+    if (pin && r.staged_bytes && !*r.st.note)
         r.st.note = r.reg ? "transfer=register: some blocks could not be registered; "
                             "those pieces were staged"
-                          : "transfer=register: the input is not in a shared mapping "
-                            "(heap, or a private file mapping); staged";
+                          : "transfer=register: the driver cannot pin host memory here; "
+                            "staged";
     if (getenv("HAY_CUDA_REG_DEBUG") && r.reg)
         fprintf(stderr, "hostreg: %llu blocks (%llu failed), register %.2f ms, "
                 "unregister %.2f ms, waited %.2f ms, direct %llu of %llu bytes\n",
@@ -981,8 +979,15 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
                            hay_match_fn fn, void *ctx, uint64_t *count,
                            uint64_t *counts, const char *note, double t0)
 {
+    /* transfer=register pins only shared mappings; anything else is
+     * staged, and the note says so. */
+    bool asked = host && len && cs->reg;
+    bool pin = asked && hay_hostreg_eligible(host, len);
+    if (asked && !pin && (!note || !*note))
+        note = "transfer=register: the input is not in a shared mapping (heap, or a "
+               "private file mapping); staged";
     return gpu_scan_sp(set, cs, host, dev, len, o, mode, fn, ctx, count,
-                       counts, note, t0, NULL);
+                       counts, note, t0, pin, NULL);
 }
 
 /* The CUDA backend's ops -------------------------------------------------- */
@@ -1104,7 +1109,6 @@ enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
 #define SPLIT_GPU_CORES 5
 /* With transfer=register: the driving thread (and reg_threads more). */
 #define SPLIT_GPU_CORES_REG 1
-#define SPLIT_REG_THREADS 1   /* REG_THREADS, the default */
 #define SPLIT_LIST_BUDGET ((uint64_t)256 << 20)
 #define SPLIT_EMULATE_PIECE ((uint64_t)64 << 20)
 
@@ -1133,7 +1137,7 @@ static hay_status auto_params(const char *params, auto_gpu *g)
     g->split = SPLIT_AUTO;
     g->split_piece = 0;   /* SPLIT_PIECE */
     g->split_buffer = SPLIT_LIST_BUDGET;
-    g->reg_threads = SPLIT_REG_THREADS;
+    g->reg_threads = REG_THREADS;
     g->reg = true;   /* unless transfer= says otherwise */
     g->emulate_piece = SPLIT_EMULATE_PIECE;
     const char *p = params, *key, *val;
@@ -1372,6 +1376,7 @@ typedef struct split_gpu {
     uint64_t len;
     hay_scan_opts o;
     hay_scan_stats st;
+    bool pin;                /* copy in place (auto_split found it eligible) */
     bool ran;                /* the GPU state was there */
     const char *why;
 } split_gpu;
@@ -1392,7 +1397,7 @@ static hay_status split_gpu_worker(hay_split *sp, void *wctx)
     int mode = hay_split_mode(sp);
     return gpu_scan_sp(w->set, cs, w->host, NULL, w->len, &o, mode, NULL, NULL,
                        NULL, mode == MODE_EACH ? hay_split_counts(sp) : NULL, "",
-                       hay_now(), sp);
+                       hay_now(), w->pin, sp);
 }
 #endif
 
@@ -1413,10 +1418,11 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     hay_scan_opts co = *o;
     if (g->split != SPLIT_EMULATE) {
         unsigned cores = hay_cpu_count();
-        /* The GPU side pins the input in place when it can (the same test
-         * as gpu_scan_sp's), else stages it with copy threads. */
-        bool reg = g->reg && hay_hostreg_eligible(data, len);
-        unsigned gpu_cores = reg ? SPLIT_GPU_CORES_REG + g->reg_threads : SPLIT_GPU_CORES;
+        /* The GPU side pins a shared mapping in place (unless transfer=
+         * says otherwise: measured faster, docs/PERF.md), else stages it
+         * with copy threads. */
+        w.pin = g->reg && hay_hostreg_eligible(data, len);
+        unsigned gpu_cores = w.pin ? SPLIT_GPU_CORES_REG + g->reg_threads : SPLIT_GPU_CORES;
         unsigned cap = cores > gpu_cores + 1 ? cores - gpu_cores : 1;
         if (co.threads == 0 || co.threads > cap)
             co.threads = cap;

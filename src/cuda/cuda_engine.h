@@ -44,7 +44,8 @@
  *                       they lie after pinning them block by block
  *                       (hostreg.h; shared mappings only, else staged)
  *   reg_threads=N       transfer=register: threads pinning blocks (1..8,
- *                       default 2)
+ *                       default 1); env HAY_CUDA_REG_DEBUG prints, per
+ *                       scan, the time spent pinning and unpinning
  *   streams=N           pipeline depth, 1..8 (default 3)
  *   chunk=BYTES         bytes per pipeline piece (default 32 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it

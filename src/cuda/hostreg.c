@@ -28,12 +28,9 @@ bool hay_hostreg_eligible(const void *p, uint64_t n)
     char line[512];
     bool ok = true;
     while (ok && cur < end && fgets(line, sizeof line, f)) {
-        unsigned long lo, hi, inode;
-        unsigned maj, mnr;
-        unsigned long long off;
+        unsigned long lo, hi;
         char perms[8];
-        if (sscanf(line, "%lx-%lx %7s %llx %x:%x %lu", &lo, &hi, perms, &off, &maj,
-                   &mnr, &inode) != 7)
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3)
             continue;
         if (hi <= cur)
             continue;
@@ -41,7 +38,6 @@ bool hay_hostreg_eligible(const void *p, uint64_t n)
             ok = false;
             break;
         }
-        (void)inode;
         ok = perms[0] == 'r' && perms[3] == 's';
         cur = hi;
     }
@@ -64,7 +60,7 @@ struct hay_hostreg {
     uint64_t block;
     size_t n;                /* blocks */
     bool descending;
-    unsigned ahead, nthreads, running;
+    unsigned ahead, nthreads;
     unsigned char *state;    /* per block, BLOCK_* */
     pthread_mutex_t lock;
     pthread_cond_t cv;
@@ -94,15 +90,11 @@ bool hay_hostreg_supported(int dev)
     return v != 0;
 }
 
-/* Block k (by address) at order position j, and back. */
+/* Block k (by address) at order position j; the same map takes a block
+ * back to its position. */
 static size_t block_at(const hay_hostreg *r, size_t j)
 {
     return r->descending ? r->n - 1 - j : j;
-}
-
-static size_t position_of(const hay_hostreg *r, size_t k)
-{
-    return r->descending ? r->n - 1 - k : k;
 }
 
 static uintptr_t block_lo(const hay_hostreg *r, size_t k)
@@ -185,8 +177,6 @@ static void *reg_main(void *arg)
             break;
         pthread_cond_wait(&r->cv, &r->lock);
     }
-    r->running--;
-    pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->lock);
     return NULL;
 }
@@ -231,14 +221,9 @@ hay_status hay_hostreg_start(int dev, const uint8_t *data, uint64_t len,
         free(r);
         return HAY_ERR_NOMEM;
     }
-    pthread_mutex_lock(&r->lock);
-    for (unsigned i = 0; i < r->nthreads; i++) {
-        if (pthread_create(&r->th[i], NULL, reg_main, r) != 0)
-            break;
-        r->running++;
-    }
-    unsigned started = r->running;
-    pthread_mutex_unlock(&r->lock);
+    unsigned started = 0;
+    while (started < r->nthreads && pthread_create(&r->th[started], NULL, reg_main, r) == 0)
+        started++;
     if (started == 0) {
         hostreg_free(r);
         return HAY_ERR_NOMEM;
@@ -253,8 +238,7 @@ bool hay_hostreg_wait(hay_hostreg *r, uint64_t a, uint64_t b)
     if (b <= a)
         return true;
     size_t k0 = block_of(r, a), k1 = block_of(r, b - 1);
-    size_t p1 = position_of(r, k0) > position_of(r, k1) ? position_of(r, k0)
-                                                       : position_of(r, k1);
+    size_t p1 = r->descending ? block_at(r, k0) : block_at(r, k1);   /* the later */
     double t0 = hay_now();
     pthread_mutex_lock(&r->lock);
     if (p1 > r->want) {
