@@ -3,7 +3,8 @@
  * from the page cache, through the public API (bench/README.md):
  *
  *   gpu_phases [--backend cuda] [--params P] [--runs 7] [--energy-seconds 2]
- *              [--threads N] [--map shared|private] [--populate] -e PATTERN FILE
+ *              [--threads N] [--map shared|private] [--populate] [-i]
+ *              -e PATTERN [-e PATTERN...] FILE
  *
  * Phases, each timed on its own:
  *   compile   hay_patterns_compile (for a GPU backend: the device's start-up
@@ -47,6 +48,7 @@
 #include "bench_util.h"
 
 #define MAX_RUNS 101
+#define MAX_PATTERNS 64
 
 typedef struct input {
     const char *path;
@@ -200,13 +202,15 @@ static void usage(void)
 {
     fprintf(stderr, "usage: gpu_phases [--backend cuda] [--params P] [--runs 7] "
                     "[--energy-seconds 2] [--threads N] [--map shared|private] [--populate] "
-                    "-e PATTERN FILE\n");
+                    "[-i] -e PATTERN [-e PATTERN...] FILE\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *backend_name = "cuda", *params = NULL, *pattern = NULL, *path = NULL;
-    int runs = 7, map_flags = MAP_SHARED, populate = 0;
+    const char *backend_name = "cuda", *params = NULL, *path = NULL;
+    hay_pattern pats[MAX_PATTERNS];
+    size_t npats = 0;
+    int runs = 7, map_flags = MAP_SHARED, populate = 0, caseless = 0;
     unsigned threads = 0;
     double esec = 2;
     for (int i = 1; i < argc; i++) {
@@ -225,8 +229,12 @@ int main(int argc, char **argv)
             populate = MAP_POPULATE;
         else if (!strcmp(a, "--threads") && v)
             threads = (unsigned)atoi(v), i++;
-        else if (!strcmp(a, "-e") && v)
-            pattern = v, i++;
+        else if (!strcmp(a, "-e") && v && *v && npats < MAX_PATTERNS) {
+            pats[npats].data = v;
+            pats[npats++].len = strlen(v);
+            i++;
+        } else if (!strcmp(a, "-i"))
+            caseless = 1;
         else if (a[0] != '-' && !path)
             path = a;
         else {
@@ -235,7 +243,7 @@ int main(int argc, char **argv)
         }
     }
     hay_backend backend;
-    if (!pattern || !*pattern || !path || runs < 1 || runs > MAX_RUNS || esec < 0 ||
+    if (!npats || !path || runs < 1 || runs > MAX_RUNS || esec < 0 ||
         hay_backend_parse(backend_name, &backend) != HAY_OK) {
         usage();
         return 2;
@@ -265,10 +273,10 @@ int main(int argc, char **argv)
     hay_compile_opts_init(&co);
     co.backend = backend;
     co.params = params;
-    hay_pattern pat = { pattern, strlen(pattern) };
+    co.flags = caseless ? HAY_CASELESS : 0;
     hay_patterns *set = NULL;
     double ej0 = meter ? hay_energy_read(meter) : -1, t0 = bench_now();
-    hay_status s = hay_patterns_compile(&pat, 1, &co, &set);
+    hay_status s = hay_patterns_compile(pats, npats, &co, &set);
     double compile_s = bench_now() - t0, ej1 = meter ? hay_energy_read(meter) : -1;
     if (s != HAY_OK)
         return fail("compile", s);
@@ -318,8 +326,10 @@ int main(int argc, char **argv)
         return fail("scan buffer", c.s);
     uint64_t want = c.want;
 
-    printf("# gpu_phases: '%s' in %s (%.3f GB), backend %s (ran %s, algo %s), params %s\n",
-           pattern, path, gb, backend_name, ran, info.algo, params ? params : "-");
+    printf("# gpu_phases: '%.*s'%s%s in %s (%.3f GB), backend %s (ran %s, algo %s), "
+           "params %s\n", (int)pats[0].len, (const char *)pats[0].data,
+           npats > 1 ? " and more" : "", caseless ? " caseless" : "", path, gb,
+           backend_name, ran, info.algo, params ? params : "-");
     printf("matches %llu; times: medians of %d runs\n", (unsigned long long)want, runs);
     printf("compile (device start-up + tables)  %9.2f ms\n", compile_s * 1e3);
     printf("one-shot scan (first in process)    %9.2f ms  %7.2f GB/s\n", oneshot * 1e3,

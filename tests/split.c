@@ -350,6 +350,65 @@ static void run_worker_share(void)
     free(hay);
 }
 
+/* The count modes' CPU side: threads claiming pieces of their own
+ * (split.c's cpu_team).  8 MiB of a four-letter alphabet, 64 KiB CPU
+ * pieces, so that every thread takes many pieces; the count and the
+ * counts per pattern against the oracle, with 1 to 8 threads. */
+static void run_team(void)
+{
+    size_t len = (size_t)8 << 20;
+    uint8_t *hay = malloc(len);
+    if (!CHECK(hay != NULL, "malloc"))
+        return;
+    tu_rng r = { 777 };
+    for (size_t i = 0; i < len; i++)
+        hay[i] = (uint8_t)('a' + tu_below(&r, 4));
+    hay_pattern pats[4] = { { "abca", 4 }, { "d", 1 }, { "cabacadab", 9 }, { "bb", 2 } };
+    tu_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "team 8 MiB");
+    c.hay = hay;
+    c.len = len;
+    c.pats = pats;
+    c.npats = 4;
+    tu_oracle(hay, len, pats, 4, false, &c.exp);
+    uint64_t want[4] = { 0 };
+    for (size_t i = 0; i < c.exp.n; i++)
+        want[c.exp.m[i].id]++;
+    hay_patterns *set = NULL;
+    hay_status s = compile_split(&c, "chunk=512K,split_piece=64K", HAY_MATCH_ALL, &set);
+    if (CHECK(s == HAY_OK, "compile team: %s", hay_strerror(s))) {
+        hay_scratch *scratch = NULL;
+        CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
+        static const unsigned threads[] = { 1, 2, 3, 8 };
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            hay_scan_opts o;
+            hay_scan_opts_init(&o);
+            o.threads = threads[t];
+            hay_scan_stats st;
+            memset(&st, 0, sizeof st);
+            o.stats = &st;
+            uint64_t n = 0, each[4] = { 0 };
+            s = hay_scan_count(set, scratch, hay, len, &o, &n);
+            CHECK(s == HAY_OK && n == c.exp.n, "team count, %u threads: %s, %llu, want %zu",
+                  threads[t], hay_strerror(s), (unsigned long long)n, c.exp.n);
+            check_stats(&c, &st, "team count");
+            s = hay_scan_count_each(set, scratch, hay, len, &o, each);
+            CHECK(s == HAY_OK && !memcmp(each, want, sizeof want),
+                  "team count_each, %u threads: %s; counts %llu %llu %llu %llu, want %llu "
+                  "%llu %llu %llu", threads[t], hay_strerror(s),
+                  (unsigned long long)each[0], (unsigned long long)each[1],
+                  (unsigned long long)each[2], (unsigned long long)each[3],
+                  (unsigned long long)want[0], (unsigned long long)want[1],
+                  (unsigned long long)want[2], (unsigned long long)want[3]);
+        }
+        hay_scratch_free(scratch);
+        hay_patterns_free(set);
+    }
+    tu_mlist_free(&c.exp);
+    free(hay);
+}
+
 /* Which memory the GPU may pin in place for transfer=register
  * (src/cuda/hostreg.h): checked here on every machine, GPU or not. */
 bool hay_hostreg_eligible(const void *p, uint64_t n);
@@ -423,6 +482,7 @@ int main(int argc, char **argv)
     run_dense(5000, "chunk=1,split_piece=1");
     run_dense(70000, "chunk=4096,split_piece=999");
     run_worker_share();
+    run_team();
     if (on_gpu) {
         /* The GPU side copying straight from the input (transfer=register):
          * each case's haystack is copied into a shared mapping, since heap

@@ -40,9 +40,46 @@ struct hay_split {
     uint64_t *counts;        /* HAY_SPLIT_EACH: the worker's */
     int stop;                /* atomic: the CPU side stopped or failed */
     uint64_t worker_done;    /* atomic: bytes of pieces done */
+    uint64_t cpu_done;       /* atomic: bytes of the CPU's pieces done */
+    unsigned cpu_threads;    /* CPU threads claiming pieces of their own */
     hay_status worker_status;
     double worker_seconds;
 };
+
+/* Guided piece sizes ------------------------------------------------------ *
+ *
+ * Both sides' pieces shrink as the cursors close in, in proportion to the
+ * rates the two sides have shown so far in this scan (bytes done), so that
+ * neither is left holding a long piece when they meet: the wall time of a
+ * split is the later side's, and a GPU piece claimed early can outlast the
+ * CPU's last one by milliseconds (docs/PERF.md).  The share of the side
+ * that has done nothing yet is taken as one half. */
+#define GUIDE_MIN_CPU ((uint64_t)1 << 20)
+#define GUIDE_MIN_WORKER ((uint64_t)4 << 20)
+
+/* The worker's share of the rate so far, in [0, 1] (lock held or not:
+ * the counters are atomics). */
+static double worker_share(const hay_split *sp)
+{
+    double w = (double)__atomic_load_n(&sp->worker_done, __ATOMIC_RELAXED);
+    double c = (double)__atomic_load_n(&sp->cpu_done, __ATOMIC_RELAXED);
+    if (w == 0 || c == 0)
+        return 0.5;
+    return w / (w + c);
+}
+
+/* A piece of at most `most` bytes for a side with `share` of the rate and
+ * `parties` claimers: half its share of what is left, split among them,
+ * and no less than `least` (nor more than `most`). */
+static uint64_t guided(uint64_t left, double share, unsigned parties, uint64_t least,
+                       uint64_t most)
+{
+    if (least > most)
+        least = most;
+    double g = (double)left * share / (2.0 * (parties ? parties : 1));
+    uint64_t want = g < (double)least ? least : g > (double)most ? most : (uint64_t)g;
+    return want ? want : 1;
+}
 
 /* The worker's side ------------------------------------------------------ */
 
@@ -64,6 +101,7 @@ bool hay_split_claim_back(hay_split *sp, uint64_t want, size_t *piece,
     pthread_mutex_lock(&sp->lock);
     bool ok = sp->back > sp->front;
     if (ok) {
+        want = guided(sp->back - sp->front, worker_share(sp), 1, GUIDE_MIN_WORKER, want);
         *ge = sp->back;
         *gs = sp->back - sp->front > want ? sp->back - want : sp->front;
         sp->back = *gs;
@@ -180,14 +218,20 @@ hay_status hay_split_host_worker(hay_split *sp, void *wctx)
 
 /* The CPU's side --------------------------------------------------------- */
 
-static bool claim_front(hay_split *sp, uint64_t *a, uint64_t *b)
+/* The next CPU piece: cpu_piece bytes for the whole team (the list), or a
+ * guided piece for one of cpu_threads threads claiming their own. */
+static bool claim_front(hay_split *sp, bool own, uint64_t *a, uint64_t *b)
 {
     pthread_mutex_lock(&sp->lock);
     bool ok = sp->front < sp->back;
     if (ok) {
+        uint64_t left = sp->back - sp->front, want = sp->cfg->cpu_piece;
+        if (own)
+            want = guided(left, 1.0 - worker_share(sp), sp->cpu_threads, GUIDE_MIN_CPU, want);
+        if (want == 0)
+            want = 1;
         *a = sp->front;
-        *b = sp->back - sp->front > sp->cfg->cpu_piece ? sp->front + sp->cfg->cpu_piece
-                                                       : sp->back;
+        *b = left > want ? sp->front + want : sp->back;
         sp->front = *b;
     }
     pthread_mutex_unlock(&sp->lock);
@@ -222,6 +266,18 @@ static int range_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return 0;
 }
 
+/* The same into counts that other threads add to. */
+static int range_each_shared_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)start;
+    range_cb *r = ctx;
+    if (end > r->after) {
+        __atomic_fetch_add(&r->counts[id], 1, __ATOMIC_RELAXED);
+        r->n++;
+    }
+    return 0;
+}
+
 /* The matches ending in (a, b] with the CPU backend on o's threads: added
  * to *count, to counts, or handed to fn.  The backend searches
  * data[lo, b) with lo = a - (longest - 1), and the matches ending by a
@@ -229,7 +285,7 @@ static int range_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 static hay_status cpu_range(const hay_split *sp, hay_scratch *scratch,
                             const hay_scan_opts *o, uint64_t a, uint64_t b,
                             hay_match_fn fn, void *ctx, uint64_t *count,
-                            uint64_t *counts)
+                            uint64_t *counts, bool shared_counts)
 {
     const hay_patterns *set = sp->set;
     uint64_t back = set->max_len - 1;
@@ -244,10 +300,96 @@ static hay_status cpu_range(const hay_split *sp, hay_scratch *scratch,
         return HAY_OK;
     }
     range_cb r = { fn, ctx, lo, a - lo, counts, 0 };
-    hay_status s = hay_cpu_backend.scan(set, scratch, d, b - lo, o,
-                                        sp->mode == HAY_SPLIT_EACH ? range_each_cb
-                                                                   : range_list_cb, &r);
+    hay_match_fn f = sp->mode != HAY_SPLIT_EACH ? range_list_cb
+                     : shared_counts         ? range_each_shared_cb
+                                             : range_each_cb;
+    hay_status s = hay_cpu_backend.scan(set, scratch, d, b - lo, o, f, &r);
     *count += r.n;
+    return s;
+}
+
+/* The CPU side in the count modes: cpu_threads threads (the calling one
+ * among them), each claiming pieces of its own and searching them on one
+ * core.  Not one team per piece: a team waits at the end of every piece
+ * for its slowest member, and with the GPU side's threads on the same
+ * cores a descheduled member stalled the whole side (docs/PERF.md). */
+typedef struct cpu_member {
+    hay_split *sp;
+    hay_scratch *scratch;
+    hay_scan_opts o;          /* one thread */
+    uint64_t *counts;         /* HAY_SPLIT_EACH: its own, or the shared ones */
+    bool shared_counts;
+    uint64_t total;
+    hay_status s;
+} cpu_member;
+
+static void *member_main(void *arg)
+{
+    cpu_member *m = arg;
+    hay_split *sp = m->sp;
+    uint64_t a, b;
+    while (m->s == HAY_OK && !__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) &&
+           claim_front(sp, true, &a, &b)) {
+        m->s = cpu_range(sp, m->scratch, &m->o, a, b, NULL, NULL, &m->total, m->counts,
+                         m->shared_counts);
+        __atomic_add_fetch(&sp->cpu_done, b - a, __ATOMIC_RELAXED);
+    }
+    if (m->s != HAY_OK)
+        __atomic_store_n(&sp->stop, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Per-thread counts up to this many bytes in all, else shared ones. */
+#define OWN_COUNTS_BUDGET ((uint64_t)64 << 20)
+
+/* Runs the team; the matches into *total (and counts); HAY_OK or the
+ * first error.  Bytes searched: everything claimed from the front. */
+static hay_status cpu_team(hay_split *sp, hay_scratch *scratch, const hay_scan_opts *co,
+                           uint64_t *total, uint64_t *counts)
+{
+    unsigned t = sp->cpu_threads;
+    size_t n = sp->set->n;
+    cpu_member *m = calloc(t, sizeof *m);
+    pthread_t *th = calloc(t, sizeof *th);
+    bool own = sp->mode == HAY_SPLIT_EACH && (uint64_t)n * sizeof(uint64_t) * t <= OWN_COUNTS_BUDGET;
+    uint64_t *own_counts = own ? calloc((size_t)t * n, sizeof *own_counts) : NULL;
+    if (!m || !th || (own && !own_counts)) {
+        free(m);
+        free(th);
+        free(own_counts);
+        return HAY_ERR_NOMEM;
+    }
+    unsigned started = 1;
+    for (unsigned i = 0; i < t; i++) {
+        m[i].sp = sp;
+        m[i].scratch = scratch;   /* unused by one-thread counts and scans */
+        m[i].o = *co;
+        m[i].o.threads = 1;
+        m[i].o.chunk_size = 0;
+        m[i].counts = own ? own_counts + (size_t)i * n : counts;
+        m[i].shared_counts = !own;
+        m[i].s = HAY_OK;
+        if (i > 0) {
+            if (pthread_create(&th[i], NULL, member_main, &m[i]) != 0)
+                break;   /* fewer threads: the others take its pieces */
+            started++;
+        }
+    }
+    member_main(&m[0]);
+    hay_status s = HAY_OK;
+    for (unsigned i = 0; i < started; i++) {
+        if (i > 0)
+            pthread_join(th[i], NULL);
+        *total += m[i].total;
+        if (s == HAY_OK && m[i].s != HAY_OK)
+            s = m[i].s;
+        if (own)
+            for (size_t k = 0; k < n; k++)
+                counts[k] += m[i].counts[k];
+    }
+    free(m);
+    free(th);
+    free(own_counts);
     return s;
 }
 
@@ -294,6 +436,11 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
     hay_scan_opts co = *o;
     co.progress = NULL;
     co.stats = NULL;
+    /* The count modes run the CPU side as threads with pieces of their
+     * own; the list keeps one team per piece (its matches go out in order
+     * as it goes). */
+    unsigned threads = co.threads ? co.threads : hay_cpu_count();
+    sp.cpu_threads = mode == HAY_SPLIT_LIST || threads < 2 ? 1 : threads;
 
     pthread_t th;
     bool started = pthread_create(&th, NULL, worker_main, &sp) == 0;
@@ -302,14 +449,24 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
 
     uint64_t total = 0, a, b;
     hay_status s = HAY_OK;
-    while (s == HAY_OK && claim_front(&sp, &a, &b)) {
+    if (sp.cpu_threads > 1) {
+        /* Counts: threads with pieces of their own (no progress reports
+         * until the end). */
         double t0 = hay_now();
-        s = cpu_range(&sp, scratch, &co, a, b, fn, ctx, &total, counts);
-        res->cpu_seconds += hay_now() - t0;
-        res->cpu_bytes += b - a;
-        if (o->progress)
-            o->progress(b + __atomic_load_n(&sp.worker_done, __ATOMIC_RELAXED), len,
-                        o->progress_ctx);
+        s = cpu_team(&sp, scratch, &co, &total, counts);
+        res->cpu_seconds = hay_now() - t0;
+        res->cpu_bytes = __atomic_load_n(&sp.cpu_done, __ATOMIC_RELAXED);
+    } else {
+        while (s == HAY_OK && claim_front(&sp, false, &a, &b)) {
+            double t0 = hay_now();
+            s = cpu_range(&sp, scratch, &co, a, b, fn, ctx, &total, counts, false);
+            res->cpu_seconds += hay_now() - t0;
+            res->cpu_bytes += b - a;
+            __atomic_add_fetch(&sp.cpu_done, b - a, __ATOMIC_RELAXED);
+            if (o->progress)
+                o->progress(b + __atomic_load_n(&sp.worker_done, __ATOMIC_RELAXED), len,
+                            o->progress_ctx);
+        }
     }
     if (s != HAY_OK)
         __atomic_store_n(&sp.stop, 1, __ATOMIC_RELEASE);
@@ -342,7 +499,7 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
             }
         } else {
             double t0 = hay_now();
-            s = cpu_range(&sp, scratch, &co, p->gs, p->ge, fn, ctx, &total, counts);
+            s = cpu_range(&sp, scratch, &co, p->gs, p->ge, fn, ctx, &total, counts, false);
             res->cpu_seconds += hay_now() - t0;
             res->cpu_bytes += p->ge - p->gs;
             res->redone_bytes += p->ge - p->gs;
