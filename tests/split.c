@@ -375,8 +375,13 @@ static void run_team(void)
     uint64_t want[4] = { 0 };
     for (size_t i = 0; i < c.exp.n; i++)
         want[c.exp.m[i].id]++;
+    /* All threads throughout, then one staying once the worker runs (the
+     * others search only while it starts). */
+    static const char *const variants[] = { "chunk=512K,split_piece=64K",
+                                            "chunk=512K,split_piece=64K,split_keep=1" };
+    for (size_t v = 0; v < 2; v++) {
     hay_patterns *set = NULL;
-    hay_status s = compile_split(&c, "chunk=512K,split_piece=64K", HAY_MATCH_ALL, &set);
+    hay_status s = compile_split(&c, variants[v], HAY_MATCH_ALL, &set);
     if (CHECK(s == HAY_OK, "compile team: %s", hay_strerror(s))) {
         hay_scratch *scratch = NULL;
         CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
@@ -390,8 +395,8 @@ static void run_team(void)
             o.stats = &st;
             uint64_t n = 0, each[4] = { 0 };
             s = hay_scan_count(set, scratch, hay, len, &o, &n);
-            CHECK(s == HAY_OK && n == c.exp.n, "team count, %u threads: %s, %llu, want %zu",
-                  threads[t], hay_strerror(s), (unsigned long long)n, c.exp.n);
+            CHECK(s == HAY_OK && n == c.exp.n, "team count, %u threads, %s: %s, %llu, want %zu",
+                  threads[t], variants[v], hay_strerror(s), (unsigned long long)n, c.exp.n);
             check_stats(&c, &st, "team count");
             s = hay_scan_count_each(set, scratch, hay, len, &o, each);
             CHECK(s == HAY_OK && !memcmp(each, want, sizeof want),
@@ -405,6 +410,10 @@ static void run_team(void)
         hay_scratch_free(scratch);
         hay_patterns_free(set);
     }
+    }
+    hay_patterns *bad = TU_NOT_NULL;
+    CHECK_ST(compile_split(&c, "split_keep=0", HAY_MATCH_ALL, &bad), HAY_ERR_INVALID,
+             "split_keep=0");
     tu_mlist_free(&c.exp);
     free(hay);
 }
@@ -506,6 +515,18 @@ int main(int argc, char **argv)
         run_dense(70000, "chunk=4096,split_piece=999");
         run_dense(300000, "chunk=5000,split_piece=777");
         more_params = NULL;
+        /* The split backend auto runs when the GPU wins (split=heavy). */
+        split_mode = "heavy";
+        for (size_t i = 0; i < n; i++) {
+            char note[160];
+            snprintf(note, sizeof note, "case '%s', split=heavy", cases[i].name);
+            tu_fail_note = note;
+            run_case(&cases[i], 0);
+        }
+        tu_fail_note = NULL;
+        run_dense(70000, "chunk=4096,split_piece=999");
+        run_team();
+        split_mode = "on";
     }
     test_eligible();
     tu_cases_free(cases, n);

@@ -968,7 +968,7 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
                               uint64_t len, const hay_scan_opts *o, int mode,
                               hay_match_fn fn, void *ctx, uint64_t *count,
                               uint64_t *counts, const char *note, double t0,
-                              bool pin, hay_split *sp)
+                              bool pin, hay_split *sp, unsigned stage_threads)
 {
     scan_req r;
     memset(&r, 0, sizeof r);
@@ -985,7 +985,9 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
     r.sp = sp;
     /* A split's CPU threads are searching: the GPU side copies with few. */
     r.stage_threads = cs->stage_threads ? cs->stage_threads
-                      : sp ? SPLIT_STAGE_THREADS : STAGE_THREADS;
+                      : stage_threads        ? stage_threads
+                      : sp                   ? SPLIT_STAGE_THREADS
+                                             : STAGE_THREADS;
     if (sp && mode == MODE_LIST) {
         r.fn = hay_split_collect;
         r.ctx = sp;
@@ -1080,7 +1082,7 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
         note = "transfer=register: the input is not in a shared mapping (heap, or a "
                "private file mapping); staged";
     return gpu_scan_sp(set, cs, host, dev, len, o, mode, fn, ctx, count,
-                       counts, note, t0, pin, NULL);
+                       counts, note, t0, pin, NULL, 0);
 }
 
 /* The CUDA backend's ops -------------------------------------------------- */
@@ -1187,7 +1189,7 @@ const hay_backend_ops hay_cuda_backend = {
  * measured not to pay (docs/PERF.md); split=emulate puts a host thread in
  * the GPU's place (tests).
  */
-enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE };
+enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE, SPLIT_HEAVY };
 
 /* The CPU side's pieces (params split_piece= overrides).  Each piece is
  * searched by all the CPU side's threads, so small ones cost: on the H200
@@ -1213,6 +1215,7 @@ typedef struct auto_gpu {
     bool reg;                /* the GPU side copies in place (transfer=register,
                               * or no transfer= given) */
     unsigned reg_threads;
+    unsigned keep;           /* split_keep=: CPU threads that stay (0: default) */
     uint64_t split_piece, split_buffer, emulate_piece;
 #ifdef HAY_HAVE_CUDA
     cuda_set *cs;
@@ -1246,6 +1249,8 @@ static hay_status auto_params(const char *params, auto_gpu *g)
                 g->split = SPLIT_OFF;
             else if (hay_cuda_key_is(val, vlen, "emulate"))
                 g->split = SPLIT_EMULATE;
+            else if (hay_cuda_key_is(val, vlen, "heavy"))
+                g->split = SPLIT_HEAVY;
             else
                 return HAY_ERR_INVALID;
             continue;
@@ -1258,6 +1263,12 @@ static hay_status auto_params(const char *params, auto_gpu *g)
             if (hay_cuda_parse_size(val, vlen, &v) == 0 && v >= 1 && v <= 8)
                 g->reg_threads = (unsigned)v;
             continue;   /* refused by the CUDA driver when bad */
+        }
+        if (hay_cuda_key_is(key, klen, "split_keep")) {
+            RETURN_ERROR_IF(hay_cuda_parse_size(val, vlen, &v) < 0 || v < 1 || v > 4096,
+                            HAY_ERR_INVALID);
+            g->keep = (unsigned)v;
+            continue;
         }
         bool piece = hay_cuda_key_is(key, klen, "split_piece");
         bool buffer = hay_cuda_key_is(key, klen, "split_buffer");
@@ -1397,7 +1408,7 @@ static cuda_set *auto_gpu_get(const hay_patterns *set, const char **why)
 }
 #endif
 
-enum { RUN_CPU, RUN_GPU, RUN_SPLIT };
+enum { RUN_CPU, RUN_GPU, RUN_SPLIT, RUN_HEAVY };
 
 /* Where an auto scan of len bytes runs, with a note; *gpu is the GPU
  * state for RUN_GPU (a split's worker makes it itself, so that its
@@ -1417,6 +1428,11 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
         *note = "split between CPU threads and the GPU (split=on)";
         return RUN_SPLIT;
     }
+    if (g->split == SPLIT_HEAVY) {
+        *note = "split, the GPU staging on most cores and CPU threads on the rest "
+                "(split=heavy)";
+        return RUN_HEAVY;
+    }
     /* split=auto does not split: on the H200 host the split lost to the
      * better side alone for one literal (the CPU) and for snort-community
      * (the GPU), docs/PERF.md "Backend auto: CPU and GPU on one input". */
@@ -1430,6 +1446,26 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
         *note = "the CPU's measured rate on this set beats the GPU's start-up and "
                 "rate; CPU";
         return RUN_CPU;
+    }
+    /* The GPU wins by the measured rates: in the count modes it shares the
+     * input with the cores its copies leave free (split=off: the GPU
+     * alone; gpu_min= given: the GPU alone, as asked). */
+    if (!given && g->split == SPLIT_AUTO && mode != MODE_LIST) {
+        pthread_mutex_lock(&auto_lock);
+        int state = g->state;
+        const char *why = g->why;
+        pthread_mutex_unlock(&auto_lock);
+        if (state < 0) {
+            *note = why;
+            return RUN_CPU;
+        }
+        if (state == 0 && cuda_available() != HAY_OK) {
+            *note = "no usable GPU (cuda: no device); CPU";
+            return RUN_CPU;
+        }
+        *note = "the GPU's rate beats the CPU's: split, the GPU staging on most cores "
+                "and CPU threads on the rest";
+        return RUN_HEAVY;
     }
     *gpu = auto_gpu_get(set, note);
     if (!*gpu)
@@ -1470,6 +1506,7 @@ typedef struct split_gpu {
     hay_scan_opts o;
     hay_scan_stats st;
     bool pin;                /* copy in place (auto_split found it eligible) */
+    unsigned stage_threads;  /* its copy threads (0: the split's default) */
     bool ran;                /* the GPU state was there */
     const char *why;
 } split_gpu;
@@ -1490,7 +1527,7 @@ static hay_status split_gpu_worker(hay_split *sp, void *wctx)
     int mode = hay_split_mode(sp);
     return gpu_scan_sp(w->set, cs, w->host, NULL, w->len, &o, mode, NULL, NULL,
                        NULL, mode == MODE_EACH ? hay_split_counts(sp) : NULL, "",
-                       hay_now(), w->pin, sp);
+                       hay_now(), w->pin, sp, w->stage_threads);
 }
 #endif
 
@@ -1498,7 +1535,7 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
                              const uint8_t *data, uint64_t len,
                              const hay_scan_opts *o, int mode, hay_match_fn fn,
                              void *ctx, uint64_t *count, uint64_t *counts,
-                             const char *note, double t0)
+                             const char *note, double t0, bool heavy)
 {
     auto_gpu *g = set->aux;
     split_gpu w;
@@ -1509,7 +1546,23 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     w.o = *o;
     uint64_t piece = g->split_piece ? g->split_piece : SPLIT_PIECE;
     hay_scan_opts co = *o;
-    if (g->split != SPLIT_EMULATE) {
+    unsigned keep = g->keep;
+    if (heavy) {
+        /* Auto chose the GPU (its measured rate beats the CPU's): the GPU
+         * side stages with most of the cores, as alone, and the cores it
+         * does not need search from the front; all but its own search
+         * while the GPU starts up.  H200 host, 16 cores: 12 copy threads
+         * and 3 CPU threads (docs/PERF.md "The split that adds up"). */
+        unsigned cores = hay_cpu_count();
+        if (!keep)
+            keep = cores >= 8 ? cores / 5 : 1;
+        w.stage_threads = cores > keep + 1 ? cores - keep - 1 : 1;
+        unsigned all = cores > 1 ? cores - 1 : 1;
+        if (co.threads == 0 || co.threads > all)
+            co.threads = all;
+        if (keep > co.threads)
+            keep = co.threads;
+    } else if (g->split != SPLIT_EMULATE) {
         unsigned cores = hay_cpu_count();
         /* The GPU side pins a shared mapping in place (unless transfer=
          * says otherwise: measured faster, docs/PERF.md), else stages it
@@ -1522,7 +1575,7 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     }
     o = &co;
     hay_split_cfg cfg = { piece, g->split_buffer, hay_split_host_worker,
-                          &g->emulate_piece };
+                          &g->emulate_piece, keep };
 #ifdef HAY_HAVE_CUDA
     if (g->split != SPLIT_EMULATE) {
         cfg.worker = split_gpu_worker;
@@ -1585,9 +1638,9 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
     void *gpu;
     double t0 = hay_now();
     int where = auto_pick(set, scratch, data, len, o, mode, &note, &gpu);
-    if (where == RUN_SPLIT)
+    if (where == RUN_SPLIT || where == RUN_HEAVY)
         return auto_split(set, scratch, data, len, o, mode, fn, ctx, count, counts,
-                          note, t0);
+                          note, t0, where == RUN_HEAVY);
 #ifdef HAY_HAVE_CUDA
     if (where == RUN_GPU)
         return gpu_scan(set, gpu, data, NULL, len, o, mode, fn, ctx, count, counts,

@@ -55,17 +55,29 @@
  *   dense_max=BYTES     largest dense PFAC table (default min(2 GiB, a
  *                       quarter of free device memory))
  *   stage_threads=N     threads copying host input into the pinned staging
- *                       buffers (default 16; 4 on a split's GPU side)
- *   split=auto|on|off|emulate   backend auto: share one input between the
- *                       CPU threads and the GPU (split.h); on: whenever a
- *                       GPU is usable (any size; the CPU side then uses at
- *                       most cores - 1 - reg_threads threads when the GPU
- *                       side pins the input in place, which it does for
- *                       shared mappings unless transfer= is given, else
- *                       cores - 5); auto (default) and off:
- *                       never (measured not to pay on the H200 host,
- *                       docs/PERF.md); emulate: a host thread in the GPU's
- *                       place (tests the split without a GPU)
+ *                       buffers (default 16; 4 on a split=on GPU side,
+ *                       cores - cores/5 - 1 on an auto or split=heavy one)
+ *   split=auto|on|off|heavy|emulate   backend auto: share one input
+ *                       between the CPU threads and the GPU (split.h).
+ *                       auto (default): when auto's measured rates send a
+ *                       pattern set's input to the GPU (and gpu_min= is not
+ *                       given), counts and counts per pattern run as a
+ *                       heavy split; the list runs on the GPU alone.
+ *                       heavy: the GPU side stages on most cores, as it
+ *                       would alone, and split_keep CPU threads (default
+ *                       cores/5) search from the front, all cores but one
+ *                       while the GPU starts (docs/PERF.md "The split that
+ *                       adds up").  on: whenever a GPU is usable, the GPU
+ *                       side pinning a shared mapping in place (unless
+ *                       transfer= is given) on reg_threads threads, the CPU
+ *                       side on cores - 1 - reg_threads threads (else
+ *                       cores - 5); measured slower than the better side
+ *                       alone on the H200 host.  off: never.  emulate: a
+ *                       host thread in the GPU's place (tests the split
+ *                       without a GPU)
+ *   split_keep=N        the count modes' CPU threads that stay once the
+ *                       GPU side runs (1..4096; heavy's default cores/5,
+ *                       else all)
  *   split_piece=BYTES   bytes the CPU side claims at a time (default 32M)
  *   split_buffer=BYTES  GPU list matches held until the CPU's part is
  *                       delivered (default 256M); a piece over it is
@@ -146,7 +158,7 @@ typedef struct hay_cuda_engine {
 /* The driver's parameter keys, which engines skip. */
 #define HAY_CUDA_DRIVER_KEYS \
     { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max", \
-      "split", "split_piece", "split_buffer", "stage_threads", "reg_threads" }
+      "split", "split_piece", "split_buffer", "split_keep", "stage_threads", "reg_threads" }
 
 /* Iterates the "key=value" pairs of a params string: sets key/klen and
  * val/vlen (a key without '=' has vlen 0) and returns 1, or 0 at the end.

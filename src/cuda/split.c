@@ -42,6 +42,7 @@ struct hay_split {
     uint64_t worker_done;    /* atomic: bytes of pieces done */
     uint64_t cpu_done;       /* atomic: bytes of the CPU's pieces done */
     unsigned cpu_threads;    /* CPU threads claiming pieces of their own */
+    int worker_running;      /* atomic: the worker has claimed a piece */
     hay_status worker_status;
     double worker_seconds;
 };
@@ -109,6 +110,7 @@ bool hay_split_claim_back(hay_split *sp, uint64_t want, size_t *piece,
     pthread_mutex_unlock(&sp->lock);
     if (!ok)
         return false;
+    __atomic_store_n(&sp->worker_running, 1, __ATOMIC_RELEASE);
     split_piece *p = &sp->p[sp->np];
     memset(p, 0, sizeof *p);
     p->gs = *gs;
@@ -220,12 +222,14 @@ hay_status hay_split_host_worker(hay_split *sp, void *wctx)
 
 /* The next CPU piece: cpu_piece bytes for the whole team (the list), or a
  * guided piece for one of cpu_threads threads claiming their own. */
-static bool claim_front(hay_split *sp, bool own, uint64_t *a, uint64_t *b)
+static bool claim_front(hay_split *sp, bool own, uint64_t most, uint64_t *a, uint64_t *b)
 {
     pthread_mutex_lock(&sp->lock);
     bool ok = sp->front < sp->back;
     if (ok) {
         uint64_t left = sp->back - sp->front, want = sp->cfg->cpu_piece;
+        if (want > most)
+            want = most;
         if (own)
             want = guided(left, 1.0 - worker_share(sp), sp->cpu_threads, GUIDE_MIN_CPU, want);
         if (want == 0)
@@ -319,6 +323,7 @@ typedef struct cpu_member {
     hay_scan_opts o;          /* one thread */
     uint64_t *counts;         /* HAY_SPLIT_EACH: its own, or the shared ones */
     bool shared_counts;
+    bool extra;               /* leaves once the worker runs (cfg.cpu_keep) */
     uint64_t total;
     hay_status s;
 } cpu_member;
@@ -327,9 +332,10 @@ static void *member_main(void *arg)
 {
     cpu_member *m = arg;
     hay_split *sp = m->sp;
-    uint64_t a, b;
+    uint64_t a, b, most = m->extra ? HAY_SPLIT_EXTRA_PIECE : UINT64_MAX;
     while (m->s == HAY_OK && !__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) &&
-           claim_front(sp, true, &a, &b)) {
+           !(m->extra && __atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE)) &&
+           claim_front(sp, true, most, &a, &b)) {
         m->s = cpu_range(sp, m->scratch, &m->o, a, b, NULL, NULL, &m->total, m->counts,
                          m->shared_counts);
         __atomic_add_fetch(&sp->cpu_done, b - a, __ATOMIC_RELAXED);
@@ -368,6 +374,7 @@ static hay_status cpu_team(hay_split *sp, hay_scratch *scratch, const hay_scan_o
         m[i].o.chunk_size = 0;
         m[i].counts = own ? own_counts + (size_t)i * n : counts;
         m[i].shared_counts = !own;
+        m[i].extra = sp->cfg->cpu_keep && i >= sp->cfg->cpu_keep;
         m[i].s = HAY_OK;
         if (i > 0) {
             if (pthread_create(&th[i], NULL, member_main, &m[i]) != 0)
@@ -457,7 +464,7 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
         res->cpu_seconds = hay_now() - t0;
         res->cpu_bytes = __atomic_load_n(&sp.cpu_done, __ATOMIC_RELAXED);
     } else {
-        while (s == HAY_OK && claim_front(&sp, false, &a, &b)) {
+        while (s == HAY_OK && claim_front(&sp, false, UINT64_MAX, &a, &b)) {
             double t0 = hay_now();
             s = cpu_range(&sp, scratch, &co, a, b, fn, ctx, &total, counts, false);
             res->cpu_seconds += hay_now() - t0;
