@@ -56,13 +56,12 @@
  *                       quarter of free device memory))
  *   stage_threads=N     threads copying host input into the pinned staging
  *                       buffers (default 16; 4 on a split=on GPU side,
- *                       cores - cores/5 - 1 on an auto or split=heavy one)
+ *                       cores - cores/5 - 1 on a split=heavy one)
  *   split=auto|on|off|heavy|emulate   backend auto: share one input
  *                       between the CPU threads and the GPU (split.h).
- *                       auto (default): when auto's measured rates send a
- *                       pattern set's input to the GPU (and gpu_min= is not
- *                       given), counts and counts per pattern run as a
- *                       heavy split; the list runs on the GPU alone.
+ *                       auto (default) and off: never (auto: the heavy
+ *                       split lost in whole commands, docs/PERF.md "The
+ *                       split that adds up").
  *                       heavy: the GPU side stages on most cores, as it
  *                       would alone, and split_keep CPU threads (default
  *                       cores/5) search from the front, all cores but one
@@ -72,7 +71,7 @@
  *                       transfer= is given) on reg_threads threads, the CPU
  *                       side on cores - 1 - reg_threads threads (else
  *                       cores - 5); measured slower than the better side
- *                       alone on the H200 host.  off: never.  emulate: a
+ *                       alone on the H200 host.  emulate: a
  *                       host thread in the GPU's place (tests the split
  *                       without a GPU)
  *   split_keep=N        the count modes' CPU threads that stay once the
