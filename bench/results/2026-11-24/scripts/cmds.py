@@ -1,0 +1,23 @@
+import subprocess, sys, time, os, statistics
+H = "build-gpu/hay"
+SN = ".device-carry/data/patterns/snort-community.txt"
+ET = ".device-carry/data/patterns/et-open.txt"
+NAMES = sum([["-e", p] for p in ["Sherlock Holmes", "Pierre", "Ahab", "Jesus", "whale", "Lord", "President", "government"]], [])
+sets = {"snort": ["--escapes", "-f", SN], "etopen": ["--escapes", "-f", ET], "names": NAMES}
+cfgs = {"cpu": ["--backend", "cpu"], "cuda": ["--backend", "cuda"],
+        "auto-split-off": ["--backend", "auto", "--params", "split=off"], "auto": ["--backend", "auto"]}
+runs = int(os.environ.get("RUNS", "5"))
+for f in sys.argv[1:]:
+    for sname in os.environ.get("SETS", "snort,etopen,names").split(","):
+        for cname, c in cfgs.items():
+            cmd = [H, "find", "--count-matches"] + c + sets[sname] + [f]
+            ts, out = [], ""
+            for _ in range(runs):
+                t0 = time.time()
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                ts.append(time.time() - t0)
+                out = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr.strip()[:80]
+            st = subprocess.run(cmd[:2] + ["--stats"] + cmd[2:], capture_output=True, text=True).stderr
+            note = [l for l in st.splitlines() if "ran=" in l or "split " in l]
+            print("%-7s %-15s %-8s median %.3f s  runs %s  | %s | %s" % (sname, cname, os.path.basename(f),
+                  statistics.median(ts), " ".join("%.3f" % t for t in ts), out[-40:], " ; ".join(l[7:150] for l in note)), flush=True)
