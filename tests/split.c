@@ -265,22 +265,36 @@ static int slow_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return tu_check_cb(id, start, end, x->ck);
 }
 
+/* A case over len bytes of a four-letter alphabet (seeded), with the
+ * oracle's matches; false when no memory.  The caller frees c->hay and
+ * c->exp. */
+static bool random_case(tu_case *c, size_t len, uint64_t seed, const char *name,
+                        hay_pattern *pats, size_t npats)
+{
+    memset(c, 0, sizeof *c);
+    uint8_t *hay = malloc(len);
+    if (!CHECK(hay != NULL, "malloc %zu", len))
+        return false;
+    tu_rng r = { seed };
+    for (size_t i = 0; i < len; i++)
+        hay[i] = (uint8_t)('a' + tu_below(&r, 4));
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->hay = hay;
+    c->len = len;
+    c->pats = pats;
+    c->npats = npats;
+    tu_oracle(hay, len, pats, npats, false, &c->exp);
+    return true;
+}
+
 static void run_worker_share(void)
 {
     size_t len = (size_t)8 << 20;
-    uint8_t *hay = malloc(len);
-    tu_rng r = { 12345 };
-    for (size_t i = 0; i < len; i++)
-        hay[i] = (uint8_t)('a' + tu_below(&r, 4));
     hay_pattern pats[3] = { { "abcab", 5 }, { "dd", 2 }, { "cabacadab", 9 } };
     tu_case c;
-    memset(&c, 0, sizeof c);
-    snprintf(c.name, sizeof c.name, "random 8 MiB");
-    c.hay = hay;
-    c.len = len;
-    c.pats = pats;
-    c.npats = 3;
-    tu_oracle(hay, len, pats, 3, false, &c.exp);
+    if (!random_case(&c, len, 12345, "random 8 MiB", pats, 3))
+        return;
+    uint8_t *hay = c.hay;
     hay_patterns *set = NULL;
     hay_status s = compile_split(&c, "chunk=256K,split_piece=128K", HAY_MATCH_ALL, &set);
     if (CHECK(s == HAY_OK, "compile share: %s", hay_strerror(s))) {
@@ -357,21 +371,11 @@ static void run_worker_share(void)
 static void run_team(void)
 {
     size_t len = (size_t)8 << 20;
-    uint8_t *hay = malloc(len);
-    if (!CHECK(hay != NULL, "malloc"))
-        return;
-    tu_rng r = { 777 };
-    for (size_t i = 0; i < len; i++)
-        hay[i] = (uint8_t)('a' + tu_below(&r, 4));
     hay_pattern pats[4] = { { "abca", 4 }, { "d", 1 }, { "cabacadab", 9 }, { "bb", 2 } };
     tu_case c;
-    memset(&c, 0, sizeof c);
-    snprintf(c.name, sizeof c.name, "team 8 MiB");
-    c.hay = hay;
-    c.len = len;
-    c.pats = pats;
-    c.npats = 4;
-    tu_oracle(hay, len, pats, 4, false, &c.exp);
+    if (!random_case(&c, len, 777, "team 8 MiB", pats, 4))
+        return;
+    uint8_t *hay = c.hay;
     uint64_t want[4] = { 0 };
     for (size_t i = 0; i < c.exp.n; i++)
         want[c.exp.m[i].id]++;
