@@ -983,7 +983,8 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
     r.ctx = ctx;
     r.back = set->max_len - 1;
     r.sp = sp;
-    /* A split's CPU threads are searching: the GPU side copies with few. */
+    /* A split's CPU threads are searching: the GPU side copies with few,
+     * unless the caller says how many (split=heavy). */
     r.stage_threads = cs->stage_threads ? cs->stage_threads
                       : stage_threads        ? stage_threads
                       : sp                   ? SPLIT_STAGE_THREADS
@@ -1408,7 +1409,7 @@ static cuda_set *auto_gpu_get(const hay_patterns *set, const char **why)
 }
 #endif
 
-enum { RUN_CPU, RUN_GPU, RUN_SPLIT, RUN_HEAVY };
+enum { RUN_CPU, RUN_GPU, RUN_SPLIT };
 
 /* Where an auto scan of len bytes runs, with a note; *gpu is the GPU
  * state for RUN_GPU (a split's worker makes it itself, so that its
@@ -1431,11 +1432,8 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
     if (g->split == SPLIT_HEAVY) {
         *note = "split, the GPU staging on most cores and CPU threads on the rest "
                 "(split=heavy)";
-        return RUN_HEAVY;
+        return RUN_SPLIT;
     }
-    /* split=auto does not split: split=on lost to the better side alone
-     * for one literal (the CPU) and for snort-community (the GPU),
-     * docs/PERF.md "Backend auto: CPU and GPU on one input". */
     (void)mode;
     bool given;
     if (len < auto_threshold(set, &given)) {
@@ -1447,11 +1445,14 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
                 "rate; CPU";
         return RUN_CPU;
     }
-    /* split=auto does not split: the heavy split (split=heavy) beat the
-     * GPU alone by 8-10% in warm scans, but lost 15% in whole commands
-     * (snort-community, 4 GiB: 0.744 against 0.648 s), its CPU pieces
-     * sized in bytes (32 MiB: 0.27 s at Snort's rate per thread) rather
-     * than by the measured rate (docs/PERF.md "The split that adds up"). */
+    /* split=auto does not split.  split=on lost to the better side alone
+     * for one literal (the CPU) and for snort-community (the GPU),
+     * docs/PERF.md "Backend auto: CPU and GPU on one input"; split=heavy
+     * beat the GPU alone by 8-16% in warm scans but lost 15% in whole
+     * commands (snort-community, 4 GiB: 0.744 against 0.648 s), its CPU
+     * pieces sized in bytes (32 MiB: 0.27 s at Snort's rate per thread)
+     * rather than by the measured rate (docs/PERF.md "The split that adds
+     * up"). */
     *gpu = auto_gpu_get(set, note);
     if (!*gpu)
         return RUN_CPU;
@@ -1520,7 +1521,7 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
                              const uint8_t *data, uint64_t len,
                              const hay_scan_opts *o, int mode, hay_match_fn fn,
                              void *ctx, uint64_t *count, uint64_t *counts,
-                             const char *note, double t0, bool heavy)
+                             const char *note, double t0)
 {
     auto_gpu *g = set->aux;
     split_gpu w;
@@ -1532,12 +1533,12 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     uint64_t piece = g->split_piece ? g->split_piece : SPLIT_PIECE;
     hay_scan_opts co = *o;
     unsigned keep = g->keep;
-    if (heavy) {
-        /* Auto chose the GPU (its measured rate beats the CPU's): the GPU
-         * side stages with most of the cores, as alone, and the cores it
-         * does not need search from the front; all but its own search
-         * while the GPU starts up.  H200 host, 16 cores: 12 copy threads
-         * and 3 CPU threads (docs/PERF.md "The split that adds up"). */
+    if (g->split == SPLIT_HEAVY) {
+        /* The GPU side stages with most of the cores, as alone, and the
+         * cores it does not need search from the front; all but its own
+         * search while the GPU starts up.  H200 host, 16 cores: 12 copy
+         * threads and 3 CPU threads (docs/PERF.md "The split that adds
+         * up"). */
         unsigned cores = hay_cpu_count();
         if (!keep)
             keep = cores >= 8 ? cores / 5 : 1;
@@ -1623,9 +1624,9 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
     void *gpu;
     double t0 = hay_now();
     int where = auto_pick(set, scratch, data, len, o, mode, &note, &gpu);
-    if (where == RUN_SPLIT || where == RUN_HEAVY)
+    if (where == RUN_SPLIT)
         return auto_split(set, scratch, data, len, o, mode, fn, ctx, count, counts,
-                          note, t0, where == RUN_HEAVY);
+                          note, t0);
 #ifdef HAY_HAVE_CUDA
     if (where == RUN_GPU)
         return gpu_scan(set, gpu, data, NULL, len, o, mode, fn, ctx, count, counts,

@@ -57,6 +57,8 @@ struct hay_split {
  * that has done nothing yet is taken as one half. */
 #define GUIDE_MIN_CPU ((uint64_t)1 << 20)
 #define GUIDE_MIN_WORKER ((uint64_t)4 << 20)
+/* The most a CPU thread beyond cfg.cpu_keep claims at a time. */
+#define EXTRA_PIECE ((uint64_t)4 << 20)
 
 /* The worker's share of the rate so far, in [0, 1] (lock held or not:
  * the counters are atomics). */
@@ -332,7 +334,7 @@ static void *member_main(void *arg)
 {
     cpu_member *m = arg;
     hay_split *sp = m->sp;
-    uint64_t a, b, most = m->extra ? HAY_SPLIT_EXTRA_PIECE : UINT64_MAX;
+    uint64_t a, b, most = m->extra ? EXTRA_PIECE : UINT64_MAX;
     while (m->s == HAY_OK && !__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) &&
            !(m->extra && __atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE)) &&
            claim_front(sp, true, most, &a, &b)) {
@@ -399,10 +401,6 @@ static hay_status cpu_team(hay_split *sp, hay_scratch *scratch, const hay_scan_o
     free(own_counts);
     return s;
 }
-
-typedef struct worker_arg {
-    hay_split *sp;
-} worker_arg;
 
 static void *worker_main(void *arg)
 {

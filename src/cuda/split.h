@@ -42,11 +42,9 @@ typedef struct hay_split_cfg {
     /* The count modes' CPU threads that go on once the worker has taken
      * its first piece (0: all of them); the others search only while the
      * worker is starting (the GPU's start-up), in pieces of at most
-     * HAY_SPLIT_EXTRA_PIECE, and leave their cores to it. */
+     * 4 MiB, and leave their cores to it. */
     unsigned cpu_keep;
 } hay_split_cfg;
-
-#define HAY_SPLIT_EXTRA_PIECE ((uint64_t)4 << 20)
 
 /* What a split scan did (filled by hay_split_scan). */
 typedef struct hay_split_result {
