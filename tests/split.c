@@ -16,6 +16,7 @@
  * again), and a scan where the GPU side must have taken part.
  */
 #include "cases.h"
+#include "../src/cuda/split.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,186 @@ static void run_team(void)
     free(hay);
 }
 
+/* A count that starts after a front already counted (cfg.front: backend
+ * auto's probe of the CPU's rate, whose count the split keeps): the split
+ * called directly with the host worker, fronts at 0, 1, inside matches,
+ * the middle and the end, against the oracle. */
+static void run_front(void)
+{
+    size_t len = (size_t)3 << 20;
+    hay_pattern pats[3] = { { "abcab", 5 }, { "dd", 2 }, { "cabacadab", 9 } };
+    tu_case c;
+    if (!random_case(&c, len, 4242, "front 3 MiB", pats, 3))
+        return;
+    hay_patterns *set = NULL;
+    hay_status s = compile_split(&c, NULL, HAY_MATCH_ALL, &set);
+    if (CHECK(s == HAY_OK, "compile front: %s", hay_strerror(s))) {
+        hay_scratch *scratch = NULL;
+        CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
+        /* A match's end inside it (not at a match's end). */
+        uint64_t mid = c.exp.n ? c.exp.m[c.exp.n / 2].end - 1 : len / 2;
+        const uint64_t fronts[] = { 0, 1, 7, mid, len / 2, len - 3, len };
+        uint64_t piece = 200000;
+        for (size_t f = 0; f < sizeof fronts / sizeof fronts[0]; f++)
+            for (unsigned threads = 1; threads <= 3; threads += 2) {
+                /* The front's count as given (here off by `extra`, to see
+                 * that it is taken and the front not searched again). */
+                uint64_t before = 0, extra = fronts[f] ? 1000 : 0;
+                for (size_t i = 0; i < c.exp.n; i++)
+                    before += c.exp.m[i].end <= fronts[f];
+                hay_split_cfg cfg = { 65536, (uint64_t)1 << 20, hay_split_host_worker,
+                                      &piece, 0, fronts[f], before + extra };
+                hay_scan_opts o;
+                hay_scan_opts_init(&o);
+                o.threads = threads;
+                hay_split_result res;
+                uint64_t n = 0;
+                s = hay_split_scan(set, scratch, c.hay, len, &o, HAY_SPLIT_COUNT, NULL,
+                                   NULL, &n, NULL, &cfg, &res);
+                CHECK(s == HAY_OK && n == c.exp.n + extra,
+                      "front %llu, %u threads: %s, count %llu, want %llu",
+                      (unsigned long long)fronts[f], threads, hay_strerror(s),
+                      (unsigned long long)n, (unsigned long long)(c.exp.n + extra));
+                CHECK(res.cpu_bytes + res.worker_bytes == len,
+                      "front %llu: CPU %llu + worker %llu bytes, want %zu",
+                      (unsigned long long)fronts[f], (unsigned long long)res.cpu_bytes,
+                      (unsigned long long)res.worker_bytes, len);
+            }
+        hay_scratch_free(scratch);
+        hay_patterns_free(set);
+    }
+    tu_mlist_free(&c.exp);
+    free(c.hay);
+}
+
+/* Workers that fail (no GPU; a GPU error after a piece): the CPU
+ * searches everything, the worker's thread among its threads in the count
+ * modes (split.c's cpu_helper), and nothing is counted twice. */
+static hay_status fail_at_once(hay_split *sp, void *wctx)
+{
+    (void)sp; (void)wctx;
+    return HAY_ERR_NO_DEVICE;
+}
+
+static hay_status fail_after_piece(hay_split *sp, void *wctx)
+{
+    (void)wctx;
+    size_t k;
+    uint64_t gs, ge;
+    if (hay_split_claim_back(sp, 100000, &k, &gs, &ge) && hay_split_mode(sp) == HAY_SPLIT_EACH)
+        hay_split_counts(sp)[0] += 5;   /* partial counts, to be dropped */
+    return HAY_ERR_DEVICE;
+}
+
+static void run_failing_worker(void)
+{
+    size_t len = (size_t)2 << 20;
+    hay_pattern pats[3] = { { "abcab", 5 }, { "dd", 2 }, { "cabacadab", 9 } };
+    tu_case c;
+    if (!random_case(&c, len, 515, "failing worker 2 MiB", pats, 3))
+        return;
+    uint64_t want[3] = { 0 };
+    for (size_t i = 0; i < c.exp.n; i++)
+        want[c.exp.m[i].id]++;
+    hay_patterns *set = NULL;
+    hay_status s = compile_split(&c, NULL, HAY_MATCH_ALL, &set);
+    if (CHECK(s == HAY_OK, "compile failing: %s", hay_strerror(s))) {
+        hay_scratch *scratch = NULL;
+        CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
+        hay_split_worker_fn workers[2] = { fail_at_once, fail_after_piece };
+        for (int w = 0; w < 2; w++)
+            for (unsigned threads = 1; threads <= 4; threads++)
+                for (int mode = HAY_SPLIT_COUNT; mode <= HAY_SPLIT_EACH; mode++) {
+                    hay_split_cfg cfg = { 65536, (uint64_t)1 << 20, workers[w], NULL, 0, 0, 0 };
+                    hay_scan_opts o;
+                    hay_scan_opts_init(&o);
+                    o.threads = threads;
+                    hay_split_result res;
+                    uint64_t n = 0, each[3] = { 0 };
+                    s = hay_split_scan(set, scratch, c.hay, len, &o, mode, NULL, NULL, &n,
+                                       each, &cfg, &res);
+                    bool ok = s == HAY_OK && n == c.exp.n &&
+                              (mode == HAY_SPLIT_COUNT || !memcmp(each, want, sizeof want));
+                    CHECK(ok, "failing worker %d, %u threads, mode %d: %s, count %llu, "
+                          "want %zu; counts %llu %llu %llu, want %llu %llu %llu", w, threads,
+                          mode, hay_strerror(s), (unsigned long long)n, c.exp.n,
+                          (unsigned long long)each[0], (unsigned long long)each[1],
+                          (unsigned long long)each[2], (unsigned long long)want[0],
+                          (unsigned long long)want[1], (unsigned long long)want[2]);
+                    CHECK(res.cpu_bytes == len && res.worker_bytes == 0 && res.worker_status < 0,
+                          "failing worker %d: CPU %llu bytes, worker %llu, status %d", w,
+                          (unsigned long long)res.cpu_bytes,
+                          (unsigned long long)res.worker_bytes, (int)res.worker_status);
+                }
+        hay_scratch_free(scratch);
+        hay_patterns_free(set);
+    }
+    tu_mlist_free(&c.exp);
+    free(c.hay);
+}
+
+/* Backend auto's default on an input at its GPU threshold (256 MiB for
+ * several patterns): its probe of the CPU's rate counts the first 32 MiB,
+ * and the count goes on from there (on the CPU when no GPU is usable, in
+ * the split when the GPU wins), never counting a match twice or missing
+ * one across the probe's end.  Matches are planted across that end; the
+ * count against the CPU backend's, twice (the second scan has no probe). */
+static void run_probe_reuse(void)
+{
+    size_t len = (size_t)288 << 20, probe = (size_t)32 << 20;
+    hay_pattern pats[3] = { { "abcab", 5 }, { "dd", 2 }, { "cabacadabxyz", 12 } };
+    uint8_t *hay = malloc(len);
+    if (!CHECK(hay != NULL, "malloc %zu", len))
+        return;
+    tu_rng r = { 99 };
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t x = tu_rand(&r);
+        for (size_t k = 0; k < 8 && i + k < len; k++)
+            hay[i + k] = (uint8_t)('a' + ((x >> (8 * k)) & 3));
+    }
+    /* The long pattern across the probe's end, "abcab" just before it,
+     * and one more a MiB further. */
+    memcpy(hay + probe - 6, "cabacadabxyz", 12);
+    memcpy(hay + probe - 17, "abcab", 5);
+    memcpy(hay + probe + ((size_t)1 << 20) - 3, "cabacadabxyz", 12);
+    uint64_t want[2] = { 0, 0 };
+    for (int b = 0; b < 2; b++) {
+        hay_compile_opts co;
+        hay_compile_opts_init(&co);
+        co.backend = b ? HAY_BACKEND_AUTO : HAY_BACKEND_CPU;
+        hay_patterns *set = NULL;
+        hay_scratch *scratch = NULL;
+        hay_status cs = hay_patterns_compile(pats, 3, &co, &set);
+        if (!CHECK(cs == HAY_OK, "compile probe set: %s", hay_strerror(cs)))
+            break;
+        CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
+        for (int rep = 0; rep < 2; rep++) {
+            hay_scan_opts o;
+            hay_scan_opts_init(&o);
+            hay_scan_stats st;
+            memset(&st, 0, sizeof st);
+            o.stats = &st;
+            uint64_t n = 0;
+            hay_status s = hay_scan_count(set, scratch, hay, len, &o, &n);
+            if (b == 0) {
+                CHECK_ST(s, HAY_OK, "cpu count");
+                want[rep] = n;
+                continue;
+            }
+            CHECK(s == HAY_OK && n == want[rep],
+                  "auto count over the probe's end, scan %d: %s, %llu, want %llu (%s)",
+                  rep + 1, hay_strerror(s), (unsigned long long)n,
+                  (unsigned long long)want[rep], st.note ? st.note : "");
+            printf("probe reuse, scan %d: %llu matches, ran %s: %s\n", rep + 1,
+                   (unsigned long long)n, hay_backend_name(st.backend),
+                   st.note ? st.note : "");
+        }
+        hay_scratch_free(scratch);
+        hay_patterns_free(set);
+    }
+    free(hay);
+}
+
 /* Which memory the GPU may pin in place for transfer=register
  * (src/cuda/hostreg.h): checked here on every machine, GPU or not. */
 bool hay_hostreg_eligible(const void *p, uint64_t n);
@@ -496,6 +677,11 @@ int main(int argc, char **argv)
     run_dense(70000, "chunk=4096,split_piece=999");
     run_worker_share();
     run_team();
+    if (!on_gpu) {
+        run_front();
+        run_failing_worker();
+    }
+    run_probe_reuse();
     if (on_gpu) {
         /* The GPU side copying straight from the input (transfer=register):
          * each case's haystack is copied into a shared mapping, since heap

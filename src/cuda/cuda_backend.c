@@ -1321,7 +1321,8 @@ static uint64_t auto_threshold(const hay_patterns *set, bool *given)
 #define AUTO_GPU_RATE 40e9
 static bool auto_cpu_sooner(const hay_patterns *set, hay_scratch *scratch,
                             const uint8_t *data, uint64_t len,
-                            const hay_scan_opts *o)
+                            const hay_scan_opts *o, uint64_t *probed,
+                            uint64_t *probe_count)
 {
     auto_gpu *g = set->aux;
     pthread_mutex_lock(&auto_lock);
@@ -1337,6 +1338,8 @@ static bool auto_cpu_sooner(const hay_patterns *set, hay_scratch *scratch,
         if (hay_cpu_backend.count(set, scratch, data, probe, &po, &n) != HAY_OK)
             return false;
         double t = hay_now() - t0;
+        *probed = probe;   /* the matches ending in its first probe bytes */
+        *probe_count = n;
         rate = (double)probe / (t > 1e-6 ? t : 1e-6);
         pthread_mutex_lock(&auto_lock);
         g->cpu_rate = rate;
@@ -1416,10 +1419,12 @@ enum { RUN_CPU, RUN_GPU, RUN_SPLIT };
  * start-up overlaps the CPU's searching). */
 static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
                      const uint8_t *data, uint64_t len, const hay_scan_opts *o,
-                     int mode, const char **note, void **gpu)
+                     int mode, const char **note, void **gpu, uint64_t *probed,
+                     uint64_t *probe_count)
 {
     const auto_gpu *g = set->aux;
     *gpu = NULL;
+    *probed = *probe_count = 0;
     if (g->split == SPLIT_EMULATE) {
         *note = "split between CPU threads and a host thread (split=emulate)";
         return RUN_SPLIT;
@@ -1434,25 +1439,39 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
                 "(split=heavy)";
         return RUN_SPLIT;
     }
-    (void)mode;
     bool given;
     if (len < auto_threshold(set, &given)) {
         *note = "input below the GPU threshold; CPU";
         return RUN_CPU;
     }
-    if (!given && set->n > 1 && auto_cpu_sooner(set, scratch, data, len, o)) {
+    if (!given && set->n > 1 &&
+        auto_cpu_sooner(set, scratch, data, len, o, probed, probe_count)) {
         *note = "the CPU's measured rate on this set beats the GPU's start-up and "
                 "rate; CPU";
         return RUN_CPU;
     }
-    /* split=auto does not split.  split=on lost to the better side alone
-     * for one literal (the CPU) and for snort-community (the GPU),
-     * docs/PERF.md "Backend auto: CPU and GPU on one input"; split=heavy
-     * beat the GPU alone by 8-16% in warm scans but lost 15% in whole
-     * commands (snort-community, 4 GiB: 0.744 against 0.648 s), its CPU
-     * pieces sized in bytes (32 MiB: 0.27 s at Snort's rate per thread)
-     * rather than by the measured rate (docs/PERF.md "The split that adds
-     * up"). */
+    /* The GPU wins by the measured rates: in the count modes it shares the
+     * input with the cores its copies leave free, the heavy split, and the
+     * CPU searches while the GPU starts up (docs/PERF.md "The split that
+     * adds up").  split=off, gpu_min= given, and the list: the GPU alone.
+     * (split=on, the GPU side on few cores, lost to the better side alone:
+     * "Backend auto: CPU and GPU on one input".) */
+    if (!given && g->split == SPLIT_AUTO && mode != MODE_LIST) {
+        pthread_mutex_lock(&auto_lock);
+        int state = g->state;
+        const char *why = g->why;
+        pthread_mutex_unlock(&auto_lock);
+        /* Not asked here whether there is a GPU: the first CUDA call
+         * (0.1 s on the H200 host) is the worker's, while the CPU
+         * searches; with none the CPU searches it all. */
+        if (state < 0) {
+            *note = why;
+            return RUN_CPU;
+        }
+        *note = "the GPU's rate beats the CPU's: split, the GPU staging on most cores "
+                "and CPU threads on the rest";
+        return RUN_SPLIT;
+    }
     *gpu = auto_gpu_get(set, note);
     if (!*gpu)
         return RUN_CPU;
@@ -1460,6 +1479,7 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
     return RUN_GPU;
 #else
     (void)scratch; (void)data; (void)len; (void)o; (void)mode;
+    (void)probed; (void)probe_count;
     *note = "no CUDA backend in this build; CPU";
     return RUN_CPU;
 #endif
@@ -1521,7 +1541,8 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
                              const uint8_t *data, uint64_t len,
                              const hay_scan_opts *o, int mode, hay_match_fn fn,
                              void *ctx, uint64_t *count, uint64_t *counts,
-                             const char *note, double t0)
+                             const char *note, double t0, uint64_t probed,
+                             uint64_t probe_count)
 {
     auto_gpu *g = set->aux;
     split_gpu w;
@@ -1533,7 +1554,7 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     uint64_t piece = g->split_piece ? g->split_piece : SPLIT_PIECE;
     hay_scan_opts co = *o;
     unsigned keep = g->keep;
-    if (g->split == SPLIT_HEAVY) {
+    if (g->split == SPLIT_HEAVY || g->split == SPLIT_AUTO) {
         /* The GPU side stages with most of the cores, as alone, and the
          * cores it does not need search from the front; all but its own
          * search while the GPU starts up.  H200 host, 16 cores: 12 copy
@@ -1561,7 +1582,7 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     }
     o = &co;
     hay_split_cfg cfg = { piece, g->split_buffer, hay_split_host_worker,
-                          &g->emulate_piece, keep };
+                          &g->emulate_piece, keep, probed, probe_count };
 #ifdef HAY_HAVE_CUDA
     if (g->split != SPLIT_EMULATE) {
         cfg.worker = split_gpu_worker;
@@ -1623,10 +1644,12 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
     const char *note;
     void *gpu;
     double t0 = hay_now();
-    int where = auto_pick(set, scratch, data, len, o, mode, &note, &gpu);
+    uint64_t probed, probe_count;
+    int where = auto_pick(set, scratch, data, len, o, mode, &note, &gpu, &probed,
+                          &probe_count);
     if (where == RUN_SPLIT)
         return auto_split(set, scratch, data, len, o, mode, fn, ctx, count, counts,
-                          note, t0);
+                          note, t0, mode == MODE_COUNT ? probed : 0, probe_count);
 #ifdef HAY_HAVE_CUDA
     if (where == RUN_GPU)
         return gpu_scan(set, gpu, data, NULL, len, o, mode, fn, ctx, count, counts,
@@ -1638,6 +1661,17 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
         count_fwd c = { fn, ctx, 0 };
         s = hay_cpu_backend.scan(set, scratch, data, len, o, count_fwd_cb, &c);
         n = c.n;
+    } else if (mode == MODE_COUNT && probed && probed <= len && !o->progress) {
+        /* The probe of the CPU's rate counted the matches ending in its
+         * first probed bytes: the rest is searched from longest - 1 bytes
+         * before it, less the matches ending there. */
+        uint64_t back = set->max_len - 1, lo = probed > back ? probed - back : 0;
+        uint64_t rest = 0, under = 0;
+        s = hay_cpu_backend.count(set, scratch, data + lo, len - lo, o, &rest);
+        if (s == HAY_OK && probed > lo)
+            s = hay_cpu_backend.count(set, scratch, data + lo, probed - lo, o, &under);
+        *count = probe_count + rest - under;
+        n = *count;
     } else if (mode == MODE_COUNT) {
         s = hay_cpu_backend.count(set, scratch, data, len, o, count);
         n = *count;

@@ -45,6 +45,13 @@ struct hay_split {
     int worker_running;      /* atomic: the worker has claimed a piece */
     hay_status worker_status;
     double worker_seconds;
+    /* The count modes: when the worker fails (no GPU), its thread searches
+     * from the front as one more CPU thread (cpu_helper). */
+    hay_scratch *scratch;
+    const hay_scan_opts *co;
+    uint64_t helper_total;
+    uint64_t *helper_counts;
+    hay_status helper_status;
 };
 
 /* Guided piece sizes ------------------------------------------------------ *
@@ -55,10 +62,17 @@ struct hay_split {
  * split is the later side's, and a GPU piece claimed early can outlast the
  * CPU's last one by milliseconds (docs/PERF.md).  The share of the side
  * that has done nothing yet is taken as one half. */
-#define GUIDE_MIN_CPU ((uint64_t)1 << 20)
+#define GUIDE_MIN_CPU ((uint64_t)256 << 10)
 #define GUIDE_MIN_WORKER ((uint64_t)4 << 20)
 /* The most a CPU thread beyond cfg.cpu_keep claims at a time. */
 #define EXTRA_PIECE ((uint64_t)4 << 20)
+/* A CPU thread of the count modes sizes its pieces by its own rate so far
+ * (bytes per second of its last pieces): PIECE_SECONDS of work, its first
+ * piece FIRST_PIECE bytes.  Sized in bytes alone (32 MiB), a piece took
+ * 0.27 s at Snort's rate per thread and the GPU side waited for it at the
+ * meeting (docs/PERF.md "The split that adds up"). */
+#define PIECE_SECONDS 0.008
+#define FIRST_PIECE ((uint64_t)1 << 20)
 
 /* The worker's share of the rate so far, in [0, 1] (lock held or not:
  * the counters are atomics). */
@@ -334,13 +348,22 @@ static void *member_main(void *arg)
 {
     cpu_member *m = arg;
     hay_split *sp = m->sp;
-    uint64_t a, b, most = m->extra ? EXTRA_PIECE : UINT64_MAX;
+    uint64_t a, b, cap = m->extra ? EXTRA_PIECE : UINT64_MAX, most = FIRST_PIECE;
+    double rate = 0;   /* this thread's bytes per second, 0 before its first piece */
     while (m->s == HAY_OK && !__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) &&
            !(m->extra && __atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE)) &&
-           claim_front(sp, true, most, &a, &b)) {
+           claim_front(sp, true, most < cap ? most : cap, &a, &b)) {
+        double t0 = hay_now();
         m->s = cpu_range(sp, m->scratch, &m->o, a, b, NULL, NULL, &m->total, m->counts,
                          m->shared_counts);
+        double t = hay_now() - t0;
         __atomic_add_fetch(&sp->cpu_done, b - a, __ATOMIC_RELAXED);
+        /* The rate of the pieces so far, the last weighing half. */
+        double r = (double)(b - a) / (t > 1e-7 ? t : 1e-7);
+        rate = rate > 0 ? 0.5 * (rate + r) : r;
+        double w = rate * PIECE_SECONDS;
+        most = w < (double)GUIDE_MIN_CPU ? GUIDE_MIN_CPU
+               : w > (double)UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)w;
     }
     if (m->s != HAY_OK)
         __atomic_store_n(&sp->stop, 1, __ATOMIC_RELEASE);
@@ -402,12 +425,39 @@ static hay_status cpu_team(hay_split *sp, hay_scratch *scratch, const hay_scan_o
     return s;
 }
 
+/* The worker's thread, once the worker has failed (no GPU, or a GPU
+ * error): one more CPU thread, so that a split with no GPU searches on
+ * every core it was given.  Its counts are its own, added after it is
+ * joined. */
+static void cpu_helper(hay_split *sp)
+{
+    cpu_member m;
+    memset(&m, 0, sizeof m);
+    m.sp = sp;
+    m.scratch = sp->scratch;
+    m.o = *sp->co;
+    m.o.threads = 1;
+    m.o.chunk_size = 0;
+    m.s = HAY_OK;
+    if (sp->mode == HAY_SPLIT_EACH) {
+        sp->helper_counts = calloc(sp->set->n, sizeof *sp->helper_counts);
+        if (!sp->helper_counts)
+            return;
+        m.counts = sp->helper_counts;
+    }
+    member_main(&m);
+    sp->helper_total = m.total;
+    sp->helper_status = m.s;
+}
+
 static void *worker_main(void *arg)
 {
     hay_split *sp = arg;
     double t0 = hay_now();
     sp->worker_status = sp->cfg->worker(sp, sp->cfg->wctx);
     sp->worker_seconds = hay_now() - t0;
+    if (sp->worker_status < 0 && sp->mode != HAY_SPLIT_LIST)
+        cpu_helper(sp);
     return NULL;
 }
 
@@ -426,6 +476,12 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
     sp.mode = mode;
     sp.cfg = cfg;
     sp.back = len;
+    uint64_t total = 0, a, b;
+    if (mode == HAY_SPLIT_COUNT && cfg->front && cfg->front <= len) {
+        sp.front = cfg->front;
+        total = cfg->front_count;
+        res->cpu_bytes = cfg->front;
+    }
     if (count)
         *count = 0;
     if (mode == HAY_SPLIT_EACH) {
@@ -445,22 +501,24 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
      * own; the list keeps one team per piece (its matches go out in order
      * as it goes). */
     unsigned threads = co.threads ? co.threads : hay_cpu_count();
-    sp.cpu_threads = mode == HAY_SPLIT_LIST || threads < 2 ? 1 : threads;
+    sp.cpu_threads = threads ? threads : 1;
+    bool team = mode != HAY_SPLIT_LIST;
+    sp.scratch = scratch;
+    sp.co = &co;
+    sp.helper_status = HAY_OK;
 
     pthread_t th;
     bool started = pthread_create(&th, NULL, worker_main, &sp) == 0;
     if (!started)
         sp.worker_status = HAY_ERR_NOMEM;   /* the CPU does it all */
 
-    uint64_t total = 0, a, b;
     hay_status s = HAY_OK;
-    if (sp.cpu_threads > 1) {
+    if (team) {
         /* Counts: threads with pieces of their own (no progress reports
          * until the end). */
         double t0 = hay_now();
         s = cpu_team(&sp, scratch, &co, &total, counts);
         res->cpu_seconds = hay_now() - t0;
-        res->cpu_bytes = __atomic_load_n(&sp.cpu_done, __ATOMIC_RELAXED);
     } else {
         while (s == HAY_OK && claim_front(&sp, false, UINT64_MAX, &a, &b)) {
             double t0 = hay_now();
@@ -477,6 +535,17 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
         __atomic_store_n(&sp.stop, 1, __ATOMIC_RELEASE);
     if (started)
         pthread_join(th, NULL);
+    if (team) {
+        /* With the worker's thread's pieces when it searched as a CPU
+         * thread (cpu_helper). */
+        res->cpu_bytes += __atomic_load_n(&sp.cpu_done, __ATOMIC_RELAXED);
+        total += sp.helper_total;
+        if (sp.helper_counts)
+            for (size_t i = 0; i < set->n; i++)
+                counts[i] += sp.helper_counts[i];
+        if (s == HAY_OK && sp.helper_status != HAY_OK)
+            s = sp.helper_status;
+    }
     res->worker_status = sp.worker_status;
     res->worker_seconds = sp.worker_seconds;
 
@@ -517,6 +586,7 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
         free(sp.p[i].m);
     free(sp.p);
     free(sp.counts);
+    free(sp.helper_counts);
     pthread_mutex_destroy(&sp.lock);
     if (s == HAY_OK && o->progress)
         o->progress(len, len, o->progress_ctx);

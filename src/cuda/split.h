@@ -44,6 +44,10 @@ typedef struct hay_split_cfg {
      * worker is starting (the GPU's start-up), in pieces of at most
      * 4 MiB, and leave their cores to it. */
     unsigned cpu_keep;
+    /* HAY_SPLIT_COUNT: the matches ending in the first `front` bytes were
+     * counted already (front_count; backend auto's probe of the CPU's
+     * rate), and the split starts after them. */
+    uint64_t front, front_count;
 } hay_split_cfg;
 
 /* What a split scan did (filled by hay_split_scan). */
