@@ -46,6 +46,7 @@
 #include "haystack.h"
 #include "../src/core/energy.h"
 #include "bench_util.h"
+#include "patfile.h"
 
 #define MAX_RUNS 101
 #define MAX_PATTERNS 64
@@ -202,14 +203,16 @@ static void usage(void)
 {
     fprintf(stderr, "usage: gpu_phases [--backend cuda] [--params P] [--runs 7] "
                     "[--energy-seconds 2] [--threads N] [--map shared|private] [--populate] "
-                    "[-i] -e PATTERN [-e PATTERN...] FILE\n");
+                    "[-i] (-e PATTERN [-e PATTERN...] | -f PATFILE) FILE\n"
+                    "  -f: one pattern per line with \\xHH escapes (hay find --escapes -f)\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *backend_name = "cuda", *params = NULL, *path = NULL;
-    hay_pattern pats[MAX_PATTERNS];
+    hay_pattern epats[MAX_PATTERNS], *pats = epats;
     size_t npats = 0;
+    const char *patfile = NULL;
     int runs = 7, map_flags = MAP_SHARED, populate = 0, caseless = 0;
     unsigned threads = 0;
     double esec = 2;
@@ -233,7 +236,9 @@ int main(int argc, char **argv)
             pats[npats].data = v;
             pats[npats++].len = strlen(v);
             i++;
-        } else if (!strcmp(a, "-i"))
+        } else if (!strcmp(a, "-f") && v && !patfile)
+            patfile = v, i++;
+        else if (!strcmp(a, "-i"))
             caseless = 1;
         else if (a[0] != '-' && !path)
             path = a;
@@ -241,6 +246,25 @@ int main(int argc, char **argv)
             usage();
             return 2;
         }
+    }
+    pat_list fl;
+    memset(&fl, 0, sizeof fl);
+    if (patfile && !npats) {
+        size_t tlen;
+        uint8_t *t = read_all(patfile, &tlen);
+        char err[256];
+        if (!t)
+            return 2;
+        if (pat_list_add_text(&fl, t, tlen, true, true, patfile, err, sizeof err) < 0) {
+            fprintf(stderr, "gpu_phases: %s\n", err);
+            return 2;
+        }
+        free(t);
+        pats = fl.items;
+        npats = fl.n;
+    } else if (patfile) {
+        usage();
+        return 2;
     }
     hay_backend backend;
     if (!npats || !path || runs < 1 || runs > MAX_RUNS || esec < 0 ||

@@ -481,6 +481,7 @@ static void run_front(void)
 static hay_status fail_at_once(hay_split *sp, void *wctx)
 {
     (void)sp; (void)wctx;
+    nanosleep(&(struct timespec){ 0, 5000000 }, NULL);   /* a start-up: threads wait */
     return HAY_ERR_NO_DEVICE;
 }
 
@@ -510,10 +511,14 @@ static void run_failing_worker(void)
         hay_scratch *scratch = NULL;
         CHECK_ST(hay_scratch_create(set, &scratch), HAY_OK, "scratch");
         hay_split_worker_fn workers[2] = { fail_at_once, fail_after_piece };
+        /* keep 1: the threads beyond it wait for the worker, and search
+         * once it has failed (at once), or leave (after a piece). */
         for (int w = 0; w < 2; w++)
             for (unsigned threads = 1; threads <= 4; threads++)
+                for (unsigned keep = 0; keep <= 1; keep++)
                 for (int mode = HAY_SPLIT_COUNT; mode <= HAY_SPLIT_EACH; mode++) {
-                    hay_split_cfg cfg = { 65536, (uint64_t)1 << 20, workers[w], NULL, 0, 0, 0 };
+                    hay_split_cfg cfg = { 65536, (uint64_t)1 << 20, workers[w], NULL, keep,
+                                          0, 0 };
                     hay_scan_opts o;
                     hay_scan_opts_init(&o);
                     o.threads = threads;
@@ -523,9 +528,9 @@ static void run_failing_worker(void)
                                        each, &cfg, &res);
                     bool ok = s == HAY_OK && n == c.exp.n &&
                               (mode == HAY_SPLIT_COUNT || !memcmp(each, want, sizeof want));
-                    CHECK(ok, "failing worker %d, %u threads, mode %d: %s, count %llu, "
+                    CHECK(ok, "failing worker %d, %u threads, keep %u, mode %d: %s, count %llu, "
                           "want %zu; counts %llu %llu %llu, want %llu %llu %llu", w, threads,
-                          mode, hay_strerror(s), (unsigned long long)n, c.exp.n,
+                          keep, mode, hay_strerror(s), (unsigned long long)n, c.exp.n,
                           (unsigned long long)each[0], (unsigned long long)each[1],
                           (unsigned long long)each[2], (unsigned long long)want[0],
                           (unsigned long long)want[1], (unsigned long long)want[2]);
@@ -705,7 +710,8 @@ int main(int argc, char **argv)
         run_dense(70000, "chunk=4096,split_piece=999");
         run_dense(300000, "chunk=5000,split_piece=777");
         more_params = NULL;
-        /* The split backend auto runs when the GPU wins (split=heavy). */
+        /* The split backend auto runs when the GPU wins and the CPU adds to
+         * it (split=heavy). */
         split_mode = "heavy";
         for (size_t i = 0; i < n; i++) {
             char note[160];

@@ -137,6 +137,28 @@ typedef struct devctx {
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static devctx devs[MAX_DEVICES];
 
+/* The device count, asked once per process.  That first CUDA call
+ * (cuInit: 0.1 s on the H200 host) is part of the start-up the poster
+ * measured, so the first context's init time includes it, wherever it was
+ * paid (backend cuda pays it in available(), before compiling). */
+static pthread_once_t count_once = PTHREAD_ONCE_INIT;
+static int count_n;
+static double count_seconds;
+static bool count_reported;   /* under ctx_lock */
+
+static void count_devices(void)
+{
+    double t0 = hay_now();
+    count_n = hay_cuda_device_count();
+    count_seconds = hay_now() - t0;
+}
+
+static int device_count(void)
+{
+    pthread_once(&count_once, count_devices);
+    return count_n;
+}
+
 /* Makes `dev` current for this thread, creating its context on first use;
  * *paid is the start-up time when this call paid it, else 0. */
 static hay_status ctx_enter(int dev, double *paid)
@@ -144,16 +166,20 @@ static hay_status ctx_enter(int dev, double *paid)
     if (paid)
         *paid = 0;
     RETURN_ERROR_IF(dev < 0 || dev >= MAX_DEVICES, HAY_ERR_NO_DEVICE);
+    int n = device_count();
     pthread_mutex_lock(&ctx_lock);
     devctx *d = &devs[dev];
     if (d->state == 0) {
         double t0 = hay_now();
-        int n = hay_cuda_device_count();
         hay_status s = dev < n ? cuda_status(cudaSetDevice(dev)) : HAY_ERR_NO_DEVICE;
         if (s == HAY_OK)
             s = cuda_status(cudaFree(NULL));   /* creates the primary context */
         d->state = s == HAY_OK ? 1 : s;
         d->init_seconds = hay_now() - t0;
+        if (!count_reported) {
+            d->init_seconds += count_seconds;
+            count_reported = true;
+        }
         if (paid && s == HAY_OK)
             *paid = d->init_seconds;
     }
@@ -1030,6 +1056,9 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
         r.reg = NULL;
     if (s == HAY_OK && sp && !r.reg && !dev && !cs->pageable)
         r.pool = pool_start(r.stage_threads);
+    if (sp && getenv("HAY_SPLIT_DEBUG"))
+        fprintf(stderr, "split: gpu pipeline ready after %.1f ms (%u copy threads)\n",
+                (hay_now() - t0) * 1e3, r.stage_threads);
     if (s == HAY_OK)
         s = run_pieces(&r);
     pool_stop(r.pool);
@@ -1090,9 +1119,9 @@ static hay_status gpu_scan(const hay_patterns *set, cuda_set *cs,
 
 static hay_status cuda_available(void)
 {
-    return hay_cuda_device_count() > 0 ? HAY_OK : HAY_ERR_NO_DEVICE;
+    return device_count() > 0 ? HAY_OK : HAY_ERR_NO_DEVICE;
 }
-static int cuda_device_count(void) { return hay_cuda_device_count(); }
+static int cuda_device_count(void) { return device_count(); }
 static hay_status cuda_describe(int index, char *buf, size_t cap)
 {
     return hay_cuda_device_name(index, buf, cap) == 0 ? HAY_OK : HAY_ERR_DEVICE;
@@ -1186,9 +1215,12 @@ const hay_backend_ops hay_cuda_backend = {
  * usable the CPU runs and the scan's stats note says why.  params
  * split=on runs every input on the CPU threads and the GPU together
  * (split.h: the CPU from the front, the GPU from the back) when a GPU is
- * usable; split=auto (the default) and split=off never do, since that was
- * measured not to pay (docs/PERF.md); split=emulate puts a host thread in
- * the GPU's place (tests).
+ * usable; split=auto (the default) does so in the count modes when the
+ * probe sends the set to the GPU and the CPU threads would add enough
+ * (split_pays), with the GPU side staging on most cores (as split=heavy);
+ * split=off never splits; split=emulate puts a host
+ * thread in the GPU's place (tests).  docs/PERF.md "The split that adds
+ * up" has the measurements.
  */
 enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE, SPLIT_HEAVY };
 
@@ -1319,6 +1351,36 @@ static uint64_t auto_threshold(const hay_patterns *set, bool *given)
 #define AUTO_GPU_COLD_SECONDS 0.4
 #define AUTO_GPU_WARM_SECONDS 0.02
 #define AUTO_GPU_RATE 40e9
+/* The CPU threads the heavy split keeps searching beside the GPU side
+ * (split_keep=, default cores/5: 3 of 16). */
+static unsigned split_keep(const auto_gpu *g, unsigned cores)
+{
+    return g->keep ? g->keep : cores >= 8 ? cores / 5 : 1;
+}
+
+/* Whether the heavy split is worth it for a set whose CPU rate the probe
+ * measured: the kept threads' share of that rate must come to
+ * SPLIT_MIN_SHARE of the GPU's.  Below it they add next to nothing, and
+ * cost the GPU side cores and memory bandwidth of its staging copies:
+ * et-open (0.3 GB/s on 3 threads) ran the GPU side at 12-15 GB/s in the
+ * split against 21 alone (H200 host, docs/PERF.md "The split that adds
+ * up"). */
+#define SPLIT_MIN_SHARE 0.04
+static bool split_pays(const hay_patterns *set, const hay_scan_opts *o)
+{
+    const auto_gpu *g = set->aux;
+    unsigned cores = hay_cpu_count(), threads = o->threads ? o->threads : cores;
+    pthread_mutex_lock(&auto_lock);
+    double rate = g->cpu_rate;
+    pthread_mutex_unlock(&auto_lock);
+    if (rate <= 0 || threads == 0)
+        return true;   /* not measured (one pattern): split */
+    unsigned keep = split_keep(g, cores);
+    if (keep > threads)
+        keep = threads;
+    return rate * keep / threads >= SPLIT_MIN_SHARE * AUTO_GPU_RATE;
+}
+
 static bool auto_cpu_sooner(const hay_patterns *set, hay_scratch *scratch,
                             const uint8_t *data, uint64_t len,
                             const hay_scan_opts *o, uint64_t *probed,
@@ -1468,9 +1530,17 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
             *note = why;
             return RUN_CPU;
         }
-        *note = "the GPU's rate beats the CPU's: split, the GPU staging on most cores "
-                "and CPU threads on the rest";
-        return RUN_SPLIT;
+        if (split_pays(set, o)) {
+            *note = "the GPU's rate beats the CPU's: split, the GPU staging on most cores "
+                    "and CPU threads on the rest";
+            return RUN_SPLIT;
+        }
+        *gpu = auto_gpu_get(set, note);
+        if (!*gpu)
+            return RUN_CPU;
+        *note = "the GPU's rate beats the CPU's, and the CPU threads a split leaves "
+                "would add under 4%; CUDA";
+        return RUN_GPU;
     }
     *gpu = auto_gpu_get(set, note);
     if (!*gpu)
@@ -1521,7 +1591,10 @@ typedef struct split_gpu {
 static hay_status split_gpu_worker(hay_split *sp, void *wctx)
 {
     split_gpu *w = wctx;
+    double g0 = hay_now();
     cuda_set *cs = auto_gpu_get(w->set, &w->why);
+    if (getenv("HAY_SPLIT_DEBUG"))
+        fprintf(stderr, "split: gpu state ready after %.1f ms\n", (hay_now() - g0) * 1e3);
     RETURN_ERROR_IF(!cs, HAY_ERR_NO_DEVICE);
     w->ran = true;
     /* GPU pieces are the driver's chunk= (the caller's chunk_size sizes
@@ -1556,13 +1629,12 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     unsigned keep = g->keep;
     if (g->split == SPLIT_HEAVY || g->split == SPLIT_AUTO) {
         /* The GPU side stages with most of the cores, as alone, and the
-         * cores it does not need search from the front; all but its own
-         * search while the GPU starts up.  H200 host, 16 cores: 12 copy
-         * threads and 3 CPU threads (docs/PERF.md "The split that adds
-         * up"). */
+         * cores it does not need search from the front, also while the
+         * GPU starts up; the other threads search only if it fails (no
+         * GPU).  H200 host, 16 cores: 12 copy threads and 3 CPU threads
+         * (docs/PERF.md "The split that adds up"). */
         unsigned cores = hay_cpu_count();
-        if (!keep)
-            keep = cores >= 8 ? cores / 5 : 1;
+        keep = split_keep(g, cores);
         w.stage_threads = cores > keep + 1 ? cores - keep - 1 : 1;
         unsigned all = cores > 1 ? cores - 1 : 1;
         if (co.threads == 0 || co.threads > all)

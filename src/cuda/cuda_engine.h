@@ -59,14 +59,17 @@
  *                       cores - cores/5 - 1 on a split=heavy one)
  *   split=auto|on|off|heavy|emulate   backend auto: share one input
  *                       between the CPU threads and the GPU (split.h).
- *                       auto (default) and off: never (auto: the heavy
- *                       split lost in whole commands, docs/PERF.md "The
- *                       split that adds up").
+ *                       auto (default): the heavy split in the count
+ *                       modes when the probe of the CPU's rate sends the
+ *                       set to the GPU (default threshold only) and the
+ *                       kept CPU threads would add 4% of the GPU's rate;
+ *                       else, and for the list, the GPU alone.  off: never.
  *                       heavy: the GPU side stages on most cores, as it
  *                       would alone, and split_keep CPU threads (default
- *                       cores/5) search from the front, all cores but one
- *                       while the GPU starts (docs/PERF.md "The split that
- *                       adds up").  on: whenever a GPU is usable, the GPU
+ *                       cores/5) search from the front, also while the GPU
+ *                       starts; the other threads only if the GPU fails
+ *                       (docs/PERF.md "The split that adds up"); env
+ *                       HAY_SPLIT_DEBUG prints a split's timeline.  on: whenever a GPU is usable, the GPU
  *                       side pinning a shared mapping in place (unless
  *                       transfer= is given) on reg_threads threads, the CPU
  *                       side on cores - 1 - reg_threads threads (else
@@ -74,9 +77,9 @@
  *                       alone on the H200 host.  emulate: a
  *                       host thread in the GPU's place (tests the split
  *                       without a GPU)
- *   split_keep=N        the count modes' CPU threads that stay once the
- *                       GPU side runs (1..4096; heavy's default cores/5,
- *                       else all)
+ *   split_keep=N        the count modes' CPU threads that search beside
+ *                       the GPU side (1..4096; auto's and heavy's default
+ *                       cores/5, else all)
  *   split_piece=BYTES   bytes the CPU side claims at a time (default 32M)
  *   split_buffer=BYTES  GPU list matches held until the CPU's part is
  *                       delivered (default 256M); a piece over it is

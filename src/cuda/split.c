@@ -6,6 +6,7 @@
 #include "split.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 enum { PIECE_CLAIMED, PIECE_DONE, PIECE_DEFERRED };
@@ -41,8 +42,11 @@ struct hay_split {
     int stop;                /* atomic: the CPU side stopped or failed */
     uint64_t worker_done;    /* atomic: bytes of pieces done */
     uint64_t cpu_done;       /* atomic: bytes of the CPU's pieces done */
+    uint64_t cpu_base;       /* atomic: cpu_done when the worker claimed its first piece */
     unsigned cpu_threads;    /* CPU threads claiming pieces of their own */
     int worker_running;      /* atomic: the worker has claimed a piece */
+    int worker_over;         /* under lock: the worker has returned */
+    pthread_cond_t changed;  /* worker_running or worker_over set (lock) */
     hay_status worker_status;
     double worker_seconds;
     /* The count modes: when the worker fails (no GPU), its thread searches
@@ -52,6 +56,10 @@ struct hay_split {
     uint64_t helper_total;
     uint64_t *helper_counts;
     hay_status helper_status;
+    /* HAY_SPLIT_DEBUG: a timeline on stderr (seconds from the start). */
+    bool debug;
+    double t0, first_claim, worker_end;
+    uint64_t piece_min, piece_max;
 };
 
 /* Guided piece sizes ------------------------------------------------------ *
@@ -64,8 +72,6 @@ struct hay_split {
  * that has done nothing yet is taken as one half. */
 #define GUIDE_MIN_CPU ((uint64_t)256 << 10)
 #define GUIDE_MIN_WORKER ((uint64_t)4 << 20)
-/* The most a CPU thread beyond cfg.cpu_keep claims at a time. */
-#define EXTRA_PIECE ((uint64_t)4 << 20)
 /* A CPU thread of the count modes sizes its pieces by its own rate so far
  * (bytes per second of its last pieces): PIECE_SECONDS of work, its first
  * piece FIRST_PIECE bytes.  Sized in bytes alone (32 MiB), a piece took
@@ -74,13 +80,20 @@ struct hay_split {
 #define PIECE_SECONDS 0.008
 #define FIRST_PIECE ((uint64_t)1 << 20)
 
-/* The worker's share of the rate so far, in [0, 1] (lock held or not:
- * the counters are atomics). */
+/* The worker's share of the rate since its first piece, in [0, 1] (lock
+ * held or not: the counters are atomics).  Both sides are counted over the
+ * same window: counted from the start, the bytes the CPU threads searched
+ * while the GPU was starting up (0.15-0.4 s on the H200 host) made the GPU
+ * look slow, and its pieces shrank to GUIDE_MIN_WORKER long before the
+ * meeting (docs/PERF.md).  Half while either side has nothing in it. */
 static double worker_share(const hay_split *sp)
 {
+    if (!__atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE))
+        return 0.5;
     double w = (double)__atomic_load_n(&sp->worker_done, __ATOMIC_RELAXED);
-    double c = (double)__atomic_load_n(&sp->cpu_done, __ATOMIC_RELAXED);
-    if (w == 0 || c == 0)
+    double c = (double)(__atomic_load_n(&sp->cpu_done, __ATOMIC_RELAXED) -
+                        __atomic_load_n(&sp->cpu_base, __ATOMIC_RELAXED));
+    if (w == 0 || c <= 0)
         return 0.5;
     return w / (w + c);
 }
@@ -122,11 +135,22 @@ bool hay_split_claim_back(hay_split *sp, uint64_t want, size_t *piece,
         *ge = sp->back;
         *gs = sp->back - sp->front > want ? sp->back - want : sp->front;
         sp->back = *gs;
+        if (!__atomic_load_n(&sp->worker_running, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&sp->cpu_base, __atomic_load_n(&sp->cpu_done, __ATOMIC_RELAXED),
+                             __ATOMIC_RELAXED);
+            __atomic_store_n(&sp->worker_running, 1, __ATOMIC_RELEASE);
+            sp->first_claim = hay_now() - sp->t0;
+            pthread_cond_broadcast(&sp->changed);
+        }
     }
     pthread_mutex_unlock(&sp->lock);
     if (!ok)
         return false;
-    __atomic_store_n(&sp->worker_running, 1, __ATOMIC_RELEASE);
+    uint64_t got = *ge - *gs;
+    if (!sp->piece_min || got < sp->piece_min)
+        sp->piece_min = got;
+    if (got > sp->piece_max)
+        sp->piece_max = got;
     split_piece *p = &sp->p[sp->np];
     memset(p, 0, sizeof *p);
     p->gs = *gs;
@@ -246,8 +270,14 @@ static bool claim_front(hay_split *sp, bool own, uint64_t most, uint64_t *a, uin
         uint64_t left = sp->back - sp->front, want = sp->cfg->cpu_piece;
         if (want > most)
             want = most;
-        if (own)
-            want = guided(left, 1.0 - worker_share(sp), sp->cpu_threads, GUIDE_MIN_CPU, want);
+        if (own) {
+            /* Once the worker runs, only cfg.cpu_keep threads go on. */
+            unsigned parties = sp->cpu_threads;
+            if (sp->cfg->cpu_keep && sp->cfg->cpu_keep < parties &&
+                __atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE))
+                parties = sp->cfg->cpu_keep;
+            want = guided(left, 1.0 - worker_share(sp), parties, GUIDE_MIN_CPU, want);
+        }
         if (want == 0)
             want = 1;
         *a = sp->front;
@@ -339,8 +369,9 @@ typedef struct cpu_member {
     hay_scan_opts o;          /* one thread */
     uint64_t *counts;         /* HAY_SPLIT_EACH: its own, or the shared ones */
     bool shared_counts;
-    bool extra;               /* leaves once the worker runs (cfg.cpu_keep) */
+    bool extra;               /* beyond cfg.cpu_keep: only if the worker fails */
     uint64_t total;
+    uint64_t total_bytes;     /* searched (HAY_SPLIT_DEBUG) */
     hay_status s;
 } cpu_member;
 
@@ -348,16 +379,26 @@ static void *member_main(void *arg)
 {
     cpu_member *m = arg;
     hay_split *sp = m->sp;
-    uint64_t a, b, cap = m->extra ? EXTRA_PIECE : UINT64_MAX, most = FIRST_PIECE;
+    if (m->extra) {
+        /* Not while the GPU starts up: searching then slowed its start-up
+         * (context, tables: CPU work of its own) by more than it searched
+         * (docs/PERF.md).  Only if the worker gives up without a piece. */
+        pthread_mutex_lock(&sp->lock);
+        while (!__atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE) && !sp->worker_over)
+            pthread_cond_wait(&sp->changed, &sp->lock);
+        pthread_mutex_unlock(&sp->lock);
+    }
+    uint64_t a, b, most = FIRST_PIECE;
     double rate = 0;   /* this thread's bytes per second, 0 before its first piece */
     while (m->s == HAY_OK && !__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) &&
            !(m->extra && __atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE)) &&
-           claim_front(sp, true, most < cap ? most : cap, &a, &b)) {
+           claim_front(sp, true, most, &a, &b)) {
         double t0 = hay_now();
         m->s = cpu_range(sp, m->scratch, &m->o, a, b, NULL, NULL, &m->total, m->counts,
                          m->shared_counts);
         double t = hay_now() - t0;
         __atomic_add_fetch(&sp->cpu_done, b - a, __ATOMIC_RELAXED);
+        m->total_bytes += b - a;
         /* The rate of the pieces so far, the last weighing half. */
         double r = (double)(b - a) / (t > 1e-7 ? t : 1e-7);
         rate = rate > 0 ? 0.5 * (rate + r) : r;
@@ -367,6 +408,9 @@ static void *member_main(void *arg)
     }
     if (m->s != HAY_OK)
         __atomic_store_n(&sp->stop, 1, __ATOMIC_RELEASE);
+    if (sp->debug)
+        fprintf(stderr, "split: cpu thread%s done at %.1f ms, %.1f MB\n",
+                m->extra ? " (extra)" : "", (hay_now() - sp->t0) * 1e3, m->total_bytes / 1e6);
     return NULL;
 }
 
@@ -456,6 +500,11 @@ static void *worker_main(void *arg)
     double t0 = hay_now();
     sp->worker_status = sp->cfg->worker(sp, sp->cfg->wctx);
     sp->worker_seconds = hay_now() - t0;
+    sp->worker_end = hay_now() - sp->t0;
+    pthread_mutex_lock(&sp->lock);
+    sp->worker_over = 1;
+    pthread_cond_broadcast(&sp->changed);
+    pthread_mutex_unlock(&sp->lock);
     if (sp->worker_status < 0 && sp->mode != HAY_SPLIT_LIST)
         cpu_helper(sp);
     return NULL;
@@ -476,6 +525,8 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
     sp.mode = mode;
     sp.cfg = cfg;
     sp.back = len;
+    sp.t0 = hay_now();
+    sp.debug = getenv("HAY_SPLIT_DEBUG") != NULL;
     uint64_t total = 0, a, b;
     if (mode == HAY_SPLIT_COUNT && cfg->front && cfg->front <= len) {
         sp.front = cfg->front;
@@ -489,6 +540,11 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
         RETURN_ERROR_IF(!sp.counts, HAY_ERR_NOMEM);
     }
     if (pthread_mutex_init(&sp.lock, NULL) != 0) {
+        free(sp.counts);
+        return HAY_ERR_NOMEM;
+    }
+    if (pthread_cond_init(&sp.changed, NULL) != 0) {
+        pthread_mutex_destroy(&sp.lock);
         free(sp.counts);
         return HAY_ERR_NOMEM;
     }
@@ -509,8 +565,10 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
 
     pthread_t th;
     bool started = pthread_create(&th, NULL, worker_main, &sp) == 0;
-    if (!started)
+    if (!started) {
         sp.worker_status = HAY_ERR_NOMEM;   /* the CPU does it all */
+        sp.worker_over = 1;
+    }
 
     hay_status s = HAY_OK;
     if (team) {
@@ -548,6 +606,11 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
     }
     res->worker_status = sp.worker_status;
     res->worker_seconds = sp.worker_seconds;
+    if (sp.debug)
+        fprintf(stderr, "split: worker first piece at %.1f ms, done at %.1f ms; %zu pieces "
+                "of %.1f-%.1f MB; cpu side done at %.1f ms\n", sp.first_claim * 1e3,
+                sp.worker_end * 1e3, sp.np, sp.piece_min / 1e6, sp.piece_max / 1e6,
+                res->cpu_seconds * 1e3);
 
     /* The worker's pieces, in order of offset (the reverse of their claim
      * order): its results, or the CPU's where it has none. */
@@ -587,6 +650,7 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
     free(sp.p);
     free(sp.counts);
     free(sp.helper_counts);
+    pthread_cond_destroy(&sp.changed);
     pthread_mutex_destroy(&sp.lock);
     if (s == HAY_OK && o->progress)
         o->progress(len, len, o->progress_ctx);

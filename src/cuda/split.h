@@ -39,10 +39,10 @@ typedef struct hay_split_cfg {
     uint64_t list_budget;    /* bytes of worker matches held for the list */
     hay_split_worker_fn worker;
     void *wctx;
-    /* The count modes' CPU threads that go on once the worker has taken
-     * its first piece (0: all of them); the others search only while the
-     * worker is starting (the GPU's start-up), in pieces of at most
-     * 4 MiB, and leave their cores to it. */
+    /* The count modes' CPU threads that search beside the worker (0: all
+     * of them); the others wait, and search only if the worker returns
+     * without taking a piece (no usable GPU), so that a failed start-up
+     * still leaves every core searching. */
     unsigned cpu_keep;
     /* HAY_SPLIT_COUNT: the matches ending in the first `front` bytes were
      * counted already (front_count; backend auto's probe of the CPU's
