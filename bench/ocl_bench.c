@@ -49,24 +49,6 @@
 #define MAX_RUNS 64
 #define ENERGY_SECONDS 1.5
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *d = n > 0 ? malloc((size_t)n) : NULL;
-    if (d && fread(d, 1, (size_t)n, f) != (size_t)n) {
-        free(d);
-        d = NULL;
-    }
-    fclose(f);
-    *len = d ? (size_t)n : 0;
-    return d;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -94,7 +76,7 @@ static uint8_t *build_text(const char *dir, size_t size)
         for (int i = 0; i < n && have < size; i++) {
             snprintf(path, sizeof path, "%s/text/%s", dir, names[i]);
             size_t len;
-            uint8_t *f = read_file(path, &len);
+            uint8_t *f = read_all(path, &len);
             if (!f)
                 continue;
             size_t take = len < size - have ? len : size - have;
@@ -197,7 +179,7 @@ static int init_child(const hay_pattern *p, size_t n, const char *params,
 static uint8_t *read_dna(const char *path, size_t *n)
 {
     size_t len;
-    uint8_t *f = read_file(path, &len);
+    uint8_t *f = read_all(path, &len);
     if (!f)
         return NULL;
     uint8_t *c = malloc(len ? len : 1);
@@ -375,7 +357,7 @@ int main(int argc, char **argv)
     char path[1024];
     snprintf(path, sizeof path, "%s/patterns/snort-community.txt", c.data);
     size_t plen;
-    uint8_t *ptext = read_file(path, &plen);
+    uint8_t *ptext = read_all(path, &plen);
     if (!ptext) {
         fprintf(stderr, "hay_ocl_bench: cannot read %s\n", path);
         return 2;
