@@ -1320,6 +1320,13 @@ static hay_status auto_params(const char *params, auto_gpu *g)
     return HAY_OK;
 }
 
+/* The CPU threads the heavy split keeps searching beside the GPU side
+ * (split_keep=, default cores/5: 3 of 16). */
+static unsigned split_keep(const auto_gpu *g, unsigned cores)
+{
+    return g->keep ? g->keep : cores >= 8 ? cores / 5 : 1;
+}
+
 #ifdef HAY_HAVE_CUDA
 /* The input size from which auto may use the GPU; *given: set by env or
  * params (then used as is, with no measured choice). */
@@ -1351,12 +1358,6 @@ static uint64_t auto_threshold(const hay_patterns *set, bool *given)
 #define AUTO_GPU_COLD_SECONDS 0.4
 #define AUTO_GPU_WARM_SECONDS 0.02
 #define AUTO_GPU_RATE 40e9
-/* The CPU threads the heavy split keeps searching beside the GPU side
- * (split_keep=, default cores/5: 3 of 16). */
-static unsigned split_keep(const auto_gpu *g, unsigned cores)
-{
-    return g->keep ? g->keep : cores >= 8 ? cores / 5 : 1;
-}
 
 /* Whether the heavy split is worth it for a set whose CPU rate the probe
  * measured: the kept threads' share of that rate must come to
