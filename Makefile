@@ -48,8 +48,15 @@ fuzz: deps
 bench-deps:
 	@scripts/install-deps --bench
 
+# The Python that runs the benchmarks: python3 from PATH, unless it lacks
+# matplotlib (for the plots) and the system's has it, as on machines where
+# a pyenv python3 shadows Debian's python3-matplotlib.
+PYTHON ?= $(shell if python3 -c 'import matplotlib' 2>/dev/null; then echo python3; \
+  elif /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then echo /usr/bin/python3; \
+  else echo python3; fi)
+
 bench: bench-deps build
-	python3 bench/all.py --build $(BUILD) $(if $(QUICK),--quick) \
+	$(PYTHON) bench/all.py --build $(BUILD) $(if $(QUICK),--quick) \
 	  $(if $(PARTS),--parts $(PARTS)) $(if $(RECORD),--record $(RECORD)) $(BENCH_ARGS)
 
 bench-quick:
@@ -57,7 +64,7 @@ bench-quick:
 
 # The search suite alone (bench/run.py), as before.
 bench-search: build
-	python3 bench/run.py --hay $(BUILD)/hay $(BENCH_ARGS)
+	$(PYTHON) bench/run.py --hay $(BUILD)/hay $(BENCH_ARGS)
 
 install: build
 	cmake --install $(BUILD)
