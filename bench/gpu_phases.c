@@ -253,8 +253,10 @@ int main(int argc, char **argv)
         size_t tlen;
         uint8_t *t = read_all(patfile, &tlen);
         char err[256];
-        if (!t)
+        if (!t) {
+            fprintf(stderr, "gpu_phases: cannot read %s\n", patfile);
             return 2;
+        }
         if (pat_list_add_text(&fl, t, tlen, true, true, patfile, err, sizeof err) < 0) {
             fprintf(stderr, "gpu_phases: %s\n", err);
             return 2;
@@ -417,6 +419,7 @@ int main(int argc, char **argv)
     munmap(map, in.len);
     hay_scratch_free(sc);
     hay_patterns_free(set);
+    pat_list_free(&fl);
     hay_energy_close(meter);
     close(in.fd);
     return c.bad ? 1 : 0;

@@ -1056,7 +1056,7 @@ static hay_status gpu_scan_sp(const hay_patterns *set, cuda_set *cs,
         r.reg = NULL;
     if (s == HAY_OK && sp && !r.reg && !dev && !cs->pageable)
         r.pool = pool_start(r.stage_threads);
-    if (sp && getenv("HAY_SPLIT_DEBUG"))
+    if (sp && hay_split_debug(sp))
         fprintf(stderr, "split: gpu pipeline ready after %.1f ms (%u copy threads)\n",
                 (hay_now() - t0) * 1e3, r.stage_threads);
     if (s == HAY_OK)
@@ -1374,7 +1374,7 @@ static bool split_pays(const hay_patterns *set, const hay_scan_opts *o)
     pthread_mutex_lock(&auto_lock);
     double rate = g->cpu_rate;
     pthread_mutex_unlock(&auto_lock);
-    if (rate <= 0 || threads == 0)
+    if (rate <= 0)
         return true;   /* not measured (one pattern): split */
     unsigned keep = split_keep(g, cores);
     if (keep > threads)
@@ -1519,6 +1519,7 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
      * adds up").  split=off, gpu_min= given, and the list: the GPU alone.
      * (split=on, the GPU side on few cores, lost to the better side alone:
      * "Backend auto: CPU and GPU on one input".) */
+    const char *gpu_note = "input at or above the GPU threshold; CUDA";
     if (!given && g->split == SPLIT_AUTO && mode != MODE_LIST) {
         pthread_mutex_lock(&auto_lock);
         int state = g->state;
@@ -1536,17 +1537,13 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
                     "and CPU threads on the rest";
             return RUN_SPLIT;
         }
-        *gpu = auto_gpu_get(set, note);
-        if (!*gpu)
-            return RUN_CPU;
-        *note = "the GPU's rate beats the CPU's, and the CPU threads a split leaves "
-                "would add under 4%; CUDA";
-        return RUN_GPU;
+        gpu_note = "the GPU's rate beats the CPU's, and the CPU threads a split leaves "
+                   "would add under 4%; CUDA";
     }
     *gpu = auto_gpu_get(set, note);
     if (!*gpu)
         return RUN_CPU;
-    *note = "input at or above the GPU threshold; CUDA";
+    *note = gpu_note;
     return RUN_GPU;
 #else
     (void)scratch; (void)data; (void)len; (void)o; (void)mode;
@@ -1594,7 +1591,7 @@ static hay_status split_gpu_worker(hay_split *sp, void *wctx)
     split_gpu *w = wctx;
     double g0 = hay_now();
     cuda_set *cs = auto_gpu_get(w->set, &w->why);
-    if (getenv("HAY_SPLIT_DEBUG"))
+    if (hay_split_debug(sp))
         fprintf(stderr, "split: gpu state ready after %.1f ms\n", (hay_now() - g0) * 1e3);
     RETURN_ERROR_IF(!cs, HAY_ERR_NO_DEVICE);
     w->ran = true;

@@ -212,6 +212,11 @@ bool hay_split_stopping(const hay_split *sp)
     return __atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) != 0;
 }
 
+bool hay_split_debug(const hay_split *sp)
+{
+    return sp->debug;
+}
+
 /* The host worker (tests) ------------------------------------------------ */
 
 static int emit_count1(void *sink, uint32_t id, uint64_t start, uint64_t end)

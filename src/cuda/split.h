@@ -81,6 +81,9 @@ uint64_t *hay_split_counts(hay_split *sp);
 const hay_patterns *hay_split_set(const hay_split *sp);
 int hay_split_mode(const hay_split *sp);
 bool hay_split_stopping(const hay_split *sp);
+/* Whether this split prints its timeline (env HAY_SPLIT_DEBUG, read once
+ * per split). */
+bool hay_split_debug(const hay_split *sp);
 
 /* A worker that searches its pieces on its host thread with the CPU engine
  * (params split=emulate): the split machinery without a GPU, for tests.
