@@ -69,8 +69,9 @@
  *                       cores/5) search from the front, also while the GPU
  *                       starts; the other threads only if the GPU fails
  *                       (docs/PERF.md "The split that adds up"); env
- *                       HAY_SPLIT_DEBUG prints a split's timeline.  on: whenever a GPU is usable, the GPU
- *                       side pinning a shared mapping in place (unless
+ *                       HAY_SPLIT_DEBUG prints a split's timeline.
+ *                       on: whenever a GPU is usable, the GPU side
+ *                       pinning a shared mapping in place (unless
  *                       transfer= is given) on reg_threads threads, the CPU
  *                       side on cores - 1 - reg_threads threads (else
  *                       cores - 5); measured slower than the better side
