@@ -1,0 +1,101 @@
+/*
+ * db_device.h - the contract between the database search (src/align/,
+ * many queries against many targets, keeping the best hits of each query)
+ * and its GPU kernels (src/cuda/sw_db*.cu).  Plain C, included from C and
+ * from .cu files.
+ *
+ * Scoring is that of sw_device.h: local alignment, affine gaps (a gap of
+ * length k costs gap_open + (k - 1) * gap_extend, both positive), residue
+ * codes 0 .. alpha - 1, matrix[a * alpha + b] scores query code a against
+ * target code b.  Scores are exact: a kernel that computes in 16 bits
+ * recomputes in 32 bits every target whose score could have saturated.
+ *
+ * Hits of one query are ordered by score (highest first), then by target
+ * index (lowest first), on every backend, so that CPU and GPU results can be
+ * compared exactly.  A query keeps at most top_k hits, and only hits with
+ * score >= min_score (min_score <= 0 keeps every score above 0; a score of 0
+ * is never a hit).
+ *
+ * The GPU build defines HAY_HAVE_CUDA_SWDB where these functions exist.
+ */
+#ifndef HAY_DB_DEVICE_H
+#define HAY_DB_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The targets, in host memory: target i is codes[offset[i] .. offset[i + 1]).
+ * Targets may come in any order; a database sorts them by length so that
+ * kernels can be chosen per length partition, and gives that order here. */
+typedef struct hay_swdb_targets {
+    const uint8_t *codes;
+    const uint64_t *offset;       /* ntargets + 1 entries */
+    size_t ntargets;
+} hay_swdb_targets;
+
+typedef struct hay_swdb_scoring {
+    const int32_t *matrix;        /* alpha x alpha */
+    int alpha;                    /* 1 .. 32 */
+    int32_t gap_open, gap_extend;
+} hay_swdb_scoring;
+
+typedef struct hay_swdb_hit {
+    uint32_t target;              /* index into hay_swdb_targets */
+    int32_t score;
+} hay_swdb_hit;
+
+/* What one search call did (seconds are wall time of the call's phases). */
+typedef struct hay_swdb_stats {
+    uint64_t cells;               /* sum over queries of m * residues */
+    uint64_t rescored;            /* targets recomputed in 32 bits */
+    double seconds_total;
+    double seconds_kernels;       /* score kernels, all partitions */
+    double seconds_copy;          /* host <-> device, database streaming */
+    double seconds_select;        /* top-k selection on the device */
+    int streamed;                 /* 1: the database did not fit and was
+                                     streamed in batches */
+} hay_swdb_stats;
+
+typedef struct hay_swdb_gpu hay_swdb_gpu;
+
+/*
+ * Prepares a database search on a GPU (device -1: the default one): uploads
+ * the targets once, or plans to stream them in batches when they do not fit
+ * in the device's memory.  params: "key=value,..." or NULL.  The targets'
+ * memory must stay valid until hay_cuda_swdb_free when streaming.
+ * Returns 0 or a negative hay_status (HAY_ERR_NO_BACKEND, HAY_ERR_NO_DEVICE,
+ * HAY_ERR_DEVICE, HAY_ERR_NOMEM, HAY_ERR_INVALID).
+ */
+int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_scoring *sc,
+                         int device, const char *params, hay_swdb_gpu **out);
+
+/*
+ * Searches nq queries (query j is queries[j][0 .. qlens[j])) against the
+ * database.  hits has nq * top_k entries: query j's hits are
+ * hits[j * top_k .. j * top_k + nhits[j]), ordered as above.  top_k >= 1.
+ * The selection of each query's best hits happens on the device.
+ */
+int hay_cuda_swdb_search(hay_swdb_gpu *g, const uint8_t *const *queries,
+                         const size_t *qlens, size_t nq, size_t top_k,
+                         int32_t min_score, hay_swdb_hit *hits, size_t *nhits,
+                         hay_swdb_stats *st);
+
+/*
+ * Every score of every query against every target (nq * ntargets entries,
+ * query-major), for tests and for callers that want the full list.
+ */
+int hay_cuda_swdb_scores(hay_swdb_gpu *g, const uint8_t *const *queries,
+                         const size_t *qlens, size_t nq, int32_t *scores,
+                         hay_swdb_stats *st);
+
+void hay_cuda_swdb_free(hay_swdb_gpu *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
