@@ -89,6 +89,20 @@ int cli_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+void cli_json_string(const char *text)
+{
+    putchar('"');
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    }
+    putchar('"');
+}
+
 double cli_now(void)
 {
     struct timespec ts;

@@ -20,6 +20,10 @@ int cli_read_fd(int fd, const char *name, uint8_t **data, size_t *len,
 /* Parses "123", "64K", "16M", "1G" (powers of 1024).  -1 if invalid. */
 int cli_parse_size(const char *s, uint64_t *out);
 
+/* Writes NUL-terminated text to stdout as a JSON string: quoted, with '"'
+ * and '\' escaped and control bytes as \u00XX; other bytes as they are. */
+void cli_json_string(const char *text);
+
 double cli_now(void);
 unsigned cli_cpu_count(void);
 

@@ -1,0 +1,74 @@
+/*
+ * lines.h - from matches to lines, as grep selects them.  The library
+ * reports matches in order of end; a line's bounds are found with memrchr
+ * and memchr from the previous line's end, so the cost stays linear in the
+ * input.  A finished line, with the matches on it, goes to a callback (a
+ * printer).  Nothing here prints.
+ */
+#ifndef HAY_FIND_LINES_H
+#define HAY_FIND_LINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct find_span {
+    uint64_t s, e;   /* [s, e), offsets in the input */
+} find_span;
+
+/* One selected line: [start, end) without its newline. */
+typedef struct find_line {
+    uint64_t start, end;
+    uint64_t number;           /* 1-based; 0 unless numbers were asked for */
+    const find_span *spans;    /* its matches by start, longest first at
+                                  equal starts; may overlap (HAY_MATCH_ALL) */
+    size_t nspans;
+} find_line;
+
+typedef void (*find_line_fn)(void *ctx, const find_line *line);
+
+typedef struct find_lines {
+    /* Set by find_lines_init; the caller may change the options after. */
+    const uint8_t *buf;
+    uint64_t len;
+    bool numbers;        /* number the lines handed on */
+    bool sort_spans;     /* matches may overlap and come in end order */
+    find_line_fn emit;   /* NULL: lines are only counted (-c) */
+    void *emit_ctx;
+
+    uint64_t selected;   /* lines selected so far */
+
+    /* private */
+    bool have_line;
+    uint64_t line_start, line_end, next_line_from;
+    uint64_t lineno, lineno_pos;   /* lineno is the line of lineno_pos */
+    find_span *spans;
+    size_t nspans, cap;
+} find_lines;
+
+void find_lines_init(find_lines *l, const uint8_t *buf, uint64_t len);
+void find_lines_free(find_lines *l);
+
+/* grep is line based: an occurrence holding a newline selects no line. */
+bool find_lines_selects(const find_lines *l, uint64_t start, uint64_t end);
+
+/* Takes the next match (in order of end; it selects a line).  A match on a
+ * new line hands the previous line on.  Returns -1 when out of memory. */
+int find_lines_add(find_lines *l, uint64_t start, uint64_t end);
+
+/* Hands on the line in progress, if any (at the end of the input). */
+void find_lines_finish(find_lines *l);
+
+/* The 1-based number of the line holding `offset`; cheap when offsets come
+ * near each other, in either direction. */
+uint64_t find_lines_number_at(find_lines *l, uint64_t offset);
+
+/* The number of lines of buf[0, len) (a last line without a newline
+ * counts). */
+uint64_t find_lines_count(const uint8_t *buf, uint64_t len);
+
+/* Hands on every line of buf[0, len), numbered, without matches (an empty
+ * pattern selects them all). */
+void find_lines_each(const uint8_t *buf, uint64_t len, find_line_fn emit, void *ctx);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * options.h - `hay find`'s command line, parsed and checked once into a
+ * config that the other parts only read.  Nothing after parsing looks at
+ * argv, getenv or the terminal to decide what to do.
+ */
+#ifndef HAY_FIND_OPTIONS_H
+#define HAY_FIND_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "haystack.h"
+#include "patfile.h"
+
+typedef struct find_config {
+    /* Patterns: every -e, -f and positional one, in order, decoded. */
+    pat_list pats;
+    bool icase;
+
+    /* Output.  The summaries win over lines in this order: -q, -l,
+     * --count-matches, -c; --json reports occurrences (see search.c). */
+    bool quiet, list, count_matches, count_lines, json;
+    bool only, line_numbers, byte_offset;
+    int with_filename;     /* -H 1, -h 0, neither -1 (grep's rule, main.c) */
+    bool color;            /* --color resolved against the terminal */
+    bool progress;         /* a progress bar may be drawn on stderr */
+    bool stats;
+    hay_match_mode mode;   /* what the scans report (--match-mode or the
+                              output's default) */
+
+    /* Input. */
+    bool recursive, text;
+    char **files;          /* the operands after the patterns */
+    int nfiles;
+
+    /* Engine. */
+    hay_backend backend;
+    const char *algo;      /* NULL: the library's choice */
+    unsigned threads;
+    hay_schedule schedule;
+    size_t chunk;
+    char *params;          /* --device and --params as one
+                              hay_compile_opts.params string, or NULL */
+} find_config;
+
+/*
+ * Parses `hay find`'s arguments (argv[0] is the subcommand) into *cf,
+ * reading -f files.  Returns 0 to search, 1 when --help was printed (exit
+ * 0), -1 after printing why the command line is wrong (exit 2).  In every
+ * case call find_options_free(cf) afterwards.  cf->files points into argv.
+ */
+int find_options_parse(int argc, char **argv, find_config *cf);
+
+void find_options_free(find_config *cf);
+
+#endif

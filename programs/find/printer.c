@@ -1,0 +1,126 @@
+/* printer.c - lines, -o, colour, summaries and --json (see printer.h). */
+#include "printer.h"
+
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* grep's default colours (GREP_COLORS ms=01;31:fn=35:ln=32:bn=32:se=36). */
+#define C_MATCH "\33[01;31m\33[K"
+#define C_FILE "\33[35m\33[K"
+#define C_NUM "\33[32m\33[K"
+#define C_SEP "\33[36m\33[K"
+#define C_END "\33[m\33[K"
+
+static void put_sep(const find_printer *p, char sep)
+{
+    if (p->cf->color)
+        fputs(C_SEP, stdout), putchar(sep), fputs(C_END, stdout);
+    else
+        putchar(sep);
+}
+
+/* A line number or byte offset and its separator. */
+static void put_number(const find_printer *p, uint64_t v)
+{
+    printf(p->cf->color ? C_NUM "%" PRIu64 C_END : "%" PRIu64, v);
+    put_sep(p, ':');
+}
+
+static void put_prefix(const find_printer *p, uint64_t lineno, uint64_t offset)
+{
+    const find_config *cf = p->cf;
+    if (p->print_name) {
+        if (cf->color)
+            printf(C_FILE "%s" C_END, p->name);
+        else
+            fputs(p->name, stdout);
+        put_sep(p, ':');
+    }
+    if (cf->line_numbers)
+        put_number(p, lineno);
+    if (cf->byte_offset)
+        put_number(p, offset);
+}
+
+static void put_bytes(const find_printer *p, uint64_t from, uint64_t to)
+{
+    fwrite(p->buf + from, 1, to - from, stdout);
+}
+
+static void print_only(const find_printer *p, const find_line *l)
+{
+    for (size_t i = 0; i < l->nspans; i++) {
+        put_prefix(p, l->number, l->spans[i].s);
+        if (p->cf->color)
+            fputs(C_MATCH, stdout);
+        put_bytes(p, l->spans[i].s, l->spans[i].e);
+        if (p->cf->color)
+            fputs(C_END, stdout);
+        putchar('\n');
+    }
+}
+
+static void print_whole(const find_printer *p, const find_line *l)
+{
+    put_prefix(p, l->number, l->start);
+    uint64_t pos = l->start;
+    if (p->cf->color) {
+        for (size_t i = 0; i < l->nspans; i++) {
+            /* Overlapping spans (--match-mode all): colour the union. */
+            uint64_t a = l->spans[i].s > pos ? l->spans[i].s : pos;
+            if (l->spans[i].e <= a)
+                continue;
+            put_bytes(p, pos, a);
+            fputs(C_MATCH, stdout);
+            put_bytes(p, a, l->spans[i].e);
+            fputs(C_END, stdout);
+            pos = l->spans[i].e;
+        }
+    }
+    put_bytes(p, pos, l->end);
+    putchar('\n');
+}
+
+void find_print_line(void *printer, const find_line *line)
+{
+    const find_printer *p = printer;
+    if (p->cf->only)
+        print_only(p, line);
+    else
+        print_whole(p, line);
+}
+
+void find_print_json(const find_printer *p, uint32_t id, uint64_t offset,
+                     uint64_t line)
+{
+    fputs("{\"file\":", stdout);
+    cli_json_string(p->name);
+    printf(",\"pattern\":%" PRIu32 ",\"offset\":%" PRIu64 ",\"line\":%" PRIu64 "}\n",
+           id, offset, line);
+}
+
+static void print_count(const find_printer *p, uint64_t n)
+{
+    if (p->print_name)
+        printf("%s:", p->name);
+    printf("%" PRIu64 "\n", n);
+}
+
+void find_print_summary(const find_printer *p, const find_file_result *r)
+{
+    const find_config *cf = p->cf;
+    if (cf->quiet)
+        return;
+    if (cf->list) {
+        if (r->matched)
+            printf("%s\n", p->name);
+    } else if (cf->count_matches) {
+        print_count(p, r->occurrences);
+    } else if (cf->count_lines) {
+        print_count(p, r->lines);
+    } else if (r->matched && r->binary && !cf->text && !cf->json) {
+        printf("Binary file %s matches\n", p->name);
+    }
+}
