@@ -23,7 +23,8 @@ typedef struct find_config {
     bool only, line_numbers, byte_offset;
     int with_filename;     /* -H 1, -h 0, neither -1 (grep's rule, main.c) */
     bool color;            /* --color resolved against the terminal */
-    bool progress;         /* a progress bar may be drawn on stderr */
+    bool progress;         /* stderr is a terminal and --no-progress was
+                              not given: long scans draw a bar there */
     bool stats;
     hay_match_mode mode;   /* what the scans report (--match-mode or the
                               output's default) */

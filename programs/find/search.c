@@ -15,7 +15,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define PROGRESS_MIN ((uint64_t)256 << 20)
 
@@ -102,7 +101,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     so.threads = cf->threads;
     so.schedule = cf->schedule;
     so.chunk_size = cf->chunk;
-    if (cf->progress && len >= PROGRESS_MIN && isatty(STDERR_FILENO)) {
+    if (cf->progress && len >= PROGRESS_MIN) {
         so.progress = on_progress;
         so.progress_ctx = &s;
         s.progress_t0 = cli_now();
