@@ -1,31 +1,62 @@
 #!/usr/bin/env python3
-"""bench/run.py - the haystack benchmark runner (Python 3 standard library only).
+"""bench/run.py - the one entry point of the haystack benchmarks (`make bench`):
+every seed table on the machine at hand, peers beside us, energy per phase,
+one CSV, one report, plots.
 
-Reads the definitions in bench/defs.json, generates the haystacks they name
-(deterministically, cached under bench/work/), runs every engine of every
-selected benchmark several times, checks every run's count against the
-expected count, and writes results.csv, results.md and machine.json.  The
-markdown tables are printed last.
+  python3 bench/run.py [--quick] [--parts LIST] [--build DIR] [--data DIR]
+                       [--out DIR] [--record MACHINE] [--plots DIR]
+  python3 bench/run.py --list
+  python3 bench/run.py search [OPTIONS]     the search suite alone (bench/lib/search.py;
+                                            --list, --bench ID, --update-expect, ...)
+  python3 bench/run.py align [OPTIONS]      Smith-Waterman GCUPS against length alone
+                                            (bench/lib/align.py)
+  python3 bench/run.py report CSV [CSV...] --out DIR [--record MACHINE] [--plots DIR]
+  python3 bench/run.py compare bench/results/MACHINE | OLD.csv NEW.csv
 
-  python3 bench/run.py --quick            # CI: small haystack, 2 runs, < 1 minute
-  python3 bench/run.py                    # the full suite (1 GiB corpus)
-  python3 bench/run.py --list             # what would run
-  python3 bench/run.py --update-expect    # recompute expected counts (oracle)
+Parts (default: all of them, in this order):
 
-Engines: `hay find` per algorithm, thread count and schedule; GNU grep
-(LC_ALL=C grep -F -c, matching lines); ripgrep (rg -F --count-matches when
-that equals all occurrences, else -c); Hyperscan through bench/adapters/hs_bench.c.
-Times: "wall" is the whole command, end to end; "scan" is the scan phase
-that hay (and hs_bench) report with --stats ("kernel-only").
+  search  the search suite of bench/defs.json (grep, ripgrep, Hyperscan, hay)
+  poster  the poster's Tables 1 and 2 (sherlock.txt with "METU" planted 10x,
+          and x20): GNU grep, ripgrep, hay on the CPU; the GPU kernels
+  bm      the Boyer-Moore paper's Figures 13-24: throughput and speed-up
+          against pattern length 5..50 (CPU serial / static / dynamic, thread
+          scaling; GPU with and without cascading, every cascade degree, the
+          (blocks per SM, threads) pairs; the summary)
+  gpu     one literal over the 1 GiB corpus on the GPU: kernel only, end to
+          end from pinned memory, pipelined pieces, the read ceiling, with
+          the match list and caseless, beside Hyperscan and hay on N threads
+  pfac    the PFAC paper's Figures 7-10: the OpenCL knob table (PoCL on a
+          CPU, NVIDIA's OpenCL on the GPU machine), the same knobs on CUDA,
+          and the CPU on 1..N threads against the GPU
+  sw      the Smith-Waterman paper's matrix-filling table (the same random
+          3,000^2 and 8,461^2 protein pairs) and its compute vs sync split
+          (GPU), hay align, parasail, SSW and EMBOSS water on the CPU, and
+          GCUPS against length (bench/lib/align.py)
+  energy  joules per GB searched and per giga cell update, per phase: RAPL
+          for the CPU, NVML for the GPU, "unavailable" where unreadable
+
+GPU rows are always present: without a CUDA device they read
+"skipped (no GPU)".  Every count and score is cross-checked; a failed check
+is listed in the report and makes the exit status 1.  --quick is the CI mode
+(small inputs, 2-3 runs, a few minutes on 2 cores); the full mode takes the
+1 GiB corpus and 5 runs after a warm-up.
+
+Output (OUT, default bench/work/all/DATE): bench.csv with one uniform schema
+(table,row,engine,metric,value,unit,status,machine,date,command), report.md,
+plots/TABLE.png and .svg (matplotlib; without it no plots, and a note),
+and each part's own files.  --record MACHINE also merges the CSV into
+bench/results/MACHINE/DAY/records.csv (rows of the parts run replace that
+day's) and copies report.md and the logs into bench/results/MACHINE/DAY/raw/.
+`report` rebuilds report.md and the plots from CSV files (e.g. several
+device calls, one part each).
 """
-
 import argparse
 import csv
 import datetime
-import hashlib
 import json
 import os
 import platform
+import random
 import re
 import shutil
 import statistics
@@ -33,970 +64,1262 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import energy  # noqa: E402  (bench/energy.py: the RAPL reader)
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.abspath(__file__))      # bench/
 ROOT = os.path.dirname(HERE)
-DEFS = os.path.join(HERE, "defs.json")
-GEN_VERSION = 1          # bump when the generator's output changes
-COPY_BLOCK = 1 << 24
+sys.path[:0] = [os.path.join(HERE, "lib"), os.path.join(HERE, "adapters")]
+import search as benchrun  # noqa: E402  (the search suite; haystacks, stats parser, machine info)
+import energy as benergy  # noqa: E402
+import peers as bpeers  # noqa: E402  (the peers behind one interface)
 
+PARTS = ["search", "poster", "bm", "gpu", "pfac", "sw", "energy"]
+FIELDS = ["table", "row", "engine", "metric", "value", "unit", "status", "machine", "date",
+          "command"]
+NO_GPU = "skipped (no GPU)"
 
-class BenchError(Exception):
-    """A condition that must stop the run with a message."""
+# table id: (title, what it reproduces, plot metric(s), plot kind)
+TABLES = {
+    "search": ("Search suite (bench/defs.json), whole-command throughput",
+               "haystack's own suite: hay against grep, ripgrep, Hyperscan", ["wall_GBps"], "bar"),
+    "poster-t1": ("Poster Table 1: sherlock.txt, 'METU' planted 10x, and 'Holmes'",
+                  "gpu-string-search-poster Table 1", ["time_ms"], "bar"),
+    "poster-t2": ("Poster Table 2: the book x20", "gpu-string-search-poster Table 2",
+                  ["time_ms"], "bar"),
+    "bm-fig13": ("BM Fig. 13: CPU throughput, serial / static / dynamic", "BM paper Fig. 13",
+                 ["Gbps"], "line"),
+    "bm-fig14": ("BM Fig. 14: CPU speed-up of static and dynamic over serial",
+                 "BM paper Fig. 14", ["speedup"], "line"),
+    "bm-fig15": ("BM Fig. 15: throughput against thread count (the paper's Xeon Phi sweep)",
+                 "BM paper Fig. 15", ["Gbps"], "line"),
+    "bm-fig16": ("BM Fig. 16: speed-up against thread count", "BM paper Fig. 16",
+                 ["speedup"], "line"),
+    "bm-fig17": ("BM Fig. 17: GPU with and without cascading (ACC) against serial",
+                 "BM paper Fig. 17", ["Gbps"], "line"),
+    "bm-fig18": ("BM Fig. 18: GPU speed-up over serial", "BM paper Fig. 18", ["speedup"], "line"),
+    "bm-fig19": ("BM Fig. 19: GPU throughput per cascade degree", "BM paper Fig. 19",
+                 ["Gbps"], "line"),
+    "bm-fig20": ("BM Fig. 20: speed-up of cascading over degree 1", "BM paper Fig. 20",
+                 ["speedup"], "line"),
+    "bm-fig21": ("BM Fig. 21: (blocks per SM, threads per block) pairs, cascade 1",
+                 "BM paper Fig. 21 / Table 8", ["Gbps"], "line"),
+    "bm-fig22": ("BM Fig. 22: speed-up of the pairs over serial", "BM paper Fig. 22",
+                 ["speedup"], "line"),
+    "bm-fig23": ("BM Fig. 23: summary throughput", "BM paper Fig. 23", ["Gbps"], "line"),
+    "bm-fig24": ("BM Fig. 24: summary speed-up over serial", "BM paper Fig. 24",
+                 ["speedup"], "line"),
+    "gpu-1g": ("GPU one literal: kernel only, end to end, pipelined, beside the CPU",
+               "issue 4: the GPU literal engines against Hyperscan and hay on N threads",
+               ["GBps"], "bar"),
+    "pfac-fig7-8": ("PFAC Figs. 7/8: OpenCL knobs, time and energy per phase",
+                    "PFAC paper Figs. 7 and 8 (one row per knob setting)", ["total_ms"], "bar"),
+    "pfac-fig7-cuda": ("PFAC Fig. 7 knobs on CUDA", "PFAC paper Fig. 7, CUDA backend",
+                       ["total_ms"], "bar"),
+    "pfac-fig9-10": ("PFAC Figs. 9/10: CPU on 1..N threads against the GPU",
+                     "PFAC paper Figs. 9 and 10", ["ms"], "bar"),
+    "sw-table": ("SW matrix-filling table: 3,000^2 and 8,461^2 random protein pairs",
+                 "CUDA Smith-Waterman paper, Fig. 8 (matrix-filling time)", ["fill_ms"], "bar"),
+    "sw-split": ("SW compute vs sync split (GPU, best block count)",
+                 "CUDA Smith-Waterman paper, Figs. 9/10", ["compute_ms", "sync_ms"], "stack"),
+    "sw-gcups": ("Smith-Waterman GCUPS against length (run.py align, GPU scale)",
+                 "GCUPS against length; hay against parasail", ["GCUPS"], "bar"),
+    "energy-search": ("Energy per GB searched", "issue 7: joules per GB", ["J_per_GB"], "bar"),
+    "energy-phases": ("CUDA search phase by phase, 1 GiB from the page cache (gpu_phases)",
+                      "issue 7: joules per GB of each phase, NVML", ["J_per_GB"], "bar"),
+    "energy-align": ("Energy per giga cell update", "issue 7: joules per GCU", ["J_per_GCU"],
+                     "bar"),
+}
 
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def loud(msg):
-    bar = "!" * 78
-    log("%s\n!!! %s\n%s" % (bar, msg, bar))
-
-
-# --------------------------------------------------------------------------
-# Data: sources, haystack generation, the oracle
-# --------------------------------------------------------------------------
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(COPY_BLOCK), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def read_segment(data_dir, name):
-    """A source file as one segment: its bytes, ending with a newline, so
-    that no match and no line spans two segments (patterns hold no newline)."""
-    with open(os.path.join(data_dir, name), "rb") as f:
-        b = f.read()
-    return b if b.endswith(b"\n") else b + b"\n"
-
-
-def layout(hdef, seglen):
-    """The haystack as a list of (round, times): a round is a list of
-    (source, nbytes) pieces written one after the other, `times` times.
-    seglen maps a source name to its segment length."""
-    files = hdef["files"]
-    whole = [(f, seglen[f]) for f in files]
-    if hdef["kind"] == "repeat":
-        return [(whole, hdef["times"])]
-    if hdef["kind"] != "cycle":
-        raise BenchError("unknown haystack kind %r" % hdef["kind"])
-    target = hdef["bytes"]
-    round_len = sum(n for _, n in whole)
-    rounds = target // round_len
-    out = [(whole, rounds)] if rounds else []
-    left, tail = target - rounds * round_len, []
-    for f, n in whole:
-        if left == 0:
-            break
-        tail.append((f, min(n, left)))   # a short piece is cut at a line end
-        left -= min(n, left)
-    if tail:
-        out.append((tail, 1))
-    return out
-
-
-def cut_piece(seg, nbytes):
-    """The first nbytes of a segment, cut back to its last newline; the
-    caller pads with newlines to nbytes."""
-    if nbytes >= len(seg):
-        return seg
-    head = seg[:nbytes]
-    k = head.rfind(b"\n")
-    return head[:k + 1] if k >= 0 else b""
-
-
-def haystack_plan(hdef, data_dir):
-    segs = {f: read_segment(data_dir, f) for f in hdef["files"]}
-    return segs, layout(hdef, {f: len(sg) for f, sg in segs.items()})
-
-
-def generate(hid, hdef, data_dir, work):
-    """Writes the haystack to work/data/<hid>.txt unless a valid copy is
-    cached there; returns (path, size)."""
-    out_dir = os.path.join(work, "data")
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, hid + ".txt")
-    stamp_path = path + ".json"
-    stamp = {"generator": GEN_VERSION, "def": hdef,
-             "sources": {f: sha256_file(os.path.join(data_dir, f)) for f in hdef["files"]}}
-    try:
-        with open(stamp_path) as f:
-            old = json.load(f)
-        if (old.get("stamp") == stamp and os.path.getsize(path) == old.get("bytes")
-                and os.path.getmtime(path) <= old.get("written", 0) + 1):
-            return path, old["bytes"]
-    except (OSError, ValueError):
-        pass
-    segs, rounds = haystack_plan(hdef, data_dir)
-    t0 = time.time()
-    tmp = path + ".tmp"
-    size = 0
-    with open(tmp, "wb") as f:
-        for pieces, times in rounds:
-            block = b"".join(cut_piece(segs[src], n).ljust(n, b"\n") for src, n in pieces)
-            for _ in range(times):
-                f.write(block)
-                size += len(block)
-    os.replace(tmp, path)
-    with open(stamp_path, "w") as f:
-        json.dump({"stamp": stamp, "bytes": size, "written": os.path.getmtime(path)}, f)
-    log("generated %s: %d bytes in %.1f s" % (path, size, time.time() - t0))
-    return path, size
-
-
-def count_overlapping(data, pat):
-    n, i = 0, data.find(pat)
-    while i >= 0:
-        n += 1
-        i = data.find(pat, i + 1)
-    return n
-
-
-def oracle_piece(piece, pats, caseless):
-    """All occurrences (overlapping, per pattern), matching lines and
-    newline bytes (the count of the memread ceiling engine)."""
-    newlines = piece.count(b"\n")
-    if caseless:
-        piece = piece.lower()
-        pats = [p.lower() for p in pats]
-    matches = sum(count_overlapping(piece, p) for p in pats)
-    if len(pats) == 1:
-        p = pats[0]
-        lines = sum(1 for line in piece.split(b"\n") if p in line)
-    else:
-        lines = sum(1 for line in piece.split(b"\n") if any(p in line for p in pats))
-    return matches, lines, newlines
-
-
-def oracle(hdef, data_dir, pats, caseless):
-    segs, rounds = haystack_plan(hdef, data_dir)
-    if any(b"\n" in p for p in pats):
-        # Such a pattern may span two segments: count on the whole haystack.
-        data = b"".join(b"".join(cut_piece(segs[src], n).ljust(n, b"\n")
-                                 for src, n in pieces) * times
-                        for pieces, times in rounds)
-        m, l, nl = oracle_piece(data, pats, caseless)
-        return {"matches": m, "lines": l, "newlines": nl}
-    memo = {}
-    matches = lines = newlines = 0
-    for pieces, times in rounds:
-        for src, nbytes in pieces:
-            key = (src, nbytes)
-            if key not in memo:
-                cut = cut_piece(segs[src], nbytes)
-                m, l, nl = oracle_piece(cut, pats, caseless)
-                memo[key] = (m, l, nl + nbytes - len(cut))   # the padding is newlines
-            matches += memo[key][0] * times
-            lines += memo[key][1] * times
-            newlines += memo[key][2] * times
-    return {"matches": matches, "lines": lines, "newlines": newlines}
-
-
-# --------------------------------------------------------------------------
-# Patterns
-# --------------------------------------------------------------------------
-
-def bench_patterns(b, data_dir):
-    if "patterns_select" in b:
-        if b["patterns_select"] != "snort1000":
-            raise BenchError("%s: unknown patterns_select %r" % (b["id"], b["patterns_select"]))
-        sys.path.insert(0, HERE)
-        import snort_select
-        return snort_select.select(data_dir)
-    if "patterns_file" in b:
-        with open(os.path.join(data_dir, b["patterns_file"]), "rb") as f:
-            text = f.read()
-        lines = text.split(b"\n")
-        if lines and lines[-1] == b"":
-            lines.pop()
-        return [decode_escapes(l) for l in lines]
-    return [p.encode("utf-8") for p in b["patterns"]]
-
-
-def decode_escapes(line):
-    return re.sub(rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), line)
-
-
-def encode_escapes(p):
-    return b"".join(bytes([c]) if 0x20 <= c < 0x7f and c != 0x5c else b"\\x%02x" % c
-                    for c in p)
-
-
-def has_border(p):
-    """Whether p can overlap itself (a proper prefix equal to a suffix); then
-    ripgrep's non-overlapping match count may differ from all occurrences."""
-    return any(p[:k] == p[-k:] for k in range(1, len(p)))
-
-
-# --------------------------------------------------------------------------
-# Engines
-# --------------------------------------------------------------------------
-
-class Engine:
-    def __init__(self, key, label, tool, algo, threads, schedule, kind):
-        self.key, self.label, self.tool = key, label, tool
-        self.algo, self.threads, self.schedule = algo, threads, schedule
-        self.kind = kind            # what its count means: matches or lines
-        self.cmd, self.env = None, None
-        self.stats_cmd = None       # hay: timed apart, see build_command()
-        self.wall, self.scan, self.map, self.stats_wall = [], [], [], []
-        self.energy, self.energy_last = [], None
-        self.got, self.status, self.note = None, "ok", ""
-
-
-def thread_values(spec, args):
-    out = []
-    for t in spec:
-        if t == "scaling":
-            out.extend(args.thread_list)
-        elif t == "max":
-            out.append(args.max_threads)
-        elif int(t) <= args.max_threads:   # more threads than cores: skipped
-            out.append(int(t))
-    seen = []
-    for t in out:
-        if t not in seen:
-            seen.append(t)
-    return seen
-
-
-def expand_engines(b, pats, args):
-    single = len(pats) == 1
-    rg_matches = single and not b.get("caseless") and not has_border(pats[0])
-    out = []
-    for spec in b["engines"]:
-        tool = spec["tool"]
-        if tool == "hay":
-            for algo in spec.get("algo", ["simd"]):
-                for n in thread_values(spec.get("threads", [1]), args):
-                    scheds = ["-"] if n == 1 else spec.get("schedule", ["dynamic"])
-                    for s in scheds:
-                        key = "hay/%s/t%d" % (algo, n) + ("" if n == 1 else "/" + s)
-                        label = "hay %s %dT" % (algo, n) + ("" if n == 1 else " " + s)
-                        out.append(Engine(key, label, "hay", algo, n, s, "matches"))
-        elif tool == "hs":
-            for n in thread_values(spec.get("threads", [1]), args):
-                out.append(Engine("hs/t%d" % n, "hyperscan %dT" % n, "hs", "hs", n,
-                                  "static", "matches"))
-        elif tool == "rg":
-            kind = "matches" if rg_matches else "lines"
-            out.append(Engine("rg/" + kind, "ripgrep (%s)" % kind, "rg", "-", 1, "-", kind))
-        elif tool == "grep":
-            out.append(Engine("grep/lines", "GNU grep (lines)", "grep", "-", 1, "-", "lines"))
-        elif tool == "memread":
-            for n in thread_values(spec.get("threads", [1]), args):
-                out.append(Engine("memread/t%d" % n, "read ceiling %dT" % n, "memread", "-", n,
-                                  "static", "newlines"))
-        else:
-            raise BenchError("%s: unknown tool %r" % (b["id"], tool))
-    keys = [e.key for e in out]
-    if len(set(keys)) != len(keys):
-        raise BenchError("%s: duplicate engines" % b["id"])
-    return out
-
-
-def pattern_args(tool, pats, patfiles, caseless):
-    """-e for one plain pattern; otherwise a pattern file (escaped for hay
-    and hs_bench, raw bytes for grep and rg)."""
-    ci = ["-i"] if caseless else []
-    simple = (len(pats) == 1 and b"\n" not in pats[0] and b"\x00" not in pats[0])
-    if simple:
-        return ci + ["-e", os.fsdecode(pats[0])]
-    if tool in ("hay", "hs"):
-        return ci + ["-f", patfiles["escaped"], "--escapes"]
-    return ci + ["-f", patfiles["raw"]]
-
-
-def build_command(e, tools, pats, patfiles, b, path):
-    """Sets e.cmd (timed end to end) and, for hay, e.stats_cmd: the same with
-    --stats, run apart because --stats itself costs time (it probes for a GPU)."""
-    caseless = bool(b.get("caseless"))
-    env = dict(os.environ)
-    if e.tool == "memread":
-        e.cmd, e.env = [tools["memread"], "--threads", str(e.threads), path], env
-        return
-    if e.tool == "hay":
-        cmd = [tools["hay"], "find", "--count-matches", "--backend", "cpu",
-               "--algo", e.algo, "--threads", str(e.threads)]
-        if e.threads > 1:
-            cmd += ["--schedule", e.schedule]
-    elif e.tool == "hs":
-        cmd = [tools["hs"], "--threads", str(e.threads)]
-    elif e.tool == "rg":
-        cmd = [tools["rg"], "--no-config", "-F",
-               "--count-matches" if e.kind == "matches" else "-c"]
-        libdir = os.path.join(os.path.dirname(tools["rg"]), "lib")
-        if os.path.isdir(libdir):   # a carried rg brings its shared libraries
-            env["LD_LIBRARY_PATH"] = libdir + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    else:
-        cmd = [tools["grep"], "-F", "-c"]
-        env["LC_ALL"] = "C"
-    e.cmd = cmd + pattern_args(e.tool, pats, patfiles, caseless) + [path]
-    e.env = env
-    if e.tool == "hay":
-        e.stats_cmd = e.cmd[:2] + ["--stats"] + e.cmd[2:]
-
-
-STAT_RE = re.compile(r'(\w+)=("[^"]*"|\S+)')
-
-
-def parse_stats(stderr):
-    """The 'stats:' lines of hay --stats (and hs_bench) as {phase: {k: v}}."""
-    phases = {}
-    for line in stderr.splitlines():
-        if not line.startswith("stats:"):
-            continue
-        kv = {k: v.strip('"') for k, v in STAT_RE.findall(line[6:])}
-        phases[kv.get("phase", "info")] = kv
-    return phases
-
-
-def parse_count(stdout):
-    lines = stdout.strip().splitlines()
-    if not lines:
-        raise ValueError("no output")
-    return int(lines[-1].rsplit(":", 1)[-1].strip())
-
-
-RAPL = None
-
-
-def rapl():
-    """The CPU package energy counters (bench/energy.py), made on first use."""
-    global RAPL
-    if RAPL is None:
-        RAPL = energy.Rapl()
-    return RAPL
-
-
-def run_once(e, cmd, expected):
-    """Runs cmd once; checks its count; returns (wall, scan, map) seconds.
-    The CPU package energy of the run (RAPL), when readable, goes to
-    e.energy_last (joules) for the caller to keep."""
-    e0 = rapl().read()
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e.env)
-    wall = time.perf_counter() - t0
-    e.energy_last = rapl().joules(e0, rapl().read())
-    out = p.stdout.decode("utf-8", "replace")
-    err = p.stderr.decode("utf-8", "replace")
-    if p.returncode not in (0, 1):
-        raise BenchError("%s exited with %d: %s" % (e.label, p.returncode, err.strip()[-500:]))
-    try:
-        got = parse_count(out)
-    except ValueError:
-        raise BenchError("%s: cannot read a count from %r (stderr %r)"
-                         % (e.label, out[-200:], err[-200:]))
-    e.got = got
-    if got != expected:
-        raise BenchError("COUNT MISMATCH: %s counted %d %s, expected %d\n    command: %s"
-                         % (e.label, got, e.kind, expected, shell_join(cmd)))
-    stats = parse_stats(err)
-    scan = stats.get("scan", {}).get("seconds")
-    mapped = stats.get("map", {}).get("seconds")
-    return wall, float(scan) if scan else None, float(mapped) if mapped else None
-
-
 def shell_join(cmd):
-    return " ".join(c if re.fullmatch(r"[\w./=:+,-]+", c) else "'%s'" % c.replace("'", "'\\''")
-                    for c in cmd)
+    return benchrun.shell_join([str(c) for c in cmd])
 
 
-# --------------------------------------------------------------------------
-# Tools and machine
-# --------------------------------------------------------------------------
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        self.rows = []
+        self.fails = []
+        self.notes = []
+        self.machine = args.machine
+        self.date = args.date
+        self.meters = benergy.Meters()
 
-def first_line(cmd, env=None):
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                           timeout=30)
-        s = p.stdout.decode("utf-8", "replace").strip().splitlines()
-        return s[0] if s else "?"
-    except (OSError, subprocess.SubprocessError):
-        return "?"
+    def short(self, cmd):
+        """The command with this run's folders as OUT/, WORK/, DATA/, BUILD/ and
+        the repository root dropped: shorter rows, the same on every machine."""
+        a = self.args
+        for path, name in ((a.out, "OUT"), (a.work, "WORK"), (a.data, "DATA"),
+                           (a.build, "BUILD"), (ROOT, ".")):
+            cmd = cmd.replace(path + "/", name + "/")
+        return cmd
 
+    def add(self, table, row, engine, metric, value, unit, command="", status="ok"):
+        if isinstance(value, float):
+            value = "%.6g" % value
+        self.rows.append({"table": table, "row": str(row), "engine": engine, "metric": metric,
+                          "value": value, "unit": unit, "status": status,
+                          "machine": self.machine, "date": self.date,
+                          "command": self.short(shell_join(command)
+                                                if isinstance(command, list) else command)})
 
-def build_adapter(work, name):
-    """Builds bench/adapters/<name>.c into work/ if it is missing or older
-    than its source; returns its path, or None when it cannot be built
-    (Hyperscan absent, no compiler)."""
-    src = os.path.join(HERE, "adapters", name + ".c")
-    exe = os.path.join(work, name)
-    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
-        return exe
-    cc = os.environ.get("CC", "cc")
-    if name == "hs_bench":
-        flags = ["-O2", "-lhs"]
+    def skip(self, table, row, engine, metric, unit, why=NO_GPU):
+        self.add(table, row, engine, metric, why, unit, "", "skipped")
+
+    def check(self, cond, msg):
+        if not cond:
+            self.fails.append(msg)
+            log("CHECK FAILED: " + msg)
+        return cond
+
+    def run(self, cmd, env=None, timeout=None, ok=(0,)):
+        """Runs cmd; returns (stdout, stderr, energy sample).  A bad exit is
+        a failed check and raises."""
+        with self.meters.measure() as e:
+            p = subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env, timeout=timeout)
+        out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+        if p.returncode not in ok:
+            raise RuntimeError("%s: exit %d: %s" % (shell_join(cmd), p.returncode,
+                                                    (err or out).strip()[-400:]))
+        return out, err, e
+
+    def run_saved(self, cmd, what, fname, env=None, ok=(0,)):
+        """Runs one of the part's tools (part timeout), keeps its stdout in
+        OUT/fname and returns it; a failure is a failed check and gives ""."""
         try:
-            p = subprocess.run(["pkg-config", "--cflags", "--libs", "libhs"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            if p.returncode == 0 and p.stdout.strip():
-                flags = ["-O2"] + p.stdout.decode().split()
-        except OSError:
-            pass
-        flags += ["-lpthread", "-lstdc++", "-lm"]
+            out, _, _ = self.run(cmd, env=env, timeout=self.args.part_timeout, ok=ok)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            self.check(False, "%s: %s" % (what, e))
+            out = ""
+        with open(os.path.join(self.args.out, fname), "w") as f:
+            f.write(out)
+        return out
+
+
+# --------------------------------------------------------------------------
+# Tools
+# --------------------------------------------------------------------------
+
+def find_tools(ctx):
+    a = ctx.args
+    t = {"hay": os.path.join(a.build, "hay")}
+    # The peers (bench/adapters/peers.py): grep, rg, hs, parasail, ssw, water;
+    # None where this machine has no such tool (its rows read "skipped").
+    pp = bpeers.Peers(a.work, carry=a.carry, data=a.data, log=log)
+    for k in ("grep", "rg", "hs", "parasail", "ssw", "water"):
+        t[k] = pp.get(k)
+    for k in ("cuda_exact_bench", "cuda_pfac_bench", "sw_cuda_bench", "hay_ocl_bench",
+              "gpu_phases"):
+        p = os.path.join(a.build, k)
+        t[k] = p if os.access(p, os.X_OK) else None
+    if not os.access(t["hay"], os.X_OK):
+        raise SystemExit("run.py: no hay at %s (build first: make build, or pass --build)"
+                         % t["hay"])
+    devs = subprocess.run([t["hay"], "devices"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT).stdout.decode()
+    t["devices"] = devs
+    t["cuda"] = bool(re.search(r"^cuda\s+available", devs, re.M)) and not a.no_gpu
+    t["opencl"] = bool(re.search(r"^opencl\s+available", devs, re.M))
+    t["ocl_desc"] = ""
+    m = re.search(r"^opencl\s+available.*\n\s+0: ([^(\n]+)", devs, re.M)
+    if m:
+        t["ocl_desc"] = m.group(1).strip()
+    return t
+
+
+def count_peer(ctx, name, pat, path, threads=1):
+    """(label, argv, env) of a search peer counting one literal in path."""
+    c = ctx.tools[name].count([pat.encode()], None, False, path, threads)
+    return c.argv, c.env
+
+
+def haystack(ctx, hid):
+    defs = json.load(open(benchrun.DEFS))
+    return benchrun.generate(hid, defs["haystacks"][hid], ctx.args.data, ctx.args.work)
+
+
+def count_of(out):
+    return int(out.strip().splitlines()[-1].rsplit(":", 1)[-1])
+
+
+def cell(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def gpu_bench(ctx, argv):
+    """cuda_exact_bench rows through cuda_exact.py's own parser."""
+    import gpu_exact as cuda_exact
+    ns = argparse.Namespace(build=ctx.args.build, out=ctx.args.out)
+    cuda_exact.FAILS[:] = []
+    rows, init = cuda_exact.gpu_bench(ns, argv)
+    for f in cuda_exact.FAILS:
+        ctx.check(False, f)
+    return rows, [ctx.tools["cuda_exact_bench"]] + argv
+
+
+# --------------------------------------------------------------------------
+# Parts
+# --------------------------------------------------------------------------
+
+def part_search(ctx):
+    a, t = ctx.args, ctx.tools
+    out = os.path.join(a.out, "search")
+    cmd = [sys.executable, os.path.abspath(__file__), "search", "--hay", t["hay"],
+           "--data", a.data, "--out", out, "--work", a.work, "--carry", a.carry]
+    if a.quick:
+        cmd.append("--quick")
     else:
-        flags = ["-O3", "-lpthread"]
-        if "avx2" in machine_info().get("simd", ""):
-            flags.insert(1, "-march=x86-64-v3")
-    os.makedirs(work, exist_ok=True)
-    cmd = [cc, "-std=c11", "-o", exe, src] + flags
-    if name == "hs_bench":
-        # The pattern-file parser is the CLI's own.
-        cmd[4:4] = [os.path.join(ROOT, "programs", "patfile.c"),
-                    "-I" + os.path.join(ROOT, "programs"),
-                    "-I" + os.path.join(ROOT, "include")]
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    except OSError:
-        return None
-    if p.returncode != 0:
-        log("note: %s not built (%s)" % (name, p.stdout.decode(errors="replace")
-                                         .strip().splitlines()[-1:]))
-        return None
-    return exe
+        cmd += ["--runs", str(a.runs)]
+    if t.get("rg"):
+        cmd += ["--rg", t["rg"].path]
+    if t.get("hs"):
+        cmd += ["--hs-bench", t["hs"].path]
+    cmd += a.search_args
+    log("$ " + shell_join(cmd))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(os.path.join(a.out, "search.log"), "wb") as f:
+        f.write(p.stderr + p.stdout)
+    ctx.check(p.returncode == 0, "search: bench/run.py search exit %d (see search.log)" % p.returncode)
+    res = os.path.join(out, "results.csv")
+    if not os.path.exists(res):
+        return
+    for r in csv.DictReader(open(res, newline="")):
+        st = "ok" if r["status"] == "ok" else r["status"]
+        for metric, key, unit in (("scan_GBps", "scan_gbps", "GB/s"),
+                                  ("wall_GBps", "wall_gbps", "GB/s"),
+                                  ("wall_s", "wall_median_s", "s")):
+            if r[key] not in ("", "-"):
+                ctx.add("search", r["bench"], r["label"], metric, r[key], unit, r["command"], st)
+        j = r.get("cpu_j_per_gb", "unavailable")
+        ctx.add("energy-search", "search " + r["bench"], r["label"], "J_per_GB", j, "J/GB",
+                r["command"], "ok" if j != "unavailable" else "unavailable")
 
 
-def find_tools(args, work, needed):
-    tools = {}
-    hay = args.hay or os.path.join(ROOT, "build-bench", "hay")
-    if "hay" in needed:
-        if not (os.path.isfile(hay) and os.access(hay, os.X_OK)):
-            raise BenchError("no hay binary at %s; build it first:\n"
-                             "  cmake -S . -B build-bench && cmake --build build-bench -j2\n"
-                             "or pass --hay PATH" % hay)
-        tools["hay"] = os.path.abspath(hay)
-    if "rg" in needed:
-        tools["rg"] = args.rg or shutil.which("rg")
-    if "grep" in needed:
-        tools["grep"] = args.grep or shutil.which("grep")
-    if "hs" in needed:
-        tools["hs"] = args.hs_bench or build_adapter(work, "hs_bench")
-    if "memread" in needed:
-        tools["memread"] = args.memread or build_adapter(work, "memread")
-    for k in list(tools):
-        if tools[k] and not os.access(tools[k], os.X_OK):
-            raise BenchError("%s: %s is not executable" % (k, tools[k]))
-    return tools
+def median_runs(ctx, cmd, runs, env=None, warmup=1):
+    """Median wall seconds (and scan seconds when the tool prints stats),
+    the last count, and the median CPU/GPU joules."""
+    walls, scans, cj, gj, cnt = [], [], [], [], None
+    for i in range(warmup + runs):
+        out, err, e = ctx.run(cmd, env=env, ok=(0, 1))
+        if i < warmup:
+            continue
+        walls.append(e.seconds)
+        st = benchrun.parse_stats(err)
+        s = cell(st.get("scan", {}).get("seconds"))
+        if s is not None:
+            scans.append(s)
+        if e.cpu_j is not None:
+            cj.append(e.cpu_j)
+        if e.gpu_j is not None:
+            gj.append(e.gpu_j)
+        cnt = count_of(out)
+    med = statistics.median
+    return {"wall": med(walls), "scan": med(scans) if scans else None, "count": cnt,
+            "cpu_j": med(cj) if cj else None, "gpu_j": med(gj) if gj else None,
+            "stderr": err}
 
 
-def tool_versions(tools):
-    v = {}
-    if tools.get("hay"):
-        v["hay"] = first_line([tools["hay"], "--version"])
-    if tools.get("rg"):
-        env = dict(os.environ)
-        libdir = os.path.join(os.path.dirname(tools["rg"]), "lib")
-        if os.path.isdir(libdir):
-            env["LD_LIBRARY_PATH"] = libdir
-        v["rg"] = first_line([tools["rg"], "--version"], env)
-    if tools.get("grep"):
-        v["grep"] = first_line([tools["grep"], "--version"])
-    if tools.get("hs"):
-        v["hs"] = first_line([tools["hs"], "--version"])
-    if tools.get("memread"):
-        v["memread"] = first_line([tools["memread"], "--version"])
-    v["python"] = platform.python_version()
-    v["cc"] = first_line([os.environ.get("CC", "cc"), "--version"])
-    return v
+def part_poster(ctx):
+    import gpu_exact as cuda_exact
+    a, t = ctx.args, ctx.tools
+    book = open(os.path.join(a.data, "text", "sherlock.txt"), "rb").read()
+    planted = cuda_exact.plant(book)
+    f1 = os.path.join(a.work, "sherlock-metu.txt")
+    f20 = os.path.join(a.work, "sherlock-metu-x20.txt")
+    open(f1, "wb").write(planted)
+    open(f20, "wb").write(planted * 20)
+    runs = a.runs
+    kernels = ["brute-global", "brute-reg", "brute-first", "bm-gpu", "gpu-fast"]
+    names = {"brute-global": "GPU data->global, key->global (brute-global)",
+             "brute-reg": "GPU data->global, key->register (brute-reg)",
+             "brute-first": "GPU data->global, key0->register (brute-first)",
+             "bm-gpu": "GPU bm-gpu", "gpu-fast": "GPU gpu-fast"}
+    for tab, path, mult in (("poster-t1", f1, 1), ("poster-t2", f20, 20)):
+        for word, want in (("METU", 10 * mult), ("Holmes", None)):
+            counts = {}
+            cpu = [("GNU grep -c (lines)",) + count_peer(ctx, "grep", word, path),
+                   ("hay find (CPU)", [t["hay"], "find", "--backend", "cpu", "--count-matches",
+                                       "-e", word, path], None),
+                   ("hay find (auto backend)", [t["hay"], "find", "--count-matches", "-e", word,
+                                                path], None)]
+            if t.get("rg"):
+                cpu.insert(1, ("ripgrep --count-matches",) + count_peer(ctx, "rg", word, path))
+            for name, cmd, env in cpu:
+                r = median_runs(ctx, cmd, runs, env=env)
+                ctx.add(tab, word, name, "time_ms", r["wall"] * 1e3, "ms", cmd)
+                ctx.add(tab, word, name, "count", r["count"], "matches" if "grep" not in name
+                        else "lines", cmd)
+                if "grep" not in name:
+                    counts[name] = r["count"]
+            if t["cuda"] and t["cuda_exact_bench"]:
+                argv = ["--file", path, "--pattern", word, "--list", "--e2e", "--runs",
+                        str(runs)]
+                for k in kernels:
+                    argv += ["--engine", k]
+                rows, cmd = gpu_bench(ctx, argv)
+                for row in rows:
+                    if row["engine"] not in names:
+                        continue
+                    n = names[row["engine"]]
+                    ctx.add(tab, word, n, "time_ms", row["e2e_ms"], "ms", cmd)
+                    ctx.add(tab, word, n, "kernel_ms", row["kernel_ms"], "ms", cmd)
+                    ctx.add(tab, word, n, "count", row["count"], "matches", cmd)
+                    counts[n] = int(row["count"])
+            else:
+                for k in kernels:
+                    for m, u in (("time_ms", "ms"), ("kernel_ms", "ms")):
+                        ctx.skip(tab, word, names[k], m, u)
+            ctx.check(len(set(counts.values())) == 1, "%s %s: counts differ %s"
+                      % (tab, word, counts))
+            if want is not None:
+                ctx.check(all(c == want for c in counts.values()),
+                          "%s %s: want %d, got %s" % (tab, word, want, counts))
 
 
-def machine_info():
-    info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "host": platform.node(), "kernel": platform.release(),
-            "arch": platform.machine(), "logical_cpus": os.cpu_count()}
-    try:
-        info["affinity_cpus"] = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        pass
-    cores = set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            phys = core = None
-            for line in f:
-                k, _, val = line.partition(":")
-                k, val = k.strip(), val.strip()
-                if k == "model name":
-                    info.setdefault("cpu", val)
-                elif k == "physical id":
-                    phys = val
-                elif k == "core id":
-                    core = val
-                elif k == "flags":
-                    fl = set(val.split())
-                    info.setdefault("simd", " ".join(x for x in ("sse4_2", "avx2", "avx512bw")
-                                                     if x in fl))
-                elif not line.strip():
-                    if core is not None:
-                        cores.add((phys, core))
-                    phys = core = None
-    except OSError:
-        pass
-    if cores:
-        info["physical_cores"] = len(cores)
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    info["mem_gib"] = round(int(line.split()[1]) / 2**20, 1)
-    except OSError:
-        pass
-    try:
-        with open("/etc/os-release") as f:
-            for line in f:
-                if line.startswith("PRETTY_NAME="):
-                    info["os"] = line.split("=", 1)[1].strip().strip('"')
-    except OSError:
-        pass
-    try:
-        p = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
-        if p.returncode == 0:
-            info["haystack_rev"] = p.stdout.decode().strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    if shutil.which("nvidia-smi"):
-        info["gpu"] = first_line(["nvidia-smi", "--query-gpu=name,driver_version",
-                                  "--format=csv,noheader"])
-    return info
+def part_bm(ctx):
+    import gpu_exact as cuda_exact
+    a, t = ctx.args, ctx.tools
+    path, size = haystack(ctx, "quick" if a.quick else "corpus1g")
+    off = cuda_exact.clean_offset(path, min(123456789, size // 2))
+    with open(path, "rb") as f:
+        f.seek(off)
+        text = f.read(50)
+    lens = list(range(5, 55, 5))
+    N = a.threads
+    runs = a.runs
+    tl = sorted(set([1, 2, 4, 8, 16, 32, 64, 128]) & set(range(1, N + 1)) | {N})
+    cpu_cfg = [("CPU bm serial (1T)", ["--threads", "1"]),
+               ("CPU bm %dT static" % N, ["--threads", str(N), "--schedule", "static"]),
+               ("CPU bm %dT dynamic" % N, ["--threads", str(N), "--schedule", "dynamic"])]
+    for n in tl:
+        if n not in (1, N):
+            cpu_cfg.append(("CPU bm %dT dynamic" % n, ["--threads", str(n), "--schedule",
+                                                       "dynamic"]))
+    gbps = {}      # (engine, m) -> Gbps
+    counts = {}    # m -> {engine: count}
+    cmds = {}
+    for name, extra in cpu_cfg:
+        for m in lens:
+            pat = text[:m].decode()
+            cmd = [t["hay"], "find", "--backend", "cpu", "--algo", "bm", "--count-matches",
+                   "--stats"] + extra + ["-e", pat, path]
+            r = median_runs(ctx, cmd, runs)
+            secs = r["scan"] or r["wall"]
+            gbps[(name, m)] = 8 * size / secs / 1e9
+            counts.setdefault(m, {})[name] = r["count"]
+            cmds[name] = cmd
+    serial = cpu_cfg[0][0]
+    stat, dyn = cpu_cfg[1][0], cpu_cfg[2][0]
+    degs = [1, 2, 4, 8, 16, 32, 64]
+    pairs = [(16, 128), (8, 256), (4, 512), (2, 1024)]
+    gpu_names = {}
+    if t["cuda"] and t["cuda_exact_bench"]:
+        argv = ["--file", path, "--pat-at", str(off), "--lens", ",".join(map(str, lens)),
+                "--runs", str(runs)]
+        eng = ["gpu-fast"] + ["bm-gpu:cascade=%d" % d for d in degs] + \
+            ["bm-gpu:blocks_per_sm=%d,threads=%d,cascade=1" % p for p in pairs]
+        for e in eng:
+            argv += ["--engine", e]
+        rows, gcmd = gpu_bench(ctx, argv)
+        for r in rows:
+            if r["engine"] == "read-ceiling":
+                continue
+            key = r["engine"] + (":" + r["params"] if r.get("params") else "")
+            m = int(r["m"])
+            gbps[(key, m)] = 8 * float(r["kernel_GBps"])
+            counts.setdefault(m, {})["GPU " + key] = int(r["count"])
+            cmds[key] = gcmd
+        gpu_names = {k for k, _ in gbps if not k.startswith("CPU")}
+    for m in lens:
+        ctx.check(len(set(counts.get(m, {}).values())) == 1,
+                  "bm m=%d: counts differ %s" % (m, counts.get(m)))
+
+    def put(table, engine, key, kind="Gbps", base=None):
+        for m in lens:
+            if key.startswith("CPU") or key in gpu_names:
+                if kind == "Gbps":
+                    ctx.add(table, "m=%d" % m, engine, "Gbps", gbps[(key, m)], "Gbps",
+                            cmds.get(key, ""))
+                else:
+                    ctx.add(table, "m=%d" % m, engine, "speedup",
+                            gbps[(key, m)] / gbps[(base, m)], "x", cmds.get(key, ""))
+            else:
+                ctx.skip(table, "m=%d" % m, engine, kind, "Gbps" if kind == "Gbps" else "x")
+
+    put("bm-fig13", serial, serial)
+    put("bm-fig13", stat, stat)
+    put("bm-fig13", dyn, dyn)
+    put("bm-fig14", stat, stat, "speedup", serial)
+    put("bm-fig14", dyn, dyn, "speedup", serial)
+    for n in tl:
+        key = serial if n == 1 else "CPU bm %dT dynamic" % n
+        put("bm-fig15", "CPU bm %dT%s" % (n, "" if n == 1 else " dynamic"), key)
+        if n > 1:
+            put("bm-fig16", "CPU bm %dT dynamic" % n, key, "speedup", serial)
+    put("bm-fig17", serial, serial)
+    put("bm-fig17", "GPU bm-gpu without ACC (cascade 1)", "bm-gpu:cascade=1")
+    put("bm-fig17", "GPU bm-gpu with ACC (cascade 64)", "bm-gpu:cascade=64")
+    put("bm-fig17", "GPU gpu-fast (ours)", "gpu-fast")
+    put("bm-fig18", "GPU bm-gpu without ACC (cascade 1)", "bm-gpu:cascade=1", "speedup", serial)
+    put("bm-fig18", "GPU bm-gpu with ACC (cascade 64)", "bm-gpu:cascade=64", "speedup", serial)
+    put("bm-fig18", "GPU gpu-fast (ours)", "gpu-fast", "speedup", serial)
+    for d in degs:
+        put("bm-fig19", "GPU bm-gpu cascade %d" % d, "bm-gpu:cascade=%d" % d)
+        if d > 1:
+            put("bm-fig20", "GPU bm-gpu cascade %d" % d, "bm-gpu:cascade=%d" % d, "speedup",
+                "bm-gpu:cascade=1")
+    for b, th in pairs:
+        key = "bm-gpu:blocks_per_sm=%d,threads=%d,cascade=1" % (b, th)
+        put("bm-fig21", "GPU bm-gpu (%d, %d)" % (b, th), key)
+        put("bm-fig22", "GPU bm-gpu (%d, %d)" % (b, th), key, "speedup", serial)
+    put("bm-fig23", serial, serial)
+    put("bm-fig23", dyn, dyn)
+    put("bm-fig23", "GPU bm-gpu with ACC (cascade 64)", "bm-gpu:cascade=64")
+    put("bm-fig23", "GPU gpu-fast (ours)", "gpu-fast")
+    put("bm-fig24", dyn, dyn, "speedup", serial)
+    put("bm-fig24", "GPU bm-gpu with ACC (cascade 64)", "bm-gpu:cascade=64", "speedup", serial)
+    put("bm-fig24", "GPU gpu-fast (ours)", "gpu-fast", "speedup", serial)
+    ctx.notes.append("bm: haystack %s (%d bytes); patterns: the first 5..50 bytes at offset "
+                     "%d (%r...); CPU: scan phase of `hay find --algo bm --stats`; GPU: "
+                     "kernel only, text resident (cuda_exact_bench); median of %d after 1 "
+                     "warm-up; Gbps = 8 * bytes / s / 1e9." % (os.path.basename(path), size, off,
+                                                              text[:20].decode(), runs))
 
 
-# --------------------------------------------------------------------------
-# Reporting
-# --------------------------------------------------------------------------
-
-def med(xs):
-    return statistics.median(xs) if xs else None
+GPU_BIG_ENGINES = ["gpu-fast", "gpu-fast:filter=3", "bm-gpu", "brute-first"]
 
 
-def gbps(nbytes, secs):
-    return nbytes / secs / 1e9 if secs else None
+def part_gpu(ctx):
+    """One literal over the 1 GiB corpus (quick: the small haystack) on the
+    GPU's one-pattern engines (cuda_exact_bench): kernel only (text resident),
+    end to end from pinned memory in one copy, pipelined 64 MiB pieces on two
+    streams, the read ceiling; with the match list and caseless; beside
+    Hyperscan and hay on N CPU threads (scan phase and whole command)."""
+    a, t = ctx.args, ctx.tools
+    path, size = haystack(ctx, "quick" if a.quick else "corpus1g")
+    pat = "Sherlock Holmes"
+    row = "'%s' / %s" % (pat, os.path.basename(path))
+    N = a.threads
+    counts = {}
+    if t["cuda"] and t["cuda_exact_bench"]:
+        argv = ["--file", path, "--pattern", pat, "--ceiling", "--e2e", "--pipeline",
+                str(64 << 20), "--runs", str(a.runs)]
+        for e in GPU_BIG_ENGINES:
+            argv += ["--engine", e]
+        rows, cmd = gpu_bench(ctx, argv)
+        for r in rows:
+            name = "GPU " + r["engine"] + (" " + r["params"] if r.get("params") else "")
+            if r["engine"] == "read-ceiling":
+                ctx.add("gpu-1g", row, "GPU read ceiling (16-byte loads, no matching)", "GBps",
+                        r["kernel_GBps"], "GB/s", cmd)
+                continue
+            counts[name] = int(r["count"])
+            ctx.add("gpu-1g", row, name + " (kernel)", "GBps", r["kernel_GBps"], "GB/s", cmd)
+            ctx.add("gpu-1g", row, name + " (end to end)", "GBps", r["e2e_GBps"], "GB/s", cmd)
+            ctx.add("gpu-1g", row, name + " (pipelined)", "GBps", r["pipe_GBps"], "GB/s", cmd)
+        first = GPU_BIG_ENGINES[0]
+        rows, cmd = gpu_bench(ctx, ["--file", path, "--pattern", pat, "--list", "--runs",
+                                    str(a.runs), "--engine", first])
+        for r in rows:
+            if r["engine"] != "read-ceiling":
+                counts["GPU %s with the match list" % first] = int(r["count"])
+                ctx.add("gpu-1g", row, "GPU %s with the match list (kernel)" % first, "GBps",
+                        r["kernel_GBps"], "GB/s", cmd)
+        ci = "'%s' caseless / %s" % (pat.lower(), os.path.basename(path))
+        argv = ["--file", path, "--pattern", pat.lower(), "--ci", "--runs", str(a.runs)]
+        for e in GPU_BIG_ENGINES[:2]:
+            argv += ["--engine", e]
+        rows, cmd = gpu_bench(ctx, argv)
+        for r in rows:
+            if r["engine"] != "read-ceiling":
+                ctx.add("gpu-1g", ci, "GPU %s (kernel)" % r["engine"] +
+                        (" " + r["params"] if r.get("params") else ""), "GBps",
+                        r["kernel_GBps"], "GB/s", cmd)
+                ctx.add("gpu-1g", ci, "GPU %s" % r["engine"], "count", r["count"], "matches",
+                        cmd)
+    else:
+        for e in GPU_BIG_ENGINES:
+            ctx.skip("gpu-1g", row, "GPU %s (kernel)" % e, "GBps", "GB/s")
+    cpu = [("hay find CPU %dT" % N, [t["hay"], "find", "--backend", "cpu", "--count-matches",
+                                     "--stats", "--threads", str(N), "-e", pat, path], None)]
+    if t.get("hs"):
+        cpu.append(("Hyperscan %dT" % N,) + count_peer(ctx, "hs", pat, path, N))
+    for name, cmd, env in cpu:
+        r = median_runs(ctx, cmd, a.runs, env=env)
+        counts[name] = r["count"]
+        if r["scan"]:
+            ctx.add("gpu-1g", row, name + " (scan)", "GBps", size / r["scan"] / 1e9, "GB/s", cmd)
+        ctx.add("gpu-1g", row, name + " (whole command)", "GBps", size / r["wall"] / 1e9,
+                "GB/s", cmd)
+    ctx.check(len(set(counts.values())) == 1, "gpu: counts differ %s" % counts)
+    if not a.quick:
+        ctx.check(set(counts.values()) == {42955}, "gpu: want 42955, got %s" % counts)
 
 
-def fmt(x, spec="%.4f"):
-    return "-" if x is None else spec % x
+def snort_patterns(ctx):
+    import snort_select
+    pats = snort_select.select(ctx.args.data)
+    pf = os.path.join(ctx.args.work, "snort-1000.esc.txt")
+    with open(pf, "wb") as f:
+        f.write(b"".join(benchrun.encode_escapes(p) + b"\n" for p in pats))
+    return pats, pf
 
 
-CSV_FIELDS = ["date", "host", "cpu", "logical_cpus", "mem_gib", "kernel", "suite", "bench",
-              "haystack", "bytes", "patterns", "caseless", "engine", "label", "tool",
-              "tool_version", "algo", "threads", "schedule", "count_kind", "expected", "got",
-              "status", "runs", "wall_median_s", "wall_min_s", "wall_max_s", "wall_gbps",
-              "scan_median_s", "scan_min_s", "scan_max_s", "scan_gbps", "map_median_s",
-              "stats_wall_median_s", "cpu_energy_median_j", "cpu_j_per_gb", "command",
-              "stats_command"]
+def part_pfac(ctx):
+    a, t = ctx.args, ctx.tools
+    # Figs. 7/8: the OpenCL knob table (bench/ocl_bench.c), on the OpenCL device at hand.
+    if t["hay_ocl_bench"] and t["opencl"]:
+        csvp = os.path.join(a.out, "ocl-fig78.csv")
+        cmd = [t["hay_ocl_bench"], "--data", a.data, "--runs", str(a.runs), "--csv", csvp,
+               "--rows", "paper" if a.quick else "all"]
+        if a.quick:
+            cmd += ["--size", "2M"]
+        env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
+        out = ctx.run_saved(cmd, "pfac: hay_ocl_bench", "ocl-fig78.md", env=env)
+        dev = t["ocl_desc"] or "OpenCL device 0"
+        if os.path.exists(csvp):
+            for r in csv.DictReader(open(csvp, newline="")):
+                row = "transfer=%s,local=%s,wg=%s,bpw=%s" % (r["transfer"], r["local"], r["wg"],
+                                                            r["bpw"])
+                st = "ok" if r["ok"] == "1" else "FAIL"
+                ctx.check(st == "ok", "pfac OpenCL row %s: count check failed" % row)
+                eng = "OpenCL " + dev
+                for k, u in (("prepare_ms", "ms"), ("write_ms", "ms"), ("kernel_ms", "ms"),
+                             ("read_ms", "ms"), ("gpu_total_ms", "ms"),
+                             ("speedup_vs_cpu1", "x")):
+                    ctx.add("pfac-fig7-8", row, eng, "total_ms" if k == "gpu_total_ms" else k,
+                            r[k], u, cmd, st)
+                for k in ("write_j", "kernel_j", "read_j"):
+                    j = cell(r[k])
+                    ctx.add("pfac-fig7-8", row, eng, k.replace("_j", "_J"),
+                            r[k] if j is not None and j >= 0 else "unavailable", "J", cmd,
+                            st if j is not None and j >= 0 else "unavailable")
+    else:
+        ctx.skip("pfac-fig7-8", "all knob rows", "OpenCL", "total_ms", "ms",
+                 "skipped (no OpenCL device or hay_ocl_bench not built)")
+    # Fig. 7 knobs on CUDA (bench/cuda_pfac_bench.c).
+    patfile = os.path.join(a.data, "patterns", "snort-community.txt")
+    textdir = os.path.join(a.data, "text")
+    if t["cuda"] and t["cuda_pfac_bench"]:
+        cmd = [t["cuda_pfac_bench"], "fig7", patfile, textdir, "--reps", str(a.runs)]
+        out = ctx.run_saved(cmd, "pfac: cuda_pfac_bench fig7", "cuda-pfac-fig7.txt", ok=(0, 1))
+        for line in out.splitlines():
+            if line.startswith("#") or "|" not in line or line.startswith("knobs"):
+                continue
+            knobs, nums, lst, ok = [x.strip() for x in line.split("|")]
+            v = nums.split()
+            lv = lst.split()
+            st = "ok" if ok == "yes" else "FAIL"
+            ctx.check(st == "ok", "pfac CUDA %s: counts differ" % knobs)
+            for k, x, u in (("copy_in_ms", v[0], "ms"), ("kernel_ms", v[1], "ms"),
+                            ("copy_out_ms", v[2], "ms"), ("total_ms", v[3], "ms"),
+                            ("speedup_vs_cpu_ac1", v[4], "x"), ("list_total_ms", lv[0], "ms")):
+                ctx.add("pfac-fig7-cuda", knobs, "CUDA pfac", k, x, u, cmd, st)
+    else:
+        ctx.skip("pfac-fig7-cuda", "all knob rows", "CUDA pfac", "total_ms", "ms")
+    # Figs. 9/10: CPU threads against the GPU, 1,000 Snort patterns over text10m.
+    pats, pf = snort_patterns(ctx)
+    path, size = haystack(ctx, "text10m")
+    N = a.threads
+    tl = sorted(set([1, 2, 4, 8, 12, 16, 32, 64]) & set(range(1, N + 1)) | {N})
+    counts = {}
+    base = None
+    res = []
+    for n in tl:
+        cmd = [t["hay"], "find", "--backend", "cpu", "--algo", "dfa", "--count-matches",
+               "--stats", "--threads", str(n), "-f", pf, "--escapes", path]
+        r = median_runs(ctx, cmd, a.runs)
+        res.append(("CPU dfa %dT" % n, r, cmd))
+    if t.get("hs"):
+        c = t["hs"].count(pats, {"escaped": pf}, False, path, N)
+        cmd = c.argv
+        res.append(("Hyperscan %dT" % N, median_runs(ctx, cmd, a.runs), cmd))
+    for backend, avail in (("opencl", t["opencl"]), ("cuda", t["cuda"])):
+        name = "%s pfac (hay find --backend %s)" % ("OpenCL" if backend == "opencl" else "GPU",
+                                                    backend)
+        if not avail:
+            ctx.skip("pfac-fig9-10", "1000 snort / text10m", name, "ms", "ms",
+                     NO_GPU if backend == "cuda" else "skipped (no OpenCL device)")
+            continue
+        cmd = [t["hay"], "find", "--backend", backend, "--count-matches", "--stats", "-f", pf,
+               "--escapes", path]
+        env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
+        res.append((name, median_runs(ctx, cmd, a.runs, env=env), cmd))
+    for name, r, cmd in res:
+        secs = r["scan"] or r["wall"]
+        if base is None:
+            base = secs
+        ctx.add("pfac-fig9-10", "1000 snort / text10m", name, "ms", secs * 1e3, "ms", cmd)
+        ctx.add("pfac-fig9-10", "1000 snort / text10m", name, "speedup_vs_cpu1", base / secs,
+                "x", cmd)
+        counts[name] = r["count"]
+        gpu = "--backend" in cmd and cmd[cmd.index("--backend") + 1] != "cpu"
+        env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
+        add_energy(ctx, "energy-search", "pfac 1000 snort / text10m", name,
+                   energy_loop(ctx, cmd, env=env), size, cmd, gpu=gpu)
+    ctx.check(len(set(counts.values())) == 1, "pfac fig9-10: counts differ %s" % counts)
 
 
-def csv_rows(results, machine, versions):
-    rows = []
-    for r in results:
-        b = r["bench"]
-        for e in r["engines"]:
-            wm, sm = med(e.wall), med(e.scan)
-            rows.append({
-                "date": machine["date"], "host": machine["host"], "cpu": machine.get("cpu", "?"),
-                "logical_cpus": machine["logical_cpus"], "mem_gib": machine.get("mem_gib"),
-                "kernel": machine["kernel"], "suite": b.get("suite", ""), "bench": b["id"],
-                "haystack": b["haystack"], "bytes": r["bytes"], "patterns": len(r["pats"]),
-                "caseless": int(bool(b.get("caseless"))), "engine": e.key, "label": e.label,
-                "tool": e.tool, "tool_version": versions.get(e.tool, "?"), "algo": e.algo,
-                "threads": e.threads, "schedule": e.schedule, "count_kind": e.kind,
-                "expected": r["expect"][e.kind], "got": e.got, "status": e.status,
-                "runs": len(e.wall),
-                "wall_median_s": fmt(wm, "%.6f"), "wall_min_s": fmt(min(e.wall) if e.wall else None, "%.6f"),
-                "wall_max_s": fmt(max(e.wall) if e.wall else None, "%.6f"),
-                "wall_gbps": fmt(gbps(r["bytes"], wm), "%.3f"),
-                "scan_median_s": fmt(sm, "%.6f"), "scan_min_s": fmt(min(e.scan) if e.scan else None, "%.6f"),
-                "scan_max_s": fmt(max(e.scan) if e.scan else None, "%.6f"),
-                "scan_gbps": fmt(gbps(r["bytes"], sm), "%.3f"),
-                "map_median_s": fmt(med(e.map), "%.6f"),
-                "stats_wall_median_s": fmt(med(e.stats_wall), "%.6f"),
-                "cpu_energy_median_j": fmt(med(e.energy), "%.3f") if e.energy else "unavailable",
-                "cpu_j_per_gb": fmt(med(e.energy) / (r["bytes"] / 1e9), "%.3f")
-                if e.energy else "unavailable",
-                "command": shell_join(e.cmd) if e.cmd else "",
-                "stats_command": shell_join(e.stats_cmd) if e.stats_cmd else "",
-            })
-    return rows
+def device_phases(stderr):
+    """hay find --stats' device phase lines: {phase: (seconds, joules or None)}, method."""
+    ph, method = {}, None
+    for line in stderr.splitlines():
+        m = re.match(r"stats: device phase=(\w+) seconds=([\d.]+) joules=(\S+)", line)
+        if m:
+            ph[m.group(1)] = (float(m.group(2)), cell(m.group(3)))
+        m = re.match(r"stats: device energy=(\S+)", line)
+        if m:
+            method = m.group(1)
+    return ph, method
 
 
-def speedup_base(e, engines):
-    """The one-thread run of the same tool and algorithm, if any."""
-    for o in engines:
-        if o.tool == e.tool and o.algo == e.algo and o.threads == 1 and o.wall:
-            return o
-    return None
+ENERGY_WINDOW_S = 2.0
 
 
-def markdown(results, machine, versions, targets, args):
+def energy_loop(ctx, cmd, env=None, window=ENERGY_WINDOW_S):
+    """Runs cmd back to back for at least `window` seconds (2 runs at least)
+    under one meter reading, so that NVML's counter, which moves in steps of
+    tens of milliseconds, and RAPL see a long interval; returns the mean
+    joules per run (cpu_j, gpu_j) and the last stderr."""
+    n, err = 0, ""
+    with ctx.meters.measure() as e:
+        t0 = time.perf_counter()
+        while n < 2 or time.perf_counter() - t0 < window:
+            p = subprocess.run([str(c) for c in cmd], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env=env)
+            err = p.stderr.decode("utf-8", "replace")
+            n += 1
+    return {"cpu_j": None if e.cpu_j is None else e.cpu_j / n,
+            "gpu_j": None if e.gpu_j is None else e.gpu_j / n, "stderr": err, "runs": n}
+
+
+def add_energy(ctx, table, row, name, r, size, cmd, cells=None, gpu=False):
+    """Whole-process energy of a measured command (RAPL for the CPU, NVML for
+    the GPU: rows that use it) per GB (or per giga cell update), and the
+    device's own phases (the library's meter, `hay find --stats`)."""
+    per, unit, metric = (size / 1e9, "J/GB", "J_per_GB") if cells is None else \
+        (cells / 1e9, "J/GCU", "J_per_GCU")
+    if r["cpu_j"] is not None:
+        ctx.add(table, row, name, metric, r["cpu_j"] / per, unit + " (CPU package, RAPL)", cmd)
+    else:
+        ctx.add(table, row, name, metric, "unavailable", unit + " (CPU package, RAPL)", cmd,
+                "unavailable")
+    if gpu and r["gpu_j"] is not None:
+        ctx.add(table, row, name, metric + "_gpu", r["gpu_j"] / per, unit + " (GPU, %s)"
+                % ctx.meters.gpu_method, cmd)
+    ph, method = device_phases(r.get("stderr", ""))
+    for p, (s, j) in ph.items():
+        ctx.add(table, row, name, "%s_J" % p, j if j is not None else "unavailable",
+                "J (device phase, %s)" % (method or "unavailable"), cmd,
+                "ok" if j is not None else "unavailable")
+
+
+def random_protein(n, seed):
+    """sw_cuda_bench's random_seq (xorshift64, 20 residues), as letters."""
+    letters = "ARNDCQEGHILKMFPSTWYV"
+    s = (seed * 0x9e3779b97f4a7c15 + 1) & (2**64 - 1)
     out = []
-    out.append("## haystack benchmarks, %s" % machine["date"])
-    out.append("")
-    out.append("Machine: %s, %s logical CPUs%s, %s GiB, %s, kernel %s%s." % (
-        machine.get("cpu", "?"), machine["logical_cpus"],
-        " (%s physical cores)" % machine["physical_cores"] if "physical_cores" in machine else "",
-        machine.get("mem_gib", "?"), machine.get("os", "?"), machine["kernel"],
-        ("; GPU " + machine["gpu"]) if machine.get("gpu") else ""))
-    if machine.get("haystack_rev"):
-        out.append("haystack source: %s." % machine["haystack_rev"])
-    out.append("Tools: " + "; ".join("%s: %s" % kv for kv in versions.items()) + ".")
-    out.append("Runs: %d timed (median, min, max) after %d warm-up; every run's count checked. "
-               "wall = the whole command, end to end (hay without --stats); scan = the scan "
-               "phase that hay --stats (a separate run of the same command) and the adapters "
-               "report (kernel-only). GB/s = 10^9 bytes/s at the median." % (args.runs, args.warmup))
-    for r in results:
-        b = r["bench"]
-        out.append("")
-        pats = r["pats"]
-        ptxt = (repr(pats[0].decode("utf-8", "replace")) if len(pats) == 1
-                else "%d patterns" % len(pats))
-        out.append("### %s: %s" % (b["id"], b.get("about", "")))
-        out.append("")
-        lines = r["expect"].get("lines")   # absent where Hyperscan gives the counts
-        out.append("Haystack %s (%d bytes), %s%s; expected %d occurrences%s." % (
-            b["haystack"], r["bytes"], ptxt, ", caseless" if b.get("caseless") else "",
-            r["expect"]["matches"], ", %d matching lines" % lines if lines is not None else ""))
-        if any(e.stats_wall for e in r["engines"]):
-            over = [med(e.stats_wall) - med(e.wall) for e in r["engines"] if e.stats_wall]
-            out.append("hay with --stats took %+.4f s per run against the timed command "
-                       "(median over hay rows); wall times are taken without it." % med(over))
-        out.append("")
-        out.append("| engine | count | wall median s | wall min s | wall max s | wall GB/s "
-                   "| scan median s | scan GB/s | speedup vs 1T (scan / wall) |")
-        out.append("|---|---|---|---|---|---|---|---|---|")
-        for e in r["engines"]:
-            wm, sm = med(e.wall), med(e.scan)
-            base = speedup_base(e, r["engines"])
-            sp = "-"
-            if base and e.threads > 1:
-                s_scan = (med(base.scan) / sm) if (sm and base.scan) else None
-                sp = "%s / %.2fx" % (fmt(s_scan, "%.2fx"), med(base.wall) / wm)
-            count = ("%d %s" % (e.got, e.kind) if e.status == "ok"
-                     else "**%s** %s" % (e.status.upper(), e.note))
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                e.label, count, fmt(wm), fmt(min(e.wall) if e.wall else None),
-                fmt(max(e.wall) if e.wall else None), fmt(gbps(r["bytes"], wm), "%.2f"),
-                fmt(sm), fmt(gbps(r["bytes"], sm), "%.2f"), sp))
-    if targets:
-        out.append("")
-        out.append("### Targets")
-        out.append("")
-        out.append("| target | engine | versus | metric | ratio | needed | met |")
-        out.append("|---|---|---|---|---|---|---|")
-        for t in targets:
-            out.append("| %s | %s | %s | %s | %s | >= %.2f | %s |" % (
-                t["name"], t["engine"], t["versus"], t["metric"], fmt(t["ratio"], "%.2f"),
-                t["at_least"], t["met"]))
+    for _ in range(n):
+        s ^= (s << 13) & (2**64 - 1)
+        s ^= s >> 7
+        s ^= (s << 17) & (2**64 - 1)
+        out.append(letters[s % 20])
+    return "".join(out)
+
+
+def write_fasta(path, name, s):
+    with open(path, "w") as f:
+        f.write(">%s\n" % name)
+        for i in range(0, len(s), 60):
+            f.write(s[i:i + 60] + "\n")
+
+
+def part_sw(ctx):
+    a, t = ctx.args, ctx.tools
+    lens = [3000] if a.quick else [3000, 8461]
+    gpu_scores = {}
+    if t["cuda"] and t["sw_cuda_bench"]:
+        cmd = [t["sw_cuda_bench"], "table", "--runs", str(a.runs)]
+        out = ctx.run_saved(cmd, "sw: sw_cuda_bench table", "sw-cuda-table.tsv")
+        for line in out.splitlines():
+            f = line.split("\t")
+            if f[0] == "best":
+                pair, var = f[1], f[2]
+                eng = "GPU %s (best of block counts: %s)" % (var, f[3])
+                ctx.add("sw-table", pair, "GPU " + var, "fill_ms", f[4], "ms", cmd)
+                ctx.add("sw-split", pair + " " + var, "GPU", "compute_ms", f[5], "ms", cmd)
+                ctx.add("sw-split", pair + " " + var, "GPU", "sync_ms", f[6], "ms", cmd)
+                ctx.add("sw-split", pair + " " + var, "GPU", "sync_pct", f[7], "%", cmd)
+                ctx.add("sw-split", pair + " " + var, "GPU", "best_blocks", f[3], "blocks",
+                        cmd)
+                del eng
+            elif re.match(r"\d+x\d+$", f[0]) and len(f) >= 10:
+                ctx.add("sw-table", f[0], "GPU %s blocks=%s" % (f[1], f[2]), "GCUPS", f[8],
+                        "GCUPS", cmd)
+                gpu_scores.setdefault(f[0], set()).add(int(f[9]))
+        for pair, sc in gpu_scores.items():
+            ctx.check(len(sc) == 1, "sw GPU %s: scores differ %s" % (pair, sc))
+    else:
+        for L in (3000, 8461):
+            for v in ("simple-cpu", "simple-gpu", "coalesced-cpu", "coalesced-gpu",
+                      "tiled-cpu", "tiled-gpu"):
+                ctx.skip("sw-table", "%dx%d" % (L, L), "GPU " + v, "fill_ms", "ms")
+                for m in ("compute_ms", "sync_ms"):
+                    ctx.skip("sw-split", "%dx%d %s" % (L, L, v), "GPU", m, "ms")
+    # The CPU rows: the same pairs (sw_cuda_bench's generator), BLOSUM62, gaps 11/1.
+    for L in lens:
+        pair = "%dx%d" % (L, L)
+        q = os.path.join(a.work, "sw-%d-q.fa" % L)
+        tg = os.path.join(a.work, "sw-%d-t.fa" % L)
+        write_fasta(q, "q%d" % L, random_protein(L, 11 + (L == 8461)))
+        write_fasta(tg, "t%d" % L, random_protein(L, 101 + (L == 8461)))
+        cells = L * L
+        hay_parse = (lambda out, err: (int(out.splitlines()[0].split("\t")[2]),
+                                       cell(re.search(r"seconds=([0-9.]+)", err).group(1))))
+        engines = [("hay align scalar 1T", [t["hay"], "align", "--score-only", "--stats", "-j",
+                                            "1", "--variant", "scalar", "--protein", q, tg],
+                    None, hay_parse),
+                   ("hay align 1T (auto)", [t["hay"], "align", "--score-only", "--stats", "-j",
+                                            "1", "--protein", q, tg], None, hay_parse)]
+        # The alignment peers (bench/adapters/peers.py), one thread each.
+        for k, name, why in (("parasail", "parasail striped16 1T", "not available"),
+                             ("ssw", "SSW (libssw) 1T", "not available"),
+                             ("water", "EMBOSS water", "EMBOSS water not on this machine")):
+            if t.get(k):
+                c = t[k].align(q, tg, {"matrix": "blosum62", "open": 11, "extend": 1}, 1)
+                engines.append((name, c.argv, c.env, c.parse))
+            else:
+                ctx.skip("sw-table", pair, name.rsplit(" 1T", 1)[0], "fill_ms", "ms",
+                         "skipped (%s)" % why)
+        scores = {}
+        for name, cmd, env, parse in engines:
+            secs, score, cj = [], None, []
+            for i in range(1 + a.runs):
+                try:
+                    out, err, e = ctx.run(cmd, env=env, timeout=a.part_timeout)
+                except (RuntimeError, subprocess.TimeoutExpired) as ex:
+                    ctx.check(False, "sw %s %s: %s" % (pair, name, ex))
+                    break
+                score, s = parse(out, err)
+                if s is None:
+                    s = e.seconds   # the whole command: the tool has no phase timer
+                if i:
+                    secs.append(s)
+                    if e.cpu_j is not None:
+                        cj.append(e.cpu_j)
+            if not secs:
+                continue
+            med = statistics.median(secs)
+            scores[name] = score
+            ctx.add("sw-table", pair, name, "fill_ms", med * 1e3, "ms", cmd)
+            ctx.add("sw-table", pair, name, "GCUPS", cells / med / 1e9, "GCUPS", cmd)
+            ctx.add("sw-table", pair, name, "score", score, "score", cmd)
+            add_energy(ctx, "energy-align", "sw " + pair, name,
+                       {"cpu_j": statistics.median(cj) if cj else None, "gpu_j": None}, 0, cmd,
+                       cells)
+        if pair in gpu_scores:
+            scores["GPU"] = sorted(gpu_scores[pair])[0]
+        ctx.check(len(set(scores.values())) == 1, "sw %s: scores differ %s" % (pair, scores))
+    # GCUPS against length (bench/lib/align.py: hay against parasail).
+    out = os.path.join(a.out, "align")
+    cmd = [sys.executable, os.path.abspath(__file__), "align", "--hay", t["hay"], "--data",
+           a.data, "--out", out, "--runs", str(a.runs), "--threads", str(a.threads)]
+    if t.get("parasail"):
+        cmd += ["--parasail-bench", t["parasail"].path]
+    if a.quick:
+        cmd += ["--quick", "--scalar-max-cells", "2e8"]
+    log("$ " + shell_join(cmd))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    open(os.path.join(a.out, "align.log"), "wb").write(p.stdout)
+    ctx.check(p.returncode == 0, "sw: run.py align exit %d (see align.log)" % p.returncode)
+    res = os.path.join(out, "results.csv")
+    if p.returncode == 0 and os.path.exists(res):
+        for r in csv.DictReader(open(res, newline="")):
+            ctx.add("sw-gcups", "%s (%s cells)" % (r["workload"], r["cells"]), r["engine"],
+                    "GCUPS", r["gcups"], "GCUPS", r["command"],
+                    "ok" if r["check"] == "ok" else "FAIL")
+    if t["cuda"] and t["sw_cuda_bench"]:
+        cmd = [t["sw_cuda_bench"], "scale", "--data", a.data, "--runs", str(a.runs)]
+        if a.quick:
+            cmd += ["--max-cells", "1e9"]
+        o = ctx.run_saved(cmd, "sw: sw_cuda_bench scale", "sw-cuda-scale.tsv")
+        for line in o.splitlines():
+            f = line.split("\t")
+            if len(f) >= 10 and not line.startswith(("#", "pair")):
+                cells = int(f[1]) * int(f[2])
+                ctx.add("sw-gcups", "%s (%.3g cells)" % (f[0], cells), "GPU " + f[3],
+                        "GCUPS", f[8], "GCUPS", cmd)
+    else:
+        ctx.skip("sw-gcups", "scale (mito .. 1 Mbp)", "GPU fast", "GCUPS", "GCUPS")
+
+
+def part_energy(ctx):
+    a, t = ctx.args, ctx.tools
+    path, size = haystack(ctx, "quick" if a.quick else "corpus1g")
+    pat = "Sherlock Holmes"
+    row = "'%s' / %s" % (pat, os.path.basename(path))
+    N = a.threads
+    cmds = [("hay find CPU %dT" % N, [t["hay"], "find", "--backend", "cpu", "--count-matches",
+                                      "--stats", "--threads", str(N), "-e", pat, path], None),
+            ("GNU grep -c (lines)",) + count_peer(ctx, "grep", pat, path)]
+    if t.get("rg"):
+        cmds.append(("ripgrep",) + count_peer(ctx, "rg", pat, path))
+    if t.get("hs"):
+        cmds.append(("Hyperscan %dT" % N,) + count_peer(ctx, "hs", pat, path, N))
+    if t["cuda"]:
+        cmds.append(("hay find CUDA", [t["hay"], "find", "--backend", "cuda", "--count-matches",
+                                       "--stats", "-e", pat, path], None))
+    else:
+        ctx.skip("energy-search", row, "hay find CUDA", "J_per_GB", "J/GB")
+    counts = {}
+    for name, cmd, env in cmds:
+        r = median_runs(ctx, cmd, a.runs, env=env)
+        if "grep" not in name:
+            counts[name] = r["count"]
+        add_energy(ctx, "energy-search", row, name, energy_loop(ctx, cmd, env=env), size, cmd,
+                   gpu="CUDA" in name)
+    ctx.check(len(set(counts.values())) == 1, "energy: counts differ %s" % counts)
+    # The CUDA search phase by phase (bench/gpu_phases.c): each phase repeated
+    # back to back for 2 s under NVML's counter, joules per repetition.
+    if t["cuda"] and t["gpu_phases"]:
+        cmd = [t["gpu_phases"], "--backend", "cuda", "--runs", str(max(a.runs, 3)),
+               "--energy-seconds", "2", "-e", pat, path]
+        out = ctx.run_saved(cmd, "energy: gpu_phases", "gpu-phases.txt")
+        tsv = out.split("# tsv", 1)[-1].splitlines()[1:] if "# tsv" in out else []
+        for line in tsv:
+            f = line.split("\t")
+            if len(f) == 4:
+                ctx.add("energy-phases", row, "hay CUDA: " + f[0], f[1], float(f[2]), f[3],
+                        cmd)
+        ctx.check(bool(tsv), "energy: gpu_phases printed no figures")
+    else:
+        ctx.skip("energy-phases", row, "hay CUDA (gpu_phases)", "J_per_GB", "J/GB")
+    # Alignment: joules per giga cell update on the mito pair (hay, parasail) and the GPU.
+    dp = os.path.join(a.data, "bio", "dna-pairs")
+    q, tg = os.path.join(dp, "MT-human.fa"), os.path.join(dp, "MT-orang.fa")
+    cmds = [("hay align %dT" % N, [t["hay"], "align", "--score-only", "--stats", "-j", str(N),
+                                   "--dna", q, tg])]
+    if t.get("parasail"):
+        dna = {"dna": (2, -3), "open": 5, "extend": 2}
+        cmds.append(("parasail striped16 1T", t["parasail"].align(q, tg, dna, 1).argv))
+    for name, cmd in cmds:
+        r = median_runs_align(ctx, cmd, 1)
+        add_energy(ctx, "energy-align", "mito pair", name, energy_loop(ctx, cmd), 0, cmd,
+                   r["cells"])
+    if t["cuda"] and t["sw_cuda_bench"]:
+        cmd = [t["sw_cuda_bench"], "scale", "--data", a.data, "--runs", "3",
+               "--variants", "fast", "--max-cells", "1e9"]
+        out, _, e = ctx.run(cmd, timeout=a.part_timeout)
+        cells = 0
+        for line in out.splitlines():
+            f = line.split("\t")
+            if len(f) >= 10 and not line.startswith(("#", "pair")):
+                cells += 4 * int(f[1]) * int(f[2])   # warm-up + 3 runs
+        if cells and e.gpu_j is not None:
+            ctx.add("energy-align", "sw_cuda_bench scale (whole process)", "GPU fast",
+                    "J_per_GCU_gpu", e.gpu_j / (cells / 1e9), "J/GCU (GPU, %s)"
+                    % ctx.meters.gpu_method, cmd)
+    else:
+        ctx.skip("energy-align", "sw_cuda_bench scale", "GPU fast", "J_per_GCU_gpu", "J/GCU")
+
+
+def median_runs_align(ctx, cmd, runs):
+    cj, gj, cells, err = [], [], 0, ""
+    for i in range(1 + runs):
+        out, err, e = ctx.run(cmd)
+        m = re.search(r"cells=(\d+)", err + out)
+        cells = int(m.group(1)) if m else 0
+        if i:
+            if e.cpu_j is not None:
+                cj.append(e.cpu_j)
+            if e.gpu_j is not None:
+                gj.append(e.gpu_j)
+    return {"cpu_j": statistics.median(cj) if cj else None,
+            "gpu_j": statistics.median(gj) if gj else None, "cells": cells, "stderr": err}
+
+
+# --------------------------------------------------------------------------
+# Report, plots, record
+# --------------------------------------------------------------------------
+
+def table_md(rows):
+    metrics = list(dict.fromkeys(r["metric"] for r in rows))
+    units = {}
+    for r in rows:
+        us = units.setdefault(r["metric"], [])
+        if r["unit"] not in us:
+            us.append(r["unit"])
+    units = {m: " / ".join(us) for m, us in units.items()}
+    out = []
+    if len(metrics) == 1:
+        engines = list(dict.fromkeys(r["engine"] for r in rows))
+        rws = list(dict.fromkeys(r["row"] for r in rows))
+        val = {(r["row"], r["engine"]): r["value"] for r in rows}
+        out.append("%s (%s)\n" % (metrics[0], units[metrics[0]]))
+        out.append("| | " + " | ".join(engines) + " |")
+        out.append("|---|" + "---|" * len(engines))
+        for rw in rws:
+            out.append("| %s | %s |" % (rw, " | ".join(fmtv(val.get((rw, e), "")) for e in engines)))
+    else:
+        keys = list(dict.fromkeys((r["row"], r["engine"]) for r in rows))
+        val = {(r["row"], r["engine"], r["metric"]): r["value"] for r in rows}
+        out.append("| row | engine | " + " | ".join("%s (%s)" % (m, units[m]) for m in metrics)
+                   + " |")
+        out.append("|---|---|" + "---|" * len(metrics))
+        for rw, e in keys:
+            out.append("| %s | %s | %s |" % (rw, e, " | ".join(fmtv(val.get((rw, e, m), ""))
+                                                                for m in metrics)))
     return "\n".join(out)
 
 
-def evaluate_targets(defs, results, args):
-    by_bench = {r["bench"]["id"]: r for r in results}
-    out = []
-    for t in defs.get("targets", []):
-        r = by_bench.get(t["bench"])
-        if not r:
-            continue
-        ek = t["engine"].replace("{max}", str(args.max_threads))
-        vk = t["versus"].replace("{max}", str(args.max_threads))
-        es = {e.key: e for e in r["engines"]}
-        e, v = es.get(ek), es.get(vk)
-        ratio = None
-        if e and v and e.status == "ok" and v.status == "ok":
-            a, bb = (e.scan, v.scan) if t["metric"] == "scan" else (e.wall, v.wall)
-            if a and bb:
-                ratio = med(bb) / med(a)
-                if t.get("per_thread"):
-                    ratio /= max(1, e.threads // max(1, v.threads))
-        met = "n/a" if ratio is None else ("yes" if ratio >= t["at_least"] else "**no**")
-        out.append({"name": t["name"], "engine": ek, "versus": vk, "metric": t["metric"],
-                    "ratio": ratio, "at_least": t["at_least"], "met": met})
-    return out
+def fmtv(v):
+    x = cell(v)
+    if x is None:
+        return v
+    if x == int(x) and abs(x) < 1e12:
+        return "%d" % x
+    return "%.4g" % x if abs(x) < 1e4 else "%.0f" % x
 
 
-# --------------------------------------------------------------------------
-# Main
-# --------------------------------------------------------------------------
+def plot(rows, table, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"   # text stays text: small SVGs
+        matplotlib.rcParams["svg.hashsalt"] = "haystack"   # same CSV, same files
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    title, _, metrics, kind = TABLES.get(table, (table, "", [rows[0]["metric"]], "bar"))
+    pr = [r for r in rows if r["metric"] in metrics]
+    if not pr:
+        return None
+    machine, date = pr[0]["machine"], pr[0]["date"]
+    if kind == "line":
+        engines = list(dict.fromkeys(r["engine"] for r in pr))
+        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        skipped = []
+        for e in engines:
+            pts = [(int(re.sub(r"\D", "", r["row"]) or 0), cell(r["value"]))
+                   for r in pr if r["engine"] == e]
+            pts = [(x, y) for x, y in pts if y is not None]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=e)
+            else:
+                skipped.append(e)
+        ys = [cell(r["value"]) for r in pr if (cell(r["value"]) or 0) > 0]
+        if ys and max(ys) / min(ys) > 50:
+            ax.set_yscale("log")
+        ax.set_xlabel("pattern length m (bytes)")
+        ax.set_ylabel("%s (%s)" % (metrics[0], pr[0]["unit"]))
+        if skipped:
+            ax.text(0.01, 0.01, "skipped: " + "; ".join(skipped), transform=ax.transAxes,
+                    fontsize=6, color="#b22222", va="bottom")
+        if len(engines) > len(skipped):
+            ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    else:
+        labels = list(dict.fromkeys((r["row"], r["engine"]) for r in pr))
+        one_engine = len({e for _, e in labels}) == 1
+        names = [rw if one_engine else "%s | %s" % (rw, e) for rw, e in labels]
+        if one_engine:
+            title += " (%s)" % labels[0][1]
+        fig, ax = plt.subplots(figsize=(6 + 0.07 * max(len(n) for n in names),
+                                        0.32 * len(labels) + 1.4))
+        left = [0.0] * len(labels)
+        allpos = [cell(r["value"]) for r in pr if (cell(r["value"]) or 0) > 0]
+        logx = kind != "stack" and allpos and max(allpos) / min(allpos) > 100
+        floor = min(allpos) * 0.5 if logx else 0
+        colours = ["#1f77b4", "#ff7f0e", "#2ca02c"]
+        for mi, m in enumerate(metrics):
+            vals, txt = [], []
+            for rw, e in labels:
+                v = next((r["value"] for r in pr if r["row"] == rw and r["engine"] == e
+                          and r["metric"] == m), "")
+                x = cell(v)
+                vals.append(x or 0.0)
+                txt.append(fmtv(v) if x is not None else (v or ""))
+            cols = [colours[mi % 3] if cell(t) is not None or not t else "#dddddd" for t in txt]
+            if len(metrics) == 1:
+                cols = ["#1f77b4" if ("hay" in e or "GPU" in e or "OpenCL" in e or "CUDA" in e)
+                        else "#999999" for _, e in labels]
+            ax.barh(range(len(labels)), vals, left=left if kind == "stack" else None,
+                    color=cols, label=m)
+            if kind == "stack":
+                parts = txt if mi == 0 else [p + " + " + t for p, t in zip(parts, txt)]
+                txt = parts
+            if kind != "stack" or mi == len(metrics) - 1:
+                for y, (v, tx) in enumerate(zip(vals, txt)):
+                    ax.text((left[y] if kind == "stack" else 0) + max(v, floor), y, " " + tx, va="center",
+                            fontsize=6, color="#b22222" if "skipped" in tx else "black")
+            if kind == "stack":
+                left = [l + v for l, v in zip(left, vals)]
+        ax.set_yticks(range(len(labels)))
+        ax.set_yticklabels(names, fontsize=6)
+        ax.invert_yaxis()
+        ax.set_xlabel(", ".join("%s (%s)" % (m, next(r["unit"] for r in pr if r["metric"] == m))
+                                for m in metrics if any(r["metric"] == m for r in pr)))
+        if logx:
+            ax.set_xscale("log")
+            ax.set_xlim(left=floor)
+        if kind == "stack":
+            ax.legend(fontsize=7)
+    ax.set_title("%s\n%s, %s" % (title, machine, date[:16]), fontsize=8)
+    fig.tight_layout()
+    os.makedirs(outdir, exist_ok=True)
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(outdir, "%s.%s" % (table, ext)), dpi=90,
+                    metadata={"Date": None} if ext == "svg" else {})
+    plt.close(fig)
+    return os.path.join(outdir, table + ".png")
 
-def parse_args(argv):
+
+def report(rows, out, plots_dir, link_base, header, fails, notes):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "bench.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+    tables = list(dict.fromkeys(r["table"] for r in rows))
+    order = [t for t in TABLES if t in tables] + [t for t in tables if t not in TABLES]
+    md = list(header)
+    drew = False
+    for tb in order:
+        trs = [r for r in rows if r["table"] == tb]
+        title, what, _, _ = TABLES.get(tb, (tb, "", [], ""))
+        md += ["", "### %s (`%s`)" % (title, tb), ""]
+        if what:
+            md.append("Reproduces: %s.\n" % what)
+        png = plot(trs, tb, plots_dir)
+        if png:
+            drew = True
+            md.append("![%s](%s)\n" % (tb, os.path.relpath(png, link_base)))
+        md.append(table_md(trs))
+        cmds = list(dict.fromkeys(r["command"] for r in trs if r["command"]))
+        if cmds:
+            md.append("\n<details><summary>commands (%d)</summary>\n\n" % len(cmds) +
+                      "\n".join("    " + c for c in cmds[:40]) +
+                      ("\n    ..." if len(cmds) > 40 else "") + "\n</details>")
+    if not drew:
+        md.append("\n(no plots: matplotlib is not installed)")
+    if notes:
+        md += ["", "### Notes", ""] + ["- " + n for n in notes]
+    if fails:
+        md += ["", "### FAILED CHECKS", ""] + ["- " + f for f in fails]
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(text)
+    return text
+
+
+def record(rows, machine, date, raw=()):
+    """Merges rows into bench/results/MACHINE/DAY/records.csv (the rows of
+    the tables given replace that day's) and copies the files in raw (the
+    report, the logs) into that day's raw/ folder, names prefixed with the
+    run's time so that several runs of a day stay apart."""
+    name = re.sub(r"[^\w.-]", "_", machine)
+    d = os.path.join(HERE, "results", name, date[:10])
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "records.csv")
+    old = []
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            old = list(csv.DictReader(f))
+    new_tables = {r["table"] for r in rows}
+    merged = [r for r in old if r.get("table") not in new_tables] + rows
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        w.writerows(merged)
+    stamp = re.sub(r"\D", "", date[11:19]) or "run"
+    for src in raw:
+        if os.path.isfile(src):
+            os.makedirs(os.path.join(d, "raw"), exist_ok=True)
+            shutil.copyfile(src, os.path.join(d, "raw", "%s-%s" % (stamp, os.path.basename(src))))
+    if not os.path.exists(os.path.join(d, "README.md")):
+        log("recorded %s: add %s/README.md with the commands, the commit and the hardware "
+            "(bench/results/README.md)" % (path, d))
+    log("recorded %s (%d rows); compare: python3 bench/run.py compare %s"
+        % (path, len(merged), os.path.dirname(d)))
+    return path
+
+
+def header_lines(ctx_or_none, args, machine_info, meters_desc, parts_times, cmdline):
+    mi = machine_info
+    h = ["## `make bench` report: %s, %s" % (args.machine, args.date), "",
+         "- machine: %s, %s logical CPUs, %s GiB, %s, kernel %s%s" % (
+             mi.get("cpu", "?"), mi.get("logical_cpus"), mi.get("mem_gib", "?"),
+             mi.get("os", "?"), mi.get("kernel", "?"),
+             ("; GPU " + mi["gpu"]) if mi.get("gpu") else "; no GPU"),
+         "- haystack source: %s" % mi.get("haystack_rev", "?"),
+         "- energy meters: %s" % meters_desc,
+         "- command: `%s`" % cmdline,
+         "- mode: %s; runs per row: %d (median) after 1 warm-up" % (
+             "quick" if args.quick else "full", args.runs)]
+    if parts_times:
+        h.append("- parts: " + ", ".join("%s %.0f s" % kv for kv in parts_times))
+    return h
+
+
+def parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n", 1)[1])
-    ap.add_argument("--quick", action="store_true",
-                    help="CI mode: the quick suite, 2 runs, no warm-up")
-    ap.add_argument("--suite", default=None, help="suite to run: quick, full (default full)")
-    ap.add_argument("--bench", action="append", default=[],
-                    help="run only this benchmark id (repeatable; a regex)")
-    ap.add_argument("--engines", default=None, help="run only engines whose key matches this regex")
-    ap.add_argument("--runs", type=int, default=None, help="timed runs per engine (default 5)")
-    ap.add_argument("--warmup", type=int, default=None, help="untimed runs first (default 1)")
-    ap.add_argument("--max-threads", type=int, default=None,
-                    help="what 'max' threads means (default: all CPUs)")
-    ap.add_argument("--thread-list", default=None,
-                    help="comma list for 'scaling' (default 1,2,4,.. up to max, and max)")
-    ap.add_argument("--data", default=os.environ.get("HAY_BENCH_DATA"),
-                    help="data folder with text/ (default ../shared/data beside the repo)")
-    ap.add_argument("--work", default=os.path.join(HERE, "work"),
-                    help="cache of generated haystacks and tools (default bench/work)")
-    ap.add_argument("--out", default=None,
-                    help="folder for results.csv, results.md, machine.json "
-                         "(default bench/work/results/<date>)")
-    ap.add_argument("--hay", default=None, help="hay binary (default build-bench/hay)")
-    ap.add_argument("--rg", default=None, help="ripgrep binary (default from PATH)")
-    ap.add_argument("--grep", default=None, help="grep binary (default from PATH)")
-    ap.add_argument("--hs-bench", default=None,
-                    help="Hyperscan adapter binary (default: built into bench/work)")
-    ap.add_argument("--memread", default=None,
-                    help="read-ceiling adapter binary (default: built into bench/work)")
-    ap.add_argument("--defs", default=DEFS, help="definitions file (default bench/defs.json)")
+    ap.add_argument("csvs", nargs="*", help="with 'report': the CSV files to merge")
+    ap.add_argument("--quick", action="store_true", help="CI mode: small inputs, few runs")
+    ap.add_argument("--parts", default=",".join(PARTS))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--data", default=os.environ.get("HAY_BENCH_DATA") or
+                    os.path.join(os.path.dirname(ROOT), "shared", "data"))
+    ap.add_argument("--work", default=os.path.join(HERE, "work"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--plots", default=None, help="folder for the plots (default OUT/plots)")
+    ap.add_argument("--link-base", default=None,
+                    help="folder the report's image links are relative to (default OUT)")
+    ap.add_argument("--carry", default=os.path.join(ROOT, ".device-carry"),
+                    help="carried peers (scripts/bench-device prepare) when present")
+    ap.add_argument("--runs", type=int, default=None, help="timed runs per row (5; quick 2)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="the 'all cores' thread count (default: the machine's CPUs)")
+    ap.add_argument("--machine", default=None, help="machine name for the CSV and --record")
     ap.add_argument("--record", nargs="?", const="", default=None, metavar="MACHINE",
-                    help="also keep the CSV as bench/results/MACHINE/DATE.csv (MACHINE "
-                         "defaults to host-cpus); compare records with bench/compare.py")
-    ap.add_argument("--list", action="store_true", help="list the benchmarks and engines, run nothing")
-    ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
-    ap.add_argument("--update-expect", action="store_true",
-                    help="recompute expected counts and source hashes into the definitions")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.suite = args.suite or "quick"
-        args.runs = 2 if args.runs is None else args.runs
-        args.warmup = 0 if args.warmup is None else args.warmup
-    args.suite = args.suite or "full"
-    args.runs = 5 if args.runs is None else args.runs
-    args.warmup = 1 if args.warmup is None else args.warmup
-    if args.runs < 1:
-        ap.error("--runs must be at least 1")
-    args.max_threads = args.max_threads or os.cpu_count() or 1
-    if args.thread_list:
-        args.thread_list = [int(x) for x in args.thread_list.split(",") if x]
-    else:
-        tl, t = [], 1
-        while t < args.max_threads:
-            tl.append(t)
-            t *= 2
-        args.thread_list = tl + [args.max_threads]
-    args.data = args.data or os.path.join(os.path.dirname(ROOT), "shared", "data")
-    return args
-
-
-def select(defs, args):
-    sel = []
-    for b in defs["benchmarks"]:
-        if args.bench:
-            if not any(re.fullmatch(p, b["id"]) for p in args.bench):
-                continue
-        elif b.get("suite", "full") != args.suite:
-            continue
-        sel.append(b)
-    if not sel:
-        raise BenchError("no benchmark selected")
-    return sel
-
-
-def check_sources(defs, data_dir, hids):
-    """The data files must be the ones the expected counts were computed on."""
-    src = defs.get("sources", {})
-    for hid in hids:
-        for f in defs["haystacks"][hid]["files"]:
-            p = os.path.join(data_dir, f)
-            if not os.path.isfile(p):
-                raise BenchError("data file %s missing (--data %s)" % (p, data_dir))
-            want = src.get(f)
-            if not want:
-                raise BenchError("%s has no recorded hash: run --update-expect" % f)
-            if os.path.getsize(p) != want["bytes"] or sha256_file(p) != want["sha256"]:
-                raise BenchError("%s differs from the file the expected counts were "
-                                 "computed on" % p)
-
-
-def hs_expect(defs, b, pats, args):
-    """All occurrences counted by Hyperscan (hs_bench) on the generated
-    haystack: for sets far too large for the Python oracle (tens of
-    thousands of patterns over 1 GiB).  Hyperscan is an independent
-    implementation; tests/hyperscan_counts.c checks hay against it."""
-    work = os.path.abspath(args.work)
-    path, _ = generate(b["haystack"], defs["haystacks"][b["haystack"]], args.data, work)
-    hs = args.hs_bench or build_adapter(work, "hs_bench")
-    if not hs:
-        raise BenchError("%s: expect_by hs needs hs_bench (libhyperscan-dev)" % b["id"])
-    patdir = os.path.join(work, "patterns")
-    os.makedirs(patdir, exist_ok=True)
-    pf = os.path.join(patdir, b["id"] + ".esc.txt")
-    with open(pf, "wb") as f:
-        f.write(b"".join(encode_escapes(p) + b"\n" for p in pats))
-    cmd = [hs, "--threads", str(args.max_threads)] + (["-i"] if b.get("caseless") else []) + \
-        ["-f", pf, "--escapes", path]
-    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
-    return {"matches": int(out.stdout.split()[0])}
-
-
-def update_expect(defs, args):
-    srcs = {}
-    for h in defs["haystacks"].values():
-        for f in h["files"]:
-            p = os.path.join(args.data, f)
-            srcs[f] = {"bytes": os.path.getsize(p), "sha256": sha256_file(p)}
-    defs["sources"] = dict(sorted(srcs.items()))
-    for b in defs["benchmarks"]:
-        if args.bench and not any(re.fullmatch(p, b["id"]) for p in args.bench):
-            continue   # --bench: recompute only those
-        pats = bench_patterns(b, args.data)
-        t0 = time.time()
-        if b.get("expect_by") == "hs":
-            b["expect"] = hs_expect(defs, b, pats, args)
-        else:
-            b["expect"] = oracle(defs["haystacks"][b["haystack"]], args.data, pats,
-                                 bool(b.get("caseless")))
-        log("%s: %s (%.1f s)" % (b["id"], b["expect"], time.time() - t0))
-    with open(args.defs, "w") as f:
-        json.dump(defs, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+                    help="merge into bench/results/MACHINE/DAY/records.csv")
+    ap.add_argument("--no-gpu", action="store_true", help="treat the machine as having no GPU")
+    ap.add_argument("--part-timeout", type=int, default=540)
+    ap.add_argument("--search-args", default="", help="extra options for the search part "
+                    "(bench/run.py search --help)")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args(argv)
+    a.report_mode = bool(a.csvs) and a.csvs[0] == "report"
+    if a.report_mode:
+        a.csvs = a.csvs[1:]
+    elif a.csvs:
+        ap.error("unexpected arguments %s (did you mean: run.py report CSV...?)" % a.csvs)
+    a.runs = a.runs or (2 if a.quick else 5)
+    a.search_args = a.search_args.split()
+    a.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if a.machine is None:
+        a.machine = a.record or "%s-%dcpu" % (platform.node(), os.cpu_count() or 1)
+    a.out = os.path.abspath(a.out or os.path.join(a.work, "all", a.date.replace(":", "")))
+    a.work = os.path.abspath(a.work)
+    a.build = os.path.abspath(a.build)
+    a.data = os.path.abspath(a.data)
+    a.plots = os.path.abspath(a.plots or os.path.join(a.out, "plots"))
+    a.link_base = os.path.abspath(a.link_base or a.out)
+    return a
 
 
 def main(argv):
-    args = parse_args(argv)
-    with open(args.defs) as f:
-        defs = json.load(f)
-    if args.update_expect:
-        update_expect(defs, args)
+    a = parse(argv)
+    if a.list:
+        for p in PARTS:
+            print(p)
+        for k, v in TABLES.items():
+            print("  %-16s %s" % (k, v[0]))
         return 0
-    benches = select(defs, args)
-    if not args.list and not os.path.isdir(args.data):
-        # As the tests do: no data folder, a clean skip with a message.
-        log("SKIP: no data folder at %s (pass --data or set HAY_BENCH_DATA)" % args.data)
+    if a.report_mode:
+        rows = []
+        for c in a.csvs:
+            with open(c, newline="") as f:
+                new = list(csv.DictReader(f))
+            # A later CSV replaces the rows of the (table, row) pairs it has,
+            # so that one table measured over several calls (the search part
+            # by benchmark) merges.
+            keys = {(r["table"], r["row"]) for r in new}
+            rows = [r for r in rows if (r["table"], r["row"]) not in keys] + new
+        if not rows:
+            raise SystemExit("run.py report: no rows")
+        a.machine = a.record or rows[0]["machine"]
+        a.date = rows[0]["date"]
+        hdr = ["## `make bench` report: %s, %s" % (a.machine, a.date), "",
+               "- merged from: " + ", ".join(os.path.basename(os.path.dirname(os.path.abspath(c)))
+                                             + "/" + os.path.basename(c) for c in a.csvs)]
+        for c in a.csvs:
+            rp = os.path.join(os.path.dirname(c), "report.md")
+            if os.path.exists(rp):
+                hdr += ["- from %s: " % os.path.basename(os.path.dirname(os.path.abspath(c)))
+                        + "; ".join(l[2:] for l in open(rp).read().splitlines()[2:8]
+                                    if l.startswith("- "))]
+        fails = [r["table"] + " " + r["row"] + " " + r["engine"] for r in rows
+                 if r["status"] == "FAIL"]
+        text = report(rows, a.out, a.plots, a.link_base, hdr, fails, [])
+        if a.record is not None:
+            record(rows, a.machine, a.date, [os.path.join(a.out, "report.md")])
+        print(text)
+        return 1 if fails else 0
+    if not os.path.isdir(os.path.join(a.data, "text")):
+        log("SKIP: no data folder at %s (pass --data or set HAY_BENCH_DATA)" % a.data)
         return 0
-    needed = set()
-    plan = []
-    for b in benches:
-        if "expect" not in b:
-            raise BenchError("%s has no expected counts: run --update-expect" % b["id"])
-        pats = bench_patterns(b, args.data) if not args.list else \
-            [p.encode() for p in b.get("patterns", ["?"])]
-        engines = expand_engines(b, pats, args)
-        if args.engines:
-            engines = [e for e in engines if re.search(args.engines, e.key)]
-        needed.update(e.tool for e in engines)
-        plan.append((b, pats, engines))
-    if args.list:
-        for b, pats, engines in plan:
-            print("%-16s %-9s %s" % (b["id"], b["haystack"], b.get("about", "")))
-            for e in engines:
-                print("    %-26s %s" % (e.key, e.label))
-        return 0
+    os.makedirs(a.out, exist_ok=True)
+    os.makedirs(a.work, exist_ok=True)
+    ctx = Ctx(a)
+    ctx.tools = find_tools(ctx)
+    log("run.py: out %s; GPU (CUDA) %s; OpenCL %s; energy %s" % (
+        a.out, "yes" if ctx.tools["cuda"] else "no", "yes" if ctx.tools["opencl"] else "no",
+        ctx.meters.describe()))
+    times = []
+    fn = {"search": part_search, "poster": part_poster, "bm": part_bm, "gpu": part_gpu,
+          "pfac": part_pfac, "sw": part_sw, "energy": part_energy}
+    for part in a.parts.split(","):
+        if part not in fn:
+            raise SystemExit("run.py: unknown part %r (parts: %s)" % (part, ", ".join(PARTS)))
+        t0 = time.time()
+        log("== part %s" % part)
+        try:
+            fn[part](ctx)
+        except Exception as e:  # keep the other parts' results
+            ctx.check(False, "part %s: %s: %s" % (part, type(e).__name__, e))
+        times.append((part, time.time() - t0))
+        log("== part %s: %.0f s" % (part, times[-1][1]))
+        with open(os.path.join(a.out, "bench.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS)   # so far (a killed run keeps it)
+            w.writeheader()
+            w.writerows(ctx.rows)
+    mi = benchrun.machine_info()
+    if not ctx.tools["cuda"]:
+        ctx.notes.append("No usable CUDA device (`hay devices`: %s): GPU rows read "
+                         "'%s'." % (re.sub(r"\s+", " ", ctx.tools["devices"]).strip()[:200],
+                                    NO_GPU))
+    ctx.notes.append("peers: grep %s; ripgrep %s; Hyperscan adapter %s; parasail adapter %s; "
+                     "SSW adapter %s; EMBOSS water %s" % tuple(
+                         "yes" if ctx.tools.get(k) else "not available"
+                         for k in ("grep", "rg", "hs", "parasail", "ssw", "water")))
+    hdr = header_lines(ctx, a, mi, ctx.meters.describe(), times,
+                       "python3 bench/run.py " + " ".join(argv))
+    text = report(ctx.rows, a.out, a.plots, a.link_base, hdr, ctx.fails, ctx.notes)
+    if a.record is not None:
+        record(ctx.rows, a.machine, a.date,
+               [os.path.join(a.out, f) for f in ("report.md", "search.log", "align.log")])
+    print(text)
+    log("run.py: %d rows, %d failed check(s); out %s" % (len(ctx.rows), len(ctx.fails), a.out))
+    return 1 if ctx.fails else 0
 
-    check_sources(defs, args.data, sorted({b["haystack"] for b in benches}))
-    work = os.path.abspath(args.work)
-    tools = find_tools(args, work, needed)
-    for k in ("rg", "grep", "hs", "memread"):
-        if k in needed and not tools.get(k):
-            log("note: %s not available; its rows are skipped" % k)
-    machine = machine_info()
-    versions = tool_versions(tools)
-    out_dir = args.out or os.path.join(work, "results",
-                                       machine["date"].replace(":", "").replace("-", ""))
-    os.makedirs(out_dir, exist_ok=True)
 
-    results, failures = [], []
-    for b, pats, engines in plan:
-        path, size = generate(b["haystack"], defs["haystacks"][b["haystack"]], args.data, work)
-        patdir = os.path.join(work, "patterns")
-        os.makedirs(patdir, exist_ok=True)
-        patfiles = {"escaped": os.path.join(patdir, b["id"] + ".esc.txt"),
-                    "raw": os.path.join(patdir, b["id"] + ".raw.txt")}
-        with open(patfiles["escaped"], "wb") as f:
-            f.write(b"".join(encode_escapes(p) + b"\n" for p in pats))
-        with open(patfiles["raw"], "wb") as f:
-            f.write(b"".join(p + b"\n" for p in pats))
-        runnable = []
-        for e in engines:
-            if not tools.get(e.tool):
-                e.status, e.note = "skipped", "tool not available"
-                continue
-            if e.tool in ("rg", "grep") and len(pats) > 1 and any(b"\n" in p for p in pats):
-                e.status, e.note = "skipped", "pattern holds a newline"
-                continue
-            build_command(e, tools, pats, patfiles, b, path)
-            runnable.append(e)
-        r = {"bench": b, "pats": pats, "bytes": size, "expect": b["expect"], "engines": engines}
-        results.append(r)
-        if args.dry_run:
-            for e in runnable:
-                print(shell_join(e.cmd))
-                if e.stats_cmd:
-                    print(shell_join(e.stats_cmd))
-            continue
-        log("== %s (%s, %d bytes): %d engines x (%d + %d runs)" % (
-            b["id"], b["haystack"], size, len(runnable), args.warmup, args.runs))
-        # Rounds over all engines, so slow drift (heat, other load) spreads evenly.
-        for rnd in range(args.warmup + args.runs):
-            for e in runnable:
-                if e.status != "ok":
-                    continue
-                try:
-                    wall, scan, mapped = run_once(e, e.cmd, b["expect"][e.kind])
-                    energy = e.energy_last
-                    if e.stats_cmd:
-                        swall, scan, mapped = run_once(e, e.stats_cmd, b["expect"][e.kind])
-                except BenchError as ex:
-                    e.status, e.note = "fail", str(ex).splitlines()[0]
-                    failures.append("%s / %s: %s" % (b["id"], e.label, ex))
-                    loud("%s / %s: %s" % (b["id"], e.label, ex))
-                    continue
-                if rnd >= args.warmup:
-                    e.wall.append(wall)
-                    if energy is not None:
-                        e.energy.append(energy)
-                    if e.stats_cmd:
-                        e.stats_wall.append(swall)
-                    if scan is not None:
-                        e.scan.append(scan)
-                    if mapped is not None:
-                        e.map.append(mapped)
-        for e in runnable:
-            if e.status == "ok":
-                log("   %-28s wall %s s  scan %s s" % (e.label, fmt(med(e.wall)), fmt(med(e.scan))))
-    if args.dry_run:
-        return 0
-
-    targets = evaluate_targets(defs, results, args)
-    with open(os.path.join(out_dir, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-        w.writeheader()
-        w.writerows(csv_rows(results, machine, versions))
-    with open(os.path.join(out_dir, "machine.json"), "w") as f:
-        json.dump({"machine": machine, "tools": versions, "argv": argv,
-                   "runs": args.runs, "warmup": args.warmup, "max_threads": args.max_threads,
-                   "targets": targets}, f, indent=2)
-    if args.record is not None:
-        name = args.record or "%s-%dcpu" % (machine["host"], machine["logical_cpus"])
-        rec_dir = os.path.join(HERE, "results", re.sub(r"[^\w.-]", "_", name))
-        os.makedirs(rec_dir, exist_ok=True)
-        rec = os.path.join(rec_dir, machine["date"].replace(":", "") + ".csv")
-        shutil.copyfile(os.path.join(out_dir, "results.csv"), rec)
-        log("recorded %s (compare: python3 bench/compare.py %s)" % (rec, rec_dir))
-    md = markdown(results, machine, versions, targets, args)
-    if failures:
-        md += "\n\n### FAILURES\n\n" + "\n".join("- " + x.replace("\n", " ") for x in failures)
-    with open(os.path.join(out_dir, "results.md"), "w") as f:
-        f.write(md + "\n")
-    log("results in %s" % out_dir)
-    print(md, flush=True)
-    if failures:
-        loud("%d engine(s) FAILED the count check or did not run; see above" % len(failures))
-        return 1
-    return 0
+def dispatch(argv):
+    """The suites that can also run alone, behind this one entry point."""
+    if argv[:1] == ["search"]:
+        try:
+            return benchrun.main(argv[1:])
+        except benchrun.BenchError as ex:
+            benchrun.loud(str(ex))
+            return 2
+    if argv[:1] == ["align"]:
+        import align
+        return align.main(argv[1:])
+    if argv[:1] == ["compare"]:
+        import compare
+        return compare.main(argv[1:])
+    return main(argv)
 
 
 if __name__ == "__main__":
     try:
-        sys.exit(main(sys.argv[1:]))
-    except BenchError as ex:
-        loud(str(ex))
-        sys.exit(2)
+        sys.exit(dispatch(sys.argv[1:]))
     except KeyboardInterrupt:
         sys.exit(130)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""align_bench.py - Smith-Waterman GCUPS against length: hay's variants and
+"""align.py - Smith-Waterman GCUPS against length: hay's variants and
 parasail in the same run (Python 3 standard library only).
 
 Workloads (../shared/data/bio):
@@ -27,7 +27,7 @@ adapter's 'seconds': profiles included, file reading excluded), median of
 sum of scores is checked against the other engines'; a mismatch marks the
 row FAIL and the exit status 1.
 
-Usage: python3 bench/align_bench.py [--hay build/hay] [--data DIR]
+Usage: python3 bench/run.py align [--hay build/hay] [--data DIR]
        [--runs 5] [--warmup 1] [--threads N] [--full] [--quick] [--out DIR]
        [--workloads REGEX] [--engines REGEX] [--scalar-max-cells N]
        [--parasail-bench PATH] [--cuda] [--long L,L,...] [--cpu-max-cells N]
@@ -35,7 +35,7 @@ Usage: python3 bench/align_bench.py [--hay build/hay] [--data DIR]
 import argparse, csv, datetime, os, platform, re, shutil, statistics
 import subprocess, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def sh(cmd, env=None):
@@ -125,7 +125,7 @@ def run_parasail(cmd):
     return s, cells, total
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--hay", default=os.path.join(ROOT, "build/hay"))
     ap.add_argument("--data", default=os.path.join(ROOT, "../shared/data"))
@@ -146,9 +146,9 @@ def main():
                     help="E. coli one-pair lengths, e.g. 100000,300000,1000000")
     ap.add_argument("--cpu-max-cells", type=float, default=1e11,
                     help="one-pair workloads: leave out CPU engines above this")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if not os.path.isdir(os.path.join(a.data, "bio")):
-        print("align_bench: no data at %s: skipped" % a.data)
+        print("align: no data at %s: skipped" % a.data)
         return 0
     os.makedirs(a.out, exist_ok=True)
     pb = a.parasail_bench

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""bench/compare.py - speed-ups and regressions between two benchmark records.
+"""compare.py - speed-ups and regressions between two benchmark records.
 
-  python3 bench/compare.py bench/results/MACHINE            # newest vs the one before
-  python3 bench/compare.py OLD.csv NEW.csv                  # two given records
-  python3 bench/compare.py --threshold 0.10 OLD.csv NEW.csv
+  python3 bench/run.py compare bench/results/MACHINE        # newest vs the one before
+  python3 bench/run.py compare OLD.csv NEW.csv              # two given records
+  python3 bench/run.py compare --threshold 0.10 OLD.csv NEW.csv
 
-Records are the CSV files that bench/run.py writes (bench/results/MACHINE/DATE.csv),
-or those of `make bench` (bench/all.py: table,row,engine,metric,value,unit,...).
-run.py records: rows are matched on (bench, engine); for each pair the median
+Records are the CSV files that `bench/run.py --record MACHINE` writes
+(bench/results/MACHINE/DATE/records.csv: table,row,engine,metric,value,unit,...),
+or the search suite's results.csv (bench/run.py search --out DIR).
+Search-suite files: rows are matched on (bench, engine); for each pair the median
 times are compared (scan time where both records have one, wall time otherwise).
-all.py records: rows are matched on (table, row, engine, metric); times (s, ms),
+Records: rows are matched on (table, row, engine, metric); times (s, ms),
 energy (J...) are better lower, throughputs (GB/s, Gbps, GCUPS) and speed-ups
 (x) better higher; counts and scores must be equal.  A row that got
 slower by more than the threshold is a regression; the exit status is 1 when
@@ -40,6 +41,9 @@ def load(path):
 def newest_two(folder):
     """The newest record and the newest earlier one of the same kind."""
     files = sorted(f for f in os.listdir(folder) if f.endswith(".csv"))
+    files += sorted(os.path.join(f, "records.csv") for f in os.listdir(folder)
+                    if os.path.isfile(os.path.join(folder, f, "records.csv")))
+    files.sort(key=lambda f: f.replace(os.sep + "records.csv", ""))
     if files:
         kind = kind_of(os.path.join(folder, files[-1]))
         same = [f for f in files if kind_of(os.path.join(folder, f)) == kind]
