@@ -301,4 +301,6 @@ class Peers:
         return self._found[name]
 
 
-NAMES = ["grep", "rg", "hs", "memread", "parasail", "ssw", "water"]
+SEARCH = ["grep", "rg", "hs", "memread"]      # peers with count(); defs.json names them
+ALIGN = ["parasail", "ssw", "water"]           # peers with align()
+NAMES = SEARCH + ALIGN

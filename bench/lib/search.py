@@ -290,6 +290,12 @@ def expand_engines(b, pats, args):
             for n in thread_values(spec.get("threads", [1]), args):
                 out.append(Engine("memread/t%d" % n, "read ceiling %dT" % n, "memread", "-", n,
                                   "static", "newlines"))
+        elif tool in peers.SEARCH:
+            # Any other search peer of bench/adapters/peers.py; what its
+            # count means comes from its adapter (build_command).
+            for n in thread_values(spec.get("threads", [1]), args):
+                out.append(Engine("%s/t%d" % (tool, n), "%s %dT" % (tool, n), tool, "-", n,
+                                  "static", None))
         else:
             raise BenchError("%s: unknown tool %r" % (b["id"], tool))
     keys = [e.key for e in out]
@@ -313,6 +319,7 @@ def build_command(e, tools, pats, patfiles, b, path):
         e.stats_cmd = e.cmd[:2] + ["--stats"] + e.cmd[2:]
         return
     c = tools[e.tool].count(pats, patfiles, caseless, path, e.threads)
+    e.kind = e.kind or c.counts
     if c.counts != e.kind:
         raise BenchError("%s: the adapter counts %s, the engine %s" % (e.label, c.counts, e.kind))
     e.cmd, e.env = c.argv, c.env
@@ -410,7 +417,7 @@ def find_tools(args, work, needed):
     found = peers.Peers(work, carry=args.carry, log=log,
                         paths={"rg": args.rg, "grep": args.grep, "hs": args.hs_bench,
                                "memread": args.memread})
-    for k in ("rg", "grep", "hs", "memread"):
+    for k in peers.SEARCH:
         if k in needed:
             tools[k] = found.get(k)
             if tools[k] and not os.access(tools[k].path, os.X_OK):
@@ -422,7 +429,7 @@ def tool_versions(tools):
     v = {}
     if tools.get("hay"):
         v["hay"] = first_line([tools["hay"], "--version"])
-    for k in ("rg", "grep", "hs", "memread"):
+    for k in peers.SEARCH:
         if tools.get(k):
             v[k] = tools[k].version()
     v["python"] = platform.python_version()
@@ -815,7 +822,7 @@ def main(argv):
     check_sources(defs, args.data, sorted({b["haystack"] for b in benches}))
     work = os.path.abspath(args.work)
     tools = find_tools(args, work, needed)
-    for k in ("rg", "grep", "hs", "memread"):
+    for k in peers.SEARCH:
         if k in needed and not tools.get(k):
             log("note: %s not available; its rows are skipped" % k)
     machine = machine_info()
