@@ -241,6 +241,22 @@ def haystack(ctx, hid):
     return benchrun.generate(hid, defs["haystacks"][hid], ctx.args.data, ctx.args.work)
 
 
+def case(ctx, part):
+    """The part's case in bench/defs.json ("parts"), and for parts with a
+    haystack its id in this mode (quick or full)."""
+    c = json.load(open(benchrun.DEFS))["parts"][part]
+    hid = c["haystack"][0 if ctx.args.quick else 1] if "haystack" in c else None
+    return c, hid
+
+
+def check_expect(ctx, what, counts, want):
+    """Every count of a case equals the others and the expected count."""
+    ctx.check(len(set(counts.values())) == 1, "%s: counts differ %s" % (what, counts))
+    if want is not None:
+        ctx.check(all(c == want for c in counts.values()),
+                  "%s: want %d, got %s" % (what, want, counts))
+
+
 def count_of(out):
     return int(out.strip().splitlines()[-1].rsplit(":", 1)[-1])
 
@@ -328,20 +344,23 @@ def median_runs(ctx, cmd, runs, env=None, warmup=1):
 def part_poster(ctx):
     import gpu_exact as cuda_exact
     a, t = ctx.args, ctx.tools
-    book = open(os.path.join(a.data, "text", "sherlock.txt"), "rb").read()
-    planted = cuda_exact.plant(book)
-    f1 = os.path.join(a.work, "sherlock-metu.txt")
-    f20 = os.path.join(a.work, "sherlock-metu-x20.txt")
-    open(f1, "wb").write(planted)
-    open(f20, "wb").write(planted * 20)
+    c, _ = case(ctx, "poster")
+    book = open(os.path.join(a.data, c["book"]), "rb").read()
+    planted = cuda_exact.plant(book, c["plant"].encode())
+    files = []
+    for i, mult in enumerate(c["copies"]):
+        f = os.path.join(a.work, "sherlock-%s-x%d.txt" % (c["plant"].lower(), mult))
+        open(f, "wb").write(planted * mult)
+        files.append(("poster-t%d" % (i + 1), f, mult))
     runs = a.runs
     kernels = ["brute-global", "brute-reg", "brute-first", "bm-gpu", "gpu-fast"]
     names = {"brute-global": "GPU data->global, key->global (brute-global)",
              "brute-reg": "GPU data->global, key->register (brute-reg)",
              "brute-first": "GPU data->global, key0->register (brute-first)",
              "bm-gpu": "GPU bm-gpu", "gpu-fast": "GPU gpu-fast"}
-    for tab, path, mult in (("poster-t1", f1, 1), ("poster-t2", f20, 20)):
-        for word, want in (("METU", 10 * mult), ("Holmes", None)):
+    for tab, path, mult in files:
+        for word in c["words"]:
+            want = c["expect_per_copy"][word] * mult
             counts = {}
             cpu = [("GNU grep -c (lines)",) + count_peer(ctx, "grep", word, path),
                    ("hay find (CPU)", [t["hay"], "find", "--backend", "cpu", "--count-matches",
@@ -375,22 +394,19 @@ def part_poster(ctx):
                 for k in kernels:
                     for m, u in (("time_ms", "ms"), ("kernel_ms", "ms")):
                         ctx.skip(tab, word, names[k], m, u)
-            ctx.check(len(set(counts.values())) == 1, "%s %s: counts differ %s"
-                      % (tab, word, counts))
-            if want is not None:
-                ctx.check(all(c == want for c in counts.values()),
-                          "%s %s: want %d, got %s" % (tab, word, want, counts))
+            check_expect(ctx, "%s %s" % (tab, word), counts, want)
 
 
 def part_bm(ctx):
     import gpu_exact as cuda_exact
     a, t = ctx.args, ctx.tools
-    path, size = haystack(ctx, "quick" if a.quick else "corpus1g")
-    off = cuda_exact.clean_offset(path, min(123456789, size // 2))
+    c, hid = case(ctx, "bm")
+    path, size = haystack(ctx, hid)
+    off = cuda_exact.clean_offset(path, min(c["offset"], size // 2))
     with open(path, "rb") as f:
         f.seek(off)
         text = f.read(50)
-    lens = list(range(5, 55, 5))
+    lens = c["lengths"]
     N = a.threads
     runs = a.runs
     tl = sorted(set([1, 2, 4, 8, 16, 32, 64, 128]) & set(range(1, N + 1)) | {N})
@@ -502,8 +518,9 @@ def part_gpu(ctx):
     streams, the read ceiling; with the match list and caseless; beside
     Hyperscan and hay on N CPU threads (scan phase and whole command)."""
     a, t = ctx.args, ctx.tools
-    path, size = haystack(ctx, "quick" if a.quick else "corpus1g")
-    pat = "Sherlock Holmes"
+    c, hid = case(ctx, "gpu")
+    path, size = haystack(ctx, hid)
+    pat = c["pattern"]
     row = "'%s' / %s" % (pat, os.path.basename(path))
     N = a.threads
     counts = {}
@@ -557,9 +574,7 @@ def part_gpu(ctx):
             ctx.add("gpu-1g", row, name + " (scan)", "GBps", size / r["scan"] / 1e9, "GB/s", cmd)
         ctx.add("gpu-1g", row, name + " (whole command)", "GBps", size / r["wall"] / 1e9,
                 "GB/s", cmd)
-    ctx.check(len(set(counts.values())) == 1, "gpu: counts differ %s" % counts)
-    if not a.quick:
-        ctx.check(set(counts.values()) == {42955}, "gpu: want 42955, got %s" % counts)
+    check_expect(ctx, "gpu", counts, c["expect"][hid])
 
 
 def snort_patterns(ctx):
@@ -625,7 +640,8 @@ def part_pfac(ctx):
         ctx.skip("pfac-fig7-cuda", "all knob rows", "CUDA pfac", "total_ms", "ms")
     # Figs. 9/10: CPU threads against the GPU, 1,000 Snort patterns over text10m.
     pats, pf = snort_patterns(ctx)
-    path, size = haystack(ctx, "text10m")
+    c, hid = case(ctx, "pfac")
+    path, size = haystack(ctx, hid)
     N = a.threads
     tl = sorted(set([1, 2, 4, 8, 12, 16, 32, 64]) & set(range(1, N + 1)) | {N})
     counts = {}
@@ -637,8 +653,7 @@ def part_pfac(ctx):
         r = median_runs(ctx, cmd, a.runs)
         res.append(("CPU dfa %dT" % n, r, cmd))
     if t.get("hs"):
-        c = t["hs"].count(pats, {"escaped": pf}, False, path, N)
-        cmd = c.argv
+        cmd = t["hs"].count(pats, {"escaped": pf}, False, path, N).argv
         res.append(("Hyperscan %dT" % N, median_runs(ctx, cmd, a.runs), cmd))
     for backend, avail in (("opencl", t["opencl"]), ("cuda", t["cuda"])):
         name = "%s pfac (hay find --backend %s)" % ("OpenCL" if backend == "opencl" else "GPU",
@@ -663,7 +678,7 @@ def part_pfac(ctx):
         env = dict(os.environ, HAY_CACHE_DIR=os.path.join(a.work, "opencl-cache"))
         add_energy(ctx, "energy-search", "pfac 1000 snort / text10m", name,
                    energy_loop(ctx, cmd, env=env), size, cmd, gpu=gpu)
-    ctx.check(len(set(counts.values())) == 1, "pfac fig9-10: counts differ %s" % counts)
+    check_expect(ctx, "pfac fig9-10", counts, c["expect"][hid])
 
 
 def device_phases(stderr):
@@ -861,8 +876,9 @@ def part_sw(ctx):
 
 def part_energy(ctx):
     a, t = ctx.args, ctx.tools
-    path, size = haystack(ctx, "quick" if a.quick else "corpus1g")
-    pat = "Sherlock Holmes"
+    c, hid = case(ctx, "energy")
+    path, size = haystack(ctx, hid)
+    pat = c["pattern"]
     row = "'%s' / %s" % (pat, os.path.basename(path))
     N = a.threads
     cmds = [("hay find CPU %dT" % N, [t["hay"], "find", "--backend", "cpu", "--count-matches",
@@ -884,7 +900,7 @@ def part_energy(ctx):
             counts[name] = r["count"]
         add_energy(ctx, "energy-search", row, name, energy_loop(ctx, cmd, env=env), size, cmd,
                    gpu="CUDA" in name)
-    ctx.check(len(set(counts.values())) == 1, "energy: counts differ %s" % counts)
+    check_expect(ctx, "energy", counts, c["expect"][hid])
     # The CUDA search phase by phase (bench/gpu_phases.c): each phase repeated
     # back to back for 2 s under NVML's counter, joules per repetition.
     if t["cuda"] and t["gpu_phases"]:

@@ -54,14 +54,14 @@ def gpu_bench(args, argv):
     return rows, init
 
 
-def plant(book):
-    """The book with PLANT + b' ' inserted at 10 evenly spread line starts
+def plant(book, token=PLANT):
+    """The book with token + b' ' inserted at 10 evenly spread line starts
     (the poster's tables: "METU" found exactly 10 times)."""
     out, last = [], 0
     for i in range(10):
         at = book.index(b"\n", (i * len(book)) // 10 + 1) + 1
         out.append(book[last:at])
-        out.append(PLANT + b" ")
+        out.append(token + b" ")
         last = at
     out.append(book[last:])
     return b"".join(out)

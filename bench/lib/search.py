@@ -161,14 +161,17 @@ def count_overlapping(data, pat):
     return n
 
 
-def oracle_piece(piece, pats, caseless):
-    """All occurrences (overlapping, per pattern), matching lines and
-    newline bytes (the count of the memread ceiling engine)."""
+def oracle_piece(piece, pats, caseless, lines=True):
+    """All occurrences (overlapping, per pattern), matching lines (0 when
+    lines is false: the slow part for large sets) and newline bytes (the
+    count of the memread ceiling engine)."""
     newlines = piece.count(b"\n")
     if caseless:
         piece = piece.lower()
         pats = [p.lower() for p in pats]
     matches = sum(count_overlapping(piece, p) for p in pats)
+    if not lines:
+        return matches, 0, newlines
     if len(pats) == 1:
         p = pats[0]
         lines = sum(1 for line in piece.split(b"\n") if p in line)
@@ -177,14 +180,14 @@ def oracle_piece(piece, pats, caseless):
     return matches, lines, newlines
 
 
-def oracle(hdef, data_dir, pats, caseless):
+def oracle(hdef, data_dir, pats, caseless, lines=True):
     segs, rounds = haystack_plan(hdef, data_dir)
     if any(b"\n" in p for p in pats):
         # Such a pattern may span two segments: count on the whole haystack.
         data = b"".join(b"".join(cut_piece(segs[src], n).ljust(n, b"\n")
                                  for src, n in pieces) * times
                         for pieces, times in rounds)
-        m, l, nl = oracle_piece(data, pats, caseless)
+        m, l, nl = oracle_piece(data, pats, caseless, lines)
         return {"matches": m, "lines": l, "newlines": nl}
     memo = {}
     matches = lines = newlines = 0
@@ -193,7 +196,7 @@ def oracle(hdef, data_dir, pats, caseless):
             key = (src, nbytes)
             if key not in memo:
                 cut = cut_piece(segs[src], nbytes)
-                m, l, nl = oracle_piece(cut, pats, caseless)
+                m, l, nl = oracle_piece(cut, pats, caseless, lines)
                 memo[key] = (m, l, nl + nbytes - len(cut))   # the padding is newlines
             matches += memo[key][0] * times
             lines += memo[key][1] * times
@@ -783,9 +786,35 @@ def update_expect(defs, args):
             b["expect"] = oracle(defs["haystacks"][b["haystack"]], args.data, pats,
                                  bool(b.get("caseless")))
         log("%s: %s (%.1f s)" % (b["id"], b["expect"], time.time() - t0))
+    if not args.bench or any(re.fullmatch(p, "parts") for p in args.bench):
+        parts_expect(defs, args)   # --bench parts: only those
     with open(args.defs, "w") as f:
         json.dump(defs, f, indent=2, ensure_ascii=False)
         f.write("\n")
+
+
+def parts_expect(defs, args):
+    """The expected counts of bench/run.py's other parts (defs["parts"]),
+    from the same oracle: all occurrences, per haystack."""
+    parts = defs.get("parts", {})
+    for name in ("gpu", "energy", "pfac"):
+        c = parts.get(name)
+        if not c:
+            continue
+        if "pattern" in c:
+            pats = [c["pattern"].encode()]
+        else:
+            pats = bench_patterns(c, args.data)
+        c["expect"] = {h: oracle(defs["haystacks"][h], args.data, pats, False, False)["matches"]
+                       for h in dict.fromkeys(c["haystack"])}
+        log("parts %s: %s" % (name, c["expect"]))
+    c = parts.get("poster")
+    if c:
+        import gpu_exact
+        with open(os.path.join(args.data, c["book"]), "rb") as f:
+            book = gpu_exact.plant(f.read(), c["plant"].encode())
+        c["expect_per_copy"] = {w: count_overlapping(book, w.encode()) for w in c["words"]}
+        log("parts poster: %s" % c["expect_per_copy"])
 
 
 def main(argv):
