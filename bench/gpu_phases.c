@@ -34,7 +34,7 @@
  * phase on its own), so this program links the static library.
  *
  * Output: readable lines, then one "phase<TAB>metric<TAB>value<TAB>unit" line
- * per figure after a "# tsv" line (bench/all.py's energy part reads them).
+ * per figure after a "# tsv" line (bench/run.py's energy part reads them).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -269,7 +269,7 @@ def cell(v):
 
 
 def gpu_bench(ctx, argv):
-    """cuda_exact_bench rows through cuda_exact.py's own parser."""
+    """cuda_exact_bench rows through gpu_exact.py's parser."""
     import gpu_exact as cuda_exact
     ns = argparse.Namespace(build=ctx.args.build, out=ctx.args.out)
     cuda_exact.FAILS[:] = []
