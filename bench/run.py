@@ -1216,7 +1216,8 @@ def parse(argv):
     if a.report_mode:
         a.csvs = a.csvs[1:]
     elif a.csvs:
-        ap.error("unexpected arguments %s (did you mean: run.py report CSV...?)" % a.csvs)
+        ap.error("unexpected arguments %s (subcommands: search, align, report CSV..., "
+                 "compare)" % a.csvs)
     a.runs = a.runs or (2 if a.quick else 5)
     a.search_args = a.search_args.split()
     a.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
