@@ -32,7 +32,7 @@ Usage: python3 bench/run.py align [--hay build/hay] [--data DIR]
        [--workloads REGEX] [--engines REGEX] [--scalar-max-cells N]
        [--parasail-bench PATH] [--cuda] [--long L,L,...] [--cpu-max-cells N]
 """
-import argparse, csv, datetime, os, platform, re, shutil, statistics
+import argparse, csv, datetime, os, platform, re, statistics
 import subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
