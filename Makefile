@@ -8,8 +8,8 @@ CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 DEMO_ARGS ?=
 
-.PHONY: all deps bench-deps configure build demo test sanitize fuzz bench bench-quick \
-  bench-search install clean
+.PHONY: all deps bench-deps configure build demo test sanitize fuzz bench bench-build \
+  bench-quick bench-search install clean
 
 all: build
 
@@ -41,10 +41,11 @@ fuzz: deps
 	scripts/fuzz-smoke $(FUZZ_SECONDS)
 
 # Every seed table on this machine, peers beside us, energy, plots
-# (bench/all.py; bench/README.md).  QUICK=1 is the CI mode (a few minutes on
-# 2 cores); RECORD=MACHINE keeps the CSV as bench/results/MACHINE/DAY.csv;
-# PARTS=search,poster,bm,pfac,sw,energy picks parts.  GPU rows read
-# "skipped (no GPU)" on a machine without one.
+# (bench/run.py, the one entry point; bench/README.md).  QUICK=1 is the CI
+# mode (a few minutes on 2 cores); RECORD=MACHINE keeps the CSV as
+# bench/results/MACHINE/DAY/records.csv; PARTS=search,poster,bm,gpu,pfac,sw,energy
+# picks parts.  GPU rows read "skipped (no GPU)" on a machine without one.
+# The benchmark programs are built with -DHAY_BENCH=ON (bench/CMakeLists.txt).
 bench-deps:
 	@scripts/install-deps --bench
 
@@ -55,16 +56,21 @@ PYTHON ?= $(shell if python3 -c 'import matplotlib' 2>/dev/null; then echo pytho
   elif /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then echo /usr/bin/python3; \
   else echo python3; fi)
 
-bench: bench-deps build
-	$(PYTHON) bench/all.py --build $(BUILD) $(if $(QUICK),--quick) \
+bench-build: bench-deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) \
+	  -DHAY_BENCH=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j$(JOBS)
+
+bench: bench-build
+	$(PYTHON) bench/run.py --build $(BUILD) $(if $(QUICK),--quick) \
 	  $(if $(PARTS),--parts $(PARTS)) $(if $(RECORD),--record $(RECORD)) $(BENCH_ARGS)
 
 bench-quick:
 	$(MAKE) bench QUICK=1
 
-# The search suite alone (bench/run.py), as before.
-bench-search: build
-	$(PYTHON) bench/run.py --hay $(BUILD)/hay $(BENCH_ARGS)
+# The search suite alone (bench/run.py search).
+bench-search: bench-build
+	$(PYTHON) bench/run.py search --hay $(BUILD)/hay $(BENCH_ARGS)
 
 install: build
 	cmake --install $(BUILD)

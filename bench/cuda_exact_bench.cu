@@ -18,6 +18,9 @@
 // the count; --ceiling first prints the time of a kernel that only reads
 // the resident text (16-byte loads, no matching): the read ceiling.
 // Every engine's count must equal the first engine's or the exit status is 1.
+// Internals: kernel-only and pipelined times need the engines below the
+// pipeline (the engine contract, src/cuda/exact.h), which the public API
+// does not expose; so this program links the static library.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -29,8 +29,12 @@
  * first.  copy-in (staging and PCIe) = warm - resident, per GB: derived,
  * said so.  Without a meter the energy lines say "unavailable".
  *
+ * Internals: the NVML meter (src/core/energy.h) is not public API (the
+ * library reports joules only through a scan's stats, which cannot time a
+ * phase on its own), so this program links the static library.
+ *
  * Output: readable lines, then one "phase<TAB>metric<TAB>value<TAB>unit" line
- * per figure after a "# tsv" line (bench/all.py's energy part reads them).
+ * per figure after a "# tsv" line (bench/run.py's energy part reads them).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -30,6 +30,12 @@
  * --sw times the anti-diagonal Smith-Waterman kernel on one DNA pair
  * (match 2, mismatch -3, gap open 5, extend 2) and checks its score, cell
  * and tie rule against a scalar reference computed here.
+ *
+ * Internals: the paper's knobs (transfer mode, local memory, work-group
+ * size) and the per-phase times are the OpenCL backend's own interface
+ * (src/opencl/hay_opencl.h), the --sw kernel is the device contract of
+ * src/align/sw_device.h, and the meter is src/core/energy.h; none of them
+ * is public API, so this program links the static library.
  */
 #include "haystack.h"
 #include "../programs/patfile.h"

@@ -1,1002 +1,227 @@
 #!/usr/bin/env python3
-"""bench/run.py - the haystack benchmark runner (Python 3 standard library only).
+"""bench/run.py - the one entry point of the haystack benchmarks (`make bench`):
+every seed table on the machine at hand, peers beside us, energy per phase,
+one CSV, one report, plots.
 
-Reads the definitions in bench/defs.json, generates the haystacks they name
-(deterministically, cached under bench/work/), runs every engine of every
-selected benchmark several times, checks every run's count against the
-expected count, and writes results.csv, results.md and machine.json.  The
-markdown tables are printed last.
+  python3 bench/run.py [--quick] [--parts LIST] [--build DIR] [--data DIR]
+                       [--out DIR] [--record MACHINE] [--plots DIR]
+  python3 bench/run.py --list
+  python3 bench/run.py search [OPTIONS]     the search suite alone (bench/lib/search.py;
+                                            --list, --bench ID, --update-expect, ...)
+  python3 bench/run.py align [OPTIONS]      Smith-Waterman GCUPS against length alone
+                                            (bench/lib/align.py)
+  python3 bench/run.py report CSV [CSV...] --out DIR [--record MACHINE] [--plots DIR]
+  python3 bench/run.py compare bench/results/MACHINE | OLD.csv NEW.csv
 
-  python3 bench/run.py --quick            # CI: small haystack, 2 runs, < 1 minute
-  python3 bench/run.py                    # the full suite (1 GiB corpus)
-  python3 bench/run.py --list             # what would run
-  python3 bench/run.py --update-expect    # recompute expected counts (oracle)
+Parts (default: all of them, in this order):
 
-Engines: `hay find` per algorithm, thread count and schedule; GNU grep
-(LC_ALL=C grep -F -c, matching lines); ripgrep (rg -F --count-matches when
-that equals all occurrences, else -c); Hyperscan through bench/adapters/hs_bench.c.
-Times: "wall" is the whole command, end to end; "scan" is the scan phase
-that hay (and hs_bench) report with --stats ("kernel-only").
+  search  the search suite of bench/defs.json (grep, ripgrep, Hyperscan, hay)
+  poster  the poster's Tables 1 and 2 (sherlock.txt with "METU" planted 10x,
+          and x20): GNU grep, ripgrep, hay on the CPU; the GPU kernels
+  bm      the Boyer-Moore paper's Figures 13-24: throughput and speed-up
+          against pattern length 5..50 (CPU serial / static / dynamic, thread
+          scaling; GPU with and without cascading, every cascade degree, the
+          (blocks per SM, threads) pairs; the summary)
+  gpu     one literal over the 1 GiB corpus on the GPU: kernel only, end to
+          end from pinned memory, pipelined pieces, the read ceiling, with
+          the match list and caseless, beside Hyperscan and hay on N threads
+  pfac    the PFAC paper's Figures 7-10: the OpenCL knob table (PoCL on a
+          CPU, NVIDIA's OpenCL on the GPU machine), the same knobs on CUDA,
+          and the CPU on 1..N threads against the GPU
+  sw      the Smith-Waterman paper's matrix-filling table (the same random
+          3,000^2 and 8,461^2 protein pairs) and its compute vs sync split
+          (GPU), hay align, parasail, SSW and EMBOSS water on the CPU, and
+          GCUPS against length (bench/lib/align.py)
+  energy  joules per GB searched and per giga cell update, per phase: RAPL
+          for the CPU, NVML for the GPU, "unavailable" where unreadable
+
+GPU rows are always present: without a CUDA device they read
+"skipped (no GPU)".  Every count and score is cross-checked; a failed check
+is listed in the report and makes the exit status 1.  --quick is the CI mode
+(small inputs, 2-3 runs, a few minutes on 2 cores); the full mode takes the
+1 GiB corpus and 5 runs after a warm-up.
+
+Output (OUT, default bench/work/all/DATE): bench.csv with one uniform schema
+(table,row,engine,metric,value,unit,status,machine,date,command), report.md,
+plots/TABLE.png and .svg (matplotlib; without it no plots, and a note),
+and each part's own files.  --record MACHINE also merges the CSV into
+bench/results/MACHINE/DAY/records.csv (rows of the parts run replace that
+day's) and copies report.md and the logs into bench/results/MACHINE/DAY/raw/.
+`report` rebuilds report.md and the plots from CSV files (e.g. several
+device calls, one part each).
 """
-
 import argparse
 import csv
 import datetime
-import hashlib
-import json
 import os
 import platform
 import re
-import shutil
-import statistics
-import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import energy  # noqa: E402  (bench/energy.py: the RAPL reader)
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.abspath(__file__))      # bench/
 ROOT = os.path.dirname(HERE)
-DEFS = os.path.join(HERE, "defs.json")
-GEN_VERSION = 1          # bump when the generator's output changes
-COPY_BLOCK = 1 << 24
+sys.path[:0] = [os.path.join(HERE, "lib"), os.path.join(HERE, "adapters")]
+import search as benchrun  # noqa: E402  (the search suite, also `run.py search`)
+import parts  # noqa: E402  (the parts: bench/lib/parts.py)
+from report import FIELDS, TABLES, header_lines, log, record, report  # noqa: E402
 
+PARTS = ["search", "poster", "bm", "gpu", "pfac", "sw", "energy"]
 
-class BenchError(Exception):
-    """A condition that must stop the run with a message."""
 
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def loud(msg):
-    bar = "!" * 78
-    log("%s\n!!! %s\n%s" % (bar, msg, bar))
-
-
-# --------------------------------------------------------------------------
-# Data: sources, haystack generation, the oracle
-# --------------------------------------------------------------------------
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(COPY_BLOCK), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def read_segment(data_dir, name):
-    """A source file as one segment: its bytes, ending with a newline, so
-    that no match and no line spans two segments (patterns hold no newline)."""
-    with open(os.path.join(data_dir, name), "rb") as f:
-        b = f.read()
-    return b if b.endswith(b"\n") else b + b"\n"
-
-
-def layout(hdef, seglen):
-    """The haystack as a list of (round, times): a round is a list of
-    (source, nbytes) pieces written one after the other, `times` times.
-    seglen maps a source name to its segment length."""
-    files = hdef["files"]
-    whole = [(f, seglen[f]) for f in files]
-    if hdef["kind"] == "repeat":
-        return [(whole, hdef["times"])]
-    if hdef["kind"] != "cycle":
-        raise BenchError("unknown haystack kind %r" % hdef["kind"])
-    target = hdef["bytes"]
-    round_len = sum(n for _, n in whole)
-    rounds = target // round_len
-    out = [(whole, rounds)] if rounds else []
-    left, tail = target - rounds * round_len, []
-    for f, n in whole:
-        if left == 0:
-            break
-        tail.append((f, min(n, left)))   # a short piece is cut at a line end
-        left -= min(n, left)
-    if tail:
-        out.append((tail, 1))
-    return out
-
-
-def cut_piece(seg, nbytes):
-    """The first nbytes of a segment, cut back to its last newline; the
-    caller pads with newlines to nbytes."""
-    if nbytes >= len(seg):
-        return seg
-    head = seg[:nbytes]
-    k = head.rfind(b"\n")
-    return head[:k + 1] if k >= 0 else b""
-
-
-def haystack_plan(hdef, data_dir):
-    segs = {f: read_segment(data_dir, f) for f in hdef["files"]}
-    return segs, layout(hdef, {f: len(sg) for f, sg in segs.items()})
-
-
-def generate(hid, hdef, data_dir, work):
-    """Writes the haystack to work/data/<hid>.txt unless a valid copy is
-    cached there; returns (path, size)."""
-    out_dir = os.path.join(work, "data")
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, hid + ".txt")
-    stamp_path = path + ".json"
-    stamp = {"generator": GEN_VERSION, "def": hdef,
-             "sources": {f: sha256_file(os.path.join(data_dir, f)) for f in hdef["files"]}}
-    try:
-        with open(stamp_path) as f:
-            old = json.load(f)
-        if (old.get("stamp") == stamp and os.path.getsize(path) == old.get("bytes")
-                and os.path.getmtime(path) <= old.get("written", 0) + 1):
-            return path, old["bytes"]
-    except (OSError, ValueError):
-        pass
-    segs, rounds = haystack_plan(hdef, data_dir)
-    t0 = time.time()
-    tmp = path + ".tmp"
-    size = 0
-    with open(tmp, "wb") as f:
-        for pieces, times in rounds:
-            block = b"".join(cut_piece(segs[src], n).ljust(n, b"\n") for src, n in pieces)
-            for _ in range(times):
-                f.write(block)
-                size += len(block)
-    os.replace(tmp, path)
-    with open(stamp_path, "w") as f:
-        json.dump({"stamp": stamp, "bytes": size, "written": os.path.getmtime(path)}, f)
-    log("generated %s: %d bytes in %.1f s" % (path, size, time.time() - t0))
-    return path, size
-
-
-def count_overlapping(data, pat):
-    n, i = 0, data.find(pat)
-    while i >= 0:
-        n += 1
-        i = data.find(pat, i + 1)
-    return n
-
-
-def oracle_piece(piece, pats, caseless):
-    """All occurrences (overlapping, per pattern), matching lines and
-    newline bytes (the count of the memread ceiling engine)."""
-    newlines = piece.count(b"\n")
-    if caseless:
-        piece = piece.lower()
-        pats = [p.lower() for p in pats]
-    matches = sum(count_overlapping(piece, p) for p in pats)
-    if len(pats) == 1:
-        p = pats[0]
-        lines = sum(1 for line in piece.split(b"\n") if p in line)
-    else:
-        lines = sum(1 for line in piece.split(b"\n") if any(p in line for p in pats))
-    return matches, lines, newlines
-
-
-def oracle(hdef, data_dir, pats, caseless):
-    segs, rounds = haystack_plan(hdef, data_dir)
-    if any(b"\n" in p for p in pats):
-        # Such a pattern may span two segments: count on the whole haystack.
-        data = b"".join(b"".join(cut_piece(segs[src], n).ljust(n, b"\n")
-                                 for src, n in pieces) * times
-                        for pieces, times in rounds)
-        m, l, nl = oracle_piece(data, pats, caseless)
-        return {"matches": m, "lines": l, "newlines": nl}
-    memo = {}
-    matches = lines = newlines = 0
-    for pieces, times in rounds:
-        for src, nbytes in pieces:
-            key = (src, nbytes)
-            if key not in memo:
-                cut = cut_piece(segs[src], nbytes)
-                m, l, nl = oracle_piece(cut, pats, caseless)
-                memo[key] = (m, l, nl + nbytes - len(cut))   # the padding is newlines
-            matches += memo[key][0] * times
-            lines += memo[key][1] * times
-            newlines += memo[key][2] * times
-    return {"matches": matches, "lines": lines, "newlines": newlines}
-
-
-# --------------------------------------------------------------------------
-# Patterns
-# --------------------------------------------------------------------------
-
-def bench_patterns(b, data_dir):
-    if "patterns_select" in b:
-        if b["patterns_select"] != "snort1000":
-            raise BenchError("%s: unknown patterns_select %r" % (b["id"], b["patterns_select"]))
-        sys.path.insert(0, HERE)
-        import snort_select
-        return snort_select.select(data_dir)
-    if "patterns_file" in b:
-        with open(os.path.join(data_dir, b["patterns_file"]), "rb") as f:
-            text = f.read()
-        lines = text.split(b"\n")
-        if lines and lines[-1] == b"":
-            lines.pop()
-        return [decode_escapes(l) for l in lines]
-    return [p.encode("utf-8") for p in b["patterns"]]
-
-
-def decode_escapes(line):
-    return re.sub(rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), line)
-
-
-def encode_escapes(p):
-    return b"".join(bytes([c]) if 0x20 <= c < 0x7f and c != 0x5c else b"\\x%02x" % c
-                    for c in p)
-
-
-def has_border(p):
-    """Whether p can overlap itself (a proper prefix equal to a suffix); then
-    ripgrep's non-overlapping match count may differ from all occurrences."""
-    return any(p[:k] == p[-k:] for k in range(1, len(p)))
-
-
-# --------------------------------------------------------------------------
-# Engines
-# --------------------------------------------------------------------------
-
-class Engine:
-    def __init__(self, key, label, tool, algo, threads, schedule, kind):
-        self.key, self.label, self.tool = key, label, tool
-        self.algo, self.threads, self.schedule = algo, threads, schedule
-        self.kind = kind            # what its count means: matches or lines
-        self.cmd, self.env = None, None
-        self.stats_cmd = None       # hay: timed apart, see build_command()
-        self.wall, self.scan, self.map, self.stats_wall = [], [], [], []
-        self.energy, self.energy_last = [], None
-        self.got, self.status, self.note = None, "ok", ""
-
-
-def thread_values(spec, args):
-    out = []
-    for t in spec:
-        if t == "scaling":
-            out.extend(args.thread_list)
-        elif t == "max":
-            out.append(args.max_threads)
-        elif int(t) <= args.max_threads:   # more threads than cores: skipped
-            out.append(int(t))
-    seen = []
-    for t in out:
-        if t not in seen:
-            seen.append(t)
-    return seen
-
-
-def expand_engines(b, pats, args):
-    single = len(pats) == 1
-    rg_matches = single and not b.get("caseless") and not has_border(pats[0])
-    out = []
-    for spec in b["engines"]:
-        tool = spec["tool"]
-        if tool == "hay":
-            for algo in spec.get("algo", ["simd"]):
-                for n in thread_values(spec.get("threads", [1]), args):
-                    scheds = ["-"] if n == 1 else spec.get("schedule", ["dynamic"])
-                    for s in scheds:
-                        key = "hay/%s/t%d" % (algo, n) + ("" if n == 1 else "/" + s)
-                        label = "hay %s %dT" % (algo, n) + ("" if n == 1 else " " + s)
-                        out.append(Engine(key, label, "hay", algo, n, s, "matches"))
-        elif tool == "hs":
-            for n in thread_values(spec.get("threads", [1]), args):
-                out.append(Engine("hs/t%d" % n, "hyperscan %dT" % n, "hs", "hs", n,
-                                  "static", "matches"))
-        elif tool == "rg":
-            kind = "matches" if rg_matches else "lines"
-            out.append(Engine("rg/" + kind, "ripgrep (%s)" % kind, "rg", "-", 1, "-", kind))
-        elif tool == "grep":
-            out.append(Engine("grep/lines", "GNU grep (lines)", "grep", "-", 1, "-", "lines"))
-        elif tool == "memread":
-            for n in thread_values(spec.get("threads", [1]), args):
-                out.append(Engine("memread/t%d" % n, "read ceiling %dT" % n, "memread", "-", n,
-                                  "static", "newlines"))
-        else:
-            raise BenchError("%s: unknown tool %r" % (b["id"], tool))
-    keys = [e.key for e in out]
-    if len(set(keys)) != len(keys):
-        raise BenchError("%s: duplicate engines" % b["id"])
-    return out
-
-
-def pattern_args(tool, pats, patfiles, caseless):
-    """-e for one plain pattern; otherwise a pattern file (escaped for hay
-    and hs_bench, raw bytes for grep and rg)."""
-    ci = ["-i"] if caseless else []
-    simple = (len(pats) == 1 and b"\n" not in pats[0] and b"\x00" not in pats[0])
-    if simple:
-        return ci + ["-e", os.fsdecode(pats[0])]
-    if tool in ("hay", "hs"):
-        return ci + ["-f", patfiles["escaped"], "--escapes"]
-    return ci + ["-f", patfiles["raw"]]
-
-
-def build_command(e, tools, pats, patfiles, b, path):
-    """Sets e.cmd (timed end to end) and, for hay, e.stats_cmd: the same with
-    --stats, run apart because --stats itself costs time (it probes for a GPU)."""
-    caseless = bool(b.get("caseless"))
-    env = dict(os.environ)
-    if e.tool == "memread":
-        e.cmd, e.env = [tools["memread"], "--threads", str(e.threads), path], env
-        return
-    if e.tool == "hay":
-        cmd = [tools["hay"], "find", "--count-matches", "--backend", "cpu",
-               "--algo", e.algo, "--threads", str(e.threads)]
-        if e.threads > 1:
-            cmd += ["--schedule", e.schedule]
-    elif e.tool == "hs":
-        cmd = [tools["hs"], "--threads", str(e.threads)]
-    elif e.tool == "rg":
-        cmd = [tools["rg"], "--no-config", "-F",
-               "--count-matches" if e.kind == "matches" else "-c"]
-        libdir = os.path.join(os.path.dirname(tools["rg"]), "lib")
-        if os.path.isdir(libdir):   # a carried rg brings its shared libraries
-            env["LD_LIBRARY_PATH"] = libdir + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    else:
-        cmd = [tools["grep"], "-F", "-c"]
-        env["LC_ALL"] = "C"
-    e.cmd = cmd + pattern_args(e.tool, pats, patfiles, caseless) + [path]
-    e.env = env
-    if e.tool == "hay":
-        e.stats_cmd = e.cmd[:2] + ["--stats"] + e.cmd[2:]
-
-
-STAT_RE = re.compile(r'(\w+)=("[^"]*"|\S+)')
-
-
-def parse_stats(stderr):
-    """The 'stats:' lines of hay --stats (and hs_bench) as {phase: {k: v}}."""
-    phases = {}
-    for line in stderr.splitlines():
-        if not line.startswith("stats:"):
-            continue
-        kv = {k: v.strip('"') for k, v in STAT_RE.findall(line[6:])}
-        phases[kv.get("phase", "info")] = kv
-    return phases
-
-
-def parse_count(stdout):
-    lines = stdout.strip().splitlines()
-    if not lines:
-        raise ValueError("no output")
-    return int(lines[-1].rsplit(":", 1)[-1].strip())
-
-
-RAPL = None
-
-
-def rapl():
-    """The CPU package energy counters (bench/energy.py), made on first use."""
-    global RAPL
-    if RAPL is None:
-        RAPL = energy.Rapl()
-    return RAPL
-
-
-def run_once(e, cmd, expected):
-    """Runs cmd once; checks its count; returns (wall, scan, map) seconds.
-    The CPU package energy of the run (RAPL), when readable, goes to
-    e.energy_last (joules) for the caller to keep."""
-    e0 = rapl().read()
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e.env)
-    wall = time.perf_counter() - t0
-    e.energy_last = rapl().joules(e0, rapl().read())
-    out = p.stdout.decode("utf-8", "replace")
-    err = p.stderr.decode("utf-8", "replace")
-    if p.returncode not in (0, 1):
-        raise BenchError("%s exited with %d: %s" % (e.label, p.returncode, err.strip()[-500:]))
-    try:
-        got = parse_count(out)
-    except ValueError:
-        raise BenchError("%s: cannot read a count from %r (stderr %r)"
-                         % (e.label, out[-200:], err[-200:]))
-    e.got = got
-    if got != expected:
-        raise BenchError("COUNT MISMATCH: %s counted %d %s, expected %d\n    command: %s"
-                         % (e.label, got, e.kind, expected, shell_join(cmd)))
-    stats = parse_stats(err)
-    scan = stats.get("scan", {}).get("seconds")
-    mapped = stats.get("map", {}).get("seconds")
-    return wall, float(scan) if scan else None, float(mapped) if mapped else None
-
-
-def shell_join(cmd):
-    return " ".join(c if re.fullmatch(r"[\w./=:+,-]+", c) else "'%s'" % c.replace("'", "'\\''")
-                    for c in cmd)
-
-
-# --------------------------------------------------------------------------
-# Tools and machine
-# --------------------------------------------------------------------------
-
-def first_line(cmd, env=None):
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                           timeout=30)
-        s = p.stdout.decode("utf-8", "replace").strip().splitlines()
-        return s[0] if s else "?"
-    except (OSError, subprocess.SubprocessError):
-        return "?"
-
-
-def build_adapter(work, name):
-    """Builds bench/adapters/<name>.c into work/ if it is missing or older
-    than its source; returns its path, or None when it cannot be built
-    (Hyperscan absent, no compiler)."""
-    src = os.path.join(HERE, "adapters", name + ".c")
-    exe = os.path.join(work, name)
-    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
-        return exe
-    cc = os.environ.get("CC", "cc")
-    if name == "hs_bench":
-        flags = ["-O2", "-lhs"]
-        try:
-            p = subprocess.run(["pkg-config", "--cflags", "--libs", "libhs"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            if p.returncode == 0 and p.stdout.strip():
-                flags = ["-O2"] + p.stdout.decode().split()
-        except OSError:
-            pass
-        flags += ["-lpthread", "-lstdc++", "-lm"]
-    else:
-        flags = ["-O3", "-lpthread"]
-        if "avx2" in machine_info().get("simd", ""):
-            flags.insert(1, "-march=x86-64-v3")
-    os.makedirs(work, exist_ok=True)
-    cmd = [cc, "-std=c11", "-o", exe, src] + flags
-    if name == "hs_bench":
-        # The pattern-file parser is the CLI's own.
-        cmd[4:4] = [os.path.join(ROOT, "programs", "patfile.c"),
-                    "-I" + os.path.join(ROOT, "programs"),
-                    "-I" + os.path.join(ROOT, "include")]
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    except OSError:
-        return None
-    if p.returncode != 0:
-        log("note: %s not built (%s)" % (name, p.stdout.decode(errors="replace")
-                                         .strip().splitlines()[-1:]))
-        return None
-    return exe
-
-
-def find_tools(args, work, needed):
-    tools = {}
-    hay = args.hay or os.path.join(ROOT, "build-bench", "hay")
-    if "hay" in needed:
-        if not (os.path.isfile(hay) and os.access(hay, os.X_OK)):
-            raise BenchError("no hay binary at %s; build it first:\n"
-                             "  cmake -S . -B build-bench && cmake --build build-bench -j2\n"
-                             "or pass --hay PATH" % hay)
-        tools["hay"] = os.path.abspath(hay)
-    if "rg" in needed:
-        tools["rg"] = args.rg or shutil.which("rg")
-    if "grep" in needed:
-        tools["grep"] = args.grep or shutil.which("grep")
-    if "hs" in needed:
-        tools["hs"] = args.hs_bench or build_adapter(work, "hs_bench")
-    if "memread" in needed:
-        tools["memread"] = args.memread or build_adapter(work, "memread")
-    for k in list(tools):
-        if tools[k] and not os.access(tools[k], os.X_OK):
-            raise BenchError("%s: %s is not executable" % (k, tools[k]))
-    return tools
-
-
-def tool_versions(tools):
-    v = {}
-    if tools.get("hay"):
-        v["hay"] = first_line([tools["hay"], "--version"])
-    if tools.get("rg"):
-        env = dict(os.environ)
-        libdir = os.path.join(os.path.dirname(tools["rg"]), "lib")
-        if os.path.isdir(libdir):
-            env["LD_LIBRARY_PATH"] = libdir
-        v["rg"] = first_line([tools["rg"], "--version"], env)
-    if tools.get("grep"):
-        v["grep"] = first_line([tools["grep"], "--version"])
-    if tools.get("hs"):
-        v["hs"] = first_line([tools["hs"], "--version"])
-    if tools.get("memread"):
-        v["memread"] = first_line([tools["memread"], "--version"])
-    v["python"] = platform.python_version()
-    v["cc"] = first_line([os.environ.get("CC", "cc"), "--version"])
-    return v
-
-
-def machine_info():
-    info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "host": platform.node(), "kernel": platform.release(),
-            "arch": platform.machine(), "logical_cpus": os.cpu_count()}
-    try:
-        info["affinity_cpus"] = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        pass
-    cores = set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            phys = core = None
-            for line in f:
-                k, _, val = line.partition(":")
-                k, val = k.strip(), val.strip()
-                if k == "model name":
-                    info.setdefault("cpu", val)
-                elif k == "physical id":
-                    phys = val
-                elif k == "core id":
-                    core = val
-                elif k == "flags":
-                    fl = set(val.split())
-                    info.setdefault("simd", " ".join(x for x in ("sse4_2", "avx2", "avx512bw")
-                                                     if x in fl))
-                elif not line.strip():
-                    if core is not None:
-                        cores.add((phys, core))
-                    phys = core = None
-    except OSError:
-        pass
-    if cores:
-        info["physical_cores"] = len(cores)
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    info["mem_gib"] = round(int(line.split()[1]) / 2**20, 1)
-    except OSError:
-        pass
-    try:
-        with open("/etc/os-release") as f:
-            for line in f:
-                if line.startswith("PRETTY_NAME="):
-                    info["os"] = line.split("=", 1)[1].strip().strip('"')
-    except OSError:
-        pass
-    try:
-        p = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
-        if p.returncode == 0:
-            info["haystack_rev"] = p.stdout.decode().strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    if shutil.which("nvidia-smi"):
-        info["gpu"] = first_line(["nvidia-smi", "--query-gpu=name,driver_version",
-                                  "--format=csv,noheader"])
-    return info
-
-
-# --------------------------------------------------------------------------
-# Reporting
-# --------------------------------------------------------------------------
-
-def med(xs):
-    return statistics.median(xs) if xs else None
-
-
-def gbps(nbytes, secs):
-    return nbytes / secs / 1e9 if secs else None
-
-
-def fmt(x, spec="%.4f"):
-    return "-" if x is None else spec % x
-
-
-CSV_FIELDS = ["date", "host", "cpu", "logical_cpus", "mem_gib", "kernel", "suite", "bench",
-              "haystack", "bytes", "patterns", "caseless", "engine", "label", "tool",
-              "tool_version", "algo", "threads", "schedule", "count_kind", "expected", "got",
-              "status", "runs", "wall_median_s", "wall_min_s", "wall_max_s", "wall_gbps",
-              "scan_median_s", "scan_min_s", "scan_max_s", "scan_gbps", "map_median_s",
-              "stats_wall_median_s", "cpu_energy_median_j", "cpu_j_per_gb", "command",
-              "stats_command"]
-
-
-def csv_rows(results, machine, versions):
-    rows = []
-    for r in results:
-        b = r["bench"]
-        for e in r["engines"]:
-            wm, sm = med(e.wall), med(e.scan)
-            rows.append({
-                "date": machine["date"], "host": machine["host"], "cpu": machine.get("cpu", "?"),
-                "logical_cpus": machine["logical_cpus"], "mem_gib": machine.get("mem_gib"),
-                "kernel": machine["kernel"], "suite": b.get("suite", ""), "bench": b["id"],
-                "haystack": b["haystack"], "bytes": r["bytes"], "patterns": len(r["pats"]),
-                "caseless": int(bool(b.get("caseless"))), "engine": e.key, "label": e.label,
-                "tool": e.tool, "tool_version": versions.get(e.tool, "?"), "algo": e.algo,
-                "threads": e.threads, "schedule": e.schedule, "count_kind": e.kind,
-                "expected": r["expect"][e.kind], "got": e.got, "status": e.status,
-                "runs": len(e.wall),
-                "wall_median_s": fmt(wm, "%.6f"), "wall_min_s": fmt(min(e.wall) if e.wall else None, "%.6f"),
-                "wall_max_s": fmt(max(e.wall) if e.wall else None, "%.6f"),
-                "wall_gbps": fmt(gbps(r["bytes"], wm), "%.3f"),
-                "scan_median_s": fmt(sm, "%.6f"), "scan_min_s": fmt(min(e.scan) if e.scan else None, "%.6f"),
-                "scan_max_s": fmt(max(e.scan) if e.scan else None, "%.6f"),
-                "scan_gbps": fmt(gbps(r["bytes"], sm), "%.3f"),
-                "map_median_s": fmt(med(e.map), "%.6f"),
-                "stats_wall_median_s": fmt(med(e.stats_wall), "%.6f"),
-                "cpu_energy_median_j": fmt(med(e.energy), "%.3f") if e.energy else "unavailable",
-                "cpu_j_per_gb": fmt(med(e.energy) / (r["bytes"] / 1e9), "%.3f")
-                if e.energy else "unavailable",
-                "command": shell_join(e.cmd) if e.cmd else "",
-                "stats_command": shell_join(e.stats_cmd) if e.stats_cmd else "",
-            })
-    return rows
-
-
-def speedup_base(e, engines):
-    """The one-thread run of the same tool and algorithm, if any."""
-    for o in engines:
-        if o.tool == e.tool and o.algo == e.algo and o.threads == 1 and o.wall:
-            return o
-    return None
-
-
-def markdown(results, machine, versions, targets, args):
-    out = []
-    out.append("## haystack benchmarks, %s" % machine["date"])
-    out.append("")
-    out.append("Machine: %s, %s logical CPUs%s, %s GiB, %s, kernel %s%s." % (
-        machine.get("cpu", "?"), machine["logical_cpus"],
-        " (%s physical cores)" % machine["physical_cores"] if "physical_cores" in machine else "",
-        machine.get("mem_gib", "?"), machine.get("os", "?"), machine["kernel"],
-        ("; GPU " + machine["gpu"]) if machine.get("gpu") else ""))
-    if machine.get("haystack_rev"):
-        out.append("haystack source: %s." % machine["haystack_rev"])
-    out.append("Tools: " + "; ".join("%s: %s" % kv for kv in versions.items()) + ".")
-    out.append("Runs: %d timed (median, min, max) after %d warm-up; every run's count checked. "
-               "wall = the whole command, end to end (hay without --stats); scan = the scan "
-               "phase that hay --stats (a separate run of the same command) and the adapters "
-               "report (kernel-only). GB/s = 10^9 bytes/s at the median." % (args.runs, args.warmup))
-    for r in results:
-        b = r["bench"]
-        out.append("")
-        pats = r["pats"]
-        ptxt = (repr(pats[0].decode("utf-8", "replace")) if len(pats) == 1
-                else "%d patterns" % len(pats))
-        out.append("### %s: %s" % (b["id"], b.get("about", "")))
-        out.append("")
-        lines = r["expect"].get("lines")   # absent where Hyperscan gives the counts
-        out.append("Haystack %s (%d bytes), %s%s; expected %d occurrences%s." % (
-            b["haystack"], r["bytes"], ptxt, ", caseless" if b.get("caseless") else "",
-            r["expect"]["matches"], ", %d matching lines" % lines if lines is not None else ""))
-        if any(e.stats_wall for e in r["engines"]):
-            over = [med(e.stats_wall) - med(e.wall) for e in r["engines"] if e.stats_wall]
-            out.append("hay with --stats took %+.4f s per run against the timed command "
-                       "(median over hay rows); wall times are taken without it." % med(over))
-        out.append("")
-        out.append("| engine | count | wall median s | wall min s | wall max s | wall GB/s "
-                   "| scan median s | scan GB/s | speedup vs 1T (scan / wall) |")
-        out.append("|---|---|---|---|---|---|---|---|---|")
-        for e in r["engines"]:
-            wm, sm = med(e.wall), med(e.scan)
-            base = speedup_base(e, r["engines"])
-            sp = "-"
-            if base and e.threads > 1:
-                s_scan = (med(base.scan) / sm) if (sm and base.scan) else None
-                sp = "%s / %.2fx" % (fmt(s_scan, "%.2fx"), med(base.wall) / wm)
-            count = ("%d %s" % (e.got, e.kind) if e.status == "ok"
-                     else "**%s** %s" % (e.status.upper(), e.note))
-            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                e.label, count, fmt(wm), fmt(min(e.wall) if e.wall else None),
-                fmt(max(e.wall) if e.wall else None), fmt(gbps(r["bytes"], wm), "%.2f"),
-                fmt(sm), fmt(gbps(r["bytes"], sm), "%.2f"), sp))
-    if targets:
-        out.append("")
-        out.append("### Targets")
-        out.append("")
-        out.append("| target | engine | versus | metric | ratio | needed | met |")
-        out.append("|---|---|---|---|---|---|---|")
-        for t in targets:
-            out.append("| %s | %s | %s | %s | %s | >= %.2f | %s |" % (
-                t["name"], t["engine"], t["versus"], t["metric"], fmt(t["ratio"], "%.2f"),
-                t["at_least"], t["met"]))
-    return "\n".join(out)
-
-
-def evaluate_targets(defs, results, args):
-    by_bench = {r["bench"]["id"]: r for r in results}
-    out = []
-    for t in defs.get("targets", []):
-        r = by_bench.get(t["bench"])
-        if not r:
-            continue
-        ek = t["engine"].replace("{max}", str(args.max_threads))
-        vk = t["versus"].replace("{max}", str(args.max_threads))
-        es = {e.key: e for e in r["engines"]}
-        e, v = es.get(ek), es.get(vk)
-        ratio = None
-        if e and v and e.status == "ok" and v.status == "ok":
-            a, bb = (e.scan, v.scan) if t["metric"] == "scan" else (e.wall, v.wall)
-            if a and bb:
-                ratio = med(bb) / med(a)
-                if t.get("per_thread"):
-                    ratio /= max(1, e.threads // max(1, v.threads))
-        met = "n/a" if ratio is None else ("yes" if ratio >= t["at_least"] else "**no**")
-        out.append({"name": t["name"], "engine": ek, "versus": vk, "metric": t["metric"],
-                    "ratio": ratio, "at_least": t["at_least"], "met": met})
-    return out
-
-
-# --------------------------------------------------------------------------
-# Main
-# --------------------------------------------------------------------------
-
-def parse_args(argv):
+def parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n", 1)[1])
-    ap.add_argument("--quick", action="store_true",
-                    help="CI mode: the quick suite, 2 runs, no warm-up")
-    ap.add_argument("--suite", default=None, help="suite to run: quick, full (default full)")
-    ap.add_argument("--bench", action="append", default=[],
-                    help="run only this benchmark id (repeatable; a regex)")
-    ap.add_argument("--engines", default=None, help="run only engines whose key matches this regex")
-    ap.add_argument("--runs", type=int, default=None, help="timed runs per engine (default 5)")
-    ap.add_argument("--warmup", type=int, default=None, help="untimed runs first (default 1)")
-    ap.add_argument("--max-threads", type=int, default=None,
-                    help="what 'max' threads means (default: all CPUs)")
-    ap.add_argument("--thread-list", default=None,
-                    help="comma list for 'scaling' (default 1,2,4,.. up to max, and max)")
-    ap.add_argument("--data", default=os.environ.get("HAY_BENCH_DATA"),
-                    help="data folder with text/ (default ../shared/data beside the repo)")
-    ap.add_argument("--work", default=os.path.join(HERE, "work"),
-                    help="cache of generated haystacks and tools (default bench/work)")
-    ap.add_argument("--out", default=None,
-                    help="folder for results.csv, results.md, machine.json "
-                         "(default bench/work/results/<date>)")
-    ap.add_argument("--hay", default=None, help="hay binary (default build-bench/hay)")
-    ap.add_argument("--rg", default=None, help="ripgrep binary (default from PATH)")
-    ap.add_argument("--grep", default=None, help="grep binary (default from PATH)")
-    ap.add_argument("--hs-bench", default=None,
-                    help="Hyperscan adapter binary (default: built into bench/work)")
-    ap.add_argument("--memread", default=None,
-                    help="read-ceiling adapter binary (default: built into bench/work)")
-    ap.add_argument("--defs", default=DEFS, help="definitions file (default bench/defs.json)")
+    ap.add_argument("csvs", nargs="*", help="with 'report': the CSV files to merge")
+    ap.add_argument("--quick", action="store_true", help="CI mode: small inputs, few runs")
+    ap.add_argument("--parts", default=",".join(PARTS))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--data", default=os.environ.get("HAY_BENCH_DATA") or
+                    os.path.join(os.path.dirname(ROOT), "shared", "data"))
+    ap.add_argument("--work", default=os.path.join(HERE, "work"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--plots", default=None, help="folder for the plots (default OUT/plots)")
+    ap.add_argument("--link-base", default=None,
+                    help="folder the report's image links are relative to (default OUT)")
+    ap.add_argument("--carry", default=os.path.join(ROOT, ".device-carry"),
+                    help="carried peers (scripts/bench-device prepare) when present")
+    ap.add_argument("--runs", type=int, default=None, help="timed runs per row (5; quick 2)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="the 'all cores' thread count (default: the machine's CPUs)")
+    ap.add_argument("--machine", default=None, help="machine name for the CSV and --record")
     ap.add_argument("--record", nargs="?", const="", default=None, metavar="MACHINE",
-                    help="also keep the CSV as bench/results/MACHINE/DATE.csv (MACHINE "
-                         "defaults to host-cpus); compare records with bench/compare.py")
-    ap.add_argument("--list", action="store_true", help="list the benchmarks and engines, run nothing")
-    ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
-    ap.add_argument("--update-expect", action="store_true",
-                    help="recompute expected counts and source hashes into the definitions")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.suite = args.suite or "quick"
-        args.runs = 2 if args.runs is None else args.runs
-        args.warmup = 0 if args.warmup is None else args.warmup
-    args.suite = args.suite or "full"
-    args.runs = 5 if args.runs is None else args.runs
-    args.warmup = 1 if args.warmup is None else args.warmup
-    if args.runs < 1:
-        ap.error("--runs must be at least 1")
-    args.max_threads = args.max_threads or os.cpu_count() or 1
-    if args.thread_list:
-        args.thread_list = [int(x) for x in args.thread_list.split(",") if x]
-    else:
-        tl, t = [], 1
-        while t < args.max_threads:
-            tl.append(t)
-            t *= 2
-        args.thread_list = tl + [args.max_threads]
-    args.data = args.data or os.path.join(os.path.dirname(ROOT), "shared", "data")
-    return args
-
-
-def select(defs, args):
-    sel = []
-    for b in defs["benchmarks"]:
-        if args.bench:
-            if not any(re.fullmatch(p, b["id"]) for p in args.bench):
-                continue
-        elif b.get("suite", "full") != args.suite:
-            continue
-        sel.append(b)
-    if not sel:
-        raise BenchError("no benchmark selected")
-    return sel
-
-
-def check_sources(defs, data_dir, hids):
-    """The data files must be the ones the expected counts were computed on."""
-    src = defs.get("sources", {})
-    for hid in hids:
-        for f in defs["haystacks"][hid]["files"]:
-            p = os.path.join(data_dir, f)
-            if not os.path.isfile(p):
-                raise BenchError("data file %s missing (--data %s)" % (p, data_dir))
-            want = src.get(f)
-            if not want:
-                raise BenchError("%s has no recorded hash: run --update-expect" % f)
-            if os.path.getsize(p) != want["bytes"] or sha256_file(p) != want["sha256"]:
-                raise BenchError("%s differs from the file the expected counts were "
-                                 "computed on" % p)
-
-
-def hs_expect(defs, b, pats, args):
-    """All occurrences counted by Hyperscan (hs_bench) on the generated
-    haystack: for sets far too large for the Python oracle (tens of
-    thousands of patterns over 1 GiB).  Hyperscan is an independent
-    implementation; tests/hyperscan_counts.c checks hay against it."""
-    work = os.path.abspath(args.work)
-    path, _ = generate(b["haystack"], defs["haystacks"][b["haystack"]], args.data, work)
-    hs = args.hs_bench or build_adapter(work, "hs_bench")
-    if not hs:
-        raise BenchError("%s: expect_by hs needs hs_bench (libhyperscan-dev)" % b["id"])
-    patdir = os.path.join(work, "patterns")
-    os.makedirs(patdir, exist_ok=True)
-    pf = os.path.join(patdir, b["id"] + ".esc.txt")
-    with open(pf, "wb") as f:
-        f.write(b"".join(encode_escapes(p) + b"\n" for p in pats))
-    cmd = [hs, "--threads", str(args.max_threads)] + (["-i"] if b.get("caseless") else []) + \
-        ["-f", pf, "--escapes", path]
-    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
-    return {"matches": int(out.stdout.split()[0])}
-
-
-def update_expect(defs, args):
-    srcs = {}
-    for h in defs["haystacks"].values():
-        for f in h["files"]:
-            p = os.path.join(args.data, f)
-            srcs[f] = {"bytes": os.path.getsize(p), "sha256": sha256_file(p)}
-    defs["sources"] = dict(sorted(srcs.items()))
-    for b in defs["benchmarks"]:
-        if args.bench and not any(re.fullmatch(p, b["id"]) for p in args.bench):
-            continue   # --bench: recompute only those
-        pats = bench_patterns(b, args.data)
-        t0 = time.time()
-        if b.get("expect_by") == "hs":
-            b["expect"] = hs_expect(defs, b, pats, args)
-        else:
-            b["expect"] = oracle(defs["haystacks"][b["haystack"]], args.data, pats,
-                                 bool(b.get("caseless")))
-        log("%s: %s (%.1f s)" % (b["id"], b["expect"], time.time() - t0))
-    with open(args.defs, "w") as f:
-        json.dump(defs, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+                    help="merge into bench/results/MACHINE/DAY/records.csv")
+    ap.add_argument("--no-gpu", action="store_true", help="treat the machine as having no GPU")
+    ap.add_argument("--part-timeout", type=int, default=540)
+    ap.add_argument("--search-args", default="", help="extra options for the search part "
+                    "(bench/run.py search --help)")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args(argv)
+    a.report_mode = bool(a.csvs) and a.csvs[0] == "report"
+    if a.report_mode:
+        a.csvs = a.csvs[1:]
+    elif a.csvs:
+        ap.error("unexpected arguments %s (subcommands: search, align, report CSV..., "
+                 "compare)" % a.csvs)
+    a.runs = a.runs or (2 if a.quick else 5)
+    a.search_args = a.search_args.split()
+    a.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if a.machine is None:
+        a.machine = a.record or "%s-%dcpu" % (platform.node(), os.cpu_count() or 1)
+    a.out = os.path.abspath(a.out or os.path.join(a.work, "all", a.date.replace(":", "")))
+    a.work = os.path.abspath(a.work)
+    a.build = os.path.abspath(a.build)
+    a.data = os.path.abspath(a.data)
+    a.plots = os.path.abspath(a.plots or os.path.join(a.out, "plots"))
+    a.link_base = os.path.abspath(a.link_base or a.out)
+    return a
 
 
 def main(argv):
-    args = parse_args(argv)
-    with open(args.defs) as f:
-        defs = json.load(f)
-    if args.update_expect:
-        update_expect(defs, args)
+    a = parse(argv)
+    if a.list:
+        for p in PARTS:
+            print(p)
+        for k, v in TABLES.items():
+            print("  %-16s %s" % (k, v[0]))
         return 0
-    benches = select(defs, args)
-    if not args.list and not os.path.isdir(args.data):
-        # As the tests do: no data folder, a clean skip with a message.
-        log("SKIP: no data folder at %s (pass --data or set HAY_BENCH_DATA)" % args.data)
+    if a.report_mode:
+        rows = []
+        for c in a.csvs:
+            with open(c, newline="") as f:
+                new = list(csv.DictReader(f))
+            # A later CSV replaces the rows of the (table, row) pairs it has,
+            # so that one table measured over several calls (the search part
+            # by benchmark) merges.
+            keys = {(r["table"], r["row"]) for r in new}
+            rows = [r for r in rows if (r["table"], r["row"]) not in keys] + new
+        if not rows:
+            raise SystemExit("run.py report: no rows")
+        a.machine = a.record or rows[0]["machine"]
+        a.date = rows[0]["date"]
+        hdr = ["## `make bench` report: %s, %s" % (a.machine, a.date), "",
+               "- merged from: " + ", ".join(os.path.basename(os.path.dirname(os.path.abspath(c)))
+                                             + "/" + os.path.basename(c) for c in a.csvs)]
+        for c in a.csvs:
+            rp = os.path.join(os.path.dirname(c), "report.md")
+            if os.path.exists(rp):
+                hdr += ["- from %s: " % os.path.basename(os.path.dirname(os.path.abspath(c)))
+                        + "; ".join(l[2:] for l in open(rp).read().splitlines()[2:8]
+                                    if l.startswith("- "))]
+        fails = [r["table"] + " " + r["row"] + " " + r["engine"] for r in rows
+                 if r["status"] == "FAIL"]
+        text = report(rows, a.out, a.plots, a.link_base, hdr, fails, [])
+        if a.record is not None:
+            record(rows, a.machine, a.date, [os.path.join(a.out, "report.md")])
+        print(text)
+        return 1 if fails else 0
+    if not os.path.isdir(os.path.join(a.data, "text")):
+        log("SKIP: no data folder at %s (pass --data or set HAY_BENCH_DATA)" % a.data)
         return 0
-    needed = set()
-    plan = []
-    for b in benches:
-        if "expect" not in b:
-            raise BenchError("%s has no expected counts: run --update-expect" % b["id"])
-        pats = bench_patterns(b, args.data) if not args.list else \
-            [p.encode() for p in b.get("patterns", ["?"])]
-        engines = expand_engines(b, pats, args)
-        if args.engines:
-            engines = [e for e in engines if re.search(args.engines, e.key)]
-        needed.update(e.tool for e in engines)
-        plan.append((b, pats, engines))
-    if args.list:
-        for b, pats, engines in plan:
-            print("%-16s %-9s %s" % (b["id"], b["haystack"], b.get("about", "")))
-            for e in engines:
-                print("    %-26s %s" % (e.key, e.label))
-        return 0
+    os.makedirs(a.out, exist_ok=True)
+    os.makedirs(a.work, exist_ok=True)
+    ctx = parts.Ctx(a)
+    ctx.tools = parts.find_tools(ctx)
+    log("run.py: out %s; GPU (CUDA) %s; OpenCL %s; energy %s" % (
+        a.out, "yes" if ctx.tools["cuda"] else "no", "yes" if ctx.tools["opencl"] else "no",
+        ctx.meters.describe()))
+    times = []
+    fn = {p: getattr(parts, "part_" + p) for p in PARTS}
+    for part in a.parts.split(","):
+        if part not in fn:
+            raise SystemExit("run.py: unknown part %r (parts: %s)" % (part, ", ".join(PARTS)))
+        t0 = time.time()
+        log("== part %s" % part)
+        try:
+            fn[part](ctx)
+        except Exception as e:  # keep the other parts' results
+            ctx.check(False, "part %s: %s: %s" % (part, type(e).__name__, e))
+        times.append((part, time.time() - t0))
+        log("== part %s: %.0f s" % (part, times[-1][1]))
+        with open(os.path.join(a.out, "bench.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS)   # so far (a killed run keeps it)
+            w.writeheader()
+            w.writerows(ctx.rows)
+    mi = benchrun.machine_info()
+    if not ctx.tools["cuda"]:
+        ctx.notes.append("No usable CUDA device (`hay devices`: %s): GPU rows read "
+                         "'%s'." % (re.sub(r"\s+", " ", ctx.tools["devices"]).strip()[:200],
+                                    parts.NO_GPU))
+    ctx.notes.append("peers: grep %s; ripgrep %s; Hyperscan adapter %s; parasail adapter %s; "
+                     "SSW adapter %s; EMBOSS water %s" % tuple(
+                         "yes" if ctx.tools.get(k) else "not available"
+                         for k in ("grep", "rg", "hs", "parasail", "ssw", "water")))
+    hdr = header_lines(ctx, a, mi, ctx.meters.describe(), times,
+                       "python3 bench/run.py " + " ".join(argv))
+    text = report(ctx.rows, a.out, a.plots, a.link_base, hdr, ctx.fails, ctx.notes)
+    if a.record is not None:
+        record(ctx.rows, a.machine, a.date,
+               [os.path.join(a.out, f) for f in ("report.md", "search.log", "align.log")])
+    print(text)
+    log("run.py: %d rows, %d failed check(s); out %s" % (len(ctx.rows), len(ctx.fails), a.out))
+    return 1 if ctx.fails else 0
 
-    check_sources(defs, args.data, sorted({b["haystack"] for b in benches}))
-    work = os.path.abspath(args.work)
-    tools = find_tools(args, work, needed)
-    for k in ("rg", "grep", "hs", "memread"):
-        if k in needed and not tools.get(k):
-            log("note: %s not available; its rows are skipped" % k)
-    machine = machine_info()
-    versions = tool_versions(tools)
-    out_dir = args.out or os.path.join(work, "results",
-                                       machine["date"].replace(":", "").replace("-", ""))
-    os.makedirs(out_dir, exist_ok=True)
 
-    results, failures = [], []
-    for b, pats, engines in plan:
-        path, size = generate(b["haystack"], defs["haystacks"][b["haystack"]], args.data, work)
-        patdir = os.path.join(work, "patterns")
-        os.makedirs(patdir, exist_ok=True)
-        patfiles = {"escaped": os.path.join(patdir, b["id"] + ".esc.txt"),
-                    "raw": os.path.join(patdir, b["id"] + ".raw.txt")}
-        with open(patfiles["escaped"], "wb") as f:
-            f.write(b"".join(encode_escapes(p) + b"\n" for p in pats))
-        with open(patfiles["raw"], "wb") as f:
-            f.write(b"".join(p + b"\n" for p in pats))
-        runnable = []
-        for e in engines:
-            if not tools.get(e.tool):
-                e.status, e.note = "skipped", "tool not available"
-                continue
-            if e.tool in ("rg", "grep") and len(pats) > 1 and any(b"\n" in p for p in pats):
-                e.status, e.note = "skipped", "pattern holds a newline"
-                continue
-            build_command(e, tools, pats, patfiles, b, path)
-            runnable.append(e)
-        r = {"bench": b, "pats": pats, "bytes": size, "expect": b["expect"], "engines": engines}
-        results.append(r)
-        if args.dry_run:
-            for e in runnable:
-                print(shell_join(e.cmd))
-                if e.stats_cmd:
-                    print(shell_join(e.stats_cmd))
-            continue
-        log("== %s (%s, %d bytes): %d engines x (%d + %d runs)" % (
-            b["id"], b["haystack"], size, len(runnable), args.warmup, args.runs))
-        # Rounds over all engines, so slow drift (heat, other load) spreads evenly.
-        for rnd in range(args.warmup + args.runs):
-            for e in runnable:
-                if e.status != "ok":
-                    continue
-                try:
-                    wall, scan, mapped = run_once(e, e.cmd, b["expect"][e.kind])
-                    energy = e.energy_last
-                    if e.stats_cmd:
-                        swall, scan, mapped = run_once(e, e.stats_cmd, b["expect"][e.kind])
-                except BenchError as ex:
-                    e.status, e.note = "fail", str(ex).splitlines()[0]
-                    failures.append("%s / %s: %s" % (b["id"], e.label, ex))
-                    loud("%s / %s: %s" % (b["id"], e.label, ex))
-                    continue
-                if rnd >= args.warmup:
-                    e.wall.append(wall)
-                    if energy is not None:
-                        e.energy.append(energy)
-                    if e.stats_cmd:
-                        e.stats_wall.append(swall)
-                    if scan is not None:
-                        e.scan.append(scan)
-                    if mapped is not None:
-                        e.map.append(mapped)
-        for e in runnable:
-            if e.status == "ok":
-                log("   %-28s wall %s s  scan %s s" % (e.label, fmt(med(e.wall)), fmt(med(e.scan))))
-    if args.dry_run:
-        return 0
-
-    targets = evaluate_targets(defs, results, args)
-    with open(os.path.join(out_dir, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-        w.writeheader()
-        w.writerows(csv_rows(results, machine, versions))
-    with open(os.path.join(out_dir, "machine.json"), "w") as f:
-        json.dump({"machine": machine, "tools": versions, "argv": argv,
-                   "runs": args.runs, "warmup": args.warmup, "max_threads": args.max_threads,
-                   "targets": targets}, f, indent=2)
-    if args.record is not None:
-        name = args.record or "%s-%dcpu" % (machine["host"], machine["logical_cpus"])
-        rec_dir = os.path.join(HERE, "results", re.sub(r"[^\w.-]", "_", name))
-        os.makedirs(rec_dir, exist_ok=True)
-        rec = os.path.join(rec_dir, machine["date"].replace(":", "") + ".csv")
-        shutil.copyfile(os.path.join(out_dir, "results.csv"), rec)
-        log("recorded %s (compare: python3 bench/compare.py %s)" % (rec, rec_dir))
-    md = markdown(results, machine, versions, targets, args)
-    if failures:
-        md += "\n\n### FAILURES\n\n" + "\n".join("- " + x.replace("\n", " ") for x in failures)
-    with open(os.path.join(out_dir, "results.md"), "w") as f:
-        f.write(md + "\n")
-    log("results in %s" % out_dir)
-    print(md, flush=True)
-    if failures:
-        loud("%d engine(s) FAILED the count check or did not run; see above" % len(failures))
-        return 1
-    return 0
+def dispatch(argv):
+    """The suites that can also run alone, behind this one entry point."""
+    if argv[:1] == ["search"]:
+        try:
+            return benchrun.main(argv[1:])
+        except benchrun.BenchError as ex:
+            benchrun.loud(str(ex))
+            return 2
+    if argv[:1] == ["align"]:
+        import align
+        return align.main(argv[1:])
+    if argv[:1] == ["compare"]:
+        import compare
+        return compare.main(argv[1:])
+    return main(argv)
 
 
 if __name__ == "__main__":
     try:
-        sys.exit(main(sys.argv[1:]))
-    except BenchError as ex:
-        loud(str(ex))
-        sys.exit(2)
+        sys.exit(dispatch(sys.argv[1:]))
     except KeyboardInterrupt:
         sys.exit(130)

@@ -19,6 +19,11 @@
  * Every line printed is tab-separated with a header; runs are preceded by
  * one warm-up.  DNA: A C G T -> 0..3, anything else -> 4 (N), match +2,
  * mismatch (and N) -3, gaps 5/2; protein: BLOSUM62, gaps 11/1.
+ *
+ * Internals: the paper's six variants and their launch shapes are reached
+ * through the GPU contract (src/align/sw_device.h, hay_cuda_sw_score), which
+ * the public align API hides behind one "auto" choice; BLOSUM62 comes from
+ * the tests' copy.  So this program links the static library.
  */
 #include "haystack.h"
 #include "../src/align/sw_device.h"

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""align.py - Smith-Waterman GCUPS against length: hay's variants and
+parasail in the same run (Python 3 standard library only).
+
+Workloads (../shared/data/bio):
+  protein   31 queries x sprot196, BLOSUM62 11/1 (many short pairs)
+  ecoli-L   E. coli K-12 slices: query [0, L) against 4 targets
+            [k Mbp, k Mbp + L), k = 1..4; DNA 2/-3, 5/2
+  mito      human x orangutan mitochondrial genomes (one pair, 16.5 kb)
+  hpylori-B the H. pylori B slices (one pair, 70 kb; scores past 16 bits)
+  hpylori-E the H. pylori E slices (one pair, 275 x 265 kb; --full only)
+  ecoli-pair-L  one E. coli pair [0, L) x [2 Mbp, 2 Mbp + L) for each L of
+            --long (e.g. 100000,300000,1000000); engines above
+            --cpu-max-cells (one thread) are left out, since parasail and
+            hay give one pair to one thread
+Engines: hay scalar (1 thread), hay auto = striped16 with the 32-bit
+fallback (1 and N threads), parasail striped 16-bit profile with the 32-bit
+fallback (bench/adapters/parasail_bench.c; 1 and N threads), and with --cuda
+hay --backend cuda --variant fast (one kernel per pair, pairs in turn; its
+seconds include the CUDA context's start, about 0.3 s on the H200 machine).  Threads
+work over pairs, so one-pair workloads gain nothing from N threads (those
+rows are left out there).
+
+Times are each engine's own alignment phase (hay --stats 'seconds', the
+adapter's 'seconds': profiles included, file reading excluded), median of
+--runs runs after --warmup, engines interleaved round by round.  Every run's
+sum of scores is checked against the other engines'; a mismatch marks the
+row FAIL and the exit status 1.
+
+Usage: python3 bench/run.py align [--hay build/hay] [--data DIR]
+       [--runs 5] [--warmup 1] [--threads N] [--full] [--quick] [--out DIR]
+       [--workloads REGEX] [--engines REGEX] [--scalar-max-cells N]
+       [--parasail-bench PATH] [--cuda] [--long L,L,...] [--cpu-max-cells N]
+"""
+import argparse, csv, datetime, os, platform, re, statistics
+import subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def sh(cmd, env=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), r.returncode,
+                                                r.stderr[-500:]))
+    return r.stdout, r.stderr
+
+
+def read_fasta_seq(path):
+    with open(path) as f:
+        return "".join(l.strip() for l in f if not l.startswith(">"))
+
+
+def write_fasta(path, recs):
+    with open(path, "w") as f:
+        for name, s in recs:
+            f.write(">%s\n" % name)
+            for i in range(0, len(s), 80):
+                f.write(s[i:i + 80] + "\n")
+
+
+def workloads(data, work, full, quick, long_lens=()):
+    bio = os.path.join(data, "bio")
+    w = []
+    w.append(("protein", os.path.join(bio, "protein/queries_24-5478aa.fasta"),
+              os.path.join(bio, "protein/sprot196.fasta"), "protein"))
+    ecoli = read_fasta_seq(os.path.join(bio, "dna/ecoli_k12_mg1655.fna"))
+    lens = [1000, 4000] if quick else [1000, 4000, 16000, 64000]
+    for L in lens:
+        q = os.path.join(work, "ecoli-%d-q.fa" % L)
+        t = os.path.join(work, "ecoli-%d-t.fa" % L)
+        write_fasta(q, [("ecoli_0_%d" % L, ecoli[:L])])
+        write_fasta(t, [("ecoli_%dM" % k, ecoli[k * 10**6:k * 10**6 + L])
+                        for k in range(1, 5)])
+        w.append(("ecoli-%dk" % (L // 1000), q, t, "dna"))
+    dp = os.path.join(bio, "dna-pairs")
+    w.append(("mito", os.path.join(dp, "MT-human.fa"),
+              os.path.join(dp, "MT-orang.fa"), "dna"))
+    if not quick:
+        w.append(("hpylori-B", os.path.join(dp, "H_pylori26695_Bslice.fasta"),
+                  os.path.join(dp, "H_pyloriJ99_Bslice.fasta"), "dna"))
+    if full:
+        w.append(("hpylori-E", os.path.join(dp, "H_pylori26695_Eslice.fasta"),
+                  os.path.join(dp, "H_pyloriJ99_Eslice.fasta"), "dna"))
+    for L in long_lens:
+        q = os.path.join(work, "ecoli-pair-%d-q.fa" % L)
+        t = os.path.join(work, "ecoli-pair-%d-t.fa" % L)
+        write_fasta(q, [("ecoli_0_%d" % L, ecoli[:L])])
+        write_fasta(t, [("ecoli_2M_%d" % L, ecoli[2 * 10**6:2 * 10**6 + L])])
+        w.append(("ecoli-pair-%dk" % (L // 1000), q, t, "dna"))
+    return w
+
+
+def one_pair(path_q, path_t):
+    n = 0
+    for p in (path_q, path_t):
+        with open(p) as f:
+            n += sum(1 for l in f if l.startswith(">"))
+    return n == 2
+
+
+def hay_cmd(hay, kind, variant, threads, q, t, backend=None):
+    c = [hay, "align", "--score-only", "--stats", "-j", str(threads)]
+    if backend:
+        c += ["--backend", backend]
+    if variant:
+        c += ["--variant", variant]
+    c += ["--dna" if kind == "dna" else "--protein", q, t]
+    return c
+
+
+def run_hay(cmd):
+    out, err = sh(cmd)
+    m = re.search(r"seconds=([0-9.]+)", err)
+    cells = int(re.search(r"cells=(\d+)", err).group(1))
+    total = sum(int(l.split("\t")[2]) for l in out.splitlines() if l)
+    return float(m.group(1)), cells, total
+
+
+def run_parasail(cmd):
+    out, _ = sh(cmd)
+    s = float(re.search(r"seconds=([0-9.]+)", out).group(1))
+    cells = int(re.search(r"cells=(\d+)", out).group(1))
+    total = int(re.search(r"checksum: (-?\d+)", out).group(1))
+    return s, cells, total
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hay", default=os.path.join(ROOT, "build/hay"))
+    ap.add_argument("--data", default=os.path.join(ROOT, "../shared/data"))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--full", action="store_true", help="add hpylori-E")
+    ap.add_argument("--quick", action="store_true", help="small workloads")
+    ap.add_argument("--scalar-max-cells", type=float, default=2e9)
+    ap.add_argument("--workloads", default=".", help="regex on workload names")
+    ap.add_argument("--engines", default=".", help="regex on engine names")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench/work/align"))
+    ap.add_argument("--parasail-bench", default=None,
+                    help="a prebuilt parasail_bench (else built with cc)")
+    ap.add_argument("--cuda", action="store_true",
+                    help="add hay --backend cuda --variant fast")
+    ap.add_argument("--long", default="",
+                    help="E. coli one-pair lengths, e.g. 100000,300000,1000000")
+    ap.add_argument("--cpu-max-cells", type=float, default=1e11,
+                    help="one-pair workloads: leave out CPU engines above this")
+    a = ap.parse_args(argv)
+    if not os.path.isdir(os.path.join(a.data, "bio")):
+        print("align: no data at %s: skipped" % a.data)
+        return 0
+    os.makedirs(a.out, exist_ok=True)
+    pb = a.parasail_bench
+    if pb is None:
+        pb = os.path.join(a.out, "parasail_bench")
+        src = os.path.join(ROOT, "bench/adapters/parasail_bench.c")
+        sh(["cc", "-O2", "-fopenmp", src, "-lparasail", "-o", pb])
+    N = a.threads
+    long_lens = [int(x) for x in a.long.split(",") if x]
+    rows, failed = [], False
+    for name, q, t, kind in workloads(a.data, a.out, a.full, a.quick, long_lens):
+        if not re.search(a.workloads, name):
+            continue
+        pflags = ["--dna", "2,-3", "--open", "5", "--extend", "2"] \
+            if kind == "dna" else ["--matrix", "blosum62", "--open", "11",
+                                   "--extend", "1"]
+        engines = [
+            ("hay scalar 1T", run_hay, hay_cmd(a.hay, kind, "scalar", 1, q, t)),
+            ("hay striped16 1T", run_hay, hay_cmd(a.hay, kind, None, 1, q, t)),
+            ("hay striped16 %dT" % N, run_hay,
+             hay_cmd(a.hay, kind, None, N, q, t)),
+            ("parasail striped16 1T", run_parasail,
+             [pb, "--threads", "1"] + pflags + [q, t]),
+            ("parasail striped16 %dT" % N, run_parasail,
+             [pb, "--threads", str(N)] + pflags + [q, t]),
+        ]
+        pair = one_pair(q, t)
+        if a.cuda:
+            engines.append(("hay cuda fast", run_hay,
+                            hay_cmd(a.hay, kind, "fast", 1, q, t, "cuda")))
+        # The cell count, from the cheapest engine there is.
+        _, cells, _ = run_hay(engines[-1][2] if a.cuda and pair else
+                              hay_cmd(a.hay, kind, None, N, q, t))
+        # The scalar reference only where it takes seconds.
+        if cells > a.scalar_max_cells:
+            engines = engines[1:]
+        if pair:
+            # One pair is one thread's work in hay and parasail alike.
+            engines = [e for e in engines if "%dT" % N not in e[0] or N == 1]
+            if cells > a.cpu_max_cells:
+                engines = [e for e in engines if "cuda" in e[0]]
+        engines = [e for e in engines if re.search(a.engines, e[0])]
+        times = {e[0]: [] for e in engines}
+        totals = {}
+        for r in range(a.warmup + a.runs):
+            for ename, fn, cmd in engines:
+                s, c, tot = fn(cmd)
+                totals.setdefault(ename, set()).add(tot)
+                if r >= a.warmup:
+                    times[ename].append(s)
+        ref = totals[engines[0][0]]
+        for ename, fn, cmd in engines:
+            ok = totals[ename] == ref and len(ref) == 1
+            failed |= not ok
+            ts = times[ename]
+            med = statistics.median(ts)
+            rows.append(dict(workload=name, cells=cells, engine=ename,
+                             median_s=med, min_s=min(ts), max_s=max(ts),
+                             gcups=cells / med * 1e-9 if med > 0 else 0,
+                             score_sum=sorted(totals[ename])[0],
+                             check="ok" if ok else "FAIL",
+                             command=" ".join(cmd)))
+            print("%-10s %-24s %9.4f s %8.3f GCUPS %s" % (
+                name, ename, med, rows[-1]["gcups"], rows[-1]["check"]),
+                flush=True)
+    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for l in f:
+                if l.startswith("model name"):
+                    cpu = l.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    md = ["Machine: %s, %d cores; %s; date %s; runs %d (+%d warm-up), median." % (
+        cpu, os.cpu_count(), platform.platform(),
+        datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), a.runs,
+        a.warmup), "",
+        "| workload | cells | engine | median s | min s | max s | GCUPS | scores |",
+        "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append("| %s | %.3g | %s | %.4f | %.4f | %.4f | %.3f | %s |" % (
+            r["workload"], r["cells"], r["engine"], r["median_s"], r["min_s"],
+            r["max_s"], r["gcups"], r["check"]))
+    with open(os.path.join(a.out, "results.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

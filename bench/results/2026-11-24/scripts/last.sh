@@ -1,9 +1,0 @@
-#!/bin/bash
-set -u
-sh scripts/bench-device unpack >/dev/null 2>&1
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null 2>&1
-cmake --build build-gpu -j16 --target hay >$OUT/build.log 2>&1 || { tail -20 $OUT/build.log; exit 2; }
-for i in $(seq 80); do cat .dev-data/text/*.txt; done | head -c 1073741824 > /tmp/c1g
-cat /tmp/c1g /tmp/c1g /tmp/c1g /tmp/c1g > /tmp/c4g; cat /tmp/c4g /tmp/c1g >/dev/null
-RUNS=5 python3 .dev-data/cmds.py /tmp/c4g
-RUNS=5 SETS=snort,names python3 .dev-data/cmds.py /tmp/c1g
