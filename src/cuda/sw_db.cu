@@ -13,6 +13,7 @@
 //   batch=SIZE      device memory for one batch of queries' scores and
 //                   sort keys (default: a quarter of the free memory, at
 //                   most 4G)
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cuda_runtime.h>
 
@@ -298,6 +299,7 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
         st = HAY_ERR_NOMEM;
         goto fail;
     }
+    memset(h_codes + total, sc->alpha, 4);
     for (size_t k = 0; k < nt; k++) {
         uint32_t o = g->h_perm[k];
         const uint8_t *src = db->codes + db->offset[o];
@@ -529,6 +531,7 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     d_rcount = d_qrow + rows;
     d_counter = d_rcount + rows;
     SWDB_CUDA(cudaMemsetAsync(d_rcount, 0, (size_t)rows * 4, g->stream));
+    SWDB_CUDA(cudaEventRecord(g->ev[0], g->stream));   // kernels start here
 
     // Every row against every target: 16 bits where the scoring fits.
     for (int gi = 0; gi < 4; gi++) {
@@ -676,7 +679,6 @@ static int swdb_run(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t
         for (size_t j0 = 0; j0 < nq; j0 += brows) {
             const int rows = (int)(nq - j0 < brows ? nq - j0 : brows);
             float ms = 0;
-            SWDB_CUDA(cudaEventRecord(g->ev[0], g->stream));
             st = swdb_score_batch(g, queries + j0, qlens + j0, rows, &s.rescored);
             if (st != HAY_OK)
                 goto fail;
@@ -691,18 +693,34 @@ static int swdb_run(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t
                     (const int32_t *)g->scores.d, g->d_perm, nt, rows, lo,
                     (unsigned long long *)g->keys0.d);
                 SWDB_CUDA(cudaGetLastError());
-                SWDB_CUDA(cub::DeviceSegmentedRadixSort::SortKeysDescending(
-                    NULL, cub_bytes, (const unsigned long long *)g->keys0.d,
-                    (unsigned long long *)g->keys1.d, (int)(rows * nt), rows, (int *)NULL,
-                    (int *)NULL + 1, 0, 64, g->stream));
+                // Many short rows: one segmented sort (a block per row);
+                // long rows: a device-wide sort each.
+                const bool seg = nt < 65536;
+                if (seg)
+                    SWDB_CUDA(cub::DeviceSegmentedRadixSort::SortKeysDescending(
+                        NULL, cub_bytes, (const unsigned long long *)g->keys0.d,
+                        (unsigned long long *)g->keys1.d, (int)(rows * nt), rows, (int *)NULL,
+                        (int *)NULL + 1, 0, 64, g->stream));
+                else
+                    SWDB_CUDA(cub::DeviceRadixSort::SortKeysDescending(
+                        NULL, cub_bytes, (const unsigned long long *)g->keys0.d,
+                        (unsigned long long *)g->keys1.d, (int)nt, 0, 64, g->stream));
                 SWDB_CUDA(swdb_reserve(&g->cub, cub_bytes + (size_t)(rows + 1) * sizeof(int) + 256));
                 d_segoff = (int *)((char *)g->cub.d + ((cub_bytes + 255) & ~(size_t)255));
-                SWDB_CUDA(cudaMemcpyAsync(d_segoff, h_segoff, (size_t)(rows + 1) * sizeof(int),
-                                          cudaMemcpyHostToDevice, g->stream));
-                SWDB_CUDA(cub::DeviceSegmentedRadixSort::SortKeysDescending(
-                    g->cub.d, cub_bytes, (const unsigned long long *)g->keys0.d,
-                    (unsigned long long *)g->keys1.d, (int)(rows * nt), rows, d_segoff,
-                    d_segoff + 1, 0, 64, g->stream));
+                if (seg) {
+                    SWDB_CUDA(cudaMemcpyAsync(d_segoff, h_segoff, (size_t)(rows + 1) * sizeof(int),
+                                              cudaMemcpyHostToDevice, g->stream));
+                    SWDB_CUDA(cub::DeviceSegmentedRadixSort::SortKeysDescending(
+                        g->cub.d, cub_bytes, (const unsigned long long *)g->keys0.d,
+                        (unsigned long long *)g->keys1.d, (int)(rows * nt), rows, d_segoff,
+                        d_segoff + 1, 0, 64, g->stream));
+                } else {
+                    for (int r = 0; r < rows; r++)
+                        SWDB_CUDA(cub::DeviceRadixSort::SortKeysDescending(
+                            g->cub.d, cub_bytes, (const unsigned long long *)g->keys0.d + (size_t)r * nt,
+                            (unsigned long long *)g->keys1.d + (size_t)r * nt, (int)nt, 0, 64,
+                            g->stream));
+                }
                 // The first k keys of each row, packed, into keys0.
                 d_out = (unsigned long long *)g->keys0.d;
                 swdb_gather<<<g->sms * 4, 256, 0, g->stream>>>(
