@@ -8,6 +8,8 @@
 // Parameters ("key=value,..."):
 //   bits=16|32      16 (default): the 16-bit kernel where the scoring fits
 //                   it, rescoring in 32 bits; 32: every target in 32 bits
+//   rows=16|32      query rows a thread for long queries in the 16-bit
+//                   kernel (default: 32 unless that pads much more)
 //   scratch=SIZE    device memory for the multi-pass scratch (default: an
 //                   eighth of the free memory, at most 1G)
 //   batch=SIZE      device memory for one batch of queries' scores and
@@ -83,6 +85,7 @@ struct hay_swdb_gpu {
     int32_t *h_rcount;
     size_t h_rcount_cap;
     int max_launches;             // task counters in g->small
+    int rows;                     // rows a thread for long queries: 0 (choose), 16, 32
 };
 
 // ---- small kernels ---------------------------------------------------
@@ -140,6 +143,13 @@ static int swdb_parse(hay_swdb_gpu *g, const char *params, int *force32)
                 *force32 = 0;
             else if (vlen == 2 && memcmp(val, "32", 2) == 0)
                 *force32 = 1;
+            else
+                return HAY_ERR_INVALID;
+        } else if (hay_cuda_key_is(key, klen, "rows")) {
+            if (vlen == 2 && memcmp(val, "16", 2) == 0)
+                g->rows = 16;
+            else if (vlen == 2 && memcmp(val, "32", 2) == 0)
+                g->rows = 32;
             else
                 return HAY_ERR_INVALID;
         } else if (hay_cuda_key_is(key, klen, "scratch")) {
@@ -359,18 +369,14 @@ typedef struct swdb_plan {
     int32_t *qmpad;       // per row
     uint64_t *qprof8, *qprof32;
     int32_t *qrow;        // rows ordered by group (8, 4, 2, 1)
-    int gstart[5];        // rows of group gi: qrow[gstart[gi] .. gstart[gi + 1])
-    int maxpass[4];       // most passes of a row in each group
+    int gstart[SWDB_SHAPES + 1];   // rows of shape x: qrow[gstart[x] .. gstart[x + 1])
+    int maxpass[SWDB_SHAPES];      // most passes (of the shape's kernel) of its rows
     size_t prof8_n, prof32_n;
 } swdb_plan;
 
-static const int swdb_groups[4] = {8, 4, 2, 1};
-
-static int swdb_gindex(int g) { return g == 8 ? 0 : g == 4 ? 1 : g == 2 ? 2 : 3; }
-
 // Launches the kernel over all units for the rows qrow[0 .. nq), in
 // segments whose scratch fits the budget.  ulist/nunits: 32-bit units.
-static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, const int32_t *d_qrow, int nq,
+static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int32_t *d_qrow, int nq,
                            int maxpass, const int32_t *d_ulist, int nunits, int tmax_list,
                            const int32_t *d_qmpad, const uint64_t *d_qprof, const void *d_prof,
                            int32_t *d_scores, int *d_counter, int *launches)
@@ -378,7 +384,7 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, const int32_t *d_q
     int st = HAY_OK, per_sm = 0;
     const int upb = swdb_units_per_block(gs);
     const int nblk = (nunits + upb - 1) / upb;
-    SWDB_CHECK(swdb_occupancy(bits, gs, &per_sm));
+    SWDB_CHECK(swdb_occupancy(bits, gs, rs, &per_sm));
     {
         const long resident = (long)(per_sm > 0 ? per_sm : 1) * g->sms;
         int b = 0;
@@ -432,7 +438,7 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, const int32_t *d_q
                 a.counter = d_counter;
             }
             SWDB_CUDA(cudaMemsetAsync(a.counter, 0, sizeof(int), g->stream));
-            SWDB_CHECK(swdb_launch(bits, gs, grid, &a, g->stream));
+            SWDB_CHECK(swdb_launch(bits, gs, rs, grid, &a, g->stream));
             (*launches)++;
             b += (int)seg;
         }
@@ -472,28 +478,29 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     pl.qmpad = (int32_t *)(pl.qprof32 + rows);
     pl.qrow = pl.qmpad + rows;
     for (int r = 0; r < rows; r++) {
-        int gs = swdb_group(qlens[r]);
-        size_t T = (size_t)gs * SWDB_ROWS;
+        int x = swdb_shape(qlens[r], g->use16 ? g->rows : 16);
+        size_t T = (size_t)swdb_shape_g[x] * (size_t)swdb_shape_r[x];
         size_t mpad = (qlens[r] + T - 1) / T * T;
         pl.qmpad[r] = (int32_t)mpad;
         pl.qprof8[r] = pl.prof8_n;
         pl.qprof32[r] = pl.prof32_n;
         pl.prof8_n += (size_t)A * mpad;     // mpad is a multiple of 16
         pl.prof32_n += (size_t)A * mpad;
-        int gi = swdb_gindex(gs);
-        int np = (int)(mpad / T);
-        if (np > pl.maxpass[gi])
-            pl.maxpass[gi] = np;
-        pl.gstart[gi + 1]++;
+        // Passes of the 32-bit kernel (16 rows a thread), which also
+        // rescores this shape's rows: as many or more.
+        int np = (int)(mpad / ((size_t)swdb_shape_g[x] * 16));
+        if (np > pl.maxpass[x])
+            pl.maxpass[x] = np;
+        pl.gstart[x + 1]++;
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < SWDB_SHAPES; i++)
         pl.gstart[i + 1] += pl.gstart[i];
     {
-        int fill[4];
-        for (int i = 0; i < 4; i++)
+        int fill[SWDB_SHAPES];
+        for (int i = 0; i < SWDB_SHAPES; i++)
             fill[i] = pl.gstart[i];
         for (int r = 0; r < rows; r++)
-            pl.qrow[fill[swdb_gindex(swdb_group(qlens[r]))]++] = r;
+            pl.qrow[fill[swdb_shape(qlens[r], g->use16 ? g->rows : 16)]++] = r;
     }
     // Profiles: [alpha + 1][mpad] per query; padding rows and the padding
     // residue score SWDB_PAD*.
@@ -534,17 +541,17 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     SWDB_CUDA(cudaEventRecord(g->ev[0], g->stream));   // kernels start here
 
     // Every row against every target: 16 bits where the scoring fits.
-    for (int gi = 0; gi < 4; gi++) {
+    for (int gi = 0; gi < SWDB_SHAPES; gi++) {
         int nq = pl.gstart[gi + 1] - pl.gstart[gi];
         if (nq == 0 || nt == 0)
             continue;
-        int gs = swdb_groups[gi];
+        int gs = swdb_shape_g[gi];
         if (g->use16)
-            st = swdb_launch_all(g, 16, gs, d_qrow + pl.gstart[gi], nq, pl.maxpass[gi], NULL,
+            st = swdb_launch_all(g, 16, gs, swdb_shape_r[gi], d_qrow + pl.gstart[gi], nq, pl.maxpass[gi], NULL,
                                  (int)((nt + 1) / 2), 0, d_qmpad, d_qprof8, g->prof8.d,
                                  (int32_t *)g->scores.d, d_counter, &launches);
         else
-            st = swdb_launch_all(g, 32, gs, d_qrow + pl.gstart[gi], nq, pl.maxpass[gi], NULL,
+            st = swdb_launch_all(g, 32, gs, 16, d_qrow + pl.gstart[gi], nq, pl.maxpass[gi], NULL,
                                  (int)nt, 0, d_qmpad, d_qprof32, g->prof32.d,
                                  (int32_t *)g->scores.d, d_counter, &launches);
         if (st != HAY_OK)
@@ -568,14 +575,14 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         SWDB_CUDA(cudaMemcpyAsync(g->h_rcount, d_rcount, (size_t)rows * sizeof(int32_t),
                                   cudaMemcpyDeviceToHost, g->stream));
         SWDB_CUDA(cudaStreamSynchronize(g->stream));
-        for (int gi = 0; gi < 4; gi++)
+        for (int gi = 0; gi < SWDB_SHAPES; gi++)
             for (int x = pl.gstart[gi]; x < pl.gstart[gi + 1]; x++) {
                 int r = pl.qrow[x];
                 int cnt = g->h_rcount[r];
                 if (cnt == 0)
                     continue;
                 *rescored += (uint64_t)cnt;
-                st = swdb_launch_all(g, 32, swdb_groups[gi], d_qrow + x, 1, pl.maxpass[gi],
+                st = swdb_launch_all(g, 32, swdb_shape_g[gi], 16, d_qrow + x, 1, pl.maxpass[gi],
                                      (int32_t *)g->rlist.d + (size_t)r * nt, cnt, g->maxlen,
                                      d_qmpad, d_qprof32, g->prof32.d, (int32_t *)g->scores.d,
                                      d_counter, &launches);

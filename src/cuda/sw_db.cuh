@@ -4,10 +4,10 @@
 // The kernels compute one query against many targets per block task,
 // inter-sequence: a group of G threads (G = 1, 2, 4 or 8, chosen by the
 // query's length) owns one "unit" and sweeps it column by column (target
-// residues) while each thread holds SWDB_ROWS query rows in registers; the
+// residues) while each thread holds R (16 or 32) query rows in registers; the
 // group is a wavefront (thread t works on column s - t at step s) that
 // passes the bottom row's H and F down by warp shuffles.  A query longer
-// than G * SWDB_ROWS rows takes several passes, the last row of one pass
+// than G * R rows takes several passes, the last row of one pass
 // kept in a per-block scratch for the next.  Units are:
 //   - 16-bit kernel: two neighbouring targets (of the length-sorted order)
 //     packed in the halves of 32-bit lanes, updated with sm_90 DPX
@@ -19,7 +19,6 @@
 
 #include <stdint.h>
 
-#define SWDB_ROWS 16            // query rows per thread
 #define SWDB_WARPS 4            // warps per block
 #define SWDB_THREADS (SWDB_WARPS * 32)
 #define SWDB_MAX_ROWS_PROF 33   // alpha + 1 profile rows (the last: padding)
@@ -38,7 +37,7 @@ typedef struct swdb_kargs {
     int blk0, nblk;             // block tasks [blk0, blk0 + nblk) of the units
     int nq;                     // queries in this launch
     const int32_t *qrow;        // launch query -> score row
-    const int32_t *qmpad;       // per score row: rows of the profile (multiple of G*16)
+    const int32_t *qmpad;       // per score row: rows of the profile (a multiple of G * R)
     const uint64_t *qprof;      // per score row: profile offset in elements
     const void *prof;           // int8 (16-bit kernel) or int32 profiles,
                                 // [alpha + 1][mpad] per query
@@ -53,16 +52,35 @@ typedef struct swdb_kargs {
 
 // Units per block of the G-thread-group kernel.
 static inline int swdb_units_per_block(int g) { return SWDB_WARPS * (32 / g); }
-// Group size for a query of m residues: 16 rows per thread, at most 8 threads.
-static inline int swdb_group(size_t m)
+
+// Kernel shapes, by query length: G threads of R rows each, G * R rows a
+// pass.  Shape 0 (8 x 32) only for the 16-bit kernel; the 32-bit kernel
+// runs its queries with 8 x 16 (a pass of 256 rows is two of 128).
+#define SWDB_SHAPES 5
+static const int swdb_shape_g[SWDB_SHAPES] = {8, 8, 4, 2, 1};
+static const int swdb_shape_r[SWDB_SHAPES] = {32, 16, 16, 16, 16};
+
+// The shape for a query of m residues.  rows: 16 or 32 forces the rows of
+// long queries, 0 chooses: 32 rows unless that pads the query by more than
+// a tenth over 16 rows.
+static inline int swdb_shape(size_t m, int rows)
 {
-    return m <= 16 ? 1 : m <= 32 ? 2 : m <= 64 ? 4 : 8;
+    if (m <= 16)
+        return 4;
+    if (m <= 32)
+        return 3;
+    if (m <= 64)
+        return 2;
+    if (rows == 16 || m <= 128)
+        return 1;
+    size_t p16 = (m + 127) / 128 * 128, p32 = (m + 255) / 256 * 256;
+    return rows == 32 || (double)p32 <= 1.1 * (double)p16 ? 0 : 1;
 }
 
-// Launches the score kernel (bits 16 or 32, g 1/2/4/8) on `grid` blocks.
-// Returns a cudaError_t.
-int swdb_launch(int bits, int g, int grid, const swdb_kargs *a, cudaStream_t s);
+// Launches the score kernel (bits 16 or 32, g threads of r rows) on
+// `grid` blocks.  Returns a cudaError_t.
+int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s);
 // Blocks of that kernel resident on one multiprocessor.
-int swdb_occupancy(int bits, int g, int *blocks_per_sm);
+int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm);
 
 #endif

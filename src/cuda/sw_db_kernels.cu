@@ -18,6 +18,15 @@
 
 #include "sw_db.cuh"
 
+// Blocks a multiprocessor should hold (register cap per thread: 65536 /
+// (128 * n)) for the kernels of 16 and of 32 rows a thread.
+#ifndef SWDB_MINB16
+#define SWDB_MINB16 5
+#endif
+#ifndef SWDB_MINB32
+#define SWDB_MINB32 3
+#endif
+
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
     uint32_t r;
@@ -53,11 +62,79 @@ struct swdb_lane<false> {
     static __device__ __forceinline__ uint32_t splat(int v) { return (uint32_t)v; }
 };
 
-template <bool P16, int G>
-__global__ void __launch_bounds__(SWDB_THREADS)
+// One column of one thread's R rows: Hs holds the previous column's H,
+// Hd receives this column's (two arrays so that no value is moved);
+// hdiag is H of the row above in the previous column, F that row's F for
+// the first row; off holds the byte offsets of the residues' profile rows
+// (two halves in 16 bits, one in 32).  Returns the F for the row below.
+template <int R>
+static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
+                                                      uint32_t (&E)[R], uint32_t diag, uint32_t F,
+                                                      const uint8_t *sp_t, uint32_t off,
+                                                      uint32_t go2, uint32_t nge2, uint32_t &maxv)
+{
+    const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
+    const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
+#pragma unroll
+    for (int q = 0; q < R / 16; q++) {
+        const uint4 va = A[q], vb = B[q];
+        const uint32_t aw[4] = {va.x, va.y, va.z, va.w};
+        const uint32_t bw[4] = {vb.x, vb.y, vb.z, vb.w};
+#pragma unroll
+        for (int k = 0; k < 16; k += 2) {
+            const int r = q * 16 + k;
+            const uint32_t s0 = k % 4 == 0 ? swdb_pair<0>(aw[k / 4], bw[k / 4])
+                                           : swdb_pair<2>(aw[k / 4], bw[k / 4]);
+            const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
+                                           : swdb_pair<3>(aw[k / 4], bw[k / 4]);
+            const uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, s0), E[r], F);
+            Hd[r] = h0;
+            uint32_t hgo = __vsub2(h0, go2);
+            E[r] = __viaddmax_s16x2(E[r], nge2, hgo);
+            F = __viaddmax_s16x2(F, nge2, hgo);
+            diag = Hs[r];
+            const uint32_t h1 = __vimax3_s16x2_relu(__vadd2(diag, s1), E[r + 1], F);
+            Hd[r + 1] = h1;
+            hgo = __vsub2(h1, go2);
+            E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
+            F = __viaddmax_s16x2(F, nge2, hgo);
+            diag = Hs[r + 1];
+            maxv = __vimax3_s16x2_relu(maxv, h0, h1);
+        }
+    }
+    return F;
+}
+
+template <int R>
+static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
+                                                      uint32_t (&E)[R], uint32_t diag, uint32_t F,
+                                                      const uint8_t *sp_t, uint32_t off, int go,
+                                                      int ge, uint32_t &maxv)
+{
+    const int4 *A = (const int4 *)(sp_t + (off & 0xffffu));
+#pragma unroll
+    for (int q = 0; q < R / 4; q++) {
+        const int4 v = A[q];
+        const int sc[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int x = 0; x < 4; x++) {
+            const int r = q * 4 + x;
+            const int h = __vimax3_s32_relu((int)diag + sc[x], (int)E[r], (int)F);
+            Hd[r] = (uint32_t)h;
+            const int hgo = h - go;
+            E[r] = (uint32_t)__viaddmax_s32((int)E[r], -ge, hgo);
+            F = (uint32_t)__viaddmax_s32((int)F, -ge, hgo);
+            diag = Hs[r];
+            maxv = (uint32_t)max((int)maxv, h);
+        }
+    }
+    return F;
+}
+
+template <bool P16, int G, int R>
+__global__ void __launch_bounds__(SWDB_THREADS, R == 16 ? SWDB_MINB16 : SWDB_MINB32)
 swdb_kernel(const swdb_kargs a)
 {
-    constexpr int R = SWDB_ROWS;
     constexpr int T = G * R;                 // rows per pass
     constexpr int UPW = 32 / G;              // units per warp
     constexpr int UPB = SWDB_WARPS * UPW;    // units per block
@@ -65,6 +142,7 @@ swdb_kernel(const swdb_kargs a)
     constexpr int ROWB = T * (int)sizeof(prof_t);   // profile bytes per residue, one pass
 
     __shared__ __align__(16) prof_t sp[SWDB_MAX_ROWS_PROF * T];
+    static_assert(R % 16 == 0, "rows per thread: a multiple of 16");
     __shared__ int s_task;
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -75,6 +153,9 @@ swdb_kernel(const swdb_kargs a)
     const uint32_t nge2 = swdb_lane<P16>::splat(-a.ge);
     const uint32_t ngo2 = swdb_lane<P16>::splat(-a.go);
     const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
+    // Profile offsets of the padding residue (both halves).
+    const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
+    const uint8_t *sp_t = (const uint8_t *)sp + t * R * (int)sizeof(prof_t);
     uint2 *temp = a.temp + (size_t)blockIdx.x * (size_t)a.tmax * UPB;
 
     for (;;) {
@@ -125,95 +206,84 @@ swdb_kernel(const swdb_kargs a)
             if (nw == 0)
                 continue;
 
-            uint32_t H[R], E[R];
+            // Thread t works on column j = s - t at step s.  Steps outside
+            // [0, nw) run on the padding residue with the boundary state,
+            // which leaves that state as it is (before) or scores below
+            // real cells (after), so no step is skipped.
+            uint32_t HA[R], HB[R], E[R];
 #pragma unroll
             for (int k = 0; k < R; k++) {
-                H[k] = 0;
+                HA[k] = 0;
                 E[k] = ngo2;
             }
-            uint32_t hbot = 0, fbot = ngo2, rcur = 0, hdiag = 0;
-            uint32_t wa = 0, wb = 0;
-            const bool last = p == npass - 1;
-            const int steps = nw + G - 1;
-            for (int s = 0; s < steps; s++) {
-                const int j = s - t;
-                uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);
-                uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);
-                uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);
-                if (t == 0 && j < nw) {
-                    if ((s & 3) == 0) {
-                        wa = s < la ? *(const uint32_t *)(pa + s) : padw;
-                        if (P16)
-                            wb = s < lb ? *(const uint32_t *)(pb + s) : padw;
-                    }
-                    const int sh = (s & 3) * 8;
-                    rin = ((wa >> sh) & 0xffu) | (P16 ? ((wb >> sh) & 0xffu) << 16 : 0u);
-                    if (p == 0) {
-                        hin = 0;
-                        fin = ngo2;
-                    } else {
-                        const uint2 v = temp[(size_t)j * UPB + uib];
-                        hin = v.x;
-                        fin = v.y;
-                    }
+            uint32_t hbot = 0, fbot = ngo2, rcur = padoff, hdiag = 0;
+            const bool first = p == 0, last = p == npass - 1;
+            // Thread 0: residue words of columns s..s+3 (w*) and s+4..s+7
+            // (n*), and the row above (H, F) of column s (cH, cF) and s+1.
+            uint32_t wa = 0, wb = 0, na = padw, nb = padw;
+            uint32_t cH = 0, cF = ngo2, nH = 0, nF = ngo2;
+            if (t == 0) {
+                wa = la > 0 ? *(const uint32_t *)pa : padw;
+                wb = P16 && lb > 0 ? *(const uint32_t *)pb : padw;
+                na = la > 4 ? *(const uint32_t *)(pa + 4) : padw;
+                nb = P16 && lb > 4 ? *(const uint32_t *)(pb + 4) : padw;
+                if (!first) {
+                    const uint2 v = temp[uib];
+                    cH = v.x;
+                    cF = v.y;
                 }
-                if (j >= 0 && j < nw) {
-                    uint32_t diag = hdiag, F = fin;
-                    if (P16) {
-                        const uint4 A = *(const uint4 *)(sp + (rin & 0xffffu) * T + t * R);
-                        const uint4 B = *(const uint4 *)(sp + (rin >> 16) * T + t * R);
-                        const uint32_t aw[4] = {A.x, A.y, A.z, A.w};
-                        const uint32_t bw[4] = {B.x, B.y, B.z, B.w};
-#pragma unroll
-                        for (int k = 0; k < R; k += 4) {
-                            uint32_t sc[4];
-                            sc[0] = swdb_pair<0>(aw[k / 4], bw[k / 4]);
-                            sc[1] = swdb_pair<1>(aw[k / 4], bw[k / 4]);
-                            sc[2] = swdb_pair<2>(aw[k / 4], bw[k / 4]);
-                            sc[3] = swdb_pair<3>(aw[k / 4], bw[k / 4]);
-#pragma unroll
-                            for (int x = 0; x < 4; x += 2) {
-                                uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, sc[x]), E[k + x], F);
-                                diag = H[k + x];
-                                H[k + x] = h0;
-                                uint32_t hgo = __vsub2(h0, go2);
-                                E[k + x] = __viaddmax_s16x2(E[k + x], nge2, hgo);
-                                F = __viaddmax_s16x2(F, nge2, hgo);
-                                uint32_t h1 = __vimax3_s16x2_relu(__vadd2(diag, sc[x + 1]), E[k + x + 1], F);
-                                diag = H[k + x + 1];
-                                H[k + x + 1] = h1;
-                                hgo = __vsub2(h1, go2);
-                                E[k + x + 1] = __viaddmax_s16x2(E[k + x + 1], nge2, hgo);
-                                F = __viaddmax_s16x2(F, nge2, hgo);
-                                maxv = __vimax3_s16x2_relu(maxv, h0, h1);
-                            }
-                        }
-                    } else {
-                        const int4 *src = (const int4 *)(sp + rin * T + t * R);
-#pragma unroll
-                        for (int k = 0; k < R; k += 4) {
-                            const int4 v = src[k / 4];
-                            const int sc[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-                            for (int x = 0; x < 4; x++) {
-                                int h = __vimax3_s32_relu((int)diag + sc[x], (int)E[k + x], (int)F);
-                                diag = H[k + x];
-                                H[k + x] = (uint32_t)h;
-                                const int hgo = h - a.go;
-                                E[k + x] = (uint32_t)__viaddmax_s32((int)E[k + x], -a.ge, hgo);
-                                F = (uint32_t)__viaddmax_s32((int)F, -a.ge, hgo);
-                                maxv = (uint32_t)max((int)maxv, h);
-                            }
-                        }
-                    }
-                    hbot = H[R - 1];
-                    fbot = F;
-                    if (t == G - 1 && !last)
-                        temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);
-                }
-                hdiag = hin;
-                rcur = rin;
             }
+            const int steps = (nw + G) & ~1;
+            int s = 0;
+
+#define SWDB_STEP(HS, HD)                                                                  \
+    {                                                                                      \
+        const int j = s - t;                                                               \
+        uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
+        uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
+        uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
+        if (t == 0) {                                                                      \
+            if (!first && s + 1 < nw) {                                                    \
+                const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
+                nH = v.x;                                                                  \
+                nF = v.y;                                                                  \
+            } else {                                                                       \
+                nH = 0;                                                                    \
+                nF = ngo2;                                                                 \
+            }                                                                              \
+            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)(s & 3) * 0x1111u) *    \
+                  (uint32_t)ROWB;                                                          \
+            hin = cH;                                                                      \
+            fin = cF;                                                                      \
+        }                                                                                  \
+        if (P16)                                                                           \
+            fbot = swdb_col16<R>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, maxv);       \
+        else                                                                               \
+            fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
+        hbot = HD[R - 1];                                                                  \
+        if (t == G - 1 && !last && j >= 0 && j < nw)                                       \
+            temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);                          \
+        hdiag = hin;                                                                       \
+        rcur = rin;                                                                        \
+        cH = nH;                                                                           \
+        cF = nF;                                                                           \
+        s++;                                                                               \
+        if ((s & 3) == 0) {                                                                \
+            wa = na;                                                                       \
+            wb = nb;                                                                       \
+            if (t == 0) {                                                                  \
+                na = s + 4 < la ? *(const uint32_t *)(pa + s + 4) : padw;                  \
+                if (P16)                                                                   \
+                    nb = s + 4 < lb ? *(const uint32_t *)(pb + s + 4) : padw;              \
+            }                                                                              \
+        }                                                                                  \
+    }
+
+            while (s < steps) {
+                SWDB_STEP(HA, HB)
+                SWDB_STEP(HB, HA)
+            }
+#undef SWDB_STEP
         }
 
         // The group's maximum, written by its first thread.
@@ -237,31 +307,38 @@ swdb_kernel(const swdb_kargs a)
     }
 }
 
-#define SWDB_KERNEL(bits, g) swdb_kernel<(bits) == 16, g>
+// The instances: 16 rows a thread for every group size, 32 rows for the
+// 16-bit kernel's groups of 8 (long queries).
+typedef void (*swdb_kfn)(const swdb_kargs);
 
-int swdb_launch(int bits, int g, int grid, const swdb_kargs *a, cudaStream_t s)
+static swdb_kfn swdb_pick(int bits, int g, int r)
 {
-    void (*k)(const swdb_kargs) = NULL;
+    if (bits == 16 && g == 8 && r == 32)
+        return swdb_kernel<true, 8, 32>;
+    if (r != 16)
+        return NULL;
     switch (g) {
-    case 1: k = bits == 16 ? SWDB_KERNEL(16, 1) : SWDB_KERNEL(32, 1); break;
-    case 2: k = bits == 16 ? SWDB_KERNEL(16, 2) : SWDB_KERNEL(32, 2); break;
-    case 4: k = bits == 16 ? SWDB_KERNEL(16, 4) : SWDB_KERNEL(32, 4); break;
-    case 8: k = bits == 16 ? SWDB_KERNEL(16, 8) : SWDB_KERNEL(32, 8); break;
-    default: return (int)cudaErrorInvalidValue;
+    case 1: return bits == 16 ? swdb_kernel<true, 1, 16> : swdb_kernel<false, 1, 16>;
+    case 2: return bits == 16 ? swdb_kernel<true, 2, 16> : swdb_kernel<false, 2, 16>;
+    case 4: return bits == 16 ? swdb_kernel<true, 4, 16> : swdb_kernel<false, 4, 16>;
+    case 8: return bits == 16 ? swdb_kernel<true, 8, 16> : swdb_kernel<false, 8, 16>;
+    default: return NULL;
     }
+}
+
+int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s)
+{
+    swdb_kfn k = swdb_pick(bits, g, r);
+    if (k == NULL)
+        return (int)cudaErrorInvalidValue;
     k<<<grid, SWDB_THREADS, 0, s>>>(*a);
     return (int)cudaGetLastError();
 }
 
-int swdb_occupancy(int bits, int g, int *blocks_per_sm)
+int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm)
 {
-    void (*k)(const swdb_kargs) = NULL;
-    switch (g) {
-    case 1: k = bits == 16 ? SWDB_KERNEL(16, 1) : SWDB_KERNEL(32, 1); break;
-    case 2: k = bits == 16 ? SWDB_KERNEL(16, 2) : SWDB_KERNEL(32, 2); break;
-    case 4: k = bits == 16 ? SWDB_KERNEL(16, 4) : SWDB_KERNEL(32, 4); break;
-    case 8: k = bits == 16 ? SWDB_KERNEL(16, 8) : SWDB_KERNEL(32, 8); break;
-    default: return (int)cudaErrorInvalidValue;
-    }
+    swdb_kfn k = swdb_pick(bits, g, r);
+    if (k == NULL)
+        return (int)cudaErrorInvalidValue;
     return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS, 0);
 }
