@@ -384,7 +384,7 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
     int st = HAY_OK, per_sm = 0;
     const int upb = swdb_units_per_block(gs);
     const int nblk = (nunits + upb - 1) / upb;
-    SWDB_CHECK(swdb_occupancy(bits, gs, rs, g->alpha, &per_sm));
+    SWDB_CHECK(swdb_occupancy(bits, gs, rs, &per_sm));
     {
         const long resident = (long)(per_sm > 0 ? per_sm : 1) * g->sms;
         int b = 0;
@@ -427,7 +427,6 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
             a.go = g->go;
             a.ge = g->ge;
             a.thr = 32767 - g->maxs;
-            a.mul16 = 65536u;
             a.counter = d_counter + *launches;
             a.temp = (uint2 *)g->temp.d;
             a.tmax = L;

@@ -21,6 +21,7 @@
 
 #define SWDB_WARPS 4            // warps per block
 #define SWDB_THREADS (SWDB_WARPS * 32)
+#define SWDB_MAX_ROWS_PROF 33   // alpha + 1 profile rows (the last: padding)
 #define SWDB_PAD8 (-128)        // profile score of padding (16-bit kernel)
 #define SWDB_PAD32 (-(1 << 20)) // profile score of padding (32-bit kernel)
 
@@ -43,7 +44,6 @@ typedef struct swdb_kargs {
     int alpha;
     int go, ge;
     int thr;                    // 16-bit: a lane reaching thr is rescored (-1)
-    uint32_t mul16;             // 65536 (see swdb_col16)
     int *counter;               // task counter, 0 before the launch
     uint2 *temp;                // per block slot: [tmax][units per block] (H, F)
     int tmax;                   // >= every target length of the launch
@@ -81,8 +81,6 @@ static inline int swdb_shape(size_t m, int rows)
 // `grid` blocks.  Returns a cudaError_t.
 int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s);
 // Blocks of that kernel resident on one multiprocessor.
-int swdb_occupancy(int bits, int g, int r, int alpha, int *blocks_per_sm);
-// Dynamic shared memory of that kernel for an alphabet of alpha codes.
-int swdb_smem_bytes(int bits, int g, int r, int alpha);
+int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm);
 
 #endif

@@ -64,28 +64,29 @@ struct swdb_lane<false> {
 
 // One column of one thread's R rows: Hs holds the previous column's H,
 // Hd receives this column's (two arrays so that no value is moved);
-// diag is H of the row above in the previous column, F that row's F for
-// the first row.  16 bits: lo holds the first target's residue scores
-// zero-extended, hi the second's, and mul is 65536 (a run-time value, so
-// that the pair is made by an IMAD on the FMA pipe, not on the integer ALU
-// pipe every other instruction here needs).  Returns the F for the row below.
+// hdiag is H of the row above in the previous column, F that row's F for
+// the first row; off holds the byte offsets of the residues' profile rows
+// (two halves in 16 bits, one in 32).  Returns the F for the row below.
 template <int R>
 static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
-                                                      const uint32_t *lo, const uint32_t *hi,
-                                                      uint32_t mul, uint32_t go2, uint32_t nge2,
-                                                      uint32_t &maxv)
+                                                      const uint8_t *sp_t, uint32_t off,
+                                                      uint32_t go2, uint32_t nge2, uint32_t &maxv)
 {
+    const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
+    const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
 #pragma unroll
-    for (int q = 0; q < R / 4; q++) {
-        const uint4 va = ((const uint4 *)lo)[q], vb = ((const uint4 *)hi)[q];
+    for (int q = 0; q < R / 16; q++) {
+        const uint4 va = A[q], vb = B[q];
         const uint32_t aw[4] = {va.x, va.y, va.z, va.w};
         const uint32_t bw[4] = {vb.x, vb.y, vb.z, vb.w};
 #pragma unroll
-        for (int k = 0; k < 4; k += 2) {
-            const int r = q * 4 + k;
-            const uint32_t s0 = bw[k] * mul + aw[k];
-            const uint32_t s1 = bw[k + 1] * mul + aw[k + 1];
+        for (int k = 0; k < 16; k += 2) {
+            const int r = q * 16 + k;
+            const uint32_t s0 = k % 4 == 0 ? swdb_pair<0>(aw[k / 4], bw[k / 4])
+                                           : swdb_pair<2>(aw[k / 4], bw[k / 4]);
+            const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
+                                           : swdb_pair<3>(aw[k / 4], bw[k / 4]);
             const uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, s0), E[r], F);
             Hd[r] = h0;
             uint32_t hgo = __vsub2(h0, go2);
@@ -107,10 +108,10 @@ static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], u
 template <int R>
 static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
-                                                      const uint32_t *sc32, int go, int ge,
-                                                      uint32_t &maxv)
+                                                      const uint8_t *sp_t, uint32_t off, int go,
+                                                      int ge, uint32_t &maxv)
 {
-    const int4 *A = (const int4 *)sc32;
+    const int4 *A = (const int4 *)(sp_t + (off & 0xffffu));
 #pragma unroll
     for (int q = 0; q < R / 4; q++) {
         const int4 v = A[q];
@@ -138,13 +139,9 @@ swdb_kernel(const swdb_kargs a)
     constexpr int UPW = 32 / G;              // units per warp
     constexpr int UPB = SWDB_WARPS * UPW;    // units per block
     typedef typename swdb_lane<P16>::prof_t prof_t;
-    // The pass's profile in shared memory, per residue c and thread t a
-    // segment of SEG words: 32 bits, R scores; 16 bits, R low-half and R
-    // high-half scores and 4 words of padding, so that the 16-byte reads
-    // of 8 threads of a group fall in different banks.
-    constexpr int SEG = P16 ? 2 * R + 4 : R;
-    constexpr int ROWW = G * SEG;            // words per residue
-    extern __shared__ __align__(16) uint32_t swdb_smem[];
+    constexpr int ROWB = T * (int)sizeof(prof_t);   // profile bytes per residue, one pass
+
+    __shared__ __align__(16) prof_t sp[SWDB_MAX_ROWS_PROF * T];
     static_assert(R % 16 == 0, "rows per thread: a multiple of 16");
     __shared__ int s_task;
 
@@ -156,9 +153,9 @@ swdb_kernel(const swdb_kargs a)
     const uint32_t nge2 = swdb_lane<P16>::splat(-a.ge);
     const uint32_t ngo2 = swdb_lane<P16>::splat(-a.go);
     const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
-    // The padding residue's code (both halves).
-    const uint32_t padoff = (uint32_t)a.alpha * (P16 ? 0x10001u : 1u);
-    const uint32_t *sp_t = swdb_smem + t * SEG;
+    // Profile offsets of the padding residue (both halves).
+    const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
+    const uint8_t *sp_t = (const uint8_t *)sp + t * R * (int)sizeof(prof_t);
     uint2 *temp = a.temp + (size_t)blockIdx.x * (size_t)a.tmax * UPB;
 
     for (;;) {
@@ -196,28 +193,13 @@ swdb_kernel(const swdb_kargs a)
 
         for (int p = 0; p < npass; p++) {
             __syncthreads();
-            if (P16) {
-                // int8 scores, 4 at a time, into both halves' tables.
-                const int total = (a.alpha + 1) * (T / 4);
-                for (int i = threadIdx.x; i < total; i += SWDB_THREADS) {
-                    const int c = i / (T / 4), w = i % (T / 4);
-                    const uint32_t v = ((const uint32_t *)(prof + (size_t)c * mpad + (size_t)p * T))[w];
-                    const int tt = (4 * w) / R, k = (4 * w) % R;
-                    uint32_t *d = swdb_smem + c * ROWW + tt * SEG + k;
-#pragma unroll
-                    for (int x = 0; x < 4; x++) {
-                        const int32_t sc = (int32_t)(int8_t)(v >> (8 * x));
-                        d[x] = (uint32_t)sc & 0xffffu;
-                        d[R + x] = (uint32_t)sc;
-                    }
-                }
-            } else {
-                const int per_row = T / 4;
+            {
+                const int per_row = ROWB / 16;
                 const int total = (a.alpha + 1) * per_row;
                 for (int i = threadIdx.x; i < total; i += SWDB_THREADS) {
                     const int c = i / per_row, w = i % per_row;
                     const uint4 *src = (const uint4 *)(prof + (size_t)c * mpad + (size_t)p * T);
-                    ((uint4 *)(swdb_smem + c * ROWW))[w] = src[w];
+                    ((uint4 *)(sp + c * T))[w] = src[w];
                 }
             }
             __syncthreads();
@@ -269,15 +251,15 @@ swdb_kernel(const swdb_kargs a)
                 nH = 0;                                                                    \
                 nF = ngo2;                                                                 \
             }                                                                              \
-            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)(s & 3) * 0x1111u);     \
+            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)(s & 3) * 0x1111u) *    \
+                  (uint32_t)ROWB;                                                          \
             hin = cH;                                                                      \
             fin = cF;                                                                      \
         }                                                                                  \
         if (P16)                                                                           \
-            fbot = swdb_col16<R>(HS, HD, E, hdiag, fin, sp_t + (rin & 0xffffu) * ROWW,     \
-                                 sp_t + (rin >> 16) * ROWW + R, a.mul16, go2, nge2, maxv); \
+            fbot = swdb_col16<R>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, maxv);       \
         else                                                                               \
-            fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t + rin * ROWW, a.go, a.ge, maxv); \
+            fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
         hbot = HD[R - 1];                                                                  \
         if (t == G - 1 && !last && j >= 0 && j < nw)                                       \
             temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);                          \
@@ -344,33 +326,19 @@ static swdb_kfn swdb_pick(int bits, int g, int r)
     }
 }
 
-int swdb_smem_bytes(int bits, int g, int r, int alpha)
-{
-    return (alpha + 1) * g * (bits == 16 ? 2 * r + 4 : r) * 4;
-}
-
 int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s)
 {
     swdb_kfn k = swdb_pick(bits, g, r);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
-    int smem = swdb_smem_bytes(bits, g, r, a->alpha);
-    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (e != cudaSuccess)
-        return (int)e;
-    k<<<grid, SWDB_THREADS, (size_t)smem, s>>>(*a);
+    k<<<grid, SWDB_THREADS, 0, s>>>(*a);
     return (int)cudaGetLastError();
 }
 
-int swdb_occupancy(int bits, int g, int r, int alpha, int *blocks_per_sm)
+int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm)
 {
     swdb_kfn k = swdb_pick(bits, g, r);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
-    int smem = swdb_smem_bytes(bits, g, r, alpha);
-    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (e != cudaSuccess)
-        return (int)e;
-    return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS,
-                                                              (size_t)smem);
+    return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS, 0);
 }
