@@ -3,7 +3,10 @@
 // batches by the kernels of sw_db_kernels.cu (16 bits, two targets a lane,
 // and 32 bits for what may have saturated); each query's best hits chosen
 // on the device by a segmented radix sort of (score, target) keys, and
-// only top_k per query copied back.
+// only top_k per query copied back.  A hay_swdb_gpu serves one call at a
+// time (its device buffers are reused from call to call).  The database
+// must fit in device memory (HAY_ERR_TOO_LARGE otherwise): streaming a
+// larger one in batches is not done yet.
 //
 // Parameters ("key=value,..."):
 //   bits=16|32      16 (default): the 16-bit kernel where the scoring fits

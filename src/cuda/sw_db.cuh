@@ -14,6 +14,13 @@
 //     instructions; query profile of 8-bit scores in shared memory;
 //   - 32-bit kernel: one target (all of them when the scoring does not fit
 //     16 bits, else only those whose 16-bit score may have saturated).
+// A block (4 warps) takes tasks (one query x 4 * 32 / G neighbouring units)
+// from an atomic counter, longest targets first; it loads each pass's
+// slice of the query profile into shared memory, and its warps sweep their
+// own units (a warp runs to the longest of its units; the length order
+// keeps them alike).  Long targets need no kernel of their own: they are
+// units like the others, and a launch whose scratch (units x longest
+// target) would not fit its budget is cut into segments with fewer blocks.
 #ifndef HAY_SW_DB_CUH
 #define HAY_SW_DB_CUH
 

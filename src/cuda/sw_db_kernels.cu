@@ -1,5 +1,6 @@
 // sw_db_kernels.cu - the database-search score kernels (src/cuda/sw_db.cuh
-// says how they split the work; docs/DESIGN.md "Database search on the GPU").
+// says how they split the work; bench/results/2026-11-25-swdb/README.md
+// what they measured and what was tried).
 //
 // Recurrences (Gotoh, sw_device.h's gap rule), per cell of row i, column j:
 //   H = max(Hdiag + s(q_i, t_j), E, F, 0)
