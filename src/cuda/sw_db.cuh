@@ -1,0 +1,93 @@
+// sw_db.cuh - what the database-search files share (src/cuda/sw_db.cu, the
+// host driver; src/cuda/sw_db_kernels.cu, the score kernels).  Internal.
+//
+// The kernels compute one query against many targets per block task,
+// inter-sequence: a group of G threads (G = 1, 2, 4 or 8, chosen by the
+// query's length) owns one "unit" and sweeps it column by column (target
+// residues) while each thread holds R (16 or 32) query rows in registers; the
+// group is a wavefront (thread t works on column s - t at step s) that
+// passes the bottom row's H and F down by warp shuffles.  A query longer
+// than G * R rows takes several passes, the last row of one pass
+// kept in a per-block scratch for the next.  Units are:
+//   - 16-bit kernel: two neighbouring targets (of the length-sorted order)
+//     packed in the halves of 32-bit lanes, updated with sm_90 DPX
+//     instructions; query profile of 8-bit scores in shared memory;
+//   - 32-bit kernel: one target (all of them when the scoring does not fit
+//     16 bits, else only those whose 16-bit score may have saturated).
+// A block (4 warps) takes tasks (one query x 4 * 32 / G neighbouring units)
+// from an atomic counter, longest targets first; it loads each pass's
+// slice of the query profile into shared memory, and its warps sweep their
+// own units (a warp runs to the longest of its units; the length order
+// keeps them alike).  Long targets need no kernel of their own: they are
+// units like the others, and a launch whose scratch (units x longest
+// target) would not fit its budget is cut into segments with fewer blocks.
+#ifndef HAY_SW_DB_CUH
+#define HAY_SW_DB_CUH
+
+#include <stdint.h>
+
+#define SWDB_WARPS 4            // warps per block
+#define SWDB_THREADS (SWDB_WARPS * 32)
+#define SWDB_MAX_ROWS_PROF 33   // alpha + 1 profile rows (the last: padding)
+#define SWDB_PAD8 (-128)        // profile score of padding (16-bit kernel)
+#define SWDB_PAD32 (-(1 << 20)) // profile score of padding (32-bit kernel)
+
+// One kernel launch: nq queries x nblk block tasks.
+typedef struct swdb_kargs {
+    const uint8_t *codes;       // targets, length-sorted, each padded with
+                                // code alpha to a multiple of 4, 4-aligned
+    const uint64_t *off;        // start of sorted target k in codes
+    const int32_t *len;         // length of sorted target k
+    int ntargets;
+    const int32_t *ulist;       // 32-bit kernel: unit -> sorted target (NULL: identity)
+    int nunits;
+    int blk0, nblk;             // block tasks [blk0, blk0 + nblk) of the units
+    int nq;                     // queries in this launch
+    const int32_t *qrow;        // launch query -> score row
+    const int32_t *qmpad;       // per score row: rows of the profile (a multiple of G * R)
+    const uint64_t *qprof;      // per score row: profile offset in elements
+    const void *prof;           // int8 (16-bit kernel) or int32 profiles,
+                                // [alpha + 1][mpad] per query
+    int alpha;
+    int go, ge;
+    int thr;                    // 16-bit: a lane reaching thr is rescored (-1)
+    int *counter;               // task counter, 0 before the launch
+    uint2 *temp;                // per block slot: [tmax][units per block] (H, F)
+    int tmax;                   // >= every target length of the launch
+    int32_t *scores;            // [row][ntargets], sorted target order
+} swdb_kargs;
+
+// Units per block of the G-thread-group kernel.
+static inline int swdb_units_per_block(int g) { return SWDB_WARPS * (32 / g); }
+
+// Kernel shapes, by query length: G threads of R rows each, G * R rows a
+// pass.  Shape 0 (8 x 32) only for the 16-bit kernel; the 32-bit kernel
+// runs its queries with 8 x 16 (a pass of 256 rows is two of 128).
+#define SWDB_SHAPES 5
+static const int swdb_shape_g[SWDB_SHAPES] = {8, 8, 4, 2, 1};
+static const int swdb_shape_r[SWDB_SHAPES] = {32, 16, 16, 16, 16};
+
+// The shape for a query of m residues.  rows: 16 or 32 forces the rows of
+// long queries, 0 chooses: 32 rows unless that pads the query by more than
+// a tenth over 16 rows.
+static inline int swdb_shape(size_t m, int rows)
+{
+    if (m <= 16)
+        return 4;
+    if (m <= 32)
+        return 3;
+    if (m <= 64)
+        return 2;
+    if (rows == 16 || m <= 128)
+        return 1;
+    size_t p16 = (m + 127) / 128 * 128, p32 = (m + 255) / 256 * 256;
+    return rows == 32 || (double)p32 <= 1.1 * (double)p16 ? 0 : 1;
+}
+
+// Launches the score kernel (bits 16 or 32, g threads of r rows) on
+// `grid` blocks.  Returns a cudaError_t.
+int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s);
+// Blocks of that kernel resident on one multiprocessor.
+int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm);
+
+#endif

@@ -1,0 +1,347 @@
+// sw_db_kernels.cu - the database-search score kernels (src/cuda/sw_db.cuh
+// says how they split the work; bench/results/h100/2026-11-25/swdb/README.md
+// what they measured and what was tried).
+//
+// Recurrences (Gotoh, sw_device.h's gap rule), per cell of row i, column j:
+//   H = max(Hdiag + s(q_i, t_j), E, F, 0)
+//   E' = max(E - ge, H - go)   (the next column's E of row i)
+//   F' = max(F - ge, H - go)   (the F of row i + 1, column j)
+// E and F start at -go, the value the boundary H = 0 gives them.
+//
+// 16-bit lanes cannot overflow below (scores >= -128, gaps <= 16000); they
+// can only wrap above 32767, and a wrap needs an Hdiag above 32767 -
+// max(s): every lane that reaches thr = 32767 - max(s) is reported as -1
+// and rescored in 32 bits by the host driver.  Padding (query rows past m,
+// target columns past n) scores below every real neighbour, so it never
+// raises a maximum.
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "sw_db.cuh"
+
+// Blocks a multiprocessor should hold (register cap per thread: 65536 /
+// (128 * n)) for the kernels of 16 and of 32 rows a thread.  6 and 4 (80
+// and 128 registers, a few bytes spilled outside the step loop) measured
+// 1-4% faster on an H100 than 5 and 3 (96 and 168 registers, no spills).
+#ifndef SWDB_MINB16
+#define SWDB_MINB16 6
+#endif
+#ifndef SWDB_MINB32
+#define SWDB_MINB32 4
+#endif
+
+static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
+{
+    uint32_t r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+    return r;
+}
+
+// Byte k of a (low half) and of b (high half), each sign-extended to 16 bits.
+template <int K>
+static __device__ __forceinline__ uint32_t swdb_pair(uint32_t a, uint32_t b)
+{
+    constexpr uint32_t sel = (uint32_t)K | ((uint32_t)(K | 8) << 4) |
+                             ((uint32_t)(K + 4) << 8) | ((uint32_t)((K + 4) | 8) << 12);
+    return swdb_prmt(a, b, sel);
+}
+
+template <bool P16>
+struct swdb_lane;
+
+template <>
+struct swdb_lane<true> {
+    typedef int8_t prof_t;
+    static __device__ __forceinline__ uint32_t splat(int v)
+    {
+        uint32_t h = (uint32_t)v & 0xffffu;
+        return h | (h << 16);
+    }
+};
+
+template <>
+struct swdb_lane<false> {
+    typedef int32_t prof_t;
+    static __device__ __forceinline__ uint32_t splat(int v) { return (uint32_t)v; }
+};
+
+// One column of one thread's R rows: Hs holds the previous column's H,
+// Hd receives this column's (two arrays so that no value is moved);
+// hdiag is H of the row above in the previous column, F that row's F for
+// the first row; off holds the byte offsets of the residues' profile rows
+// (two halves in 16 bits, one in 32).  Returns the F for the row below.
+template <int R>
+static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
+                                                      uint32_t (&E)[R], uint32_t diag, uint32_t F,
+                                                      const uint8_t *sp_t, uint32_t off,
+                                                      uint32_t go2, uint32_t nge2, uint32_t &maxv)
+{
+    const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
+    const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
+#pragma unroll
+    for (int q = 0; q < R / 16; q++) {
+        const uint4 va = A[q], vb = B[q];
+        const uint32_t aw[4] = {va.x, va.y, va.z, va.w};
+        const uint32_t bw[4] = {vb.x, vb.y, vb.z, vb.w};
+#pragma unroll
+        for (int k = 0; k < 16; k += 2) {
+            const int r = q * 16 + k;
+            const uint32_t s0 = k % 4 == 0 ? swdb_pair<0>(aw[k / 4], bw[k / 4])
+                                           : swdb_pair<2>(aw[k / 4], bw[k / 4]);
+            const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
+                                           : swdb_pair<3>(aw[k / 4], bw[k / 4]);
+            const uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, s0), E[r], F);
+            Hd[r] = h0;
+            uint32_t hgo = __vsub2(h0, go2);
+            E[r] = __viaddmax_s16x2(E[r], nge2, hgo);
+            F = __viaddmax_s16x2(F, nge2, hgo);
+            diag = Hs[r];
+            const uint32_t h1 = __vimax3_s16x2_relu(__vadd2(diag, s1), E[r + 1], F);
+            Hd[r + 1] = h1;
+            hgo = __vsub2(h1, go2);
+            E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
+            F = __viaddmax_s16x2(F, nge2, hgo);
+            diag = Hs[r + 1];
+            maxv = __vimax3_s16x2_relu(maxv, h0, h1);
+        }
+    }
+    return F;
+}
+
+template <int R>
+static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
+                                                      uint32_t (&E)[R], uint32_t diag, uint32_t F,
+                                                      const uint8_t *sp_t, uint32_t off, int go,
+                                                      int ge, uint32_t &maxv)
+{
+    const int4 *A = (const int4 *)(sp_t + (off & 0xffffu));
+#pragma unroll
+    for (int q = 0; q < R / 4; q++) {
+        const int4 v = A[q];
+        const int sc[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int x = 0; x < 4; x++) {
+            const int r = q * 4 + x;
+            const int h = __vimax3_s32_relu((int)diag + sc[x], (int)E[r], (int)F);
+            Hd[r] = (uint32_t)h;
+            const int hgo = h - go;
+            E[r] = (uint32_t)__viaddmax_s32((int)E[r], -ge, hgo);
+            F = (uint32_t)__viaddmax_s32((int)F, -ge, hgo);
+            diag = Hs[r];
+            maxv = (uint32_t)max((int)maxv, h);
+        }
+    }
+    return F;
+}
+
+template <bool P16, int G, int R>
+__global__ void __launch_bounds__(SWDB_THREADS, R == 16 ? SWDB_MINB16 : SWDB_MINB32)
+swdb_kernel(const swdb_kargs a)
+{
+    constexpr int T = G * R;                 // rows per pass
+    constexpr int UPW = 32 / G;              // units per warp
+    constexpr int UPB = SWDB_WARPS * UPW;    // units per block
+    typedef typename swdb_lane<P16>::prof_t prof_t;
+    constexpr int ROWB = T * (int)sizeof(prof_t);   // profile bytes per residue, one pass
+
+    __shared__ __align__(16) prof_t sp[SWDB_MAX_ROWS_PROF * T];
+    static_assert(R % 16 == 0, "rows per thread: a multiple of 16");
+    __shared__ int s_task;
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int t = lane % G, gi = lane / G;
+    const int uib = warp * UPW + gi;         // unit in block
+    const int ntasks = a.nq * a.nblk;
+    const uint32_t go2 = swdb_lane<P16>::splat(a.go);
+    const uint32_t nge2 = swdb_lane<P16>::splat(-a.ge);
+    const uint32_t ngo2 = swdb_lane<P16>::splat(-a.go);
+    const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
+    // Profile offsets of the padding residue (both halves).
+    const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
+    const uint8_t *sp_t = (const uint8_t *)sp + t * R * (int)sizeof(prof_t);
+    uint2 *temp = a.temp + (size_t)blockIdx.x * (size_t)a.tmax * UPB;
+
+    for (;;) {
+        __syncthreads();                     // the last task's readers are done
+        if (threadIdx.x == 0)
+            s_task = atomicAdd(a.counter, 1);
+        __syncthreads();
+        const int task = s_task;
+        if (task >= ntasks)
+            return;
+        const int blk = a.blk0 + task / a.nq;
+        const int row = a.qrow[task % a.nq];
+        const int u = blk * UPB + uib;
+        int ta = -1, tb = -1;
+        if (u < a.nunits) {
+            if (P16) {
+                ta = 2 * u;
+                tb = 2 * u + 1 < a.ntargets ? 2 * u + 1 : -1;
+            } else {
+                ta = a.ulist ? a.ulist[u] : u;
+            }
+        }
+        const int la = ta >= 0 ? a.len[ta] : 0;
+        const int lb = tb >= 0 ? a.len[tb] : 0;
+        int nw = max(la, lb);
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1)
+            nw = max(nw, __shfl_xor_sync(0xffffffffu, nw, o));
+        const uint8_t *pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
+        const uint8_t *pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
+        const int mpad = a.qmpad[row];
+        const int npass = mpad / T;
+        const prof_t *prof = (const prof_t *)a.prof + a.qprof[row];
+        uint32_t maxv = 0;
+
+        for (int p = 0; p < npass; p++) {
+            __syncthreads();
+            {
+                const int per_row = ROWB / 16;
+                const int total = (a.alpha + 1) * per_row;
+                for (int i = threadIdx.x; i < total; i += SWDB_THREADS) {
+                    const int c = i / per_row, w = i % per_row;
+                    const uint4 *src = (const uint4 *)(prof + (size_t)c * mpad + (size_t)p * T);
+                    ((uint4 *)(sp + c * T))[w] = src[w];
+                }
+            }
+            __syncthreads();
+            if (nw == 0)
+                continue;
+
+            // Thread t works on column j = s - t at step s.  Steps outside
+            // [0, nw) run on the padding residue with the boundary state,
+            // which leaves that state as it is (before) or scores below
+            // real cells (after), so no step is skipped.
+            uint32_t HA[R], HB[R], E[R];
+#pragma unroll
+            for (int k = 0; k < R; k++) {
+                HA[k] = 0;
+                E[k] = ngo2;
+            }
+            uint32_t hbot = 0, fbot = ngo2, rcur = padoff, hdiag = 0;
+            const bool first = p == 0, last = p == npass - 1;
+            // Thread 0: residue words of columns s..s+3 (w*) and s+4..s+7
+            // (n*), and the row above (H, F) of column s (cH, cF) and s+1.
+            uint32_t wa = 0, wb = 0, na = padw, nb = padw;
+            uint32_t cH = 0, cF = ngo2, nH = 0, nF = ngo2;
+            if (t == 0) {
+                wa = la > 0 ? *(const uint32_t *)pa : padw;
+                wb = P16 && lb > 0 ? *(const uint32_t *)pb : padw;
+                na = la > 4 ? *(const uint32_t *)(pa + 4) : padw;
+                nb = P16 && lb > 4 ? *(const uint32_t *)(pb + 4) : padw;
+                if (!first) {
+                    const uint2 v = temp[uib];
+                    cH = v.x;
+                    cF = v.y;
+                }
+            }
+            const int steps = (nw + G) & ~1;
+            int s = 0;
+
+#define SWDB_STEP(HS, HD)                                                                  \
+    {                                                                                      \
+        const int j = s - t;                                                               \
+        uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
+        uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
+        uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
+        if (t == 0) {                                                                      \
+            if (!first && s + 1 < nw) {                                                    \
+                const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
+                nH = v.x;                                                                  \
+                nF = v.y;                                                                  \
+            } else {                                                                       \
+                nH = 0;                                                                    \
+                nF = ngo2;                                                                 \
+            }                                                                              \
+            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)(s & 3) * 0x1111u) *    \
+                  (uint32_t)ROWB;                                                          \
+            hin = cH;                                                                      \
+            fin = cF;                                                                      \
+        }                                                                                  \
+        if (P16)                                                                           \
+            fbot = swdb_col16<R>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, maxv);       \
+        else                                                                               \
+            fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
+        hbot = HD[R - 1];                                                                  \
+        if (t == G - 1 && !last && j >= 0 && j < nw)                                       \
+            temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);                          \
+        hdiag = hin;                                                                       \
+        rcur = rin;                                                                        \
+        cH = nH;                                                                           \
+        cF = nF;                                                                           \
+        s++;                                                                               \
+        if ((s & 3) == 0) {                                                                \
+            wa = na;                                                                       \
+            wb = nb;                                                                       \
+            if (t == 0) {                                                                  \
+                na = s + 4 < la ? *(const uint32_t *)(pa + s + 4) : padw;                  \
+                if (P16)                                                                   \
+                    nb = s + 4 < lb ? *(const uint32_t *)(pb + s + 4) : padw;              \
+            }                                                                              \
+        }                                                                                  \
+    }
+
+            while (s < steps) {
+                SWDB_STEP(HA, HB)
+                SWDB_STEP(HB, HA)
+            }
+#undef SWDB_STEP
+        }
+
+        // The group's maximum, written by its first thread.
+#pragma unroll
+        for (int o = G / 2; o > 0; o >>= 1) {
+            const uint32_t v = __shfl_xor_sync(0xffffffffu, maxv, o, G);
+            maxv = P16 ? __vimax_s16x2_relu(maxv, v) : (uint32_t)max((int)maxv, (int)v);
+        }
+        if (t == 0) {
+            int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
+            if (P16) {
+                const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
+                if (ta >= 0)
+                    out[ta] = lo >= a.thr ? -1 : lo;
+                if (tb >= 0)
+                    out[tb] = hi >= a.thr ? -1 : hi;
+            } else if (ta >= 0) {
+                out[ta] = (int32_t)maxv;
+            }
+        }
+    }
+}
+
+// The instances: 16 rows a thread for every group size, 32 rows for the
+// 16-bit kernel's groups of 8 (long queries).
+typedef void (*swdb_kfn)(const swdb_kargs);
+
+static swdb_kfn swdb_pick(int bits, int g, int r)
+{
+    if (bits == 16 && g == 8 && r == 32)
+        return swdb_kernel<true, 8, 32>;
+    if (r != 16)
+        return NULL;
+    switch (g) {
+    case 1: return bits == 16 ? swdb_kernel<true, 1, 16> : swdb_kernel<false, 1, 16>;
+    case 2: return bits == 16 ? swdb_kernel<true, 2, 16> : swdb_kernel<false, 2, 16>;
+    case 4: return bits == 16 ? swdb_kernel<true, 4, 16> : swdb_kernel<false, 4, 16>;
+    case 8: return bits == 16 ? swdb_kernel<true, 8, 16> : swdb_kernel<false, 8, 16>;
+    default: return NULL;
+    }
+}
+
+int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s)
+{
+    swdb_kfn k = swdb_pick(bits, g, r);
+    if (k == NULL)
+        return (int)cudaErrorInvalidValue;
+    k<<<grid, SWDB_THREADS, 0, s>>>(*a);
+    return (int)cudaGetLastError();
+}
+
+int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm)
+{
+    swdb_kfn k = swdb_pick(bits, g, r);
+    if (k == NULL)
+        return (int)cudaErrorInvalidValue;
+    return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS, 0);
+}
