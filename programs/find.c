@@ -967,6 +967,9 @@ static int compile_set(run *r)
     co.algo = cf->algo;
     co.mode = cf->mode;
     co.params = cf->params_all;
+    char why[1024];
+    co.error = why;
+    co.error_cap = sizeof why;
     /* Lines never match across a newline (grep), so for the line outputs a
      * pattern holding one is left out: selected by the leftmost modes it
      * would hide the matches it overlaps. */
@@ -1033,6 +1036,11 @@ static int compile_set(run *r)
         fprintf(stderr, "hay: backend %s: %s; 'hay devices' lists what this machine "
                         "has, --backend auto falls back to the CPU\n",
                 hay_backend_name(cf->backend), hay_strerror(st));
+        return -1;
+    }
+    if (st == HAY_ERR_INVALID && why[0]) {
+        fprintf(stderr, "hay: backend %s: %s: %s\n", hay_backend_name(cf->backend),
+                cf->device ? "--device or --params" : "--params", why);
         return -1;
     }
     if (st == HAY_ERR_INVALID && cf->params_all) {
