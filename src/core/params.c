@@ -57,9 +57,10 @@ static bool parse_uint(const char *v, size_t n, bool suffix, uint64_t *out)
     uint64_t x = 0;
     size_t i = 0;
     for (; i < n && v[i] >= '0' && v[i] <= '9'; i++) {
-        if (x > (UINT64_MAX - 9) / 10)
+        uint64_t d = (uint64_t)(v[i] - '0');
+        if (x > (UINT64_MAX - d) / 10)
             return false;
-        x = x * 10 + (uint64_t)(v[i] - '0');
+        x = x * 10 + d;
     }
     if (i == 0)
         return false;

@@ -9,48 +9,44 @@
 
 static const char *const transfer_words[] = { "pinned", "pageable", "register", NULL };
 
-#define D hay_cuda_driver_params
 static const hay_param driver_keys[] = {
-    HAY_PARAM_U(D, device, "device", 0, 15, 0, NULL,
+    HAY_PARAM_U(hay_cuda_driver_params, device, "device", 0, 15, 0, NULL,
                 "CUDA device index (default: env HAY_CUDA_DEVICE, else 0)"),
-    HAY_PARAM_E(D, transfer, "transfer", transfer_words, "pinned",
+    HAY_PARAM_E(hay_cuda_driver_params, transfer, "transfer", transfer_words, "pinned",
                 "host input through pinned staging, from pageable memory, or "
                 "pinned in place block by block (shared mappings only)"),
-    HAY_PARAM_U(D, reg_threads, "reg_threads", 1, 8, 0, "1",
+    HAY_PARAM_U(hay_cuda_driver_params, reg_threads, "reg_threads", 1, 8, 0, "1",
                 "transfer=register: threads pinning blocks (more did not help)"),
-    HAY_PARAM_U(D, stage_threads, "stage_threads", 1, 256, 0, NULL,
+    HAY_PARAM_U(hay_cuda_driver_params, stage_threads, "stage_threads", 1, 256, 0, NULL,
                 "threads copying input into pinned staging (default 16; fewer "
                 "beside a split)"),
-    HAY_PARAM_U(D, streams, "streams", 1, 8, 0, "3", "pipeline depth"),
-    HAY_PARAM_SZ(D, chunk, "chunk", 1, BIG, "32M",
+    HAY_PARAM_U(hay_cuda_driver_params, streams, "streams", 1, 8, 0, "3", "pipeline depth"),
+    HAY_PARAM_SZ(hay_cuda_driver_params, chunk, "chunk", 1, BIG, "32M",
                  "bytes per pipeline piece (hay_scan_opts.chunk_size overrides)"),
-    HAY_PARAM_SZ(D, result_cap, "result_cap", 1, (uint64_t)1 << 32, "16M",
+    HAY_PARAM_SZ(hay_cuda_driver_params, result_cap, "result_cap", 1, (uint64_t)1 << 32, "16M",
                  "match slots per piece; a piece with more is split and searched again"),
-    HAY_PARAM_SZ(D, gpu_min, "gpu_min", 0, BIG, NULL,
+    HAY_PARAM_SZ(hay_cuda_driver_params, gpu_min, "gpu_min", 0, BIG, NULL,
                  "backend auto: inputs below this stay on the CPU (default: "
                  "measured, by kind of set; env HAY_AUTO_GPU_MIN)"),
-    HAY_PARAM_SZ(D, dense_max, "dense_max", 0, BIG, NULL,
+    HAY_PARAM_SZ(hay_cuda_driver_params, dense_max, "dense_max", 0, BIG, NULL,
                  "largest dense PFAC table (default min(2G, free device memory / 4))"),
 };
-#undef D
 const hay_param_table hay_cuda_driver_param_table =
     HAY_PARAM_TABLE("cuda driver", hay_cuda_driver_params, driver_keys);
 
 static const char *const split_words[] = { "auto", "on", "off", "heavy", "emulate", NULL };
 
-#define A hay_auto_params
 static const hay_param auto_keys[] = {
-    HAY_PARAM_E(A, split, "split", split_words, "auto",
+    HAY_PARAM_E(hay_auto_params, split, "split", split_words, "auto",
                 "share one input between CPU threads and the GPU (split.h)"),
-    HAY_PARAM_SZ(A, split_piece, "split_piece", 1, BIG, "32M",
+    HAY_PARAM_SZ(hay_auto_params, split_piece, "split_piece", 1, BIG, "32M",
                  "bytes the CPU side claims at a time"),
-    HAY_PARAM_SZ(A, split_buffer, "split_buffer", 0, BIG, "256M",
+    HAY_PARAM_SZ(hay_auto_params, split_buffer, "split_buffer", 0, BIG, "256M",
                  "GPU list matches held until the CPU's part is delivered"),
-    HAY_PARAM_U(A, split_keep, "split_keep", 1, 4096, 0, NULL,
+    HAY_PARAM_U(hay_auto_params, split_keep, "split_keep", 1, 4096, 0, NULL,
                 "CPU threads searching beside the GPU side (default cores/5 "
                 "for heavy and auto, else all)"),
 };
-#undef A
 const hay_param_table hay_auto_param_table =
     HAY_PARAM_TABLE("auto", hay_auto_params, auto_keys);
 
@@ -58,43 +54,45 @@ static const char *const table_words[] = { "ldg", "tex", "compact", NULL };
 static const char *const root_words[] = { "shared", "global", NULL };
 static const char *const loop_words[] = { "round", "flat", NULL };
 
-#define P hay_cuda_pfac_params
 static const hay_param pfac_keys[] = {
-    HAY_PARAM_E(P, table, "table", table_words, "ldg",
+    HAY_PARAM_E(hay_cuda_pfac_params, table, "table", table_words, "ldg",
                 "dense table through the read-only cache, a texture, or the "
                 "compact form (always when over dense_max)"),
-    HAY_PARAM_E(P, root, "root", root_words, "shared", "root row in shared or global memory"),
-    HAY_PARAM_B(P, stage, "stage", "0",
+    HAY_PARAM_E(hay_cuda_pfac_params, root, "root", root_words, "shared",
+                "root row in shared or global memory"),
+    HAY_PARAM_B(hay_cuda_pfac_params, stage, "stage", "0",
                 "input tile staged through shared memory (measured slower than the L1)"),
-    HAY_PARAM_U(P, block, "block", 32, 1024, 32, "256", "threads per block"),
-    HAY_PARAM_U(P, bpt, "bpt", 1, 64, 0, "16", "start positions per thread"),
-    HAY_PARAM_E(P, loop, "loop", loop_words, "round",
+    HAY_PARAM_U(hay_cuda_pfac_params, block, "block", 32, 1024, 32, "256", "threads per block"),
+    HAY_PARAM_U(hay_cuda_pfac_params, bpt, "bpt", 1, 64, 0, "16", "start positions per thread"),
+    HAY_PARAM_E(hay_cuda_pfac_params, loop, "loop", loop_words, "round",
                 "counts: a round per position (measured faster) or one flat loop"),
 };
-#undef P
 const hay_param_table hay_cuda_pfac_param_table =
     HAY_PARAM_TABLE("pfac", hay_cuda_pfac_params, pfac_keys);
 
-#define E hay_cuda_exact_params
 static const hay_param brute_keys[] = {
-    HAY_PARAM_U(E, threads, "threads", 32, 1024, 32, "256", "threads per block"),
+    HAY_PARAM_U(hay_cuda_exact_params, threads, "threads", 32, 1024, 32, "256",
+                "threads per block"),
 };
 static const hay_param bm_keys[] = {
-    HAY_PARAM_U(E, threads, "threads", 32, 1024, 32, "128", "threads per block"),
-    HAY_PARAM_U(E, blocks_per_sm, "blocks_per_sm", 1, 32, 0, "16",
+    HAY_PARAM_U(hay_cuda_exact_params, threads, "threads", 32, 1024, 32, "128",
+                "threads per block"),
+    HAY_PARAM_U(hay_cuda_exact_params, blocks_per_sm, "blocks_per_sm", 1, 32, 0, "16",
                 "resident blocks per SM (through the shared memory each claims)"),
-    HAY_PARAM_U(E, cascade, "cascade", 1, 1024, 0, "64", "consecutive tiles per block"),
-    HAY_PARAM_U(E, seg, "seg", 1, 4096, 0, "24", "bytes per thread per tile"),
+    HAY_PARAM_U(hay_cuda_exact_params, cascade, "cascade", 1, 1024, 0, "64",
+                "consecutive tiles per block"),
+    HAY_PARAM_U(hay_cuda_exact_params, seg, "seg", 1, 4096, 0, "24", "bytes per thread per tile"),
 };
 static const hay_param fast_keys[] = {
-    HAY_PARAM_U(E, threads, "threads", 64, 1024, 32, "1024", "threads per block"),
-    HAY_PARAM_U(E, blocks_per_sm, "blocks_per_sm", 1, 32, 0, "8",
+    HAY_PARAM_U(hay_cuda_exact_params, threads, "threads", 64, 1024, 32, "1024",
+                "threads per block"),
+    HAY_PARAM_U(hay_cuda_exact_params, blocks_per_sm, "blocks_per_sm", 1, 32, 0, "8",
                 "resident blocks per SM (fewer when registers allow fewer)"),
-    HAY_PARAM_U(E, unroll, "unroll", 1, 4, HAY_PARAM_POW2, "4", "vectors per lane per step"),
-    HAY_PARAM_U(E, filter, "filter", 2, 3, 0, "2",
+    HAY_PARAM_U(hay_cuda_exact_params, unroll, "unroll", 1, 4, HAY_PARAM_POW2, "4",
+                "vectors per lane per step"),
+    HAY_PARAM_U(hay_cuda_exact_params, filter, "filter", 2, 3, 0, "2",
                 "key bytes in the filter: first and last, or also the second"),
 };
-#undef E
 const hay_param_table hay_cuda_brute_param_table =
     HAY_PARAM_TABLE("brute", hay_cuda_exact_params, brute_keys);
 const hay_param_table hay_cuda_bm_param_table =
@@ -102,21 +100,20 @@ const hay_param_table hay_cuda_bm_param_table =
 const hay_param_table hay_cuda_fast_param_table =
     HAY_PARAM_TABLE("gpu-fast", hay_cuda_exact_params, fast_keys);
 
-#define S hay_cuda_sw_params
 static const hay_param sw_keys[] = {
-    HAY_PARAM_U(S, blocks, "blocks", 1, (uint64_t)1 << 24, 0, NULL,
+    HAY_PARAM_U(hay_cuda_sw_params, blocks, "blocks", 1, (uint64_t)1 << 24, 0, NULL,
                 "blocks (default: the variant's, from the device's SMs)"),
-    HAY_PARAM_U(S, threads, "threads", 1, 1024, 0, NULL,
+    HAY_PARAM_U(hay_cuda_sw_params, threads, "threads", 1, 1024, 0, NULL,
                 "threads per block (default: the variant's)"),
-    HAY_PARAM_U(S, tile, "tile", 1, (uint64_t)1 << 24, 0, NULL,
+    HAY_PARAM_U(hay_cuda_sw_params, tile, "tile", 1, (uint64_t)1 << 24, 0, NULL,
                 "tile side (tiled) or strip rows (fast: 128..1024, 32 x 4, 8, 16 or 32)"),
-    HAY_PARAM_B(S, split, "split", "1", "measure the compute / synchronisation split"),
-    HAY_PARAM_U(S, impl, "impl", 1, 2, 0, NULL,
+    HAY_PARAM_B(hay_cuda_sw_params, split, "split", "1",
+                "measure the compute / synchronisation split"),
+    HAY_PARAM_U(hay_cuda_sw_params, impl, "impl", 1, 2, 0, NULL,
                 "fast: version 1, or 2 (byte profile only; the default when it applies)"),
-    HAY_PARAM_U(S, chunk, "chunk", 8, 16, 8, NULL,
+    HAY_PARAM_U(hay_cuda_sw_params, chunk, "chunk", 8, 16, 8, NULL,
                 "fast version 2: columns per hand-off (default 8 for 32-row strips, else 16)"),
 };
-#undef S
 const hay_param_table hay_cuda_sw_param_table =
     HAY_PARAM_TABLE("cuda sw", hay_cuda_sw_params, sw_keys);
 
