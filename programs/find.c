@@ -365,7 +365,7 @@ static int parse_opts(int argc, char **argv, config *cf, int *first_file)
         if (!cf->params_all)
             goto out;
         snprintf(cf->params_all, n, "%s%s%s%s", cf->device ? "device=" : "",
-                 cf->device ? cf->device : "", cf->device && cf->params ? "," : "",
+                 cf->device ? cf->device : "", cf->device && cf->params && *cf->params ? "," : "",
                  cf->params ? cf->params : "");
     }
     *first_file = optind;
