@@ -111,6 +111,10 @@ static void check_values(void)
               sizes[i].text, hay_strerror(s), (unsigned long long)got,
               (unsigned long long)sizes[i].want);
     }
+    uint64_t x = 0;
+    CHECK(hay_params_size("64M", 3, &x) && x == (64u << 20), "hay_params_size 64M");
+    CHECK(!hay_params_size("64MB", 4, &x) && !hay_params_size("", 0, &x) &&
+          !hay_params_size(" 1", 2, &x), "hay_params_size refuses 64MB, '', ' 1'");
     /* Blanks around items, keys and values. */
     CHECK_ST(parse1(" n = 9 ,\tsz=1K\t, e =blue", &v), HAY_OK, "blanks");
     CHECK(v.n == 9 && v.sz == 1024 && v.e == 2, "values after blanks");

@@ -82,6 +82,11 @@ static bool parse_uint(const char *v, size_t n, bool suffix, uint64_t *out)
     return true;
 }
 
+bool hay_params_size(const char *v, size_t n, uint64_t *out)
+{
+    return v && out && parse_uint(v, n, true, out);
+}
+
 static void say_range(hay_param_msg *m, const hay_param *k)
 {
     if (k->type == HAY_PARAM_SIZE)

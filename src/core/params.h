@@ -141,6 +141,11 @@ void hay_params_defaults(const hay_param_table *t, void *values);
 bool hay_params_given(const hay_param_table *t, const void *values,
                       const char *key);
 
+/* A SIZE value v[0, n) as the grammar reads it (digits, an optional K, M
+ * or G): for environment variables that take the values of keys.  False
+ * on anything else or on overflow. */
+bool hay_params_size(const char *v, size_t n, uint64_t *out);
+
 /* The key of a table by name, or NULL. */
 const hay_param *hay_params_find(const hay_param_table *t, const char *key);
 
