@@ -34,7 +34,7 @@ static const hay_param driver_keys[] = {
 const hay_param_table hay_cuda_driver_param_table =
     HAY_PARAM_TABLE("cuda driver", hay_cuda_driver_params, driver_keys);
 
-static const char *const split_words[] = { "auto", "on", "off", "heavy", "emulate", NULL };
+static const char *const split_words[] = { "auto", "on", "off", "emulate", "heavy", NULL };
 
 static const hay_param auto_keys[] = {
     HAY_PARAM_E(hay_auto_params, split, "split", split_words, "auto",

@@ -29,8 +29,9 @@ extern const hay_param_table hay_cuda_driver_param_table;
 
 /* Backend auto's own keys (it also reads the driver's transfer,
  * reg_threads and chunk). */
+/* In the order of cuda_backend.c's SPLIT_* */
 enum { HAY_SPLIT_MODE_AUTO, HAY_SPLIT_MODE_ON, HAY_SPLIT_MODE_OFF,
-       HAY_SPLIT_MODE_HEAVY, HAY_SPLIT_MODE_EMULATE };
+       HAY_SPLIT_MODE_EMULATE, HAY_SPLIT_MODE_HEAVY };
 typedef struct hay_auto_params {
     uint64_t given;
     int split;                /* HAY_SPLIT_MODE_* */
