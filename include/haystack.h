@@ -113,7 +113,12 @@ typedef enum hay_backend {
  *   pfac_budget=BYTES   largest dense PFAC table; above it PFAC walks its
  *                       compact edge lists
  * Both default to a sixteenth of physical memory, between 64M and 1G.
- * BYTES takes an optional K, M or G suffix.
+ * BYTES takes an optional K, M or G suffix (powers of 1024).
+ *
+ * Every params string has one grammar: "key=value" items separated by
+ * commas, blanks around items, keys and values ignored; an empty item, an
+ * item without '=', a key given twice, an unknown key or a bad value is
+ * HAY_ERR_INVALID (hay_compile_opts.error says which).
  */
 
 /* Name of a backend ("auto", "cpu", "cuda", "opencl"); "?" if out of range. */
@@ -190,6 +195,12 @@ typedef struct hay_compile_opts {
     const char *params;
     /* Which matches scans report; default HAY_MATCH_ALL. */
     hay_match_mode mode;
+    /* NULL, or a buffer of error_cap bytes that hay_patterns_compile()
+     * sets to "" and, when it refuses `params`, to a one-line message
+     * naming the key and what it allows (for an unknown key: the keys
+     * this backend and algorithm read). */
+    char *error;
+    size_t error_cap;
 } hay_compile_opts;
 
 /* Fills *opts with the defaults (auto backend, auto algorithm, no flags). */

@@ -305,7 +305,8 @@ int param_checks(void)
         {&hay_cuda_engine_brute_first, "threads", HAY_ERR_INVALID},
         {&hay_cuda_engine_bm, "cascade=0", HAY_ERR_INVALID},
         {&hay_cuda_engine_bm, "cascade=64,blocks_per_sm=99", HAY_ERR_INVALID},
-        {&hay_cuda_engine_bm, "cascade=8,", HAY_OK},
+        {&hay_cuda_engine_bm, "cascade=8,", HAY_ERR_INVALID},   // an empty item
+        {&hay_cuda_engine_bm, " cascade=8 ", HAY_OK},
         {&hay_cuda_engine_bm, "unroll=2", HAY_ERR_INVALID},
         {&hay_cuda_engine_fast, "unroll=3", HAY_ERR_INVALID},
         {&hay_cuda_engine_fast, "threads=-1", HAY_ERR_INVALID},

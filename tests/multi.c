@@ -313,7 +313,7 @@ static void params(void)
     static const char *const bad[] = {
         "bogus=1", "dfa_budget", "dfa_budget=", "dfa_budget=x", "dfa_budget=1X",
         "dfa_budget=1K,", ",dfa_budget=1", "dfa_budget=1KB", "pfac_budget=-1",
-        "dfa_budget=99999999999999999999", "DFA_BUDGET=1", "dfa_budget=1 ",
+        "dfa_budget=99999999999999999999", "DFA_BUDGET=1", "dfa_budget=1,dfa_budget=2",
     };
     static const char *const algos[] = { NULL, "ac", "dfa", "pfac", "naive", "bm" };
     hay_patterns *set;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void explain(const find_config *cf, hay_status st)
+static void explain(const find_config *cf, hay_status st, const char *why)
 {
     const char *backend = hay_backend_name(cf->backend);
     if (st == HAY_ERR_UNKNOWN_NAME) {
@@ -34,6 +34,9 @@ static void explain(const find_config *cf, hay_status st)
         fprintf(stderr, "hay: backend %s: %s; 'hay devices' lists what this machine "
                         "has, --backend auto falls back to the CPU\n",
                 backend, hay_strerror(st));
+    } else if (st == HAY_ERR_INVALID && why[0]) {
+        fprintf(stderr, "hay: backend %s: %s: %s\n", backend,
+                cf->device_given ? "--device or --params" : "--params", why);
     } else if (st == HAY_ERR_INVALID && cf->params) {
         fprintf(stderr, "hay: backend %s: invalid --device or --params '%s' "
                         "(see 'hay devices' and 'hay find --help')\n",
@@ -55,6 +58,9 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
     co.algo = cf->algo;
     co.mode = cf->mode;
     co.params = cf->params;
+    char why[1024] = "";
+    co.error = why;
+    co.error_cap = sizeof why;
     /* Lines never match across a newline (grep), so for the line outputs a
      * pattern holding one is left out: selected by the leftmost modes it
      * would hide the matches it overlaps. */
@@ -88,7 +94,7 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
     m->compile_s = cli_now() - t0;
     free(kept);
     if (st < 0) {
-        explain(cf, st);
+        explain(cf, st, why);
         return -1;
     }
     st = hay_scratch_create(m->set, &m->scratch);

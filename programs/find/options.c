@@ -186,7 +186,7 @@ static int join_params(const char *device, const char *params, char **out)
     if (!(*out = malloc(n)))
         return -1;
     snprintf(*out, n, "%s%s%s%s", device ? "device=" : "", device ? device : "",
-             device && params ? "," : "", params ? params : "");
+             device && params && *params ? "," : "", params ? params : "");
     return 0;
 }
 
@@ -304,6 +304,7 @@ int find_options_parse(int argc, char **argv, find_config *cf)
     cf->color = color == 1 ||
                 (color == 2 && isatty(STDOUT_FILENO) &&
                  getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0);
+    cf->device_given = device != NULL;
     if (join_params(device, params, &cf->params) < 0)
         goto out;
     cf->files = argv + optind;

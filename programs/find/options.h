@@ -42,6 +42,7 @@ typedef struct find_config {
     size_t chunk;
     char *params;          /* --device and --params as one
                               hay_compile_opts.params string, or NULL */
+    bool device_given;     /* --device was given (for messages) */
 } find_config;
 
 /*

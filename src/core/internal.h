@@ -7,6 +7,7 @@
 #define HAY_INTERNAL_H
 
 #include "haystack.h"
+#include "params.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -86,6 +87,16 @@ extern const hay_backend_ops hay_opencl_backend;
  * (cuda_backend.c). */
 extern const hay_backend_ops hay_auto_backend;
 
+/* The parameter keys each backend reads (params.h), until the ops table
+ * carries them: the CPU's (cpu/params.c), OpenCL's (opencl_backend.c),
+ * and the tables of the CUDA side for backends cuda and auto
+ * (cuda/cuda_params.c: at most 4 written to out). */
+extern const hay_param_table hay_cpu_param_table;
+extern const hay_param_table hay_opencl_param_table;
+size_t hay_cuda_param_tables(const char *algo, size_t npatterns,
+                             const hay_param_table **out);
+size_t hay_auto_param_tables(size_t npatterns, const hay_param_table **out);
+
 struct hay_patterns {
     hay_allocator alloc;
     unsigned flags;
@@ -101,6 +112,8 @@ struct hay_patterns {
     const char *reason;
     double compile_seconds;
     char *params;               /* copy of hay_compile_opts.params or NULL */
+    hay_param_set *param_set;   /* params parsed once, against the tables of
+                                 * the backend (hay_set_params) */
     const char *algo_name;      /* device backends: the device's algorithm */
     void *aux;                  /* backend auto: the GPU state, made on first
                                  * use (cuda_backend.c) */
@@ -111,6 +124,14 @@ struct hay_patterns {
 static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)
 {
     return set->bytes + set->off[i];
+}
+
+/* The values of table t parsed when the set was compiled, or NULL when
+ * the set's backend does not read t. */
+static inline const void *hay_set_params(const hay_patterns *set,
+                                         const hay_param_table *t)
+{
+    return hay_param_set_get(set->param_set, t);
 }
 
 /* ASCII case folding. */

@@ -84,6 +84,22 @@ hay_status hay_algo_name(hay_backend backend, size_t i, const char **name)
     return HAY_ERR_INVALID;
 }
 
+/* The tables of the keys a backend reads for this algorithm and set. */
+static size_t param_tables(const hay_backend_ops *b, const char *algo,
+                           size_t n, const hay_param_table **t)
+{
+    if (b == &hay_cuda_backend)
+        return hay_cuda_param_tables(algo, n, t);
+    if (b == &hay_opencl_backend) {
+        t[0] = &hay_opencl_param_table;
+        return 1;
+    }
+    t[0] = &hay_cpu_param_table;
+    if (b == &hay_auto_backend)   /* the CPU's keys, and the GPU's for large inputs */
+        return 1 + hay_auto_param_tables(n, t + 1);
+    return 1;
+}
+
 void hay_compile_opts_init(hay_compile_opts *opts)
 {
     if (!opts)
@@ -99,6 +115,7 @@ static void set_free_storage(hay_patterns *set)
     hay_free(a, set->off);
     hay_free(a, set->len);
     hay_free(a, set->params);
+    hay_param_set_free(a, set->param_set);
 }
 
 hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
@@ -107,6 +124,8 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
 {
     RETURN_ERROR_IF(!out, HAY_ERR_INVALID);
     *out = NULL;
+    if (opts && opts->error && opts->error_cap)
+        opts->error[0] = 0;
     RETURN_ERROR_IF(!patterns || n == 0, HAY_ERR_INVALID);
     RETURN_ERROR_IF(n > HAY_MAX_PATTERNS, HAY_ERR_TOO_LARGE);
 
@@ -183,6 +202,12 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
         if (s < 0)
             goto fail;
     }
+    const hay_param_table *tables[8];
+    size_t nt = param_tables(set->backend, algo, n, tables);
+    hay_param_msg msg = { opts->error, opts->error_cap };
+    s = hay_param_set_create(&alloc, set->params, tables, nt, &msg, &set->param_set);
+    if (s < 0)
+        goto fail;
     s = set->backend->compile(set, algo);
     if (s < 0)
         goto fail;

@@ -421,10 +421,6 @@ static hay_status cpu_describe(int index, char *buf, size_t cap)
 static hay_status cpu_compile(hay_patterns *set, const char *algo)
 {
     const hay_engine *eng = NULL;
-    /* Parameters are checked here for every engine, also those that take
-     * none, so that an unknown key is never silently ignored. */
-    hay_cpu_params prm;
-    FORWARD_IF_ERROR(hay_cpu_params_parse(set, &prm));
     if (!algo) {
         if (set->n == 1) {
             eng = &hay_engine_simd;

@@ -220,7 +220,7 @@ static hay_status dfa_build_from(hay_patterns *set, ac_state *ac, void **state)
 {
     const hay_allocator *a = &set->alloc;
     hay_cpu_params prm;
-    FORWARD_IF_ERROR(hay_cpu_params_parse(set, &prm));
+    hay_cpu_params_get(set, &prm);
     dfa_state *d = hay_calloc(a, 1, sizeof *d);
     RETURN_ERROR_IF(!d, HAY_ERR_NOMEM);
     uint32_t *queue = NULL;

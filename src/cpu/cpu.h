@@ -18,21 +18,20 @@
 #define HAY_BUDGET_UNKNOWN ((size_t)256 << 20)
 
 /*
- * The CPU backend's keys, "key=value" separated by commas:
+ * The CPU backend's keys (params.h; hay_cpu_param_table in params.c):
  *   dfa_budget=BYTES    the most memory the full DFA table may take
  *   pfac_budget=BYTES   the most memory the dense PFAC table may take
  * (both default to the budget described above)
- * BYTES is a number with an optional K, M or G suffix (powers of 1024).
  */
 typedef struct hay_cpu_params {
-    size_t dfa_budget;
-    size_t pfac_budget;
+    uint64_t given;
+    uint64_t dfa_budget;
+    uint64_t pfac_budget;
 } hay_cpu_params;
 
-/* Parses set->params (NULL or "" for the defaults) into *out.  With backend
- * auto the CUDA keys are skipped (the GPU side reads them).  An unknown key,
- * a missing or bad value: HAY_ERR_INVALID. */
-hay_status hay_cpu_params_parse(const hay_patterns *set, hay_cpu_params *out);
+/* The CPU's values for a set: parsed at compile (hay_set_params), with
+ * the budgets that were not given worked out. */
+void hay_cpu_params_get(const hay_patterns *set, hay_cpu_params *out);
 
 /* The "auto" choice for several patterns: the automaton is built once, then
  * made a full DFA ("dfa") when its table fits dfa_budget, else kept compact

@@ -1,9 +1,19 @@
-/* params.c - the CPU backend's engine parameters (see cpu.h). */
+/* params.c - the CPU backend's keys (see cpu.h and core/params.h). */
 #include "cpu.h"
-#include "../cuda/cuda_engine.h"
 
 #include <stdint.h>
 #include <unistd.h>
+
+static const hay_param cpu_keys[] = {
+    HAY_PARAM_SZ(hay_cpu_params, dfa_budget, "dfa_budget", 0, SIZE_MAX, NULL,
+                 "largest DFA table; auto takes the compact ac above it "
+                 "(default: physical memory / 16, 64M..1G)"),
+    HAY_PARAM_SZ(hay_cpu_params, pfac_budget, "pfac_budget", 0, SIZE_MAX, NULL,
+                 "largest dense PFAC table; PFAC walks its compact edge lists "
+                 "above it (default: as dfa_budget)"),
+};
+const hay_param_table hay_cpu_param_table =
+    HAY_PARAM_TABLE("cpu", hay_cpu_params, cpu_keys);
 
 static size_t default_budget(void)
 {
@@ -16,75 +26,15 @@ static size_t default_budget(void)
     return b > HAY_BUDGET_MAX ? HAY_BUDGET_MAX : (size_t)b;
 }
 
-/* A size: digits, then an optional K, M or G.  Returns false on anything
- * else, on overflow and on an empty value. */
-static bool parse_size(const char *v, size_t n, size_t *out)
+void hay_cpu_params_get(const hay_patterns *set, hay_cpu_params *out)
 {
-    size_t i = 0;
-    uint64_t x = 0;
-    if (n == 0)
-        return false;
-    while (i < n && v[i] >= '0' && v[i] <= '9') {
-        if (x > (UINT64_MAX - 9) / 10)
-            return false;
-        x = x * 10 + (uint64_t)(v[i] - '0');
-        i++;
-    }
-    if (i == 0)
-        return false;
-    unsigned shift = 0;
-    if (i < n) {
-        switch (v[i]) {
-        case 'k': case 'K': shift = 10; break;
-        case 'm': case 'M': shift = 20; break;
-        case 'g': case 'G': shift = 30; break;
-        default: return false;
-        }
-        if (++i != n)
-            return false;
-    }
-    if (x > (UINT64_MAX >> shift) || (x << shift) > SIZE_MAX)
-        return false;
-    *out = (size_t)(x << shift);
-    return true;
-}
-
-hay_status hay_cpu_params_parse(const hay_patterns *set, hay_cpu_params *out)
-{
-    RETURN_ERROR_IF(!out || !set, HAY_ERR_INVALID);
-    const char *params = set->params;
-    bool auto_backend = set->backend == &hay_auto_backend;
-    out->dfa_budget = out->pfac_budget = default_budget();
-    if (!params)
-        return HAY_OK;
-    const char *p = params;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', n);
-        RETURN_ERROR_IF(!eq, HAY_ERR_INVALID);
-        size_t kl = (size_t)(eq - p);
-        const char *v = eq + 1;
-        size_t vl = n - kl - 1;
-        size_t *dst = NULL;
-        if (auto_backend && hay_cuda_is_key(p, kl)) {
-            /* Backend auto may move the scan to the GPU, which reads
-             * these (src/cuda/cuda_engine.h). */
-            if (!end)
-                break;
-            p = end + 1;
-            RETURN_ERROR_IF(!*p, HAY_ERR_INVALID);
-            continue;
-        }
-        if (kl == 10 && memcmp(p, "dfa_budget", 10) == 0)
-            dst = &out->dfa_budget;
-        else if (kl == 11 && memcmp(p, "pfac_budget", 11) == 0)
-            dst = &out->pfac_budget;
-        RETURN_ERROR_IF(!dst || !parse_size(v, vl, dst), HAY_ERR_INVALID);
-        if (!end)
-            break;
-        p = end + 1;
-        RETURN_ERROR_IF(!*p, HAY_ERR_INVALID);   /* a trailing comma */
-    }
-    return HAY_OK;
+    const hay_cpu_params *v = hay_set_params(set, &hay_cpu_param_table);
+    if (v)
+        *out = *v;
+    else
+        hay_params_defaults(&hay_cpu_param_table, out);
+    if (!hay_params_given(&hay_cpu_param_table, out, "dfa_budget"))
+        out->dfa_budget = default_budget();
+    if (!hay_params_given(&hay_cpu_param_table, out, "pfac_budget"))
+        out->pfac_budget = default_budget();
 }

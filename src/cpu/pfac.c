@@ -35,7 +35,7 @@ static void pfac_destroy(const hay_patterns *set, void *state)
 static hay_status pfac_build(hay_patterns *set, void **state)
 {
     hay_cpu_params prm;
-    FORWARD_IF_ERROR(hay_cpu_params_parse(set, &prm));
+    hay_cpu_params_get(set, &prm);
     hay_pfac *p;
     FORWARD_IF_ERROR(hay_pfac_build(set, prm.pfac_budget, &p));
     set->state_memory = p->memory;

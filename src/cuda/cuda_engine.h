@@ -31,10 +31,13 @@
  * so kernels may read whole aligned 16-byte words that cover the piece.
  * Bytes outside [0, len) are garbage and must never decide a match.
  *
- * Parameters: hay_compile_opts.params is handed to build() unchanged.  It
- * holds the driver's keys (HAY_CUDA_DRIVER_KEYS below) and the engine's;
- * an engine skips the driver's keys (hay_cuda_is_driver_key) and returns
- * HAY_ERR_INVALID for a key it does not know or a bad value.
+ * Parameters: every key below is declared, with its range and default, in
+ * cuda_params.c (core/params.h), and hay_patterns_compile checks the string
+ * against the tables of the set's backend.  hay_compile_opts.params is
+ * handed to build() unchanged; an engine reads its own keys with
+ * hay_cuda_engine_params.  The helpers at the end of this header serve the
+ * driver's own parsing in cuda_backend.c until it reads
+ * hay_cuda_driver_params.
  *
  * Driver keys (cuda_backend.c; docs/DESIGN.md "CUDA backend"):
  *   device=N            CUDA device index (default: env HAY_CUDA_DEVICE, else 0)
@@ -158,7 +161,7 @@ typedef struct hay_cuda_engine {
 /* Bytes readable past the end of every piece (see Padding above). */
 #define HAY_CUDA_PAD 64
 
-/* The driver's parameter keys, which engines skip. */
+/* The driver's keys, for parse_driver_params (cuda_backend.c). */
 #define HAY_CUDA_DRIVER_KEYS \
     { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max", \
       "split", "split_piece", "split_buffer", "split_keep", "stage_threads", "reg_threads" }
@@ -209,22 +212,6 @@ static inline int hay_cuda_is_driver_key(const char *key, size_t klen)
         if (hay_cuda_key_is(key, klen, keys[i]))
             return 1;
     return 0;
-}
-
-/* Every key the CUDA side reads: the driver's and the engines' (pfac.cu,
- * exact.cu).  Backend auto hands one params string to the CPU engine and,
- * for large inputs, to the GPU; the CPU skips these. */
-#define HAY_CUDA_ENGINE_KEYS \
-    { "table", "root", "stage", "block", "bpt", "loop", "threads", \
-      "blocks_per_sm", "cascade", "seg", "filter", "unroll" }
-
-static inline int hay_cuda_is_key(const char *key, size_t klen)
-{
-    static const char *const keys[] = HAY_CUDA_ENGINE_KEYS;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (hay_cuda_key_is(key, klen, keys[i]))
-            return 1;
-    return hay_cuda_is_driver_key(key, klen);
 }
 
 /* Parses an unsigned decimal value with an optional K, M or G suffix

@@ -12,6 +12,7 @@
 
 #include "haystack.h"
 #include "exact.h"
+#include "cuda_params.h"
 
 namespace {
 
@@ -432,61 +433,6 @@ __global__ void __launch_bounds__(1024, 1) fast_kernel(fast_args f)
 }
 
 // ----------------------------------------------------------------- host
-static int parse_int(const char *v, size_t n, long lo, long hi, int *out)
-{
-    if (n == 0 || n > 9)
-        return HAY_ERR_INVALID;
-    long x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return HAY_ERR_INVALID;
-        x = x * 10 + (v[i] - '0');
-    }
-    if (x < lo || x > hi)
-        return HAY_ERR_INVALID;
-    *out = (int)x;
-    return HAY_OK;
-}
-
-static int parse_params(ex_state *st, const char *p)
-{
-    while (p && *p) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = (const char *)memchr(p, '=', n);
-        if (!eq)
-            return HAY_ERR_INVALID;
-        size_t kn = (size_t)(eq - p), vn = n - kn - 1;
-        const char *v = eq + 1;
-        int rc = HAY_ERR_INVALID;
-#define EX_KEY(name) (kn == sizeof(name) - 1 && memcmp(p, name, kn) == 0)
-        if (hay_cuda_is_driver_key(p, kn)) {
-            rc = HAY_OK;   /* the host driver's (cuda_engine.h) */
-        } else if (EX_KEY("threads")) {
-            rc = parse_int(v, vn, st->kind == EX_FAST ? 64 : 32, 1024, &st->threads);
-            if (rc == HAY_OK && st->threads % 32)
-                rc = HAY_ERR_INVALID;
-        } else if (EX_KEY("blocks_per_sm") && (st->kind == EX_BM || st->kind == EX_FAST)) {
-            rc = parse_int(v, vn, 1, 32, &st->blocks_per_sm);
-        } else if (EX_KEY("cascade") && st->kind == EX_BM) {
-            rc = parse_int(v, vn, 1, 1024, &st->cascade);
-        } else if (EX_KEY("seg") && st->kind == EX_BM) {
-            rc = parse_int(v, vn, 1, 4096, &st->seg);
-        } else if (EX_KEY("filter") && st->kind == EX_FAST) {
-            rc = parse_int(v, vn, 2, 3, &st->filter);
-        } else if (EX_KEY("unroll") && st->kind == EX_FAST) {
-            rc = parse_int(v, vn, 1, 4, &st->unroll);
-            if (rc == HAY_OK && (st->unroll & (st->unroll - 1)))
-                rc = HAY_ERR_INVALID;
-        }
-#undef EX_KEY
-        if (rc != HAY_OK)
-            return rc;
-        p = end ? end + 1 : NULL;
-    }
-    return HAY_OK;
-}
-
 void ex_destroy(void *dstate)
 {
     ex_state *st = (ex_state *)dstate;
@@ -588,13 +534,19 @@ int ex_build(int kind, const hay_cuda_patterns *p, void **dstate)
     st->kind = kind;
     st->caseless = p->caseless != 0;
     st->m = (uint32_t)m;
-    st->threads = kind == EX_BM ? 128 : kind == EX_FAST ? 1024 : 256;
-    st->blocks_per_sm = kind == EX_BM ? 16 : 8;
-    st->cascade = 64;
-    st->seg = 24;
-    st->unroll = 4;
-    st->filter = 2;
-    int rc = parse_params(st, p->params);
+    hay_cuda_exact_params prm;
+    int rc = hay_cuda_engine_params(p->params,
+                                    kind == EX_BM ? &hay_cuda_bm_param_table
+                                    : kind == EX_FAST ? &hay_cuda_fast_param_table
+                                                      : &hay_cuda_brute_param_table,
+                                    &prm);
+    // Keys a kind does not declare keep its table's absent default (0).
+    st->threads = (int)prm.threads;
+    st->blocks_per_sm = (int)prm.blocks_per_sm;
+    st->cascade = (int)prm.cascade;
+    st->seg = (int)prm.seg;
+    st->unroll = (int)prm.unroll;
+    st->filter = (int)prm.filter;
     uint8_t *key = NULL;
     int32_t *tab = NULL;
     int dev = 0;

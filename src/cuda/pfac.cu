@@ -23,6 +23,7 @@
 extern "C" {
 #include "../core/internal.h"
 #include "cuda_engine.h"
+#include "cuda_params.h"
 }
 
 namespace {
@@ -290,56 +291,6 @@ const kernel_fn kernels[3][2][2] = {
       { pfac_kernel<2, true, false>, pfac_kernel<2, true, true> } },
 };
 
-int parse_params(const char *params, pfac_dev *d)
-{
-    const char *p = params, *key, *val;
-    size_t klen, vlen;
-    while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
-        if (hay_cuda_is_driver_key(key, klen))
-            continue;
-        uint64_t v = 0;
-        if (hay_cuda_key_is(key, klen, "table")) {
-            if (hay_cuda_key_is(val, vlen, "ldg"))
-                d->table = TABLE_LDG;
-            else if (hay_cuda_key_is(val, vlen, "tex"))
-                d->table = TABLE_TEX;
-            else if (hay_cuda_key_is(val, vlen, "compact"))
-                d->table = TABLE_COMPACT;
-            else
-                return HAY_ERR_INVALID;
-        } else if (hay_cuda_key_is(key, klen, "root")) {
-            if (hay_cuda_key_is(val, vlen, "shared"))
-                d->root_shared = 1;
-            else if (hay_cuda_key_is(val, vlen, "global"))
-                d->root_shared = 0;
-            else
-                return HAY_ERR_INVALID;
-        } else if (hay_cuda_key_is(key, klen, "stage")) {
-            if (hay_cuda_parse_size(val, vlen, &v) < 0 || v > 1)
-                return HAY_ERR_INVALID;
-            d->stage = (int)v;
-        } else if (hay_cuda_key_is(key, klen, "loop")) {
-            if (hay_cuda_key_is(val, vlen, "flat"))
-                d->flat = 0;    // measured: rounds keep a warp's reads together (docs/PERF.md)
-            else if (hay_cuda_key_is(val, vlen, "round"))
-                d->flat = 0;
-            else
-                return HAY_ERR_INVALID;
-        } else if (hay_cuda_key_is(key, klen, "block")) {
-            if (hay_cuda_parse_size(val, vlen, &v) < 0 || v < 32 || v > 1024 || v % 32)
-                return HAY_ERR_INVALID;
-            d->block = (int)v;
-        } else if (hay_cuda_key_is(key, klen, "bpt")) {
-            if (hay_cuda_parse_size(val, vlen, &v) < 0 || v < 1 || v > 64)
-                return HAY_ERR_INVALID;
-            d->bpt = (int)v;
-        } else {
-            return HAY_ERR_INVALID;
-        }
-    }
-    return HAY_OK;
-}
-
 template <typename T>
 int upload(T **dst, const T *src, size_t n, size_t *mem)
 {
@@ -382,17 +333,19 @@ int pfac_build(const hay_cuda_patterns *pp, void **out)
     pfac_dev *d = (pfac_dev *)calloc(1, sizeof(pfac_dev));
     if (!d)
         return HAY_ERR_NOMEM;
-    d->table = TABLE_LDG;
-    d->root_shared = 1;
-    d->stage = 0;   // measured: the L1 serves the text better (docs/PERF.md)
-    d->block = 256;
-    d->bpt = 16;
-    d->flat = 0;    // measured: rounds keep a warp's reads together (docs/PERF.md)
-    int s = parse_params(pp->params, d);
+    hay_cuda_pfac_params prm;
+    int s = hay_cuda_engine_params(pp->params, &hay_cuda_pfac_param_table, &prm);
     if (s < 0) {
-        delete d;
+        free(d);
         return s;
     }
+    d->table = prm.table == HAY_PFAC_TABLE_TEX ? TABLE_TEX
+               : prm.table == HAY_PFAC_TABLE_COMPACT ? TABLE_COMPACT : TABLE_LDG;
+    d->root_shared = prm.root == HAY_PFAC_ROOT_SHARED;
+    d->stage = prm.stage;
+    d->block = (int)prm.block;
+    d->bpt = (int)prm.bpt;
+    d->flat = prm.loop == HAY_PFAC_LOOP_FLAT;
     if (!p->next)
         d->table = TABLE_COMPACT;   // the dense table is over the budget
     if (d->table == TABLE_TEX) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sw_common.cuh"
+#include "cuda_params.h"
 
 static const char *const sw_variants[] = {
     "fast", "simple-cpu", "simple-gpu", "coalesced-cpu", "coalesced-gpu",
@@ -25,51 +26,23 @@ extern "C" const char *hay_cuda_sw_variant(size_t i)
     return i < sizeof sw_variants / sizeof sw_variants[0] ? sw_variants[i] : NULL;
 }
 
-// "key=value,..." with keys blocks, threads, tile, impl, chunk (positive
-// integers) and split (0 or 1).  Anything else is HAY_ERR_INVALID.
+// The params' keys are declared in cuda_params.c (hay_cuda_sw_param_table);
+// 0 stands for a key not given, which each variant fills in its own way.
 static int sw_parse_params(const char *s, hay_sw_params *pa)
 {
+    hay_cuda_sw_params v;
+    const hay_param_table *const table = &hay_cuda_sw_param_table;
+    void *const values = &v;
+    int st = hay_params_parse(s, &table, 1, &values, false, NULL);
+    if (st < 0)
+        return st;
     memset(pa, 0, sizeof *pa);
-    pa->split = 1;
-    if (s == NULL)
-        return HAY_OK;
-    while (*s) {
-        const char *eq = strchr(s, '=');
-        if (eq == NULL)
-            return HAY_ERR_INVALID;
-        size_t klen = (size_t)(eq - s);
-        const char *v = eq + 1;
-        if (*v < '0' || *v > '9')
-            return HAY_ERR_INVALID;
-        long val = 0;
-        while (*v >= '0' && *v <= '9') {
-            val = val * 10 + (*v - '0');
-            if (val > (1L << 24))
-                return HAY_ERR_INVALID;
-            v++;
-        }
-        if (*v != ',' && *v != '\0')
-            return HAY_ERR_INVALID;
-        int *dst;
-        if (klen == 6 && memcmp(s, "blocks", 6) == 0)
-            dst = &pa->blocks;
-        else if (klen == 7 && memcmp(s, "threads", 7) == 0)
-            dst = &pa->threads;
-        else if (klen == 4 && memcmp(s, "tile", 4) == 0)
-            dst = &pa->tile;
-        else if (klen == 5 && memcmp(s, "split", 5) == 0)
-            dst = &pa->split;
-        else if (klen == 4 && memcmp(s, "impl", 4) == 0)
-            dst = &pa->impl;
-        else if (klen == 5 && memcmp(s, "chunk", 5) == 0)
-            dst = &pa->chunk;
-        else
-            return HAY_ERR_INVALID;
-        if (dst == &pa->split ? val > 1 : val < 1)
-            return HAY_ERR_INVALID;
-        *dst = (int)val;
-        s = *v == ',' ? v + 1 : v;
-    }
+    pa->blocks = (int)v.blocks;
+    pa->threads = (int)v.threads;
+    pa->tile = (int)v.tile;
+    pa->split = v.split;
+    pa->impl = (int)v.impl;
+    pa->chunk = (int)v.chunk;
     return HAY_OK;
 }
 

@@ -19,4 +19,9 @@
 hay_status hay_opencl_describe_set(const hay_patterns *set, char *buf,
                                    size_t cap);
 
+/* The keys of hay_opencl_sw_score's params (ocl_sw.c, built with OpenCL
+ * only; core/params.h). */
+struct hay_param_table;
+extern const struct hay_param_table hay_opencl_sw_param_table;
+
 #endif

@@ -71,16 +71,6 @@ struct hay_energy *hay_ocl_meter(int pci_domain, int pci_bus);
  * $XDG_CACHE_HOME/haystack, else $HOME/.cache/haystack ("" if none). */
 void hay_ocl_cache_dir(char *buf, size_t cap);
 
-/*
- * Parameter lists "k1=v1,k2=v2".  hay_param_next() walks them: it copies
- * the next key and value into key/val (truncated) and returns the rest of
- * the list, or NULL at the end.  hay_param_uint() parses a decimal number
- * with an optional k/K, m/M or g/G suffix (powers of 1024).
- */
-const char *hay_param_next(const char *p, char *key, size_t kcap, char *val,
-                           size_t vcap);
-int hay_param_uint(const char *s, uint64_t *out);
-
 /* Allocation of device buffers, mapping errors. */
 hay_status hay_ocl_buffer(const hay_ocl_dev *d, cl_mem_flags flags,
                           size_t size, cl_mem *out, cl_int *err);

@@ -11,12 +11,11 @@
  * work-group size, default 128), cache=0|1.
  */
 #include "../align/sw_device.h"
+#include "hay_opencl.h"
 #include "ocl_rt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-#define DEFAULT_THREADS 128
 
 static const char *const variants[] = { "simple", NULL };
 
@@ -55,28 +54,21 @@ static void run_free(sw_run *w)
         clReleaseCommandQueue(w->q);
 }
 
-static hay_status parse(const char *params, char *device, size_t dcap,
-                        uint64_t *threads, int *cache)
-{
-    char key[32], val[128];
-    const char *p = params;
-    while ((p = hay_param_next(p, key, sizeof key, val, sizeof val))) {
-        uint64_t v;
-        if (!strcmp(key, "device")) {
-            RETURN_ERROR_IF(!val[0] || strlen(val) >= dcap, HAY_ERR_INVALID);
-            memcpy(device, val, strlen(val) + 1);
-        } else if (!strcmp(key, "threads")) {
-            RETURN_ERROR_IF(hay_param_uint(val, &v) < 0 || v == 0 || v > 4096, HAY_ERR_INVALID);
-            *threads = v;
-        } else if (!strcmp(key, "cache")) {
-            RETURN_ERROR_IF(hay_param_uint(val, &v) < 0 || v > 1, HAY_ERR_INVALID);
-            *cache = (int)v;
-        } else {
-            return HAY_ERR_INVALID;
-        }
-    }
-    return HAY_OK;
-}
+/* Params (core/params.h). */
+typedef struct sw_knobs {
+    uint64_t given;
+    char device[64];
+    uint64_t threads;
+    bool cache;
+} sw_knobs;
+static const hay_param sw_keys[] = {
+    HAY_PARAM_S(sw_knobs, device, "device", 63, NULL,
+                "P:D or a flat index N (default: $HAY_OPENCL_DEVICE, else the first GPU)"),
+    HAY_PARAM_U(sw_knobs, threads, "threads", 1, 4096, 0, "128", "work-group size"),
+    HAY_PARAM_B(sw_knobs, cache, "cache", "1", "use the on-disk program cache"),
+};
+const hay_param_table hay_opencl_sw_param_table =
+    HAY_PARAM_TABLE("opencl sw", sw_knobs, sw_keys);
 
 static hay_status check_problem(const hay_sw_problem *p)
 {
@@ -99,10 +91,13 @@ int hay_opencl_sw_score(const hay_sw_problem *p, const char *variant,
     RETURN_ERROR_IF(!p || !r, HAY_ERR_INVALID);
     memset(r, 0, sizeof *r);
     RETURN_ERROR_IF(variant && strcmp(variant, "simple") != 0, HAY_ERR_UNKNOWN_NAME);
-    char device[64] = "";
-    uint64_t threads = DEFAULT_THREADS;
-    int cache = 1;
-    FORWARD_IF_ERROR(parse(params, device, sizeof device, &threads, &cache));
+    sw_knobs kn;
+    const hay_param_table *const table = &hay_opencl_sw_param_table;
+    void *const values = &kn;
+    FORWARD_IF_ERROR(hay_params_parse(params, &table, 1, &values, false, NULL));
+    const char *device = kn.device;
+    uint64_t threads = kn.threads;
+    int cache = kn.cache;
     FORWARD_IF_ERROR(check_problem(p));
     double t0 = hay_now();
     r->cells = (uint64_t)p->m * p->n;

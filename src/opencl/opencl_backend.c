@@ -53,6 +53,45 @@
 
 #include <stdio.h>
 
+/* Parameters (the keys above; core/params.h parses them at compile). */
+enum { TRANSFER_COPY, TRANSFER_MAP, TRANSFER_PINNED };
+enum { TABLE_AUTO, TABLE_DENSE, TABLE_COMPACT };
+typedef struct knobs {
+    uint64_t given;
+    char device[64];       /* "" when not given */
+    int transfer;          /* TRANSFER_*; when not given: map on unified memory */
+    bool local, cache;
+    uint64_t wg, bpw;
+    int table;             /* TABLE_* */
+    uint64_t cap, piece;
+} knobs;
+
+static const char *const transfer_words[] = { "copy", "map", "pinned", NULL };
+static const char *const table_words[] = { "auto", "dense", "compact", NULL };
+static const hay_param opencl_keys[] = {
+    HAY_PARAM_S(knobs, device, "device", 63, NULL,
+                "P:D or a flat index N as 'hay devices' lists them (default: "
+                "$HAY_OPENCL_DEVICE, else the first GPU)"),
+    HAY_PARAM_E(knobs, transfer, "transfer", transfer_words, NULL,
+                "Write/ReadBuffer, mapped host-accessible buffers, or a pinned "
+                "staging buffer (default: map on unified memory, else copy)"),
+    HAY_PARAM_B(knobs, local, "local", "0",
+                "stage root row, classes and text in local memory (the paper found it slower)"),
+    HAY_PARAM_U(knobs, wg, "wg", 1, 4096, HAY_PARAM_POW2, "256",
+                "work-group size (the kernel's limit when smaller and not given)"),
+    HAY_PARAM_U(knobs, bpw, "bpw", 1, 1024, 0, "4", "start positions per work-item"),
+    HAY_PARAM_E(knobs, table, "table", table_words, "auto",
+                "PFAC table; auto: dense when it fits 256M and a quarter of the "
+                "largest allocation"),
+    HAY_PARAM_SZ(knobs, cap, "cap", 1, (uint64_t)1 << 31, "1M",
+                 "match slots per launch (at least the number of patterns)"),
+    HAY_PARAM_SZ(knobs, piece, "piece", 1, (uint64_t)1 << 31, "256M",
+                 "most text bytes per device piece (at most the largest allocation)"),
+    HAY_PARAM_B(knobs, cache, "cache", "1", "use the on-disk program cache"),
+};
+const hay_param_table hay_opencl_param_table =
+    HAY_PARAM_TABLE("opencl", knobs, opencl_keys);
+
 #ifdef HAY_HAVE_OPENCL
 #include "../core/energy.h"
 #include "ocl_rt.h"
@@ -61,11 +100,7 @@
 #include <stdlib.h>
 
 #define ID_BITS 20
-#define DEFAULT_WG 256
-#define DEFAULT_BPW 4
-#define DEFAULT_CAP ((uint64_t)1 << 20)
-#define DEFAULT_PIECE ((uint64_t)256 << 20)
-#define MAX_PIECE ((uint64_t)1 << 31)
+#define MAX_PIECE ((uint64_t)1 << 31)   /* the largest piece= */
 #define MIN_PIECE ((uint64_t)64 << 10)
 #define DENSE_LIMIT ((size_t)256 << 20)
 #define LOCAL_TEXT_MAX ((size_t)32 << 10)
@@ -86,15 +121,6 @@ enum {
 /* Offsets from the first result argument. */
 enum { R_PARTIAL, R_RED, R_COUNTS, R_LIST, R_FLAGS, R_CAP };
 
-typedef struct knobs {
-    char device[64];
-    int transfer;          /* -1 auto, 0 copy, 1 map, 2 pinned */
-    int local;
-    uint64_t wg, bpw;      /* 0: default */
-    int table;             /* 0 auto, 1 dense, 2 compact */
-    uint64_t cap, piece;
-    int cache;
-} knobs;
 
 typedef struct ocl_state {
     hay_ocl_dev *dev;
@@ -126,59 +152,6 @@ typedef struct ocl_state {
     /* per scan */
     double phase_s[NPHASES], phase_j[NPHASES];
 } ocl_state;
-
-/* Parameters ------------------------------------------------------------------ */
-
-static hay_status parse_knobs(const char *params, knobs *kn)
-{
-    memset(kn, 0, sizeof *kn);
-    kn->transfer = -1;
-    kn->cache = 1;
-    char key[32], val[128];
-    const char *p = params;
-    while ((p = hay_param_next(p, key, sizeof key, val, sizeof val))) {
-        uint64_t v = 0;
-        bool num = hay_param_uint(val, &v) == 0;
-        if (!strcmp(key, "device")) {
-            RETURN_ERROR_IF(!val[0] || strlen(val) >= sizeof kn->device, HAY_ERR_INVALID);
-            memcpy(kn->device, val, strlen(val) + 1);
-        } else if (!strcmp(key, "transfer")) {
-            RETURN_ERROR_IF(strcmp(val, "copy") && strcmp(val, "map") && strcmp(val, "pinned"),
-                            HAY_ERR_INVALID);
-            kn->transfer = !strcmp(val, "map") ? 1 : !strcmp(val, "pinned") ? 2 : 0;
-        } else if (!strcmp(key, "local")) {
-            RETURN_ERROR_IF(!num || v > 1, HAY_ERR_INVALID);
-            kn->local = (int)v;
-        } else if (!strcmp(key, "wg")) {
-            RETURN_ERROR_IF(!num || v == 0 || v > 4096 || (v & (v - 1)), HAY_ERR_INVALID);
-            kn->wg = v;
-        } else if (!strcmp(key, "bpw")) {
-            RETURN_ERROR_IF(!num || v == 0 || v > 1024, HAY_ERR_INVALID);
-            kn->bpw = v;
-        } else if (!strcmp(key, "table")) {
-            if (!strcmp(val, "auto"))
-                kn->table = 0;
-            else if (!strcmp(val, "dense"))
-                kn->table = 1;
-            else if (!strcmp(val, "compact"))
-                kn->table = 2;
-            else
-                return HAY_ERR_INVALID;
-        } else if (!strcmp(key, "cap")) {
-            RETURN_ERROR_IF(!num || v == 0 || v > ((uint64_t)1 << 31), HAY_ERR_INVALID);
-            kn->cap = v;
-        } else if (!strcmp(key, "piece")) {
-            RETURN_ERROR_IF(!num || v == 0 || v > MAX_PIECE, HAY_ERR_INVALID);
-            kn->piece = v;
-        } else if (!strcmp(key, "cache")) {
-            RETURN_ERROR_IF(!num || v > 1, HAY_ERR_INVALID);
-            kn->cache = (int)v;
-        } else {
-            return HAY_ERR_INVALID;
-        }
-    }
-    return HAY_OK;
-}
 
 /* Energy --------------------------------------------------------------------------- */
 
@@ -736,13 +709,13 @@ static hay_status make_kernels(ocl_state *st, const hay_patterns *set)
                                      sizeof w, &w, NULL) == CL_SUCCESS && w && w < kmax)
             kmax = w;
     }
-    if (st->kn.wg) {
+    if (hay_params_given(&hay_opencl_param_table, &st->kn, "wg")) {
         RETURN_ERROR_IF(st->kn.wg > kmax, HAY_ERR_INVALID);
         st->wg = (size_t)st->kn.wg;
     } else {
-        st->wg = pow2_floor(kmax < DEFAULT_WG ? kmax : DEFAULT_WG);
+        st->wg = pow2_floor(kmax < st->kn.wg ? kmax : (size_t)st->kn.wg);
     }
-    st->bpw = st->kn.bpw ? (size_t)st->kn.bpw : DEFAULT_BPW;
+    st->bpw = (size_t)st->kn.bpw;
     /* Local memory: root row (1 KiB), classes (256), the reduction (wg
      * ulongs), and as much text as fits, up to the group's block plus the
      * longest pattern - 1. */
@@ -845,7 +818,11 @@ static hay_status result_buffers(ocl_state *st, const hay_patterns *set)
 static hay_status opencl_compile(hay_patterns *set, const char *algo)
 {
     knobs kn;
-    FORWARD_IF_ERROR(parse_knobs(set->params, &kn));
+    const knobs *given = hay_set_params(set, &hay_opencl_param_table);
+    if (given)
+        kn = *given;
+    else
+        hay_params_defaults(&hay_opencl_param_table, &kn);
     int which;
     if (!algo) {
         which = set->n == 1 ? ALGO_BRUTE : ALGO_PFAC;
@@ -888,8 +865,12 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
     s = hay_ocl_status(err);
     if (s < 0)
         goto fail;
-    st->map = kn.transfer >= 0 ? kn.transfer == 1 : st->dev->unified;
-    st->pinned = kn.transfer == 2;
+    if (hay_params_given(&hay_opencl_param_table, &kn, "transfer")) {
+        st->map = kn.transfer == TRANSFER_MAP;
+        st->pinned = kn.transfer == TRANSFER_PINNED;
+    } else {
+        st->map = st->dev->unified;
+    }
     phase_mark m1 = mark_end(st);
     st->init_s = m1.t - m0.t;
     st->init_j = m0.j >= 0 && m1.j >= 0 ? m1.j - m0.j : -1;
@@ -899,14 +880,14 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
         size_t budget = DENSE_LIMIT;
         if (budget > st->dev->max_alloc / 4)
             budget = (size_t)(st->dev->max_alloc / 4);
-        if (kn.table == 1)
+        if (kn.table == TABLE_DENSE)
             budget = (size_t)st->dev->max_alloc;
-        if (kn.table == 2)
+        if (kn.table == TABLE_COMPACT)
             budget = 0;
         s = hay_pfac_build(set, budget, &st->pfac);
         if (s < 0)
             goto fail;
-        if (kn.table == 1 && !st->pfac->next) {
+        if (kn.table == TABLE_DENSE && !st->pfac->next) {
             s = HAY_ERR_TOO_LARGE;
             goto fail;
         }
@@ -918,13 +899,13 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
     s = upload_tables(st, set);
     if (s < 0)
         goto fail;
-    st->cap = kn.cap ? (size_t)kn.cap : (size_t)DEFAULT_CAP;
+    st->cap = (size_t)kn.cap;
     if (st->cap < set->n)
         st->cap = set->n;   /* one end position's matches always fit */
     s = result_buffers(st, set);
     if (s < 0)
         goto fail;
-    uint64_t piece = kn.piece ? kn.piece : DEFAULT_PIECE;
+    uint64_t piece = kn.piece;
     uint64_t room = st->dev->max_alloc > set->max_len ? st->dev->max_alloc - set->max_len : 0;
     if (piece > room)
         piece = room;
