@@ -260,6 +260,113 @@ hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
                              uint64_t q_start, uint64_t t_start,
                              const char *cigar, int32_t *score);
 
+/* ------------------------------------------------------------------------
+ * Statistics
+ *
+ * Karlin-Altschul statistics turn a local alignment score S into a bit
+ * score and an E-value, the number of alignments scoring S or more that
+ * chance alone would give in a search of the same size:
+ *
+ *   bit score  S' = (lambda S - ln K) / ln 2
+ *   E-value    E  = K m' n' e^(-lambda S)
+ *
+ * lambda and K depend on the scoring (matrix, gap costs, background
+ * frequencies).  For gapped alignment they have no formula: they were
+ * estimated by simulation and published (Altschul, Bundschuh, Olsen & Hwa,
+ * NAR 29:351, 2001; the tables NCBI BLAST ships).  m' and n' are the
+ * query's and the database's lengths less a length adjustment l for each
+ * sequence (an alignment cannot start near a sequence's end; Altschul &
+ * Gish, Methods Enzymol 266:460, 1996), computed as BLAST does: the
+ * largest integer l with
+ *
+ *   l <= (alpha / lambda) ln(K (m - l)(n - N l)) + beta
+ *
+ * (m the query's length, n the database's residues, N its sequences), then
+ * m' = m - l, n' = n - N l.  With the same parameters these are BLAST's
+ * numbers (blastp/blastn run with OLD_FSC set; BLAST+ by default corrects
+ * protein E-values further with Spouge's finite-size correction, which
+ * differs by up to a factor of about 3 on short queries; see
+ * tests/align/blast_check.sh).
+ *
+ * Where the parameters come from (hay_align_stats.kind and .source):
+ *   PUBLISHED  the published gapped parameters.  Protein: BLOSUM45, 50, 62,
+ *              80, 90, PAM30, 70, 250 (recognised by their scores on the 20
+ *              standard amino acids, so a copy read from a file counts)
+ *              with the gap costs BLAST supports.  DNA: the match/mismatch
+ *              pairs 1/-5, 1/-4, 2/-7, 1/-3, 2/-5, 1/-2, 2/-3, 3/-4, 4/-5,
+ *              1/-1, 3/-2, 5/-4 and their multiples, with BLAST's gap costs
+ *              for each.  Remember the gap convention above: BLAST's
+ *              existence E and extension X are open E + X, extend X here,
+ *              so blastp's BLOSUM62 "11 1" is open 12 extend 1, and this
+ *              library's default open 11 extend 1 is BLAST's "10 1".
+ *   UNGAPPED   the published ungapped parameters of a standard matrix, for
+ *              gap costs above every published gapped pair (where gaps no
+ *              longer change them; BLAST's rule for blastn).
+ *   COMPUTED   the fallback: ungapped lambda, K, H computed from the matrix
+ *              and background frequencies (Robinson & Robinson for
+ *              proteins, 1/4 for A, C, G, T) by Karlin & Altschul's method
+ *              (PNAS 87:2264, 1990), alpha = lambda / H, beta = 0.  Exact
+ *              for ungapped alignment; for gapped alignment with cheap gaps
+ *              the E-values come out too small (gapped lambda is smaller),
+ *              which .source says.
+ * ---------------------------------------------------------------------- */
+enum {
+    HAY_ALIGN_STATS_PUBLISHED = 1,
+    HAY_ALIGN_STATS_UNGAPPED = 2,
+    HAY_ALIGN_STATS_COMPUTED = 3
+};
+
+typedef struct hay_align_stats {
+    double lambda, K, H;       /* per score unit; K unitless; H nats/column */
+    double alpha, beta;        /* the length adjustment's parameters */
+    int round_down;            /* DNA 2/-7, 2/-5, 2/-3, 3/-4: the published
+                                  values hold for even scores; odd ones are
+                                  rounded down first (as BLAST does) */
+    int kind;                  /* HAY_ALIGN_STATS_* */
+    char source[320];          /* where the numbers came from, in words */
+} hay_align_stats;
+
+/*
+ * The statistics of a scoring: published when there are (see above), else
+ * computed.  HAY_ERR_UNSUPPORTED when no statistics exist (no positive
+ * score, or a non-negative expected score: the alignments are then not
+ * local).  *out is written on success and zeroed on error.
+ */
+hay_status hay_align_stats_get(const hay_align_scoring *s,
+                               hay_align_stats *out);
+
+/*
+ * Ungapped lambda, K, H of the matrix with background frequencies freqs[a]
+ * for code a (alpha values, any positive total; NULL: the defaults above).
+ * kind is HAY_ALIGN_STATS_COMPUTED.  Errors: HAY_ERR_INVALID (a negative
+ * frequency, all zero), HAY_ERR_UNSUPPORTED (as above), HAY_ERR_NOMEM.
+ */
+hay_status hay_align_stats_ungapped(const hay_align_scoring *s,
+                                    const double *freqs, hay_align_stats *out);
+
+/* The bit score of a raw score. */
+double hay_align_bitscore(const hay_align_stats *st, int32_t score);
+
+/*
+ * The effective search space m' n' of a query of query_len residues against
+ * a database of db_residues residues in db_sequences sequences (the
+ * length-adjusted product above); *length_adjustment (if not NULL) gets l.
+ * 0 when a length is 0.  Compute it once per query and pass it to
+ * hay_align_evalue_space() for every hit.
+ */
+double hay_align_search_space(const hay_align_stats *st, uint64_t query_len,
+                              uint64_t db_residues, uint64_t db_sequences,
+                              uint64_t *length_adjustment);
+
+/* The E-value of a raw score in a given effective search space. */
+double hay_align_evalue_space(const hay_align_stats *st, int32_t score,
+                              double search_space);
+
+/* Both of the above in one call. */
+double hay_align_evalue(const hay_align_stats *st, int32_t score,
+                        uint64_t query_len, uint64_t db_residues,
+                        uint64_t db_sequences);
+
 #ifdef __cplusplus
 }
 #endif

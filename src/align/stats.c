@@ -1,0 +1,672 @@
+/*
+ * stats.c - Karlin-Altschul statistics for local alignment scores: the
+ * published gapped parameters of the standard scoring systems, ungapped
+ * parameters computed from a matrix and background frequencies, BLAST's
+ * length adjustment, E-values and bit scores.
+ *
+ * Methods:
+ *   Karlin S, Altschul SF.  Methods for assessing the statistical
+ *     significance of molecular sequence features by using general scoring
+ *     schemes.  PNAS 87:2264-2268 (1990): lambda, H and K of ungapped
+ *     scores (the series for K is their eq. for lattice scores).
+ *   Altschul SF, Gish W.  Local alignment statistics.  Methods Enzymol
+ *     266:460-480 (1996), and Altschul SF, Bundschuh R, Olsen R, Hwa T.  The
+ *     estimation of statistical parameters for local alignment score
+ *     distributions.  NAR 29:351-361 (2001): gapped lambda, K, H and the
+ *     alpha, beta of the length correction, estimated by simulation.
+ * The tables below are those numbers as NCBI BLAST+ ships them
+ * (c++/src/algo/blast/core/blast_stat.c, public domain), entered as data;
+ * the code is this library's own.
+ */
+#include "align_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One tabulated scoring system: BLAST's gap existence and extension
+ * (a gap of k costs existence + k * extension), then the parameters. */
+typedef struct ka_row {
+    int existence, extension;
+    double lambda, K, H, alpha, beta;
+} ka_row;
+
+/* The ungapped row first (existence -1), then the gapped rows. */
+static const ka_row blosum45[] = {
+    { -1, -1, 0.2291, 0.0924, 0.2514, 0.9113, -5.7 },
+    { 13, 3, 0.207, 0.049, 0.14, 1.5, -22 },
+    { 12, 3, 0.199, 0.039, 0.11, 1.8, -34 },
+    { 11, 3, 0.190, 0.031, 0.095, 2.0, -38 },
+    { 10, 3, 0.179, 0.023, 0.075, 2.4, -51 },
+    { 16, 2, 0.210, 0.051, 0.14, 1.5, -24 },
+    { 15, 2, 0.203, 0.041, 0.12, 1.7, -31 },
+    { 14, 2, 0.195, 0.032, 0.10, 1.9, -36 },
+    { 13, 2, 0.185, 0.024, 0.084, 2.2, -45 },
+    { 12, 2, 0.171, 0.016, 0.061, 2.8, -65 },
+    { 19, 1, 0.205, 0.040, 0.11, 1.9, -43 },
+    { 18, 1, 0.198, 0.032, 0.10, 2.0, -43 },
+    { 17, 1, 0.189, 0.024, 0.079, 2.4, -57 },
+    { 16, 1, 0.176, 0.016, 0.063, 2.8, -67 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static const ka_row blosum50[] = {
+    { -1, -1, 0.2318, 0.112, 0.3362, 0.6895, -4.0 },
+    { 13, 3, 0.212, 0.063, 0.19, 1.1, -16 },
+    { 12, 3, 0.206, 0.055, 0.17, 1.2, -18 },
+    { 11, 3, 0.197, 0.042, 0.14, 1.4, -25 },
+    { 10, 3, 0.186, 0.031, 0.11, 1.7, -34 },
+    { 9, 3, 0.172, 0.022, 0.082, 2.1, -48 },
+    { 16, 2, 0.215, 0.066, 0.20, 1.05, -15 },
+    { 15, 2, 0.210, 0.058, 0.17, 1.2, -20 },
+    { 14, 2, 0.202, 0.045, 0.14, 1.4, -27 },
+    { 13, 2, 0.193, 0.035, 0.12, 1.6, -32 },
+    { 12, 2, 0.181, 0.025, 0.095, 1.9, -41 },
+    { 19, 1, 0.212, 0.057, 0.18, 1.2, -21 },
+    { 18, 1, 0.207, 0.050, 0.15, 1.4, -28 },
+    { 17, 1, 0.198, 0.037, 0.12, 1.6, -33 },
+    { 16, 1, 0.186, 0.025, 0.10, 1.9, -42 },
+    { 15, 1, 0.171, 0.015, 0.063, 2.7, -76 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static const ka_row blosum62[] = {
+    { -1, -1, 0.3176, 0.134, 0.4012, 0.7916, -3.2 },
+    { 11, 2, 0.297, 0.082, 0.27, 1.1, -10 },
+    { 10, 2, 0.291, 0.075, 0.23, 1.3, -15 },
+    { 9, 2, 0.279, 0.058, 0.19, 1.5, -19 },
+    { 8, 2, 0.264, 0.045, 0.15, 1.8, -26 },
+    { 7, 2, 0.239, 0.027, 0.10, 2.5, -46 },
+    { 6, 2, 0.201, 0.012, 0.061, 3.3, -58 },
+    { 13, 1, 0.292, 0.071, 0.23, 1.2, -11 },
+    { 12, 1, 0.283, 0.059, 0.19, 1.5, -19 },
+    { 11, 1, 0.267, 0.041, 0.14, 1.9, -30 },
+    { 10, 1, 0.243, 0.024, 0.10, 2.5, -44 },
+    { 9, 1, 0.206, 0.010, 0.052, 4.0, -87 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static const ka_row blosum80[] = {
+    { -1, -1, 0.3430, 0.177, 0.6568, 0.5222, -1.6 },
+    { 25, 2, 0.342, 0.17, 0.66, 0.52, -1.6 },
+    { 13, 2, 0.336, 0.15, 0.57, 0.59, -3 },
+    { 9, 2, 0.319, 0.11, 0.42, 0.76, -6 },
+    { 8, 2, 0.308, 0.090, 0.35, 0.89, -9 },
+    { 7, 2, 0.293, 0.070, 0.27, 1.1, -14 },
+    { 6, 2, 0.268, 0.045, 0.19, 1.4, -19 },
+    { 11, 1, 0.314, 0.095, 0.35, 0.90, -9 },
+    { 10, 1, 0.299, 0.071, 0.27, 1.1, -14 },
+    { 9, 1, 0.279, 0.048, 0.20, 1.4, -19 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static const ka_row blosum90[] = {
+    { -1, -1, 0.3346, 0.190, 0.7547, 0.4434, -1.4 },
+    { 9, 2, 0.310, 0.12, 0.46, 0.67, -6 },
+    { 8, 2, 0.300, 0.099, 0.39, 0.76, -7 },
+    { 7, 2, 0.283, 0.072, 0.30, 0.93, -11 },
+    { 6, 2, 0.259, 0.048, 0.22, 1.2, -16 },
+    { 11, 1, 0.302, 0.093, 0.39, 0.78, -8 },
+    { 10, 1, 0.290, 0.075, 0.28, 1.04, -15 },
+    { 9, 1, 0.265, 0.044, 0.20, 1.3, -19 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static const ka_row pam30[] = {
+    { -1, -1, 0.3400, 0.283, 1.754, 0.1938, -0.3 },
+    { 7, 2, 0.305, 0.15, 0.87, 0.35, -3 },
+    { 6, 2, 0.287, 0.11, 0.68, 0.42, -4 },
+    { 5, 2, 0.264, 0.079, 0.45, 0.59, -7 },
+    { 10, 1, 0.309, 0.15, 0.88, 0.35, -3 },
+    { 9, 1, 0.294, 0.11, 0.61, 0.48, -6 },
+    { 8, 1, 0.270, 0.072, 0.40, 0.68, -10 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static const ka_row pam70[] = {
+    { -1, -1, 0.3345, 0.229, 1.029, 0.3250, -0.7 },
+    { 8, 2, 0.301, 0.12, 0.54, 0.56, -5 },
+    { 7, 2, 0.286, 0.093, 0.43, 0.67, -7 },
+    { 6, 2, 0.264, 0.064, 0.29, 0.90, -12 },
+    { 11, 1, 0.305, 0.12, 0.52, 0.59, -6 },
+    { 10, 1, 0.291, 0.091, 0.41, 0.71, -9 },
+    { 9, 1, 0.270, 0.060, 0.28, 0.97, -14 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static const ka_row pam250[] = {
+    { -1, -1, 0.2252, 0.0868, 0.2223, 0.98, -5.0 },
+    { 15, 3, 0.205, 0.049, 0.13, 1.6, -23 },
+    { 14, 3, 0.200, 0.043, 0.12, 1.7, -26 },
+    { 13, 3, 0.194, 0.036, 0.10, 1.9, -31 },
+    { 12, 3, 0.186, 0.029, 0.085, 2.2, -41 },
+    { 11, 3, 0.174, 0.020, 0.070, 2.5, -48 },
+    { 17, 2, 0.204, 0.047, 0.12, 1.7, -28 },
+    { 16, 2, 0.198, 0.038, 0.11, 1.8, -29 },
+    { 15, 2, 0.191, 0.031, 0.087, 2.2, -44 },
+    { 14, 2, 0.182, 0.024, 0.073, 2.5, -53 },
+    { 13, 2, 0.171, 0.017, 0.059, 2.9, -64 },
+    { 21, 1, 0.205, 0.045, 0.11, 1.8, -34 },
+    { 20, 1, 0.199, 0.037, 0.10, 1.9, -35 },
+    { 19, 1, 0.192, 0.029, 0.083, 2.3, -52 },
+    { 18, 1, 0.183, 0.021, 0.070, 2.6, -60 },
+    { 17, 1, 0.171, 0.014, 0.052, 3.3, -86 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+typedef struct ka_matrix {
+    const char *key;                 /* built-in matrix name */
+    const ka_row *rows;
+} ka_matrix;
+
+static const ka_matrix protein_tables[] = {
+    { "blosum45", blosum45 }, { "blosum50", blosum50 },
+    { "blosum62", blosum62 }, { "blosum80", blosum80 },
+    { "blosum90", blosum90 }, { "pam30", pam30 }, { "pam70", pam70 },
+    { "pam250", pam250 }, { NULL, NULL }
+};
+
+/*
+ * Nucleotide match/mismatch (BLAST's reward/penalty), gapped rows only (the
+ * greedy non-affine rows of megablast do not apply to affine alignment).
+ * Gap costs at or above (max_existence, max_extension) in both numbers
+ * behave as no gaps: BLAST then uses ungapped parameters, and so do we.
+ * round_down: the parameters hold for even scores only; an odd score is
+ * rounded down before its E-value is computed (BLAST does the same).
+ */
+typedef struct ka_dna {
+    int reward, penalty, round_down, max_existence, max_extension;
+    const ka_row *rows;
+} ka_dna;
+
+static const ka_row dna_1_5[] = {
+    { 3, 3, 1.39, 0.747, 1.38, 1.00, 0 }, { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_1_4[] = {
+    { 1, 2, 1.36, 0.67, 1.2, 1.1, 0 }, { 0, 2, 1.26, 0.43, 0.90, 1.4, -1 },
+    { 2, 1, 1.35, 0.61, 1.1, 1.2, -1 }, { 1, 1, 1.22, 0.35, 0.72, 1.7, -3 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_2_7[] = {
+    { 2, 4, 0.68, 0.67, 1.2, 0.55, 0 }, { 0, 4, 0.63, 0.43, 0.90, 0.7, -1 },
+    { 4, 2, 0.675, 0.62, 1.1, 0.6, -1 }, { 2, 2, 0.61, 0.35, 0.72, 1.7, -3 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_1_3[] = {
+    { 2, 2, 1.37, 0.70, 1.2, 1.1, 0 }, { 1, 2, 1.35, 0.64, 1.1, 1.2, -1 },
+    { 0, 2, 1.25, 0.42, 0.83, 1.5, -2 }, { 2, 1, 1.34, 0.60, 1.1, 1.2, -1 },
+    { 1, 1, 1.21, 0.34, 0.71, 1.7, -2 }, { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_2_5[] = {
+    { 2, 4, 0.67, 0.59, 1.1, 0.6, -1 }, { 0, 4, 0.62, 0.39, 0.78, 0.8, -2 },
+    { 4, 2, 0.67, 0.61, 1.0, 0.65, -2 }, { 2, 2, 0.56, 0.32, 0.59, 0.95, -4 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_1_2[] = {
+    { 2, 2, 1.33, 0.62, 1.1, 1.2, 0 }, { 1, 2, 1.30, 0.52, 0.93, 1.4, -2 },
+    { 0, 2, 1.19, 0.34, 0.66, 1.8, -3 }, { 3, 1, 1.32, 0.57, 1.0, 1.3, -1 },
+    { 2, 1, 1.29, 0.49, 0.92, 1.4, -1 }, { 1, 1, 1.14, 0.26, 0.52, 2.2, -5 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_2_3[] = {
+    { 4, 4, 0.63, 0.42, 0.84, 0.75, -2 }, { 2, 4, 0.615, 0.37, 0.72, 0.85, -3 },
+    { 0, 4, 0.55, 0.21, 0.46, 1.2, -5 }, { 3, 3, 0.615, 0.37, 0.68, 0.9, -3 },
+    { 6, 2, 0.63, 0.42, 0.84, 0.75, -2 }, { 5, 2, 0.625, 0.41, 0.78, 0.8, -2 },
+    { 4, 2, 0.61, 0.35, 0.68, 0.9, -3 }, { 2, 2, 0.515, 0.14, 0.33, 1.55, -9 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_3_4[] = {
+    { 6, 3, 0.389, 0.25, 0.56, 0.7, -5 }, { 5, 3, 0.375, 0.21, 0.47, 0.8, -6 },
+    { 4, 3, 0.351, 0.14, 0.35, 1.0, -9 }, { 6, 2, 0.362, 0.16, 0.45, 0.8, -4 },
+    { 5, 2, 0.330, 0.092, 0.28, 1.2, -13 }, { 4, 2, 0.281, 0.046, 0.16, 1.8, -23 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_4_5[] = {
+    { 6, 5, 0.28, 0.21, 0.47, 0.6, -7 }, { 5, 5, 0.27, 0.17, 0.39, 0.7, -9 },
+    { 4, 5, 0.25, 0.10, 0.31, 0.8, -10 }, { 3, 5, 0.23, 0.065, 0.25, 0.9, -11 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_1_1[] = {
+    { 3, 2, 1.09, 0.31, 0.55, 2.0, -2 }, { 2, 2, 1.07, 0.27, 0.49, 2.2, -3 },
+    { 1, 2, 1.02, 0.21, 0.36, 2.8, -6 }, { 0, 2, 0.80, 0.064, 0.17, 4.8, -16 },
+    { 4, 1, 1.08, 0.28, 0.54, 2.0, -2 }, { 3, 1, 1.06, 0.25, 0.46, 2.3, -4 },
+    { 2, 1, 0.99, 0.17, 0.30, 3.3, -10 }, { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_3_2[] = {
+    { 5, 5, 0.208, 0.030, 0.072, 2.9, -47 }, { 0, 0, 0, 0, 0, 0, 0 }
+};
+static const ka_row dna_5_4[] = {
+    { 10, 6, 0.163, 0.068, 0.16, 1.0, -19 }, { 8, 6, 0.146, 0.039, 0.11, 1.3, -29 },
+    { 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static const ka_dna dna_tables[] = {
+    { 1, -5, 0, 3, 3, dna_1_5 },   { 1, -4, 0, 2, 2, dna_1_4 },
+    { 2, -7, 1, 4, 4, dna_2_7 },   { 1, -3, 0, 2, 2, dna_1_3 },
+    { 2, -5, 1, 4, 4, dna_2_5 },   { 1, -2, 0, 2, 2, dna_1_2 },
+    { 2, -3, 1, 6, 4, dna_2_3 },   { 3, -4, 1, 6, 3, dna_3_4 },
+    { 4, -5, 0, 12, 8, dna_4_5 },  { 1, -1, 0, 4, 2, dna_1_1 },
+    { 3, -2, 0, 5, 5, dna_3_2 },   { 5, -4, 0, 25, 10, dna_5_4 },
+    { 0, 0, 0, 0, 0, NULL }
+};
+
+/* Robinson & Robinson (PNAS 88:8880, 1991) amino-acid frequencies, per
+ * 1000 residues: the background BLAST uses for standard matrices. */
+static const char rr_letters[] = "ACDEFGHIKLMNPQRSTVWY";
+static const double rr_freq[20] = {
+    78.05, 19.25, 53.64, 62.95, 38.56, 73.77, 21.99, 51.42, 57.44, 90.19,
+    22.43, 44.87, 52.03, 42.64, 51.29, 71.20, 58.41, 64.41, 13.30, 32.16
+};
+
+/* ------------------------------------------------------------------------
+ * Ungapped parameters from a score distribution (Karlin & Altschul 1990)
+ * ---------------------------------------------------------------------- */
+
+static int gcd(int a, int b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* sum p(s) e^(lambda s) - 1: zero at the lambda we want. */
+static double mgf_minus_one(const double *p, int lo, int hi, double lambda)
+{
+    double sum = 0;
+    for (int s = lo; s <= hi; s++)
+        if (p[s - lo] > 0)
+            sum += p[s - lo] * exp(lambda * s);
+    return sum - 1;
+}
+
+/*
+ * lambda, H and K of scores lo..hi (lo < 0 < hi, negative mean) with
+ * probabilities p, in gcd units (every score with p > 0 is a multiple of
+ * 1 here, and their gcd is 1).  K from Karlin & Altschul's series
+ *   K = lambda e^(-2 sigma) / (H (1 - e^(-lambda))),
+ *   sigma = sum_k 1/k (E[e^(lambda S_k); S_k < 0] + P(S_k >= 0)),
+ * S_k the sum of k independent scores.  Mass of S_k far below zero (where
+ * e^(lambda s) < e^-40) is dropped: it cannot come back above zero with a
+ * probability larger than that.
+ */
+static hay_status ungapped_params(const double *p, int lo, int hi,
+                                  double *lambda_out, double *H_out,
+                                  double *K_out)
+{
+    double mean = 0;
+    for (int s = lo; s <= hi; s++)
+        mean += s * p[s - lo];
+    if (mean >= 0 || hi <= 0)
+        return HAY_ERR_UNSUPPORTED;
+    /* The root: mgf - 1 < 0 just above 0, > 0 for large lambda. */
+    double a = 0, b = 0.5;
+    while (mgf_minus_one(p, lo, hi, b) <= 0) {
+        a = b;
+        b *= 2;
+        if (b > 1e6)
+            return HAY_ERR_UNSUPPORTED;
+    }
+    for (int it = 0; it < 200 && b - a > 1e-15 * b; it++) {
+        double c = 0.5 * (a + b);
+        if (mgf_minus_one(p, lo, hi, c) <= 0)
+            a = c;
+        else
+            b = c;
+    }
+    double lambda = 0.5 * (a + b);
+    double H = 0;
+    for (int s = lo; s <= hi; s++)
+        if (p[s - lo] > 0)
+            H += p[s - lo] * s * exp(lambda * s);
+    H *= lambda;
+    if (!(H > 0))
+        return HAY_ERR_UNSUPPORTED;
+
+    /* Distribution of S_k on [floor, k*hi], floor = -cut. */
+    int cut = (int)ceil(40.0 / lambda) + (hi - lo);
+    size_t cap = (size_t)cut + 1 + (size_t)hi * 400 + 1;
+    double *cur = calloc(cap, sizeof *cur), *next = calloc(cap, sizeof *next);
+    if (!cur || !next) {
+        free(cur);
+        free(next);
+        return HAY_ERR_NOMEM;
+    }
+    /* index i holds score i - cut */
+    cur[cut] = 1.0;
+    int top = 0;                      /* highest score with mass */
+    double sigma = 0;
+    uint64_t work = 0;
+    for (int k = 1; k <= 400; k++) {
+        int ntop = top + hi;
+        memset(next, 0, (size_t)(ntop + cut + 1) * sizeof *next);
+        for (int i = 0; i <= top + cut; i++) {
+            double w = cur[i];
+            if (w == 0)
+                continue;
+            for (int s = lo; s <= hi; s++) {
+                double q = p[s - lo];
+                if (q == 0)
+                    continue;
+                int j = i + s;
+                if (j >= 0)
+                    next[j] += w * q;
+            }
+        }
+        work += (uint64_t)(top + cut + 1) * (uint64_t)(hi - lo + 1);
+        top = ntop;
+        double inner = 0;
+        for (int i = 0; i <= top + cut; i++) {
+            int s = i - cut;
+            if (next[i] > 0)
+                inner += s < 0 ? next[i] * exp(lambda * s) : next[i];
+        }
+        sigma += inner / k;
+        double *t = cur;
+        cur = next;
+        next = t;
+        if (inner / k < 1e-10 * sigma || work > 400000000u)
+            break;
+    }
+    free(cur);
+    free(next);
+    *lambda_out = lambda;
+    *H_out = H;
+    *K_out = lambda * exp(-2 * sigma) / (H * -expm1(-lambda));
+    return HAY_OK;
+}
+
+/* The standard background of the scoring's alphabet: Robinson & Robinson
+ * for proteins (letters outside the 20 get 0), 1/4 for A, C, G, T. */
+static void default_freqs(const hay_align_scoring *s, double *f)
+{
+    double total = 0;
+    for (int a = 0; a < s->alpha; a++) {
+        f[a] = 0;
+        if (s->dna)
+            f[a] = a < 4 ? 0.25 : 0;
+        else {
+            const char *c = strchr(rr_letters, s->letters[a]);
+            if (c && s->letters[a])
+                f[a] = rr_freq[c - rr_letters];
+        }
+        total += f[a];
+    }
+    for (int a = 0; a < s->alpha; a++)
+        f[a] = total > 0 ? f[a] / total : 0;
+}
+
+hay_status hay_align_stats_ungapped(const hay_align_scoring *s,
+                                    const double *freqs, hay_align_stats *out)
+{
+    if (!s || !out)
+        return HAY_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    double f[HAY_ALIGN_MAX_ALPHA];
+    if (freqs) {
+        double total = 0;
+        for (int a = 0; a < s->alpha; a++) {
+            if (!(freqs[a] >= 0))
+                return HAY_ERR_INVALID;
+            total += freqs[a];
+        }
+        if (!(total > 0))
+            return HAY_ERR_INVALID;
+        for (int a = 0; a < s->alpha; a++)
+            f[a] = freqs[a] / total;
+    } else
+        default_freqs(s, f);
+    /* The score distribution in units of the scores' gcd. */
+    int lo = 0, hi = 0, g = 0;
+    for (int a = 0; a < s->alpha; a++)
+        for (int b = 0; b < s->alpha; b++)
+            if (f[a] * f[b] > 0) {
+                int v = s->matrix[a * s->alpha + b];
+                if (v < lo)
+                    lo = v;
+                if (v > hi)
+                    hi = v;
+                g = gcd(g, v);
+            }
+    if (g == 0 || lo >= 0 || hi <= 0)
+        return HAY_ERR_UNSUPPORTED;
+    lo /= g;
+    hi /= g;
+    double *p = calloc((size_t)(hi - lo + 1), sizeof *p);
+    if (!p)
+        return HAY_ERR_NOMEM;
+    for (int a = 0; a < s->alpha; a++)
+        for (int b = 0; b < s->alpha; b++)
+            p[s->matrix[a * s->alpha + b] / g - lo] += f[a] * f[b];
+    double lambda, H, K;
+    hay_status st = ungapped_params(p, lo, hi, &lambda, &H, &K);
+    free(p);
+    if (st != HAY_OK)
+        return st;
+    out->lambda = lambda / g;
+    out->K = K;
+    out->H = H;
+    /* Ungapped length correction: l = ln(K m n) / H (beta 0), i.e.
+     * alpha / lambda = 1 / H, as BLAST uses for ungapped parameters. */
+    out->alpha = out->lambda / H;
+    out->beta = 0;
+    out->kind = HAY_ALIGN_STATS_COMPUTED;
+    snprintf(out->source, sizeof out->source,
+             "computed ungapped Karlin-Altschul parameters of %s with %s "
+             "background frequencies", s->name,
+             freqs ? "the caller's" : s->dna ? "uniform"
+                                             : "Robinson & Robinson");
+    return HAY_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * Looking up published parameters
+ * ---------------------------------------------------------------------- */
+
+/* Whether s has the same scores as built-in matrix `key` on the 20
+ * standard amino acids (so a copy read from a file counts too). */
+static int same_matrix(const hay_align_scoring *s, const char *key)
+{
+    hay_align_scoring *b;
+    if (hay_align_scoring_builtin(key, 1, 1, &b) != HAY_OK)
+        return 0;
+    int same = 1;
+    for (int i = 0; i < 20 && same; i++)
+        for (int j = 0; j < 20 && same; j++) {
+            int si = s->map[(unsigned char)rr_letters[i]];
+            int sj = s->map[(unsigned char)rr_letters[j]];
+            int bi = b->map[(unsigned char)rr_letters[i]];
+            int bj = b->map[(unsigned char)rr_letters[j]];
+            if (si < 0 || sj < 0 || bi < 0 || bj < 0 ||
+                s->matrix[si * s->alpha + sj] != b->matrix[bi * b->alpha + bj])
+                same = 0;
+        }
+    hay_align_scoring_free(b);
+    return same;
+}
+
+static void set_row(hay_align_stats *out, const ka_row *r, double scale)
+{
+    out->lambda = r->lambda / scale;
+    out->K = r->K;
+    out->H = r->H;
+    out->alpha = r->alpha / scale;
+    out->beta = r->beta;
+}
+
+hay_status hay_align_stats_get(const hay_align_scoring *s,
+                               hay_align_stats *out)
+{
+    if (!s || !out)
+        return HAY_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    /* BLAST's existence and extension: open = existence + extension. */
+    int ext = s->extend, exist = s->open - s->extend;
+    if (s->dna) {
+        int match = s->matrix[0], mismatch = s->matrix[1];
+        int g = gcd(match, mismatch);
+        for (const ka_dna *d = dna_tables; d->rows; d++) {
+            if (d->reward * g != match || d->penalty * g != mismatch)
+                continue;
+            for (const ka_row *r = d->rows; r->lambda > 0; r++)
+                if (r->existence * g == exist && r->extension * g == ext) {
+                    set_row(out, r, g);
+                    out->round_down = d->round_down && g == 1;
+                    out->kind = HAY_ALIGN_STATS_PUBLISHED;
+                    snprintf(out->source, sizeof out->source,
+                             "published gapped parameters (Altschul et al. "
+                             "2001; NCBI BLAST blast_stat.c) for match %d "
+                             "mismatch %d, BLAST gap costs %d/%d",
+                             match, mismatch, exist, ext);
+                    return HAY_OK;
+                }
+            if (exist >= d->max_existence * g && ext >= d->max_extension * g) {
+                hay_status st = hay_align_stats_ungapped(s, NULL, out);
+                if (st == HAY_OK)
+                    snprintf(out->source, sizeof out->source,
+                             "computed ungapped parameters (uniform "
+                             "background): BLAST gap costs %d/%d are above "
+                             "the published ones for match %d mismatch %d, "
+                             "where gaps no longer change them", exist, ext,
+                             match, mismatch);
+                return st;
+            }
+        }
+    } else {
+        for (const ka_matrix *m = protein_tables; m->key; m++) {
+            if (!same_matrix(s, m->key))
+                continue;
+            int max_exist = 0, max_ext = 0;
+            for (const ka_row *r = m->rows + 1; r->lambda > 0; r++) {
+                if (r->existence == exist && r->extension == ext) {
+                    set_row(out, r, 1);
+                    out->kind = HAY_ALIGN_STATS_PUBLISHED;
+                    snprintf(out->source, sizeof out->source,
+                             "published gapped parameters (Altschul et al. "
+                             "2001; NCBI BLAST blast_stat.c) for %s, BLAST "
+                             "gap costs %d/%d", s->name, exist, ext);
+                    return HAY_OK;
+                }
+                if (r->existence > max_exist)
+                    max_exist = r->existence;
+                if (r->extension > max_ext)
+                    max_ext = r->extension;
+            }
+            if (exist >= max_exist && ext >= max_ext) {
+                set_row(out, m->rows, 1);
+                out->kind = HAY_ALIGN_STATS_UNGAPPED;
+                snprintf(out->source, sizeof out->source,
+                         "published ungapped parameters for %s: BLAST gap "
+                         "costs %d/%d are above the published gapped ones",
+                         s->name, exist, ext);
+                return HAY_OK;
+            }
+            break;
+        }
+    }
+    hay_status st = hay_align_stats_ungapped(s, NULL, out);
+    if (st == HAY_OK) {
+        size_t n = strlen(out->source);
+        snprintf(out->source + n, sizeof out->source - n,
+                 "; no published gapped parameters for BLAST gap costs "
+                 "%d/%d, so E-values of gapped alignments are too small",
+                 exist, ext);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------
+ * Length adjustment, E-values, bit scores
+ * ---------------------------------------------------------------------- */
+
+static int32_t effective_score(const hay_align_stats *st, int32_t score)
+{
+    return st->round_down && score > 0 ? score & ~1 : score;
+}
+
+double hay_align_bitscore(const hay_align_stats *st, int32_t score)
+{
+    if (!st || !(st->lambda > 0) || !(st->K > 0))
+        return 0;
+    return (st->lambda * effective_score(st, score) - log(st->K)) / 0.69314718055994530942;
+}
+
+/*
+ * Altschul & Gish's finite-length correction as BLAST computes it: the
+ * length adjustment l is the largest integer with
+ *     l <= (alpha / lambda) ln(K (m - l)(n - N l)) + beta,
+ * m the query length, n the database's residues, N its sequences, and with
+ * K (m - l)(n - N l) >= max(m, n) so the space never collapses.  The right
+ * side falls as l grows, so the integers that satisfy it are 0 .. l: found
+ * by bisection.
+ */
+static double adj_rhs(const hay_align_stats *st, double m, double n,
+                      double N, double l)
+{
+    return st->alpha / st->lambda * (log(st->K) + log((m - l) * (n - N * l))) +
+           st->beta;
+}
+
+double hay_align_search_space(const hay_align_stats *st, uint64_t query_len,
+                              uint64_t db_residues, uint64_t db_sequences,
+                              uint64_t *length_adjustment)
+{
+    if (length_adjustment)
+        *length_adjustment = 0;
+    if (!st || !(st->lambda > 0) || !(st->K > 0) || !query_len || !db_residues)
+        return 0;
+    double m = (double)query_len, n = (double)db_residues;
+    double N = db_sequences ? (double)db_sequences : 1.0;
+    /* The largest l with K (m - l)(n - N l) >= max(m, n): the smaller root
+     * of N l^2 - (m N + n) l + (m n - max(m, n) / K) = 0. */
+    double a = N, b = m * N + n, c = m * n - (m > n ? m : n) / st->K;
+    uint64_t l = 0;
+    if (c > 0) {
+        double lmax = 2 * c / (b + sqrt(b * b - 4 * a * c));
+        uint64_t hi = (uint64_t)floor(lmax), lo = 0;
+        if (adj_rhs(st, m, n, N, 0) < 0)
+            hi = 0;
+        else if (adj_rhs(st, m, n, N, (double)hi) >= (double)hi)
+            lo = hi;
+        /* invariant: lo satisfies, hi does not (unless lo == hi) */
+        while (hi - lo > 1) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (adj_rhs(st, m, n, N, (double)mid) >= (double)mid)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        l = lo;
+    }
+    if (length_adjustment)
+        *length_adjustment = l;
+    double me = m - (double)l, ne = n - N * (double)l;
+    if (me < 1)
+        me = 1;
+    if (ne < 1)
+        ne = 1;
+    return me * ne;
+}
+
+double hay_align_evalue_space(const hay_align_stats *st, int32_t score,
+                              double search_space)
+{
+    if (!st || !(st->lambda > 0) || !(st->K > 0))
+        return 0;
+    return search_space * st->K *
+           exp(-st->lambda * effective_score(st, score));
+}
+
+double hay_align_evalue(const hay_align_stats *st, int32_t score,
+                        uint64_t query_len, uint64_t db_residues,
+                        uint64_t db_sequences)
+{
+    return hay_align_evalue_space(
+        st, score,
+        hay_align_search_space(st, query_len, db_residues, db_sequences, NULL));
+}
