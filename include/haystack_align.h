@@ -320,8 +320,9 @@ typedef struct hay_align_stats {
     double lambda, K, H;       /* per score unit; K unitless; H nats/column */
     double alpha, beta;        /* the length adjustment's parameters */
     int round_down;            /* DNA 2/-7, 2/-5, 2/-3, 3/-4: the published
-                                  values hold for even scores; odd ones are
-                                  rounded down first (as BLAST does) */
+                                  values hold for even scores; an odd score
+                                  is rounded down for its E-value (not its
+                                  bit score), as BLAST does */
     int kind;                  /* HAY_ALIGN_STATS_* */
     char source[320];          /* where the numbers came from, in words */
 } hay_align_stats;

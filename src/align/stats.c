@@ -593,7 +593,9 @@ double hay_align_bitscore(const hay_align_stats *st, int32_t score)
 {
     if (!st || !(st->lambda > 0) || !(st->K > 0))
         return 0;
-    return (st->lambda * effective_score(st, score) - log(st->K)) / 0.69314718055994530942;
+    /* Not rounded down to even: BLAST rounds for E-values only (blastn
+     * 2.12, 2/-3: raw 595 is 537 bits, not 594's 536). */
+    return (st->lambda * score - log(st->K)) / 0.69314718055994530942;
 }
 
 /*

@@ -20,7 +20,8 @@
 #     lengths; on these data it moves E by up to about 3x, most on short
 #     alignments of high E).
 # DNA: reads of lambda phage (forward, reverse complemented, reverse
-# complemented with a mismatch and a deletion) against the genome, match 2
+# complemented with a mismatch and a deletion, one with an odd score: BLAST
+# rounds it down to even for its E-value only) against the genome, match 2
 # mismatch -3, hay's open 7 extend 2 = blastn -gapopen 5 -gapextend 2:
 # identical blast6 lines (minus strand: sstart > send).
 # Every blast6 line's coordinates are those of the tsv line of the same
@@ -60,9 +61,12 @@ rc = lambda s: ''.join(comp[c] for c in reversed(s.upper()))
 r2 = list(seq[20000:20300])
 r2[50] = 'A' if r2[50] != 'A' else 'C'
 del r2[120]
+r3 = list(seq[30000:30300])     # one mismatch: an odd score (595)
+r3[150] = 'A' if r3[150] != 'A' else 'C'
 with open(sys.argv[2] + '/reads.fa', 'w') as f:
-    f.write('>fwd\n%s\n>rev\n%s\n>rev2\n%s\n' %
-            (seq[10000:10400], rc(seq[10000:10400]), rc(''.join(r2))))
+    f.write('>fwd\n%s\n>rev\n%s\n>rev2\n%s\n>odd\n%s\n' %
+            (seq[10000:10400], rc(seq[10000:10400]), rc(''.join(r2)),
+             ''.join(r3)))
 EOF
 blastn -task blastn -query "$tmp/reads.fa" -subject "$data/bio/dna/lambda_phage.fa" \
     -reward 2 -penalty -3 -gapopen 5 -gapextend 2 -dust no -max_hsps 1 \
