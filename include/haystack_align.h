@@ -302,6 +302,9 @@ hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
  *   UNGAPPED   the published ungapped parameters of a standard matrix, for
  *              gap costs above every published gapped pair (where gaps no
  *              longer change them; BLAST's rule for blastn).
+ *   FITTED     fitted to a search's own scores (hay_align_stats_fit(), as
+ *              ssearch does): what hay align uses instead of COMPUTED when
+ *              the database has enough sequences.
  *   COMPUTED   the fallback: ungapped lambda, K, H computed from the matrix
  *              and background frequencies (Robinson & Robinson for
  *              proteins, 1/4 for A, C, G, T) by Karlin & Altschul's method
@@ -313,8 +316,12 @@ hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
 enum {
     HAY_ALIGN_STATS_PUBLISHED = 1,
     HAY_ALIGN_STATS_UNGAPPED = 2,
-    HAY_ALIGN_STATS_COMPUTED = 3
+    HAY_ALIGN_STATS_COMPUTED = 3,
+    HAY_ALIGN_STATS_FITTED = 4
 };
+
+/* The fewest scores hay_align_stats_fit() fits. */
+#define HAY_ALIGN_FIT_MIN 100
 
 typedef struct hay_align_stats {
     double lambda, K, H;       /* per score unit; K unitless; H nats/column */
@@ -344,6 +351,21 @@ hay_status hay_align_stats_get(const hay_align_scoring *s,
  */
 hay_status hay_align_stats_ungapped(const hay_align_scoring *s,
                                     const double *freqs, hay_align_stats *out);
+
+/*
+ * lambda and K fitted to one query's scores against n targets (scores[i]
+ * against a target of target_lens[i] residues; n >= HAY_ALIGN_FIT_MIN),
+ * as FASTA's ssearch does for scorings without published parameters:
+ * maximum likelihood Gumbel with the length correction K m n_i (Mott 1992;
+ * Pearson, J Mol Biol 276:71, 1998), scores of related sequences (a
+ * pair-wise E-value below 1e-3) set aside and the fit redone.  H, alpha
+ * and beta are 0 (no length adjustment); kind HAY_ALIGN_STATS_FITTED.
+ * Errors: HAY_ERR_INVALID (NULL, query_len 0), HAY_ERR_UNSUPPORTED (fewer
+ * than HAY_ALIGN_FIT_MIN scores left, or all equal), HAY_ERR_NOMEM.
+ */
+hay_status hay_align_stats_fit(const int32_t *scores,
+                               const uint64_t *target_lens, size_t n,
+                               uint64_t query_len, hay_align_stats *out);
 
 /* The bit score of a raw score. */
 double hay_align_bitscore(const hay_align_stats *st, int32_t score);

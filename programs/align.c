@@ -25,6 +25,7 @@ typedef struct aconfig {
     int score_only, stats;
     int strand;                     /* 0 default, 1 both, 2 plus, 3 minus */
     int have_evalue;
+    int params;                     /* --evalue-params: 0 auto, 1 table, 2 fit */
     double max_evalue;              /* --evalue: hits above are not printed */
     enum fmt format;
     hay_align_options opt;
@@ -76,8 +77,14 @@ static void usage_align(FILE *f)
 "\n"
 "E-values: Karlin-Altschul statistics with BLAST's published parameters for\n"
 "the standard matrices and gap costs and its length adjustment; the database\n"
-"is TARGET (all its residues and sequences).  Other scorings fall back to\n"
-"ungapped parameters computed from the matrix (--stats says which).\n"
+"is TARGET (all its residues and sequences).\n"
+"      --evalue-params WHICH auto (default): the published parameters; for other\n"
+"                            scorings lambda and K fitted to each query's\n"
+"                            scores when TARGET has at least 100 sequences\n"
+"                            (as ssearch does), else ungapped parameters\n"
+"                            computed from the matrix (--stats says which)\n"
+"                            table: published, else computed; never fitted\n"
+"                            fit: always fitted (needs 100 target sequences)\n"
 "\n"
 "DNA strands:\n"
 "      --strand WHICH        both (default), plus or minus: the query as given,\n"
@@ -107,7 +114,7 @@ static void usage_align(FILE *f)
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
-    O_EVALUE
+    O_EVALUE, O_PARAMS
 };
 
 static const struct option align_opts[] = {
@@ -126,6 +133,7 @@ static const struct option align_opts[] = {
     { "list", no_argument, NULL, O_LIST },
     { "strand", required_argument, NULL, O_STRAND },
     { "evalue", required_argument, NULL, O_EVALUE },
+    { "evalue-params", required_argument, NULL, O_PARAMS },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
@@ -235,6 +243,16 @@ static int parse_args(int argc, char **argv, aconfig *cf)
             else {
                 fprintf(stderr, "hay align: --strand: '%s' is not both, plus "
                         "or minus\n", optarg);
+                return 2;
+            }
+            break;
+        case O_PARAMS:
+            if (!strcmp(optarg, "auto")) cf->params = 0;
+            else if (!strcmp(optarg, "table")) cf->params = 1;
+            else if (!strcmp(optarg, "fit")) cf->params = 2;
+            else {
+                fprintf(stderr, "hay align: --evalue-params: '%s' is not "
+                        "auto, table or fit\n", optarg);
                 return 2;
             }
             break;
@@ -788,6 +806,10 @@ int align_main(int argc, char **argv)
     uint8_t **rb = NULL;
     hay_align_result *res = NULL, *resm = NULL;
     double *space = NULL;
+    int32_t *fit_scores = NULL;
+    uint64_t *fit_lens = NULL;
+    uint64_t fitted = 0, fit_failed = 0;
+    double fit_lo = 0, fit_hi = 0;
     size_t qblock = 0;
     if (!s || !qs || !ts || !qb || !tb)
         goto out;
@@ -814,7 +836,18 @@ int align_main(int argc, char **argv)
     /* E-values: TARGET is the database. */
     hay_align_stats stats;
     int have_stats = hay_align_stats_get(s, &stats) == HAY_OK;
-    if (cf.have_evalue && !have_stats) {
+    /* Fitting to each query's own scores (ssearch's way) where no
+     * published parameters exist and TARGET is large enough. */
+    int use_fit = cf.params == 2 ||
+        (cf.params == 0 && tf.n >= HAY_ALIGN_FIT_MIN &&
+         (!have_stats || stats.kind == HAY_ALIGN_STATS_COMPUTED));
+    if (cf.params == 2 && tf.n < HAY_ALIGN_FIT_MIN) {
+        fprintf(stderr, "hay align: --evalue-params fit needs at least %d "
+                "target sequences (TARGET has %zu)\n", HAY_ALIGN_FIT_MIN,
+                tf.n);
+        goto out;
+    }
+    if (cf.have_evalue && !have_stats && !use_fit) {
         fprintf(stderr, "hay align: --evalue: this scoring has no statistics "
                 "(its expected score is not negative)\n");
         goto out;
@@ -834,7 +867,9 @@ int align_main(int argc, char **argv)
     res = calloc(qblock * tf.n, sizeof *res);
     resm = do_minus ? calloc(qblock * tf.n, sizeof *resm) : NULL;
     space = calloc(qblock, sizeof *space);
-    if (!res || !space || (do_minus && !resm)) {
+    fit_scores = calloc(tf.n, sizeof *fit_scores);
+    fit_lens = calloc(tf.n, sizeof *fit_lens);
+    if (!res || !space || (do_minus && !resm) || !fit_scores || !fit_lens) {
         fprintf(stderr, "hay align: out of memory\n");
         goto out;
     }
@@ -852,7 +887,13 @@ int align_main(int argc, char **argv)
         }
         printf(", \"gap_open\": %d, \"gap_extend\": %d},\n", (int)cf.open,
                (int)cf.extend);
-        if (have_stats) {
+        if (use_fit) {
+            printf(" \"statistics\": {\"fitted_per_query\": true, "
+                   "\"db_residues\": %" PRIu64 ", \"db_sequences\": %zu, "
+                   "\"source\": \"lambda and K fitted to each query's scores "
+                   "(maximum likelihood Gumbel with length correction, as "
+                   "ssearch does)\"},\n", db_residues, tf.n);
+        } else if (have_stats) {
             printf(" \"statistics\": {\"lambda\": %.6g, \"K\": %.6g, \"H\": "
                    "%.6g, \"alpha\": %.6g, \"beta\": %.6g, \"db_residues\": %"
                    PRIu64 ", \"db_sequences\": %zu, \"source\": ",
@@ -876,9 +917,6 @@ int align_main(int argc, char **argv)
             goto out;
         for (size_t a = 0; a < nq; a++) {
             const seq_rec *q = &qf.recs[q0 + a];
-            if (have_stats)
-                space[a] = hay_align_search_space(&stats, q->len, db_residues,
-                                                  tf.n, NULL);
             /* The strand reported for each pair: the better score, the
              * plus strand on a tie. */
             hit *hits = calloc(tf.n, sizeof *hits);
@@ -896,14 +934,38 @@ int align_main(int argc, char **argv)
                 h->q = q;
                 h->qa = h->minus ? &rf.recs[q0 + a] : q;
                 h->qc = h->minus ? &rs[q0 + a] : &qs[q0 + a];
-                h->have_stats = have_stats;
-                if (have_stats) {
-                    h->evalue = hay_align_evalue_space(&stats, h->r->score,
+            }
+            /* This query's statistics: the scoring's, or fitted. */
+            const hay_align_stats *qst = have_stats ? &stats : NULL;
+            hay_align_stats fit;
+            if (use_fit) {
+                for (size_t b = 0; b < tf.n; b++) {
+                    fit_scores[b] = hits[b].r->score;
+                    fit_lens[b] = tf.recs[b].len;
+                }
+                if (hay_align_stats_fit(fit_scores, fit_lens, tf.n, q->len,
+                                        &fit) == HAY_OK) {
+                    qst = &fit;
+                    fit_lo = fitted && fit_lo < fit.lambda ? fit_lo : fit.lambda;
+                    fit_hi = fitted && fit_hi > fit.lambda ? fit_hi : fit.lambda;
+                    fitted++;
+                } else
+                    fit_failed++;
+            }
+            if (qst)
+                space[a] = hay_align_search_space(qst, q->len, db_residues,
+                                                  tf.n, NULL);
+            for (size_t b = 0; b < tf.n; b++) {
+                hit *h = &hits[b];
+                h->have_stats = qst != NULL;
+                if (qst) {
+                    h->evalue = hay_align_evalue_space(qst, h->r->score,
                                                        space[a]);
-                    h->bits = hay_align_bitscore(&stats, h->r->score);
+                    h->bits = hay_align_bitscore(qst, h->r->score);
                 }
                 if (cf.format == F_SAM && h->r->score > 0 &&
-                    (!cf.have_evalue || h->evalue <= cf.max_evalue) &&
+                    (!cf.have_evalue ||
+                     (h->have_stats && h->evalue <= cf.max_evalue)) &&
                     (primary == SIZE_MAX ||
                      h->r->score > hits[primary].r->score))
                     primary = b;
@@ -913,7 +975,8 @@ int align_main(int argc, char **argv)
             for (size_t b = 0; b < tf.n; b++) {
                 const hit *h = &hits[b];
                 const seq_rec *t = &tf.recs[b];
-                if (!cf.have_evalue || h->evalue <= cf.max_evalue)
+                if (!cf.have_evalue || (h->have_stats &&
+                                        h->evalue <= cf.max_evalue))
                     switch (cf.format) {
                     case F_TSV: print_tsv(t, h); break;
                     case F_BLAST6: print_blast6(t, h); break;
@@ -960,7 +1023,15 @@ int align_main(int argc, char **argv)
                 pairs, cells, seconds,
                 seconds > 0 ? (double)cells / seconds * 1e-9 : 0.0, v,
                 threads, rescored, linear);
-        if (have_stats)
+        if (use_fit)
+            fprintf(stderr, "stats: lambda and K fitted to each query's "
+                    "scores: %" PRIu64 " queries fitted (lambda %.4g to "
+                    "%.4g), %" PRIu64 " could not be%s\n", fitted, fit_lo,
+                    fit_hi, fit_failed,
+                    !fit_failed ? ""
+                    : have_stats ? " (the scoring's parameters used for them)"
+                                 : " (no E-values for them)");
+        else if (have_stats)
             fprintf(stderr, "stats: lambda=%.6g K=%.6g H=%.6g alpha=%.6g "
                     "beta=%.6g db_residues=%" PRIu64 " db_sequences=%zu "
                     "source: %s\n", stats.lambda, stats.K, stats.H,
@@ -978,6 +1049,8 @@ out:
     free(res);
     free(resm);
     free(space);
+    free(fit_scores);
+    free(fit_lens);
     for (size_t i = 0; qb && i < qf.n; i++)
         free(qb[i]);
     for (size_t i = 0; rb && i < qf.n; i++)

@@ -672,3 +672,128 @@ double hay_align_evalue(const hay_align_stats *st, int32_t score,
         st, score,
         hay_align_search_space(st, query_len, db_residues, db_sequences, NULL));
 }
+
+/* ------------------------------------------------------------------------
+ * Fitting lambda and K to a search's own scores
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Maximum likelihood estimates of the Gumbel distribution with a length
+ * correction (Mott, Bull Math Biol 54:59, 1992; Pearson, J Mol Biol
+ * 276:71, 1998, as ssearch fits): P(S >= x) = 1 - exp(-K m n_i e^(-lambda
+ * x)) for a target of n_i residues.  For a given lambda, K's estimate is
+ * N / (m sum n_i e^(-lambda S_i)); lambda solves
+ *     1/lambda - mean(S) + sum w_i S_i / sum w_i = 0,  w_i = n_i e^(-lambda S_i)
+ * whose left side falls as lambda grows: found by bisection.  Scores enter
+ * relative to their minimum so that no weight underflows.
+ */
+static int fit_once(const int32_t *scores, const uint64_t *lens,
+                    const unsigned char *use, size_t n, double m,
+                    double *lambda, double *logK)
+{
+    size_t cnt = 0;
+    double mean = 0;
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (size_t i = 0; i < n; i++)
+        if (use[i]) {
+            cnt++;
+            mean += scores[i];
+            if (scores[i] < lo)
+                lo = scores[i];
+            if (scores[i] > hi)
+                hi = scores[i];
+        }
+    if (cnt == 0 || lo == hi)
+        return -1;
+    mean /= (double)cnt;
+    double a = 0, b = 1;
+    for (;;) {
+        /* g(b) */
+        double sw = 0, sws = 0;
+        for (size_t i = 0; i < n; i++)
+            if (use[i]) {
+                double w = (double)lens[i] * exp(-b * (scores[i] - lo));
+                sw += w;
+                sws += w * scores[i];
+            }
+        if (1 / b - mean + sws / sw < 0)
+            break;
+        a = b;
+        b *= 2;
+        if (b > 1e6)
+            return -1;
+    }
+    for (int it = 0; it < 100; it++) {
+        double c = 0.5 * (a + b), sw = 0, sws = 0;
+        for (size_t i = 0; i < n; i++)
+            if (use[i]) {
+                double w = (double)lens[i] * exp(-c * (scores[i] - lo));
+                sw += w;
+                sws += w * scores[i];
+            }
+        if (1 / c - mean + sws / sw > 0)
+            a = c;
+        else
+            b = c;
+    }
+    double l = 0.5 * (a + b), sw = 0;
+    for (size_t i = 0; i < n; i++)
+        if (use[i])
+            sw += (double)lens[i] * exp(-l * (scores[i] - lo));
+    *lambda = l;
+    *logK = log((double)cnt) - log(m) + l * lo - log(sw);
+    return 0;
+}
+
+hay_status hay_align_stats_fit(const int32_t *scores,
+                               const uint64_t *target_lens, size_t n,
+                               uint64_t query_len, hay_align_stats *out)
+{
+    if (!out)
+        return HAY_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!scores || !target_lens || !query_len)
+        return HAY_ERR_INVALID;
+    if (n < HAY_ALIGN_FIT_MIN)
+        return HAY_ERR_UNSUPPORTED;
+    unsigned char *use = malloc(n);
+    if (!use)
+        return HAY_ERR_NOMEM;
+    memset(use, 1, n);
+    double m = (double)query_len, lambda = 0, logK = 0;
+    size_t used = n;
+    /* Related sequences are not chance: scores whose own pair-wise E-value
+     * is below 1e-3 leave the fit, which is then redone (a few rounds). */
+    for (int round = 0; round < 5; round++) {
+        if (fit_once(scores, target_lens, use, n, m, &lambda, &logK)) {
+            free(use);
+            return HAY_ERR_UNSUPPORTED;
+        }
+        size_t now = 0;
+        int changed = 0;
+        for (size_t i = 0; i < n; i++) {
+            double le = logK + log(m * (double)target_lens[i]) -
+                        lambda * scores[i];
+            unsigned char u = le > log(1e-3);
+            changed |= u != use[i];
+            use[i] = u;
+            now += u;
+        }
+        used = now;
+        if (!changed)
+            break;
+        if (used < HAY_ALIGN_FIT_MIN) {
+            free(use);
+            return HAY_ERR_UNSUPPORTED;
+        }
+    }
+    free(use);
+    out->lambda = lambda;
+    out->K = exp(logK);
+    out->kind = HAY_ALIGN_STATS_FITTED;
+    snprintf(out->source, sizeof out->source,
+             "fitted to this search's scores (maximum likelihood Gumbel "
+             "with length correction, as ssearch does): %zu scores, %zu "
+             "set aside as related", used, n - used);
+    return HAY_OK;
+}

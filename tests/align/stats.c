@@ -2,7 +2,8 @@
  * stats.c - the alignment statistics (hay_align_stats_*): the published
  * tables, the computed fallback against the published ungapped values,
  * BLAST's length adjustment and E-values against numbers blastp printed,
- * DNA's gcd scaling and even-score rounding, errors.  The comparison with
+ * DNA's gcd scaling and even-score rounding, the fit to a search's own
+ * scores on samples of known parameters, errors.  The comparison with
  * BLAST+ on real searches is tests/align/blast_check.sh.
  */
 #include "align_util.h"
@@ -226,8 +227,55 @@ static void test_blast_numbers(void)
     hay_align_scoring_free(s);
 }
 
+/* Scores drawn from the Gumbel law the fit assumes, lambda 0.3, K 0.05,
+ * a query of 300 against targets of 100..1099 residues, plus a few
+ * related sequences scoring far above chance that must be set aside. */
+static void test_fit(void)
+{
+    enum { N = 4000, RELATED = 20 };
+    static int32_t scores[N + RELATED];
+    static uint64_t lens[N + RELATED];
+    uint64_t x = 12345;
+    const double lambda = 0.3, K = 0.05, m = 300;
+    for (size_t i = 0; i < N + RELATED; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        double u = ((double)(x >> 11) + 0.5) / 9007199254740992.0;
+        lens[i] = 100 + (x >> 40) % 1000;
+        double sc = (log(K * m * (double)lens[i]) - log(-log(u))) / lambda;
+        scores[i] = i < N ? (int32_t)floor(sc + 0.5) : 1000;
+    }
+    hay_align_stats st;
+    CHECK_ST(hay_align_stats_fit(scores, lens, N + RELATED, 300, &st), HAY_OK,
+             "fit");
+    CHECK(st.kind == HAY_ALIGN_STATS_FITTED && near(st.lambda, lambda, 0.05) &&
+          near(st.K, K, 0.3), "fitted lambda %.4f K %.4f", st.lambda, st.K);
+    /* The related 20, and the few chance scores (about N / 1000) whose
+     * pair-wise E-value is below 1e-3 too. */
+    const char *aside = strstr(st.source, "scores, ");
+    unsigned long n_aside = 0;
+    CHECK(aside && sscanf(aside, "scores, %lu set aside", &n_aside) == 1 &&
+          n_aside >= RELATED && n_aside <= RELATED + 15,
+          "related set aside: %s", st.source);
+    /* No length adjustment: E = K m n e^(-lambda S) over the whole base. */
+    uint64_t l = 1;
+    double space = hay_align_search_space(&st, 300, 1000000, N, &l);
+    CHECK(l == 0 && space == 300.0 * 1000000.0, "fitted space %g", space);
+    CHECK_ST(hay_align_stats_fit(scores, lens, HAY_ALIGN_FIT_MIN - 1, 300, &st),
+             HAY_ERR_UNSUPPORTED, "too few");
+    int32_t same[HAY_ALIGN_FIT_MIN];
+    for (size_t i = 0; i < HAY_ALIGN_FIT_MIN; i++)
+        same[i] = 7;
+    CHECK_ST(hay_align_stats_fit(same, lens, HAY_ALIGN_FIT_MIN, 300, &st),
+             HAY_ERR_UNSUPPORTED, "all equal");
+    CHECK_ST(hay_align_stats_fit(NULL, lens, N, 300, &st), HAY_ERR_INVALID,
+             "NULL");
+    CHECK_ST(hay_align_stats_fit(scores, lens, N, 0, &st), HAY_ERR_INVALID,
+             "empty query");
+}
+
 int main(void)
 {
+    test_fit();
     test_published();
     test_computed();
     test_dna_tables();
