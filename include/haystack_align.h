@@ -283,10 +283,10 @@ hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
  *
  * (m the query's length, n the database's residues, N its sequences), then
  * m' = m - l, n' = n - N l.  With the same parameters these are BLAST's
- * numbers (blastp/blastn run with OLD_FSC set; BLAST+ by default corrects
- * protein E-values further with Spouge's finite-size correction, which
- * differs by up to a factor of about 3 on short queries; see
- * tests/align/blast_check.sh).
+ * numbers (blastn's; blastp's when run with OLD_FSC set).  blastp by
+ * default uses Spouge's finite-size correction instead
+ * (hay_align_evalue_fsc(), hay align --fsc), within a factor of about 3 of
+ * the former on these data; see tests/align/blast_check.sh.
  *
  * Where the parameters come from (hay_align_stats.kind and .source):
  *   PUBLISHED  the published gapped parameters.  Protein: BLOSUM45, 50, 62,
@@ -332,6 +332,11 @@ typedef struct hay_align_stats {
                                   bit score), as BLAST does */
     int kind;                  /* HAY_ALIGN_STATS_* */
     char source[320];          /* where the numbers came from, in words */
+    int fsc;                   /* 1: Spouge's finite-size correction is
+                                  known (published protein rows) */
+    double fsc_a, fsc_b;       /* an alignment of score y spans a y + b */
+    double fsc_alpha, fsc_beta;/* its variance: alpha y + beta */
+    double fsc_sigma, fsc_tau; /* the covariance of its two spans */
 } hay_align_stats;
 
 /*
@@ -389,6 +394,18 @@ double hay_align_evalue_space(const hay_align_stats *st, int32_t score,
 double hay_align_evalue(const hay_align_stats *st, int32_t score,
                         uint64_t query_len, uint64_t db_residues,
                         uint64_t db_sequences);
+
+/*
+ * The E-value with Spouge's finite-size correction (Park, Sheetlin, Ma,
+ * Madden & Spouge, BMC Res Notes 5:286, 2012) instead of the length
+ * adjustment, as blastp (BLAST+ 2.2.26 and later) computes it by default:
+ * from the query's and this target's lengths, scaled by db_residues /
+ * target_len (db_residues 0: the pair alone).  Only where st->fsc is set
+ * (the published protein parameters); -1 otherwise or for a zero length.
+ */
+double hay_align_evalue_fsc(const hay_align_stats *st, int32_t score,
+                            uint64_t query_len, uint64_t target_len,
+                            uint64_t db_residues);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@ typedef struct aconfig {
     int strand;                     /* 0 default, 1 both, 2 plus, 3 minus */
     int have_evalue;
     int params;                     /* --evalue-params: 0 auto, 1 table, 2 fit */
+    int fsc;                        /* --fsc */
     double max_evalue;              /* --evalue: hits above are not printed */
     enum fmt format;
     hay_align_options opt;
@@ -85,6 +86,10 @@ static void usage_align(FILE *f)
 "                            computed from the matrix (--stats says which)\n"
 "                            table: published, else computed; never fitted\n"
 "                            fit: always fitted (needs 100 target sequences)\n"
+"      --fsc                 protein E-values with Spouge's finite-size\n"
+"                            correction instead of the length adjustment, as\n"
+"                            blastp computes them by default (published\n"
+"                            parameters only; other E-values stay as they are)\n"
 "\n"
 "DNA strands:\n"
 "      --strand WHICH        both (default), plus or minus: the query as given,\n"
@@ -114,7 +119,7 @@ static void usage_align(FILE *f)
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
-    O_EVALUE, O_PARAMS
+    O_EVALUE, O_PARAMS, O_FSC
 };
 
 static const struct option align_opts[] = {
@@ -134,6 +139,7 @@ static const struct option align_opts[] = {
     { "strand", required_argument, NULL, O_STRAND },
     { "evalue", required_argument, NULL, O_EVALUE },
     { "evalue-params", required_argument, NULL, O_PARAMS },
+    { "fsc", no_argument, NULL, O_FSC },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
@@ -246,6 +252,7 @@ static int parse_args(int argc, char **argv, aconfig *cf)
                 return 2;
             }
             break;
+        case O_FSC: cf->fsc = 1; break;
         case O_PARAMS:
             if (!strcmp(optarg, "auto")) cf->params = 0;
             else if (!strcmp(optarg, "table")) cf->params = 1;
@@ -958,11 +965,15 @@ int align_main(int argc, char **argv)
             for (size_t b = 0; b < tf.n; b++) {
                 hit *h = &hits[b];
                 h->have_stats = qst != NULL;
-                if (qst) {
+                if (qst && cf.fsc && qst->fsc)
+                    h->evalue = hay_align_evalue_fsc(qst, h->r->score, q->len,
+                                                     tf.recs[b].len,
+                                                     db_residues);
+                else if (qst)
                     h->evalue = hay_align_evalue_space(qst, h->r->score,
                                                        space[a]);
+                if (qst)
                     h->bits = hay_align_bitscore(qst, h->r->score);
-                }
                 if (cf.format == F_SAM && h->r->score > 0 &&
                     (!cf.have_evalue ||
                      (h->have_stats && h->evalue <= cf.max_evalue)) &&

@@ -212,6 +212,15 @@ static void test_blast_numbers(void)
     /* E falls by e^lambda per score unit. */
     CHECK(near(hay_align_evalue(&st, 99, 189, 1329980, 4298) * exp(0.243), e,
                1e-12), "slope");
+    /* Default blastp (Spouge's finite-size correction) printed 2.89e-05
+     * for that hit, NP_417064.1 of 599 residues. */
+    CHECK(st.fsc, "BLOSUM62 11/1 has FSC parameters");
+    double f = hay_align_evalue_fsc(&st, 98, 189, 599, 1329980);
+    CHECK(near(f, 2.89e-05, 0.002), "fsc evalue %.4g", f);
+    CHECK(hay_align_evalue_fsc(&st, 98, 189, 0, 1329980) < 0, "no target");
+    hay_align_stats d = dna(2, -3, 7, 2, HAY_OK);
+    CHECK(!d.fsc && hay_align_evalue_fsc(&d, 98, 189, 599, 1329980) < 0,
+          "no FSC for DNA");
     /* Degenerate sizes: no adjustment where K m n is below max(m, n). */
     space = hay_align_search_space(&st, 5, 5, 1, &l);
     CHECK(l == 0 && space == 25, "tiny: %g %llu", space, (unsigned long long)l);
