@@ -260,6 +260,153 @@ hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
                              uint64_t q_start, uint64_t t_start,
                              const char *cigar, int32_t *score);
 
+/* ------------------------------------------------------------------------
+ * Statistics
+ *
+ * Karlin-Altschul statistics turn a local alignment score S into a bit
+ * score and an E-value, the number of alignments scoring S or more that
+ * chance alone would give in a search of the same size:
+ *
+ *   bit score  S' = (lambda S - ln K) / ln 2
+ *   E-value    E  = K m' n' e^(-lambda S)
+ *
+ * lambda and K depend on the scoring (matrix, gap costs, background
+ * frequencies).  For gapped alignment they have no formula: they were
+ * estimated by simulation and published (Altschul, Bundschuh, Olsen & Hwa,
+ * NAR 29:351, 2001; the tables NCBI BLAST ships).  m' and n' are the
+ * query's and the database's lengths less a length adjustment l for each
+ * sequence (an alignment cannot start near a sequence's end; Altschul &
+ * Gish, Methods Enzymol 266:460, 1996), computed as BLAST does: the
+ * largest integer l with
+ *
+ *   l <= (alpha / lambda) ln(K (m - l)(n - N l)) + beta
+ *
+ * (m the query's length, n the database's residues, N its sequences), then
+ * m' = m - l, n' = n - N l.  With the same parameters these are BLAST's
+ * numbers (blastn's; blastp's when run with OLD_FSC set).  blastp by
+ * default uses Spouge's finite-size correction instead
+ * (hay_align_evalue_fsc(), hay align --fsc), within a factor of about 3 of
+ * the former on these data; see tests/align/blast_check.sh.
+ *
+ * Where the parameters come from (hay_align_stats.kind and .source):
+ *   PUBLISHED  the published gapped parameters.  Protein: BLOSUM45, 50, 62,
+ *              80, 90, PAM30, 70, 250 (recognised by their scores on the 20
+ *              standard amino acids, so a copy read from a file counts)
+ *              with the gap costs BLAST supports.  DNA: the match/mismatch
+ *              pairs 1/-5, 1/-4, 2/-7, 1/-3, 2/-5, 1/-2, 2/-3, 3/-4, 4/-5,
+ *              1/-1, 3/-2, 5/-4 and their multiples, with BLAST's gap costs
+ *              for each.  Remember the gap convention above: BLAST's
+ *              existence E and extension X are open E + X, extend X here,
+ *              so blastp's BLOSUM62 "11 1" is open 12 extend 1, and this
+ *              library's default open 11 extend 1 is BLAST's "10 1".
+ *   UNGAPPED   the published ungapped parameters of a standard matrix, for
+ *              gap costs above every published gapped pair (where gaps no
+ *              longer change them; BLAST's rule for blastn).
+ *   FITTED     fitted to a search's own scores (hay_align_stats_fit(), as
+ *              ssearch does): what hay align uses instead of COMPUTED when
+ *              the database has enough sequences.
+ *   COMPUTED   the fallback: ungapped lambda, K, H computed from the matrix
+ *              and background frequencies (Robinson & Robinson for
+ *              proteins, 1/4 for A, C, G, T) by Karlin & Altschul's method
+ *              (PNAS 87:2264, 1990), alpha = lambda / H, beta = 0.  Exact
+ *              for ungapped alignment; for gapped alignment with cheap gaps
+ *              the E-values come out too small (gapped lambda is smaller),
+ *              which .source says.
+ * ---------------------------------------------------------------------- */
+enum {
+    HAY_ALIGN_STATS_PUBLISHED = 1,
+    HAY_ALIGN_STATS_UNGAPPED = 2,
+    HAY_ALIGN_STATS_COMPUTED = 3,
+    HAY_ALIGN_STATS_FITTED = 4
+};
+
+/* The fewest scores hay_align_stats_fit() fits. */
+#define HAY_ALIGN_FIT_MIN 100
+
+typedef struct hay_align_stats {
+    double lambda, K, H;       /* per score unit; K unitless; H nats/column */
+    double alpha, beta;        /* the length adjustment's parameters */
+    int round_down;            /* DNA 2/-7, 2/-5, 2/-3, 3/-4: the published
+                                  values hold for even scores; an odd score
+                                  is rounded down for its E-value (not its
+                                  bit score), as BLAST does */
+    int kind;                  /* HAY_ALIGN_STATS_* */
+    char source[320];          /* where the numbers came from, in words */
+    int fsc;                   /* 1: Spouge's finite-size correction is
+                                  known (published protein rows) */
+    double fsc_a, fsc_b;       /* an alignment of score y spans a y + b */
+    double fsc_alpha, fsc_beta;/* its variance: alpha y + beta */
+    double fsc_sigma, fsc_tau; /* the covariance of its two spans */
+} hay_align_stats;
+
+/*
+ * The statistics of a scoring: published when there are (see above), else
+ * computed.  HAY_ERR_UNSUPPORTED when no statistics exist (no positive
+ * score, or a non-negative expected score: the alignments are then not
+ * local).  *out is written on success and zeroed on error.
+ */
+hay_status hay_align_stats_get(const hay_align_scoring *s,
+                               hay_align_stats *out);
+
+/*
+ * Ungapped lambda, K, H of the matrix with background frequencies freqs[a]
+ * for code a (alpha values, any positive total; NULL: the defaults above).
+ * kind is HAY_ALIGN_STATS_COMPUTED.  Errors: HAY_ERR_INVALID (a negative
+ * frequency, all zero), HAY_ERR_UNSUPPORTED (as above), HAY_ERR_NOMEM.
+ */
+hay_status hay_align_stats_ungapped(const hay_align_scoring *s,
+                                    const double *freqs, hay_align_stats *out);
+
+/*
+ * lambda and K fitted to one query's scores against n targets (scores[i]
+ * against a target of target_lens[i] residues; n >= HAY_ALIGN_FIT_MIN),
+ * as FASTA's ssearch does for scorings without published parameters:
+ * maximum likelihood Gumbel with the length correction K m n_i (Mott 1992;
+ * Pearson, J Mol Biol 276:71, 1998), scores of related sequences (a
+ * pair-wise E-value below 1e-3) set aside and the fit redone.  H, alpha
+ * and beta are 0 (no length adjustment); kind HAY_ALIGN_STATS_FITTED.
+ * Errors: HAY_ERR_INVALID (NULL, query_len 0), HAY_ERR_UNSUPPORTED (fewer
+ * than HAY_ALIGN_FIT_MIN scores left, or all equal), HAY_ERR_NOMEM.
+ */
+hay_status hay_align_stats_fit(const int32_t *scores,
+                               const uint64_t *target_lens, size_t n,
+                               uint64_t query_len, hay_align_stats *out);
+
+/* The bit score of a raw score. */
+double hay_align_bitscore(const hay_align_stats *st, int32_t score);
+
+/*
+ * The effective search space m' n' of a query of query_len residues against
+ * a database of db_residues residues in db_sequences sequences (the
+ * length-adjusted product above); *length_adjustment (if not NULL) gets l.
+ * 0 when a length is 0.  Compute it once per query and pass it to
+ * hay_align_evalue_space() for every hit.
+ */
+double hay_align_search_space(const hay_align_stats *st, uint64_t query_len,
+                              uint64_t db_residues, uint64_t db_sequences,
+                              uint64_t *length_adjustment);
+
+/* The E-value of a raw score in a given effective search space. */
+double hay_align_evalue_space(const hay_align_stats *st, int32_t score,
+                              double search_space);
+
+/* Both of the above in one call. */
+double hay_align_evalue(const hay_align_stats *st, int32_t score,
+                        uint64_t query_len, uint64_t db_residues,
+                        uint64_t db_sequences);
+
+/*
+ * The E-value with Spouge's finite-size correction (Park, Sheetlin, Ma,
+ * Madden & Spouge, BMC Res Notes 5:286, 2012) instead of the length
+ * adjustment, as blastp (BLAST+ 2.2.26 and later) computes it by default:
+ * from the query's and this target's lengths, scaled by db_residues /
+ * target_len (db_residues 0: the pair alone).  Only where st->fsc is set
+ * (the published protein parameters); -1 otherwise or for a zero length.
+ */
+double hay_align_evalue_fsc(const hay_align_stats *st, int32_t score,
+                            uint64_t query_len, uint64_t target_len,
+                            uint64_t db_residues);
+
 #ifdef __cplusplus
 }
 #endif

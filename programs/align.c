@@ -23,6 +23,11 @@ typedef struct aconfig {
     int have_open, have_extend, have_match, have_mismatch;
     int mode;                       /* 0 auto, 1 dna, 2 protein */
     int score_only, stats;
+    int strand;                     /* 0 default, 1 both, 2 plus, 3 minus */
+    int have_evalue;
+    int params;                     /* --evalue-params: 0 auto, 1 table, 2 fit */
+    int fsc;                        /* --fsc */
+    double max_evalue;              /* --evalue: hits above are not printed */
     enum fmt format;
     hay_align_options opt;
     const char *qpath, *tpath;
@@ -57,16 +62,46 @@ static void usage_align(FILE *f)
 "Output:\n"
 "  -f, --format FMT          tsv (default): query, target, score, query start,\n"
 "                              query end, target start, target end (1-based,\n"
-"                              inclusive), CIGAR (=/X/I/D; '*' when none)\n"
+"                              inclusive), CIGAR (=/X/I/D; '*' when none),\n"
+"                              E-value, bit score, strand (+ or -)\n"
 "                            pair: pairwise text like EMBOSS water\n"
 "                            sam: SAM (targets are the references; the best\n"
 "                              target of a query is primary, others secondary)\n"
-"                            blast6: BLAST tabular (-outfmt 6) columns; evalue\n"
-"                              is '*' (not computed), bitscore holds the raw score\n"
+"                            blast6: BLAST tabular (-outfmt 6): qseqid sseqid\n"
+"                              pident length mismatch gapopen qstart qend\n"
+"                              sstart send evalue bitscore, printed as BLAST+\n"
+"                              prints them\n"
 "                            json: one JSON document\n"
+"      --evalue X            print only hits with an E-value of at most X\n"
 "      --score-only          score and end cells only: no start, no CIGAR\n"
 "                            (tsv and json only)\n"
-"      --stats               timing, cells and GCUPS on standard error\n"
+"      --stats               timing, cells, GCUPS and the E-values' parameters\n"
+"                            on standard error\n"
+"\n"
+"E-values: Karlin-Altschul statistics with BLAST's published parameters for\n"
+"the standard matrices and gap costs and its length adjustment; the database\n"
+"is TARGET (all its residues and sequences).\n"
+"      --evalue-params WHICH auto (default): the published parameters; for other\n"
+"                            scorings lambda and K fitted to each query's\n"
+"                            scores when TARGET has at least 100 sequences\n"
+"                            (as ssearch does), else ungapped parameters\n"
+"                            computed from the matrix (--stats says which)\n"
+"                            table: published, else computed; never fitted\n"
+"                            fit: always fitted (needs 100 target sequences)\n"
+"      --fsc                 protein E-values with Spouge's finite-size\n"
+"                            correction instead of the length adjustment, as\n"
+"                            blastp computes them by default (published\n"
+"                            parameters only; other E-values stay as they are)\n"
+"\n"
+"DNA strands:\n"
+"      --strand WHICH        both (default), plus or minus: the query as given,\n"
+"                            its reverse complement, or both (the better of\n"
+"                            the two is reported for each pair).  On the minus\n"
+"                            strand query coordinates are on the query as\n"
+"                            given, the CIGAR (SAM's and pair's too) reads\n"
+"                            along the target, SAM has flag 16 and SEQ\n"
+"                            reverse complemented, blast6 has sstart > send\n"
+"                            (as blastn).\n"
 "\n"
 "Engine:\n"
 "      --backend NAME        cpu (default), cuda, opencl: where the score pass\n"
@@ -84,7 +119,8 @@ static void usage_align(FILE *f)
 
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
-    O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST
+    O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
+    O_EVALUE, O_PARAMS, O_FSC
 };
 
 static const struct option align_opts[] = {
@@ -101,6 +137,10 @@ static const struct option align_opts[] = {
     { "stats", no_argument, NULL, O_STATS },
     { "traceback-mem", required_argument, NULL, O_TBMEM },
     { "list", no_argument, NULL, O_LIST },
+    { "strand", required_argument, NULL, O_STRAND },
+    { "evalue", required_argument, NULL, O_EVALUE },
+    { "evalue-params", required_argument, NULL, O_PARAMS },
+    { "fsc", no_argument, NULL, O_FSC },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
@@ -203,6 +243,38 @@ static int parse_args(int argc, char **argv, aconfig *cf)
             break;
         }
         case O_LIST: list_all(); return 0;
+        case O_STRAND:
+            if (!strcmp(optarg, "both")) cf->strand = 1;
+            else if (!strcmp(optarg, "plus")) cf->strand = 2;
+            else if (!strcmp(optarg, "minus")) cf->strand = 3;
+            else {
+                fprintf(stderr, "hay align: --strand: '%s' is not both, plus "
+                        "or minus\n", optarg);
+                return 2;
+            }
+            break;
+        case O_FSC: cf->fsc = 1; break;
+        case O_PARAMS:
+            if (!strcmp(optarg, "auto")) cf->params = 0;
+            else if (!strcmp(optarg, "table")) cf->params = 1;
+            else if (!strcmp(optarg, "fit")) cf->params = 2;
+            else {
+                fprintf(stderr, "hay align: --evalue-params: '%s' is not "
+                        "auto, table or fit\n", optarg);
+                return 2;
+            }
+            break;
+        case O_EVALUE: {
+            char *e;
+            cf->max_evalue = strtod(optarg, &e);
+            if (!*optarg || *e || !(cf->max_evalue >= 0)) {
+                fprintf(stderr, "hay align: --evalue: '%s' is not a number "
+                        ">= 0\n", optarg);
+                return 2;
+            }
+            cf->have_evalue = 1;
+            break;
+        }
         case 'f':
             if (!strcmp(optarg, "tsv")) cf->format = F_TSV;
             else if (!strcmp(optarg, "pair")) cf->format = F_PAIR;
@@ -383,60 +455,131 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-static void print_tsv(const seq_rec *q, const seq_rec *t,
-                      const hay_align_result *r)
+/* One pair as printed: the result on the strand reported, the query as
+ * given and as aligned (its reverse complement on the minus strand), and
+ * the E-value and bit score (when the scoring has statistics). */
+typedef struct hit {
+    const hay_align_result *r;
+    const seq_rec *q, *qa;
+    const hay_align_seq *qc;
+    int minus, have_stats;
+    double evalue, bits;
+} hit;
+
+/* The aligned part's first and last query residue (0-based) on the query as
+ * given; the first needs a start (not score-only). */
+static uint64_t hit_q_lo(const hit *h)
 {
-    printf("%s\t%s\t%d\t", q->id, t->id, (int)r->score);
+    return h->minus ? (uint64_t)h->q->len - 1 - h->r->q_end : h->r->q_start;
+}
+
+static uint64_t hit_q_hi(const hit *h)
+{
+    return h->minus ? (uint64_t)h->q->len - 1 - h->r->q_start : h->r->q_end;
+}
+
+/* E-value and bit score as BLAST+ 2.12 prints them in tabular output. */
+static void blast_evalue(char *buf, size_t cap, double e)
+{
+    if (e < 1.0e-180)
+        snprintf(buf, cap, "0.0");
+    else if (e < 0.0009)
+        snprintf(buf, cap, "%.2e", e);
+    else if (e < 0.1)
+        snprintf(buf, cap, "%.3f", e);
+    else if (e < 1.0)
+        snprintf(buf, cap, "%.2f", e);
+    else if (e < 10.0)
+        snprintf(buf, cap, "%.1f", e);
+    else
+        snprintf(buf, cap, "%.0f", e);
+}
+
+static void blast_bits(char *buf, size_t cap, double b)
+{
+    if (b > 99.9)
+        snprintf(buf, cap, "%ld", (long)b);
+    else
+        snprintf(buf, cap, "%.1f", b);
+}
+
+static void print_tsv(const seq_rec *t, const hit *h)
+{
+    const hay_align_result *r = h->r;
+    printf("%s\t%s\t%d\t", h->q->id, t->id, (int)r->score);
     if (r->score == 0) {
-        printf("*\t*\t*\t*\t*\n");
+        printf("*\t*\t*\t*\t*\t*\t*\t%c\n", h->minus ? '-' : '+');
         return;
     }
     if (r->cigar)
-        printf("%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
-               r->q_start + 1, r->q_end + 1, r->t_start + 1, r->t_end + 1,
+        printf("%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s",
+               hit_q_lo(h) + 1, hit_q_hi(h) + 1, r->t_start + 1, r->t_end + 1,
                r->cigar);
-    else
-        printf("*\t%" PRIu64 "\t*\t%" PRIu64 "\t*\n", r->q_end + 1,
+    else if (h->minus)      /* the aligned end is the given query's start */
+        printf("%" PRIu64 "\t*\t*\t%" PRIu64 "\t*", hit_q_lo(h) + 1,
                r->t_end + 1);
+    else
+        printf("*\t%" PRIu64 "\t*\t%" PRIu64 "\t*", r->q_end + 1,
+               r->t_end + 1);
+    if (h->have_stats)
+        printf("\t%.3g\t%.1f", h->evalue, h->bits);
+    else
+        printf("\t*\t*");
+    printf("\t%c\n", h->minus ? '-' : '+');
 }
 
-static void print_blast6(const seq_rec *q, const seq_rec *t,
-                         const hay_align_result *r)
+static void print_blast6(const seq_rec *t, const hit *h)
 {
+    const hay_align_result *r = h->r;
     if (r->score == 0)
         return;
+    char e[32] = "*", b[32] = "*";
+    if (h->have_stats) {
+        blast_evalue(e, sizeof e, h->evalue);
+        blast_bits(b, sizeof b, h->bits);
+    }
+    /* blastn's convention: the query runs forward, the subject backward on
+     * the minus strand. */
+    uint64_t s0 = r->t_start + 1, s1 = r->t_end + 1;
     printf("%s\t%s\t%.3f\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-           "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t*\t%d\n",
-           q->id, t->id, 100.0 * (double)r->matches / (double)r->length,
-           r->length, r->mismatches, r->gap_opens, r->q_start + 1,
-           r->q_end + 1, r->t_start + 1, r->t_end + 1, (int)r->score);
+           "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\n",
+           h->q->id, t->id, 100.0 * (double)r->matches / (double)r->length,
+           r->length, r->mismatches, r->gap_opens, hit_q_lo(h) + 1,
+           hit_q_hi(h) + 1, h->minus ? s1 : s0, h->minus ? s0 : s1, e, b);
 }
 
-static void print_json(const seq_rec *q, const seq_rec *t,
-                       const hay_align_result *r, int *first)
+static void print_json(const seq_rec *t, const hit *h, int *first)
 {
+    const hay_align_result *r = h->r;
     printf("%s\n    {\"query\": ", *first ? "" : ",");
     *first = 0;
-    json_str(q->id);
+    json_str(h->q->id);
     printf(", \"target\": ");
     json_str(t->id);
     printf(", \"query_length\": %zu, \"target_length\": %zu, \"score\": %d",
-           q->len, t->len, (int)r->score);
+           h->q->len, t->len, (int)r->score);
     if (r->score == 0) {
         printf("}");
         return;
     }
-    printf(", \"query_end\": %" PRIu64 ", \"target_end\": %" PRIu64,
-           r->q_end + 1, r->t_end + 1);
+    if (h->have_stats)
+        printf(", \"evalue\": %.3g, \"bitscore\": %.1f", h->evalue, h->bits);
+    printf(", \"strand\": \"%c\"", h->minus ? '-' : '+');
+    if (h->minus)
+        printf(", \"query_start\": %" PRIu64, hit_q_lo(h) + 1);
+    else
+        printf(", \"query_end\": %" PRIu64, r->q_end + 1);
+    printf(", \"target_end\": %" PRIu64, r->t_end + 1);
     if (r->cigar)
-        printf(", \"query_start\": %" PRIu64 ", \"target_start\": %" PRIu64
+        printf(", \"%s\": %" PRIu64 ", \"target_start\": %" PRIu64
                ", \"cigar\": \"%s\", \"length\": %" PRIu64 ", \"matches\": %"
                PRIu64 ", \"mismatches\": %" PRIu64 ", \"positives\": %" PRIu64
                ", \"gap_opens\": %" PRIu64 ", \"gaps\": %" PRIu64
                ", \"identity\": %.4f",
-               r->q_start + 1, r->t_start + 1, r->cigar, r->length, r->matches,
-               r->mismatches, r->positives, r->gap_opens, r->gaps,
-               (double)r->matches / (double)r->length);
+               h->minus ? "query_end" : "query_start",
+               (h->minus ? hit_q_hi(h) : r->q_start) + 1, r->t_start + 1,
+               r->cigar, r->length, r->matches, r->mismatches, r->positives,
+               r->gap_opens, r->gaps, (double)r->matches / (double)r->length);
     printf("}");
 }
 
@@ -462,7 +605,7 @@ static char cig_next(cig_it *it)
 static void print_pair(const aconfig *cf, const hay_align_scoring *s,
                        const seq_rec *q, const seq_rec *t,
                        const hay_align_seq *qc, const hay_align_seq *tc,
-                       const hay_align_result *r)
+                       const hay_align_result *r, int minus)
 {
     int32_t open, ext;
     hay_align_scoring_gaps(s, &open, &ext);
@@ -470,6 +613,8 @@ static void print_pair(const aconfig *cf, const hay_align_scoring *s,
            "# Program: hay align\n"
            "# Aligned_sequences: 2\n"
            "# 1: %s\n# 2: %s\n", q->id, t->id);
+    if (minus)
+        printf("# Strand: minus (1 is the query's reverse complement)\n");
     if (hay_align_scoring_is_dna(s))
         printf("# Matrix: match %d, mismatch %d\n", (int)cf->match,
                (int)cf->mismatch);
@@ -577,13 +722,79 @@ static void print_sam_header(const aconfig *cf, const seq_file *tf)
 /* ------------------------------------------------------------------------
  * The command
  * ---------------------------------------------------------------------- */
+
+/* The reverse complement of every record of f (IUPAC letters, case kept;
+ * FASTQ qualities reversed); ids are shared with f. */
+static int reverse_complement(const seq_file *f, seq_file *rc)
+{
+    static const char from[] = "ACGTUNRYSWKMBDHVacgtunryswkmbdhv";
+    static const char to[] = "TGCAANYRSWMKVHDBtgcaanyrswmkvhdb";
+    rc->n = f->n;
+    rc->fastq = f->fastq;
+    rc->recs = calloc(f->n ? f->n : 1, sizeof *rc->recs);
+    if (!rc->recs)
+        return -1;
+    for (size_t i = 0; i < f->n; i++) {
+        const seq_rec *r = &f->recs[i];
+        seq_rec *o = &rc->recs[i];
+        o->id = r->id;
+        o->len = r->len;
+        o->seq = malloc(r->len + 1);
+        if (!o->seq)
+            return -1;
+        for (size_t j = 0; j < r->len; j++) {
+            const char *c = strchr(from, r->seq[r->len - 1 - j]);
+            o->seq[j] = c && *c ? to[c - from] : r->seq[r->len - 1 - j];
+        }
+        o->seq[r->len] = 0;
+        if (r->qual) {
+            o->qual = malloc(r->len + 1);
+            if (!o->qual)
+                return -1;
+            for (size_t j = 0; j < r->len; j++)
+                o->qual[j] = r->qual[r->len - 1 - j];
+            o->qual[r->len] = 0;
+        }
+    }
+    return 0;
+}
+
+static void reverse_complement_free(seq_file *rc)
+{
+    for (size_t i = 0; rc->recs && i < rc->n; i++) {
+        free(rc->recs[i].seq);
+        free(rc->recs[i].qual);
+    }
+    free(rc->recs);
+}
+
+static hay_status run_batch(const aconfig *cf, const hay_align_scoring *s,
+                            const hay_align_seq *qs, size_t nq,
+                            const hay_align_seq *ts, size_t nt,
+                            hay_align_result *res, double *seconds)
+{
+    double t0 = cli_now();
+    hay_status st = hay_align_batch(s, qs, nq, ts, nt, &cf->opt, res);
+    *seconds += cli_now() - t0;
+    if (st != HAY_OK) {
+        fflush(stdout);
+        if (st == HAY_ERR_NO_BACKEND)
+            fprintf(stderr, "hay align: backend %s: Smith-Waterman on this "
+                    "backend is not built into this hay\n",
+                    hay_backend_name(cf->opt.backend));
+        else
+            fprintf(stderr, "hay align: %s\n", hay_strerror(st));
+    }
+    return st;
+}
+
 int align_main(int argc, char **argv)
 {
     aconfig cf;
     int rc = parse_args(argc, argv, &cf);
     if (rc >= 0)
         return rc;
-    seq_file qf, tf;
+    seq_file qf, tf, rf = { NULL, 0, 0 };
     char err[1024];
     if (seq_file_read(cf.qpath, &qf, err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
@@ -598,24 +809,75 @@ int align_main(int argc, char **argv)
     int dna = cf.mode == 1 || (cf.mode == 0 && looks_dna(&qf, &tf));
     hay_align_scoring *s = make_scoring(&cf, dna);
     hay_align_seq *qs = calloc(qf.n, sizeof *qs), *ts = calloc(tf.n, sizeof *ts);
+    hay_align_seq *rs = NULL;
     uint8_t **qb = calloc(qf.n, sizeof *qb), **tb = calloc(tf.n, sizeof *tb);
-    hay_align_result *res = NULL;
+    uint8_t **rb = NULL;
+    hay_align_result *res = NULL, *resm = NULL;
+    double *space = NULL;
+    int32_t *fit_scores = NULL;
+    uint64_t *fit_lens = NULL;
+    uint64_t fitted = 0, fit_failed = 0;
+    double fit_lo = 0, fit_hi = 0;
+    size_t qblock = 0;
     if (!s || !qs || !ts || !qb || !tb)
         goto out;
+    int is_dna = hay_align_scoring_is_dna(s);
+    if (!is_dna && (cf.strand == 1 || cf.strand == 3)) {
+        fprintf(stderr, "hay align: --strand both or minus is for DNA\n");
+        goto out;
+    }
+    int do_plus = !is_dna || cf.strand != 3;
+    int do_minus = is_dna && (cf.strand == 0 || cf.strand == 1 || cf.strand == 3);
     if (encode_all(s, &qf, cf.qpath, qs, qb) ||
         encode_all(s, &tf, cf.tpath, ts, tb))
         goto out;
+    if (do_minus) {
+        rs = calloc(qf.n, sizeof *rs);
+        rb = calloc(qf.n, sizeof *rb);
+        if (!rs || !rb || reverse_complement(&qf, &rf) ||
+            encode_all(s, &rf, cf.qpath, rs, rb)) {
+            fprintf(stderr, "hay align: out of memory\n");
+            goto out;
+        }
+    }
+
+    /* E-values: TARGET is the database. */
+    hay_align_stats stats;
+    int have_stats = hay_align_stats_get(s, &stats) == HAY_OK;
+    /* Fitting to each query's own scores (ssearch's way) where no
+     * published parameters exist and TARGET is large enough. */
+    int use_fit = cf.params == 2 ||
+        (cf.params == 0 && tf.n >= HAY_ALIGN_FIT_MIN &&
+         (!have_stats || stats.kind == HAY_ALIGN_STATS_COMPUTED));
+    if (cf.params == 2 && tf.n < HAY_ALIGN_FIT_MIN) {
+        fprintf(stderr, "hay align: --evalue-params fit needs at least %d "
+                "target sequences (TARGET has %zu)\n", HAY_ALIGN_FIT_MIN,
+                tf.n);
+        goto out;
+    }
+    if (cf.have_evalue && !have_stats && !use_fit) {
+        fprintf(stderr, "hay align: --evalue: this scoring has no statistics "
+                "(its expected score is not negative)\n");
+        goto out;
+    }
+    uint64_t db_residues = 0;
+    for (size_t i = 0; i < tf.n; i++)
+        db_residues += tf.recs[i].len;
 
     int threads = cf.opt.threads > 0 ? cf.opt.threads : (int)cli_cpu_count();
     cf.opt.threads = threads;
     /* Queries in blocks of a few thousand pairs: enough to keep the
      * threads busy between two barriers, few enough to hold the results;
      * every block is printed in order before the next one runs. */
-    size_t qblock = (size_t)(4096 > 64 * threads ? 4096 : 64 * threads) / tf.n + 1;
+    qblock = (size_t)(4096 > 64 * threads ? 4096 : 64 * threads) / tf.n + 1;
     if (qblock > qf.n)
         qblock = qf.n;
     res = calloc(qblock * tf.n, sizeof *res);
-    if (!res) {
+    resm = do_minus ? calloc(qblock * tf.n, sizeof *resm) : NULL;
+    space = calloc(qblock, sizeof *space);
+    fit_scores = calloc(tf.n, sizeof *fit_scores);
+    fit_lens = calloc(tf.n, sizeof *fit_lens);
+    if (!res || !space || (do_minus && !resm) || !fit_scores || !fit_lens) {
         fprintf(stderr, "hay align: out of memory\n");
         goto out;
     }
@@ -631,59 +893,134 @@ int align_main(int argc, char **argv)
             printf("\"matrix\": ");
             json_str(hay_align_scoring_name(s));
         }
-        printf(", \"gap_open\": %d, \"gap_extend\": %d},\n \"alignments\": [",
-               (int)cf.open, (int)cf.extend);
+        printf(", \"gap_open\": %d, \"gap_extend\": %d},\n", (int)cf.open,
+               (int)cf.extend);
+        if (use_fit) {
+            printf(" \"statistics\": {\"fitted_per_query\": true, "
+                   "\"db_residues\": %" PRIu64 ", \"db_sequences\": %zu, "
+                   "\"source\": \"lambda and K fitted to each query's scores "
+                   "(maximum likelihood Gumbel with length correction, as "
+                   "ssearch does)\"},\n", db_residues, tf.n);
+        } else if (have_stats) {
+            printf(" \"statistics\": {\"lambda\": %.6g, \"K\": %.6g, \"H\": "
+                   "%.6g, \"alpha\": %.6g, \"beta\": %.6g, \"db_residues\": %"
+                   PRIu64 ", \"db_sequences\": %zu, \"source\": ",
+                   stats.lambda, stats.K, stats.H, stats.alpha, stats.beta,
+                   db_residues, tf.n);
+            json_str(stats.source);
+            printf("},\n");
+        }
+        printf(" \"alignments\": [");
     }
     int first = 1;
     double seconds = 0;
     uint64_t cells = 0, pairs = 0, rescored = 0, linear = 0;
     for (size_t q0 = 0; q0 < qf.n; q0 += qblock) {
         size_t nq = qf.n - q0 < qblock ? qf.n - q0 : qblock;
-        double t0 = cli_now();
-        hay_status st = hay_align_batch(s, qs + q0, nq, ts, tf.n, &cf.opt, res);
-        seconds += cli_now() - t0;
-        if (st != HAY_OK) {
-            fflush(stdout);
-            if (st == HAY_ERR_NO_BACKEND)
-                fprintf(stderr, "hay align: backend %s: Smith-Waterman on this "
-                        "backend is not built into this hay\n",
-                        hay_backend_name(cf.opt.backend));
-            else
-                fprintf(stderr, "hay align: %s\n", hay_strerror(st));
+        if (do_plus && run_batch(&cf, s, qs + q0, nq, ts, tf.n, res,
+                                 &seconds) != HAY_OK)
             goto out;
-        }
+        if (do_minus && run_batch(&cf, s, rs + q0, nq, ts, tf.n, resm,
+                                  &seconds) != HAY_OK)
+            goto out;
         for (size_t a = 0; a < nq; a++) {
             const seq_rec *q = &qf.recs[q0 + a];
+            /* The strand reported for each pair: the better score, the
+             * plus strand on a tie. */
+            hit *hits = calloc(tf.n, sizeof *hits);
+            if (!hits) {
+                fprintf(stderr, "hay align: out of memory\n");
+                goto out;
+            }
             size_t primary = SIZE_MAX;
-            if (cf.format == F_SAM)
-                for (size_t b = 0; b < tf.n; b++)
-                    if (res[a * tf.n + b].score > 0 &&
-                        (primary == SIZE_MAX ||
-                         res[a * tf.n + b].score > res[a * tf.n + primary].score))
-                        primary = b;
+            for (size_t b = 0; b < tf.n; b++) {
+                hit *h = &hits[b];
+                hay_align_result *rp = do_plus ? &res[a * tf.n + b] : NULL;
+                hay_align_result *rm = do_minus ? &resm[a * tf.n + b] : NULL;
+                h->minus = !rp || (rm && rm->score > rp->score);
+                h->r = h->minus ? rm : rp;
+                h->q = q;
+                h->qa = h->minus ? &rf.recs[q0 + a] : q;
+                h->qc = h->minus ? &rs[q0 + a] : &qs[q0 + a];
+            }
+            /* This query's statistics: the scoring's, or fitted. */
+            const hay_align_stats *qst = have_stats ? &stats : NULL;
+            hay_align_stats fit;
+            if (use_fit) {
+                for (size_t b = 0; b < tf.n; b++) {
+                    fit_scores[b] = hits[b].r->score;
+                    fit_lens[b] = tf.recs[b].len;
+                }
+                if (hay_align_stats_fit(fit_scores, fit_lens, tf.n, q->len,
+                                        &fit) == HAY_OK) {
+                    qst = &fit;
+                    fit_lo = fitted && fit_lo < fit.lambda ? fit_lo : fit.lambda;
+                    fit_hi = fitted && fit_hi > fit.lambda ? fit_hi : fit.lambda;
+                    fitted++;
+                } else
+                    fit_failed++;
+            }
+            if (qst)
+                space[a] = hay_align_search_space(qst, q->len, db_residues,
+                                                  tf.n, NULL);
+            for (size_t b = 0; b < tf.n; b++) {
+                hit *h = &hits[b];
+                h->have_stats = qst != NULL;
+                if (qst && cf.fsc && qst->fsc)
+                    h->evalue = hay_align_evalue_fsc(qst, h->r->score, q->len,
+                                                     tf.recs[b].len,
+                                                     db_residues);
+                else if (qst)
+                    h->evalue = hay_align_evalue_space(qst, h->r->score,
+                                                       space[a]);
+                if (qst)
+                    h->bits = hay_align_bitscore(qst, h->r->score);
+                if (cf.format == F_SAM && h->r->score > 0 &&
+                    (!cf.have_evalue ||
+                     (h->have_stats && h->evalue <= cf.max_evalue)) &&
+                    (primary == SIZE_MAX ||
+                     h->r->score > hits[primary].r->score))
+                    primary = b;
+            }
             if (cf.format == F_SAM && primary == SIZE_MAX)
                 print_sam_record(q, NULL, NULL, 4);
             for (size_t b = 0; b < tf.n; b++) {
-                hay_align_result *r = &res[a * tf.n + b];
+                const hit *h = &hits[b];
                 const seq_rec *t = &tf.recs[b];
-                switch (cf.format) {
-                case F_TSV: print_tsv(q, t, r); break;
-                case F_BLAST6: print_blast6(q, t, r); break;
-                case F_JSON: print_json(q, t, r, &first); break;
-                case F_PAIR:
-                    print_pair(&cf, s, q, t, &qs[q0 + a], &ts[b], r);
-                    break;
-                case F_SAM:
-                    if (r->score > 0)
-                        print_sam_record(q, t, r, b == primary ? 0 : 256);
-                    break;
+                if (!cf.have_evalue || (h->have_stats &&
+                                        h->evalue <= cf.max_evalue))
+                    switch (cf.format) {
+                    case F_TSV: print_tsv(t, h); break;
+                    case F_BLAST6: print_blast6(t, h); break;
+                    case F_JSON: print_json(t, h, &first); break;
+                    case F_PAIR:
+                        print_pair(&cf, s, h->qa, t, h->qc, &ts[b], h->r,
+                                   h->minus);
+                        break;
+                    case F_SAM:
+                        /* SAM's SEQ and CIGAR are along the reference: the
+                         * aligned query (reverse complemented) as is. */
+                        if (h->r->score > 0)
+                            print_sam_record(h->qa, t, h->r,
+                                             (b == primary ? 0 : 256) |
+                                             (h->minus ? 16 : 0));
+                        break;
+                    }
+                for (int k = 0; k < 2; k++) {
+                    hay_align_result *r = k ? (do_minus ? &resm[a * tf.n + b]
+                                                        : NULL)
+                                            : (do_plus ? &res[a * tf.n + b]
+                                                       : NULL);
+                    if (!r)
+                        continue;
+                    cells += r->cells;
+                    pairs++;
+                    rescored += (r->flags & HAY_ALIGN_RESCORED32) != 0;
+                    linear += (r->flags & HAY_ALIGN_LINEAR) != 0;
+                    hay_align_result_clear(r);
                 }
-                cells += r->cells;
-                pairs++;
-                rescored += (r->flags & HAY_ALIGN_RESCORED32) != 0;
-                linear += (r->flags & HAY_ALIGN_LINEAR) != 0;
-                hay_align_result_clear(r);
             }
+            free(hits);
         }
     }
     if (cf.format == F_JSON)
@@ -698,21 +1035,47 @@ int align_main(int argc, char **argv)
                 pairs, cells, seconds,
                 seconds > 0 ? (double)cells / seconds * 1e-9 : 0.0, v,
                 threads, rescored, linear);
+        if (use_fit)
+            fprintf(stderr, "stats: lambda and K fitted to each query's "
+                    "scores: %" PRIu64 " queries fitted (lambda %.4g to "
+                    "%.4g), %" PRIu64 " could not be%s\n", fitted, fit_lo,
+                    fit_hi, fit_failed,
+                    !fit_failed ? ""
+                    : have_stats ? " (the scoring's parameters used for them)"
+                                 : " (no E-values for them)");
+        else if (have_stats)
+            fprintf(stderr, "stats: lambda=%.6g K=%.6g H=%.6g alpha=%.6g "
+                    "beta=%.6g db_residues=%" PRIu64 " db_sequences=%zu "
+                    "source: %s\n", stats.lambda, stats.K, stats.H,
+                    stats.alpha, stats.beta, db_residues, tf.n, stats.source);
+        else
+            fprintf(stderr, "stats: no E-values: this scoring's expected "
+                    "score is not negative\n");
     }
     rc = 0;
 out:
-    if (res)
-        for (size_t i = 0; i < qblock * tf.n; i++)
-            hay_align_result_clear(&res[i]);
+    for (size_t i = 0; res && i < qblock * tf.n; i++)
+        hay_align_result_clear(&res[i]);
+    for (size_t i = 0; resm && i < qblock * tf.n; i++)
+        hay_align_result_clear(&resm[i]);
     free(res);
+    free(resm);
+    free(space);
+    free(fit_scores);
+    free(fit_lens);
     for (size_t i = 0; qb && i < qf.n; i++)
         free(qb[i]);
+    for (size_t i = 0; rb && i < qf.n; i++)
+        free(rb[i]);
     for (size_t i = 0; tb && i < tf.n; i++)
         free(tb[i]);
     free(qb);
+    free(rb);
     free(tb);
     free(qs);
+    free(rs);
     free(ts);
+    reverse_complement_free(&rf);
     hay_align_scoring_free(s);
     seq_file_free(&qf);
     seq_file_free(&tf);

@@ -63,6 +63,9 @@ check() {   # name, query, target, expected record count ("" = from tsv), calmd?
 }
 check reads "$inputs/align-reads.fq" "$inputs/align-dna-t.fa" 2 1
 check dna "$inputs/align-dna.fa" "$inputs/align-dna-t.fa" 2 1
+# minus strand: flag 16, SEQ reverse complemented (calmd's NM shows it)
+check minus "$inputs/align-dna-rc.fa" "$inputs/align-dna-t.fa" 2 1
+check minus-fastq "$inputs/align-dna-rc.fq" "$inputs/align-dna-t.fa" 1 1
 check protein "$inputs/align-q.fa" "$inputs/align-t.fa" "" 0
 if [ -d "$data/bio" ]; then
     check mito "$data/bio/dna-pairs/MT-human.fa" "$data/bio/dna-pairs/MT-orang.fa" 1 1
