@@ -23,7 +23,7 @@
  */
 #include "haystack.h"
 #include "../src/align/db_device.h"
-#include "../tests/sw_blosum62.h"
+#include "../tests/gpu/sw_blosum62.h"
 
 #include <stdio.h>
 #include <stdlib.h>

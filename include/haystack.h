@@ -24,6 +24,10 @@
  * into text.  The library never prints, exits or aborts.  Every _free
  * function accepts NULL.
  *
+ * Parts marked EXPERIMENTAL (device-resident buffers, engine parameters,
+ * the split fields of hay_scan_stats) are tuning and measuring tools: they
+ * may change or go away in any release.
+ *
  * Simple API
  * ----------
  *   hay_pattern p = { "needle", 6 };
@@ -43,13 +47,26 @@
 extern "C" {
 #endif
 
+/*
+ * HAY_API marks the functions of the public API.  The library is built with
+ * hidden visibility, so these are the only symbols the shared library
+ * exports; everything else in it is internal and may change at any time.
+ */
+#ifndef HAY_API
+#if defined(__GNUC__) || defined(__clang__)
+#define HAY_API __attribute__((visibility("default")))
+#else
+#define HAY_API
+#endif
+#endif
+
 #define HAY_VERSION_MAJOR 0
 #define HAY_VERSION_MINOR 1
 #define HAY_VERSION_PATCH 0
 #define HAY_VERSION_STRING "0.1.0"
 
 /* Library version as "MAJOR.MINOR.PATCH". */
-const char *hay_version(void);
+HAY_API const char *hay_version(void);
 
 /* ------------------------------------------------------------------------
  * Status codes
@@ -69,14 +86,23 @@ typedef enum hay_status {
 } hay_status;
 
 /* A static, human-readable description of a status.  Never NULL. */
-const char *hay_strerror(hay_status status);
+HAY_API const char *hay_strerror(hay_status status);
 
 /* ------------------------------------------------------------------------
  * Allocation
  *
- * Optional.  When given to hay_patterns_compile(), every allocation made for
- * the pattern set and for the scratches and streams created from it goes
- * through these functions.  The allocator must outlive all those objects.
+ * Optional.  When given to hay_patterns_compile(), these functions serve the
+ * host memory of the CPU backend: the pattern set (its copy of the patterns,
+ * the engine's tables and automaton), the scratches and streams created from
+ * it, and what scans keep in them (match buffers, leftmost-mode state).  The
+ * allocator must outlive all those objects.
+ *
+ * They do not serve, and malloc does: what backend auto keeps beside the CPU
+ * engine (a small record per set, the CPU+GPU split's per-scan state); the
+ * host memory of the CUDA and OpenCL backends (device memory and pinned
+ * staging come from their drivers); device-resident buffers; energy
+ * counters; the alignment functions of haystack_align.h.  The C library, the
+ * OpenMP runtime and the GPU drivers allocate for themselves.
  * ---------------------------------------------------------------------- */
 typedef struct hay_allocator {
     void *(*alloc)(size_t size, void *ctx);   /* return NULL on failure */
@@ -113,45 +139,52 @@ typedef enum hay_backend {
  *   pfac_budget=BYTES   largest dense PFAC table; above it PFAC walks its
  *                       compact edge lists
  * Both default to a sixteenth of physical memory, between 64M and 1G.
- * BYTES takes an optional K, M or G suffix (powers of 1024).
+ * BYTES takes an optional K, M or G suffix (powers of 1024).  EXPERIMENTAL,
+ * as every engine parameter.
  *
  * Every params string has one grammar: "key=value" items separated by
  * commas, blanks around items, keys and values ignored; an empty item, an
  * item without '=', a key given twice, an unknown key or a bad value is
  * HAY_ERR_INVALID (hay_compile_opts.error says which).
+ *
+ * The OpenCL backend keeps its compiled kernels on disk, in $HAY_CACHE_DIR,
+ * else $XDG_CACHE_HOME/haystack, else $HOME/.cache/haystack, and writes
+ * the kernel compiler's messages to the file $HAY_OPENCL_BUILD_LOG names,
+ * if set; the library writes no other file.
  */
 
 /* Name of a backend ("auto", "cpu", "cuda", "opencl"); "?" if out of range. */
-const char *hay_backend_name(hay_backend backend);
+HAY_API const char *hay_backend_name(hay_backend backend);
 
 /* Parse a backend name.  Returns HAY_ERR_UNKNOWN_NAME if not recognised. */
-hay_status hay_backend_parse(const char *name, hay_backend *out);
+HAY_API hay_status hay_backend_parse(const char *name, hay_backend *out);
 
 /*
  * Whether a backend can run here: HAY_OK, HAY_ERR_NO_BACKEND (not built in)
  * or HAY_ERR_NO_DEVICE (built in, no device).  Probing the CUDA backend
  * creates no context.
  */
-hay_status hay_backend_available(hay_backend backend);
+HAY_API hay_status hay_backend_available(hay_backend backend);
 
 /*
  * Devices of a backend: *count is set to how many can run here (the CPU
  * backend has one; 0 when the backend is unavailable).
  */
-hay_status hay_device_count(hay_backend backend, int *count);
+HAY_API hay_status hay_device_count(hay_backend backend, int *count);
 
 /*
  * Writes a one-line description of device `index` of a backend (name and
  * main properties) into buf[0, cap), NUL-terminated and truncated to fit.
  */
-hay_status hay_device_describe(hay_backend backend, int index, char *buf,
-                               size_t cap);
+HAY_API hay_status hay_device_describe(hay_backend backend, int index,
+                                       char *buf, size_t cap);
 
 /*
  * Lists the algorithm names of a backend, one by one: *name is set to the
  * i-th name, or the call returns HAY_ERR_INVALID when i is past the end.
  */
-hay_status hay_algo_name(hay_backend backend, size_t i, const char **name);
+HAY_API hay_status hay_algo_name(hay_backend backend, size_t i,
+                                 const char **name);
 
 /* ------------------------------------------------------------------------
  * Pattern sets
@@ -191,7 +224,8 @@ typedef struct hay_compile_opts {
      * example the GPU kernels' block size and bytes per thread); NULL for
      * the defaults.  Each engine documents its keys; an unknown key or a
      * bad value makes hay_patterns_compile() return HAY_ERR_INVALID.  The
-     * string is copied. */
+     * string is copied.  EXPERIMENTAL: keys, ranges and defaults are
+     * tuning knobs and may change in any release. */
     const char *params;
     /* Which matches scans report; default HAY_MATCH_ALL. */
     hay_match_mode mode;
@@ -204,7 +238,7 @@ typedef struct hay_compile_opts {
 } hay_compile_opts;
 
 /* Fills *opts with the defaults (auto backend, auto algorithm, no flags). */
-void hay_compile_opts_init(hay_compile_opts *opts);
+HAY_API void hay_compile_opts_init(hay_compile_opts *opts);
 
 typedef struct hay_patterns hay_patterns;
 
@@ -214,11 +248,11 @@ typedef struct hay_patterns hay_patterns;
  * Duplicate patterns are allowed and each id is reported.
  * On error *out is set to NULL.  Free the set with hay_patterns_free().
  */
-hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
-                                const hay_compile_opts *opts,
-                                hay_patterns **out);
+HAY_API hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
+                                        const hay_compile_opts *opts,
+                                        hay_patterns **out);
 
-void hay_patterns_free(hay_patterns *set);
+HAY_API void hay_patterns_free(hay_patterns *set);
 
 /* What was compiled: the choices made and their reasons. */
 typedef struct hay_patterns_info {
@@ -232,8 +266,8 @@ typedef struct hay_patterns_info {
     size_t states;            /* automaton states (0 for engines without) */
 } hay_patterns_info;
 
-hay_status hay_patterns_info_get(const hay_patterns *set,
-                                 hay_patterns_info *info);
+HAY_API hay_status hay_patterns_info_get(const hay_patterns *set,
+                                         hay_patterns_info *info);
 
 /* ------------------------------------------------------------------------
  * Scratch
@@ -244,8 +278,9 @@ typedef struct hay_scratch hay_scratch;
  * Creates per-thread working memory for scans with `set` (and with any set
  * compiled with the same allocator).  Free with hay_scratch_free().
  */
-hay_status hay_scratch_create(const hay_patterns *set, hay_scratch **out);
-void hay_scratch_free(hay_scratch *scratch);
+HAY_API hay_status hay_scratch_create(const hay_patterns *set,
+                                      hay_scratch **out);
+HAY_API void hay_scratch_free(hay_scratch *scratch);
 
 /* ------------------------------------------------------------------------
  * Scanning
@@ -307,7 +342,7 @@ typedef struct hay_scan_stats {
     /* Backend auto's split (one input shared by the CPU threads and the
      * GPU): the bytes each side searched and the seconds each spent (the
      * GPU's from its thread's start, device start-up included when this
-     * scan paid it); all 0 when the scan was not split. */
+     * scan paid it); all 0 when the scan was not split.  EXPERIMENTAL. */
     uint64_t split_cpu_bytes, split_gpu_bytes;
     double split_cpu_seconds, split_gpu_seconds;
 } hay_scan_stats;
@@ -322,7 +357,7 @@ typedef struct hay_scan_opts {
 } hay_scan_opts;
 
 /* Fills *opts with the defaults (all cores, dynamic, default chunks). */
-void hay_scan_opts_init(hay_scan_opts *opts);
+HAY_API void hay_scan_opts_init(hay_scan_opts *opts);
 
 /*
  * Reports every occurrence of every pattern in data[0, len) to `on_match`.
@@ -331,25 +366,27 @@ void hay_scan_opts_init(hay_scan_opts *opts);
  * is still reported exactly once and in the documented order.
  * Returns HAY_OK, HAY_STOPPED, or an error.
  */
-hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
-                    const void *data, uint64_t len, const hay_scan_opts *opts,
-                    hay_match_fn on_match, void *ctx);
+HAY_API hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
+                            const void *data, uint64_t len,
+                            const hay_scan_opts *opts, hay_match_fn on_match,
+                            void *ctx);
 
 /* Counts every occurrence of every pattern (overlapping ones included). */
-hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
-                          const void *data, uint64_t len,
-                          const hay_scan_opts *opts, uint64_t *count);
+HAY_API hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
+                                  const void *data, uint64_t len,
+                                  const hay_scan_opts *opts, uint64_t *count);
 
 /*
  * Counts every occurrence of each pattern: counts[i] (n entries, one per
  * pattern id, zeroed first) is the number of matches of pattern i.
  */
-hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
-                               const void *data, uint64_t len,
-                               const hay_scan_opts *opts, uint64_t *counts);
+HAY_API hay_status hay_scan_count_each(const hay_patterns *set,
+                                       hay_scratch *scratch, const void *data,
+                                       uint64_t len, const hay_scan_opts *opts,
+                                       uint64_t *counts);
 
 /* ------------------------------------------------------------------------
- * Device-resident haystacks
+ * Device-resident haystacks (EXPERIMENTAL)
  *
  * A haystack uploaded once and searched with any number of pattern sets,
  * so that repeated queries pay the host-to-device copy once.  A CUDA buffer
@@ -365,23 +402,26 @@ hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
  * ---------------------------------------------------------------------- */
 typedef struct hay_buffer hay_buffer;
 
-hay_status hay_buffer_create(hay_backend backend, const void *data,
-                             uint64_t len, hay_buffer **out);
-void hay_buffer_free(hay_buffer *buf);
+HAY_API hay_status hay_buffer_create(hay_backend backend, const void *data,
+                                     uint64_t len, hay_buffer **out);
+HAY_API void hay_buffer_free(hay_buffer *buf);
 /* The backend that holds the buffer (CPU or CUDA). */
-hay_backend hay_buffer_backend(const hay_buffer *buf);
+HAY_API hay_backend hay_buffer_backend(const hay_buffer *buf);
 
-hay_status hay_scan_buffer(const hay_patterns *set, hay_scratch *scratch,
-                           const hay_buffer *buf, const hay_scan_opts *opts,
-                           hay_match_fn on_match, void *ctx);
-hay_status hay_scan_count_buffer(const hay_patterns *set,
-                                 hay_scratch *scratch, const hay_buffer *buf,
-                                 const hay_scan_opts *opts, uint64_t *count);
-hay_status hay_scan_count_each_buffer(const hay_patterns *set,
-                                      hay_scratch *scratch,
-                                      const hay_buffer *buf,
-                                      const hay_scan_opts *opts,
-                                      uint64_t *counts);
+HAY_API hay_status hay_scan_buffer(const hay_patterns *set,
+                                   hay_scratch *scratch, const hay_buffer *buf,
+                                   const hay_scan_opts *opts,
+                                   hay_match_fn on_match, void *ctx);
+HAY_API hay_status hay_scan_count_buffer(const hay_patterns *set,
+                                         hay_scratch *scratch,
+                                         const hay_buffer *buf,
+                                         const hay_scan_opts *opts,
+                                         uint64_t *count);
+HAY_API hay_status hay_scan_count_each_buffer(const hay_patterns *set,
+                                              hay_scratch *scratch,
+                                              const hay_buffer *buf,
+                                              const hay_scan_opts *opts,
+                                              uint64_t *counts);
 
 /* ------------------------------------------------------------------------
  * Streaming
@@ -393,20 +433,21 @@ hay_status hay_scan_count_each_buffer(const hay_patterns *set,
  * ---------------------------------------------------------------------- */
 typedef struct hay_stream hay_stream;
 
-hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
-                           void *ctx, hay_stream **out);
+HAY_API hay_status hay_stream_open(const hay_patterns *set,
+                                   hay_match_fn on_match, void *ctx,
+                                   hay_stream **out);
 
 /*
  * Searches the next len bytes.  Once the callback has stopped the stream,
  * further writes return HAY_STOPPED without scanning.
  */
-hay_status hay_stream_write(hay_stream *stream, const void *data,
-                            size_t len);
+HAY_API hay_status hay_stream_write(hay_stream *stream, const void *data,
+                                    size_t len);
 
 /* Ends the stream and frees it (stream may be NULL).  In the leftmost
  * modes the matches still pending are reported first (HAY_STOPPED when the
  * callback stops them). */
-hay_status hay_stream_close(hay_stream *stream);
+HAY_API hay_status hay_stream_close(hay_stream *stream);
 
 #ifdef __cplusplus
 }

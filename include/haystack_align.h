@@ -89,12 +89,12 @@ typedef struct hay_align_scoring hay_align_scoring;
  * lists them.  Returns HAY_ERR_UNKNOWN_NAME for any other name and
  * HAY_ERR_INVALID for bad gap penalties.  *out is owned by the caller.
  */
-hay_status hay_align_scoring_builtin(const char *name, int32_t gap_open,
-                                     int32_t gap_extend,
-                                     hay_align_scoring **out);
+HAY_API hay_status hay_align_scoring_builtin(const char *name, int32_t gap_open,
+                                             int32_t gap_extend,
+                                             hay_align_scoring **out);
 
 /* The i-th built-in matrix name in *name, or HAY_ERR_INVALID past the end. */
-hay_status hay_align_matrix_name(size_t i, const char **name);
+HAY_API hay_status hay_align_matrix_name(size_t i, const char **name);
 
 /*
  * A matrix from the text of an NCBI-format file (both layouts: the classic
@@ -106,10 +106,11 @@ hay_status hay_align_matrix_name(size_t i, const char **name);
  * `name` (may be NULL) is kept for reports.  On HAY_ERR_INVALID, *err_line
  * (if not NULL) is the 1-based line at fault (0: the whole text).
  */
-hay_status hay_align_scoring_parse(const char *text, size_t len,
-                                   const char *name, int32_t gap_open,
-                                   int32_t gap_extend, hay_align_scoring **out,
-                                   size_t *err_line);
+HAY_API hay_status hay_align_scoring_parse(const char *text, size_t len,
+                                           const char *name, int32_t gap_open,
+                                           int32_t gap_extend,
+                                           hay_align_scoring **out,
+                                           size_t *err_line);
 
 /*
  * Nucleotides scored by match / mismatch (e.g. +2 / -3).  The alphabet is
@@ -117,25 +118,25 @@ hay_status hay_align_scoring_parse(const char *text, size_t len,
  * read as N, and N scores `mismatch` against everything, itself included.
  * Requires match > 0 and mismatch < match.
  */
-hay_status hay_align_scoring_dna(int32_t match, int32_t mismatch,
-                                 int32_t gap_open, int32_t gap_extend,
-                                 hay_align_scoring **out);
+HAY_API hay_status hay_align_scoring_dna(int32_t match, int32_t mismatch,
+                                         int32_t gap_open, int32_t gap_extend,
+                                         hay_align_scoring **out);
 
-void hay_align_scoring_free(hay_align_scoring *s);
+HAY_API void hay_align_scoring_free(hay_align_scoring *s);
 
 /* The number of residue codes (the matrix is alpha x alpha). */
-int hay_align_scoring_alpha(const hay_align_scoring *s);
+HAY_API int hay_align_scoring_alpha(const hay_align_scoring *s);
 /* The letter of each code: alpha characters, NUL-terminated. */
-const char *hay_align_scoring_letters(const hay_align_scoring *s);
+HAY_API const char *hay_align_scoring_letters(const hay_align_scoring *s);
 /* The matrix's name ("BLOSUM62", "dna", or what was given to _parse). */
-const char *hay_align_scoring_name(const hay_align_scoring *s);
+HAY_API const char *hay_align_scoring_name(const hay_align_scoring *s);
 /* The substitution score of query code a against target code b. */
-int32_t hay_align_scoring_score(const hay_align_scoring *s, uint8_t a,
-                                uint8_t b);
-void hay_align_scoring_gaps(const hay_align_scoring *s, int32_t *gap_open,
-                            int32_t *gap_extend);
+HAY_API int32_t hay_align_scoring_score(const hay_align_scoring *s, uint8_t a,
+                                        uint8_t b);
+HAY_API void hay_align_scoring_gaps(const hay_align_scoring *s,
+                                    int32_t *gap_open, int32_t *gap_extend);
 /* Whether this is the match/mismatch nucleotide scoring. */
-int hay_align_scoring_is_dna(const hay_align_scoring *s);
+HAY_API int hay_align_scoring_is_dna(const hay_align_scoring *s);
 
 /*
  * Maps len residue letters (case-insensitive) to codes in codes[0, len).
@@ -144,8 +145,9 @@ int hay_align_scoring_is_dna(const hay_align_scoring *s);
  * does not know, returns HAY_ERR_INVALID with *bad_pos (if not NULL) its
  * offset; codes is then partly written.
  */
-hay_status hay_align_encode(const hay_align_scoring *s, const void *residues,
-                            size_t len, uint8_t *codes, size_t *bad_pos);
+HAY_API hay_status hay_align_encode(const hay_align_scoring *s,
+                                    const void *residues, size_t len,
+                                    uint8_t *codes, size_t *bad_pos);
 
 /* ------------------------------------------------------------------------
  * Variants (CPU engines)
@@ -162,21 +164,22 @@ hay_status hay_align_encode(const hay_align_scoring *s, const void *residues,
  * ---------------------------------------------------------------------- */
 
 /* The i-th variant name in *name, or HAY_ERR_INVALID past the end. */
-hay_status hay_align_variant_name(size_t i, const char **name);
+HAY_API hay_status hay_align_variant_name(size_t i, const char **name);
 
 /*
  * Whether a variant can run here: HAY_OK, HAY_ERR_UNKNOWN_NAME or
  * HAY_ERR_UNSUPPORTED.  *resolved (if not NULL) is the variant that runs,
  * e.g. "striped16_avx2" for "auto".
  */
-hay_status hay_align_variant_check(const char *variant, const char **resolved);
+HAY_API hay_status hay_align_variant_check(const char *variant,
+                                           const char **resolved);
 
 /*
  * Whether a backend can run the score pass: HAY_OK, HAY_ERR_NO_BACKEND
  * (Smith-Waterman for it not built in), HAY_ERR_NO_DEVICE.  The CPU always
  * can.
  */
-hay_status hay_align_backend_check(hay_backend backend);
+HAY_API hay_status hay_align_backend_check(hay_backend backend);
 
 /* ------------------------------------------------------------------------
  * Aligning
@@ -194,7 +197,7 @@ typedef struct hay_align_options {
 } hay_align_options;
 
 /* Defaults: backend AUTO, variant auto, all cores, traceback. */
-void hay_align_options_init(hay_align_options *o);
+HAY_API void hay_align_options_init(hay_align_options *o);
 
 enum {
     HAY_ALIGN_RESCORED32 = 1,  /* the 16-bit pass could have saturated */
@@ -225,9 +228,10 @@ typedef struct hay_align_result {
  * HAY_ERR_NO_DEVICE, HAY_ERR_DEVICE, HAY_ERR_NOMEM, HAY_ERR_TOO_LARGE.
  * On error *r holds no allocation.
  */
-hay_status hay_align_pair(const hay_align_scoring *s, const uint8_t *q,
-                          size_t m, const uint8_t *t, size_t n,
-                          const hay_align_options *o, hay_align_result *r);
+HAY_API hay_status hay_align_pair(const hay_align_scoring *s, const uint8_t *q,
+                                  size_t m, const uint8_t *t, size_t n,
+                                  const hay_align_options *o,
+                                  hay_align_result *r);
 
 typedef struct hay_align_seq {
     const uint8_t *codes;
@@ -240,14 +244,15 @@ typedef struct hay_align_seq {
  * ti].  Each query is prepared once for all targets.  On error the first failure's status is returned
  * and every result is cleared.
  */
-hay_status hay_align_batch(const hay_align_scoring *s,
-                           const hay_align_seq *queries, size_t nqueries,
-                           const hay_align_seq *targets, size_t ntargets,
-                           const hay_align_options *o,
-                           hay_align_result *results);
+HAY_API hay_status hay_align_batch(const hay_align_scoring *s,
+                                   const hay_align_seq *queries,
+                                   size_t nqueries,
+                                   const hay_align_seq *targets,
+                                   size_t ntargets, const hay_align_options *o,
+                                   hay_align_result *results);
 
 /* Frees the CIGAR of *r and zeroes it.  NULL is allowed. */
-void hay_align_result_clear(hay_align_result *r);
+HAY_API void hay_align_result_clear(hay_align_result *r);
 
 /*
  * Scores an alignment from its CIGAR ('=', 'X', 'M', 'I', 'D') placed at
@@ -255,10 +260,11 @@ void hay_align_result_clear(hay_align_result *r);
  * HAY_ERR_INVALID if the CIGAR is malformed, runs past either sequence, or
  * says '=' where residues differ (or 'X' where they are equal).
  */
-hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
-                             size_t m, const uint8_t *t, size_t n,
-                             uint64_t q_start, uint64_t t_start,
-                             const char *cigar, int32_t *score);
+HAY_API hay_status hay_align_rescore(const hay_align_scoring *s,
+                                     const uint8_t *q, size_t m,
+                                     const uint8_t *t, size_t n,
+                                     uint64_t q_start, uint64_t t_start,
+                                     const char *cigar, int32_t *score);
 
 /* ------------------------------------------------------------------------
  * Statistics
@@ -345,7 +351,7 @@ typedef struct hay_align_stats {
  * score, or a non-negative expected score: the alignments are then not
  * local).  *out is written on success and zeroed on error.
  */
-hay_status hay_align_stats_get(const hay_align_scoring *s,
+HAY_API hay_status hay_align_stats_get(const hay_align_scoring *s,
                                hay_align_stats *out);
 
 /*
@@ -354,7 +360,7 @@ hay_status hay_align_stats_get(const hay_align_scoring *s,
  * kind is HAY_ALIGN_STATS_COMPUTED.  Errors: HAY_ERR_INVALID (a negative
  * frequency, all zero), HAY_ERR_UNSUPPORTED (as above), HAY_ERR_NOMEM.
  */
-hay_status hay_align_stats_ungapped(const hay_align_scoring *s,
+HAY_API hay_status hay_align_stats_ungapped(const hay_align_scoring *s,
                                     const double *freqs, hay_align_stats *out);
 
 /*
@@ -368,12 +374,12 @@ hay_status hay_align_stats_ungapped(const hay_align_scoring *s,
  * Errors: HAY_ERR_INVALID (NULL, query_len 0), HAY_ERR_UNSUPPORTED (fewer
  * than HAY_ALIGN_FIT_MIN scores left, or all equal), HAY_ERR_NOMEM.
  */
-hay_status hay_align_stats_fit(const int32_t *scores,
+HAY_API hay_status hay_align_stats_fit(const int32_t *scores,
                                const uint64_t *target_lens, size_t n,
                                uint64_t query_len, hay_align_stats *out);
 
 /* The bit score of a raw score. */
-double hay_align_bitscore(const hay_align_stats *st, int32_t score);
+HAY_API double hay_align_bitscore(const hay_align_stats *st, int32_t score);
 
 /*
  * The effective search space m' n' of a query of query_len residues against
@@ -382,16 +388,16 @@ double hay_align_bitscore(const hay_align_stats *st, int32_t score);
  * 0 when a length is 0.  Compute it once per query and pass it to
  * hay_align_evalue_space() for every hit.
  */
-double hay_align_search_space(const hay_align_stats *st, uint64_t query_len,
+HAY_API double hay_align_search_space(const hay_align_stats *st, uint64_t query_len,
                               uint64_t db_residues, uint64_t db_sequences,
                               uint64_t *length_adjustment);
 
 /* The E-value of a raw score in a given effective search space. */
-double hay_align_evalue_space(const hay_align_stats *st, int32_t score,
+HAY_API double hay_align_evalue_space(const hay_align_stats *st, int32_t score,
                               double search_space);
 
 /* Both of the above in one call. */
-double hay_align_evalue(const hay_align_stats *st, int32_t score,
+HAY_API double hay_align_evalue(const hay_align_stats *st, int32_t score,
                         uint64_t query_len, uint64_t db_residues,
                         uint64_t db_sequences);
 
@@ -403,7 +409,7 @@ double hay_align_evalue(const hay_align_stats *st, int32_t score,
  * target_len (db_residues 0: the pair alone).  Only where st->fsc is set
  * (the published protein parameters); -1 otherwise or for a zero length.
  */
-double hay_align_evalue_fsc(const hay_align_stats *st, int32_t score,
+HAY_API double hay_align_evalue_fsc(const hay_align_stats *st, int32_t score,
                             uint64_t query_len, uint64_t target_len,
                             uint64_t db_residues);
 

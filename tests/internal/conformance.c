@@ -207,7 +207,7 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
      * variants (engines with params), take a lighter sweep: equal padding
      * before and after, the serial stop checks, a dozen chunk sizes on
      * CUDA (whose pieces follow chunk_size) and none on OpenCL (its own
-     * piece boundaries are swept by tests/opencl.c). */
+     * piece boundaries are swept by tests/gpu/opencl.c). */
     bool device = e->backend == HAY_BACKEND_CUDA || e->backend == HAY_BACKEND_OPENCL;
     bool light = device || e->params != NULL;
     for (size_t pb = 0; pb <= MAX_PAD; pb++) {

@@ -14,7 +14,7 @@
  * launch segments; bad arguments.  Exits 77 (skipped) with no GPU.
  */
 #include "testutil.h"
-#include "../src/align/db_device.h"
+#include "align/db_device.h"
 #include "sw_blosum62.h"
 
 #include <stdio.h>

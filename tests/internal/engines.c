@@ -5,7 +5,7 @@
  * against their definitions computed by brute force.
  */
 #include "testutil.h"
-#include "../src/core/internal.h"
+#include "core/internal.h"
 
 #include <stdio.h>
 #include <string.h>

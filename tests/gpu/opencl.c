@@ -12,8 +12,8 @@
  */
 #include "cases.h"
 
-#include "../src/align/sw_device.h"
-#include "../src/opencl/hay_opencl.h"
+#include "align/sw_device.h"
+#include "opencl/hay_opencl.h"
 
 #include <pthread.h>
 #include <stdio.h>

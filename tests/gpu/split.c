@@ -16,7 +16,7 @@
  * again), and a scan where the GPU side must have taken part.
  */
 #include "cases.h"
-#include "../src/cuda/split.h"
+#include "cuda/split.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * reached through hay_patterns_compile with the message it returns.
  */
 #include "testutil.h"
-#include "../src/core/internal.h"
-#include "../src/cuda/cuda_params.h"
+#include "core/internal.h"
+#include "cuda/cuda_params.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * `test_sw_cuda_test VARIANT` checks that variant only.
  */
 #include "testutil.h"
-#include "../src/align/sw_device.h"
+#include "align/sw_device.h"
 #include "sw_blosum62.h"
 
 #include <stdio.h>
