@@ -1884,6 +1884,15 @@ static hay_status buffer_gpu(const hay_patterns *set, const hay_buffer *b,
 #endif
 }
 
+#ifdef HAY_HAVE_CUDA
+static int count_fwd_one(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)id; (void)start; (void)end;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+#endif
+
 static hay_status buffer_scan_mode(const hay_patterns *set, hay_scratch *scratch,
                                    const hay_buffer *b, const hay_scan_opts *opts,
                                    int mode, hay_match_fn fn, void *ctx,
@@ -1911,6 +1920,21 @@ static hay_status buffer_scan_mode(const hay_patterns *set, hay_scratch *scratch
     if (b->len == 0)
         return HAY_OK;
 #ifdef HAY_HAVE_CUDA
+    if (set->mode != HAY_MATCH_ALL) {
+        /* The leftmost modes select from the list of all occurrences,
+         * as hay_scan does for host inputs. */
+        hay_match_fn to = mode == 2 ? fn : mode == 1 ? hay_count_each_cb : count_fwd_one;
+        void *tctx = mode == 2 ? ctx : mode == 1 ? (void *)counts : (void *)count;
+        hay_leftmost *f;
+        FORWARD_IF_ERROR(hay_leftmost_create(set, to, tctx, &f));
+        hay_status s = gpu_scan(set, cs, NULL, b->d_data, b->len, opts, MODE_LIST,
+                                hay_leftmost_match, f, NULL, NULL,
+                                "device-resident buffer; CUDA", hay_now());
+        if (s == HAY_OK && hay_leftmost_flush(f))
+            s = HAY_STOPPED;
+        hay_leftmost_free(f);
+        return s;
+    }
     return gpu_scan(set, cs, NULL, b->d_data, b->len, opts,
                     mode == 2 ? MODE_LIST : mode == 1 ? MODE_EACH : MODE_COUNT,
                     fn, ctx, count, counts, "device-resident buffer; CUDA",
