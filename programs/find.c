@@ -668,6 +668,12 @@ typedef struct run {
     bool implicit_dot;      /* -r with no operand: names relative to "." */
 } run;
 
+static void log_line(const char *line, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
 static void on_progress(uint64_t done, uint64_t total, void *ctx)
 {
     search *s = ctx;
@@ -711,6 +717,11 @@ static void search_buffer(run *r, const char *name, const uint8_t *buf,
         so.progress_ctx = &s;
         s.progress_t0 = cli_now();
     }
+
+    /* The library's diagnostic timelines (backend auto's split, the CUDA
+     * driver's pinning), asked for by environment variable. */
+    if (getenv("HAY_SPLIT_DEBUG") || getenv("HAY_CUDA_REG_DEBUG"))
+        so.log = log_line;
 
     hay_scan_stats lib;
     memset(&lib, 0, sizeof lib);
