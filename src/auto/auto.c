@@ -312,17 +312,10 @@ static void cpu_stats(const hay_patterns *set, const hay_scan_opts *o,
 {
     if (!o->stats)
         return;
-    memset(o->stats, 0, sizeof *o->stats);
-    o->stats->backend = HAY_BACKEND_CPU;
-    o->stats->algo = set->engine ? set->engine->name : "?";
+    hay_stats_reset(o->stats, HAY_BACKEND_CPU, set->engine ? set->engine->name : "?", note);
     o->stats->total_seconds = hay_now() - t0;
     o->stats->bytes = len;
     o->stats->matches = matches;
-    o->stats->energy_joules = -1;
-    o->stats->init_joules = o->stats->prepare_joules = o->stats->copy_in_joules = -1;
-    o->stats->kernel_joules = o->stats->copy_out_joules = -1;
-    o->stats->energy_method = "unavailable";
-    o->stats->note = note;
 }
 
 /* The GPU side of a split scan (split.h's worker). */

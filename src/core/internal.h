@@ -171,6 +171,11 @@ extern const hay_backend_ops hay_auto_backend;
 /* The ops table of a backend (NULL for HAY_BACKEND_AUTO): the registry. */
 const hay_backend_ops *hay_backend_ops_of(hay_backend b);
 
+/* Fills *st for a scan on backend b with engine algo: zero phases, no
+ * energy counter read (-1, "unavailable"), note ("" for NULL). */
+void hay_stats_reset(hay_scan_stats *st, hay_backend b, const char *algo,
+                     const char *note);
+
 /* The experimental diagnostic hook of hay_scan_opts: formats one line and
  * hands it to opts->log when set; nothing otherwise. */
 void hay_log(const hay_scan_opts *opts, const char *fmt, ...)

@@ -96,3 +96,16 @@ void hay_log(const hay_scan_opts *opts, const char *fmt, ...)
     va_end(ap);
     opts->log(line, opts->log_ctx);
 }
+
+void hay_stats_reset(hay_scan_stats *st, hay_backend b, const char *algo,
+                     const char *note)
+{
+    memset(st, 0, sizeof *st);
+    st->backend = b;
+    st->algo = algo;
+    st->energy_joules = -1;
+    st->init_joules = st->prepare_joules = st->copy_in_joules = -1;
+    st->kernel_joules = st->copy_out_joules = -1;
+    st->energy_method = "unavailable";
+    st->note = note ? note : "";
+}

@@ -379,13 +379,7 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
         r.fn = run->pieces->collect;
         r.ctx = run->pieces->src;
     }
-    r.st.backend = HAY_BACKEND_CUDA;
-    r.st.algo = cs->algo;
-    r.st.energy_joules = -1;   /* no energy counter read on this backend */
-    r.st.init_joules = r.st.prepare_joules = r.st.copy_in_joules = -1;
-    r.st.kernel_joules = r.st.copy_out_joules = -1;
-    r.st.energy_method = "unavailable";
-    r.st.note = note ? note : "";
+    hay_stats_reset(&r.st, HAY_BACKEND_CUDA, cs->algo, note);   /* no energy counter here */
     report_prepare(cs, &r.st);
     FORWARD_IF_ERROR(hay_cuda_ctx_enter(cs->dev, NULL));
     hay_status s = scan_setup(&r, run, pin);
