@@ -488,36 +488,9 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
 
 /* The ops table ------------------------------------------------------------- */
 
-static hay_status auto_scan(const hay_patterns *set, hay_scratch *scratch,
-                            const uint8_t *data, uint64_t len,
-                            const hay_scan_opts *o, hay_match_fn fn, void *ctx)
-{
-    hay_run r = { .host = data, .len = len, .opts = o, .ask = HAY_ASK_LIST, .fn = fn,
-                  .ctx = ctx, .t0 = hay_now() };
-    return auto_run(set, scratch, &r);
-}
-
-static hay_status auto_count(const hay_patterns *set, hay_scratch *scratch,
-                             const uint8_t *data, uint64_t len,
-                             const hay_scan_opts *o, uint64_t *count)
-{
-    hay_run r = { .host = data, .len = len, .opts = o, .ask = HAY_ASK_COUNT,
-                  .count = count, .t0 = hay_now() };
-    return auto_run(set, scratch, &r);
-}
-
-static hay_status auto_count_each(const hay_patterns *set, hay_scratch *scratch,
-                                  const uint8_t *data, uint64_t len,
-                                  const hay_scan_opts *o, uint64_t *counts)
-{
-    hay_run r = { .host = data, .len = len, .opts = o, .ask = HAY_ASK_EACH,
-                  .counts = counts, .t0 = hay_now() };
-    return auto_run(set, scratch, &r);
-}
-
-/* A device buffer: on the GPU state, made for it if need be. */
-static hay_status auto_buffer_run(const hay_patterns *set, hay_scratch *scratch,
-                                  const hay_run *r)
+/* Every ask; a device buffer on the GPU state, made for it if need be. */
+static hay_status auto_run_op(const hay_patterns *set, hay_scratch *scratch,
+                              const hay_run *r)
 {
     if (!r->buffer)
         return auto_run(set, scratch, r);
@@ -548,7 +521,7 @@ static hay_status auto_compile(hay_patterns *set, const char *algo)
     g->split_buffer = g->pol->split_list_budget;
     g->emulate_piece = g->pol->emulate_piece;
     g->reg = true;   /* unless transfer= says otherwise */
-    g->reg_threads = 1;
+    g->reg_threads = 1;   /* the CUDA driver's default for reg_threads= */
     g->gpu_min = set->n > 1 ? g->pol->gpu_min_multi : g->pol->gpu_min_single;
     const char *env = getenv("HAY_AUTO_GPU_MIN");
     uint64_t v;
@@ -596,8 +569,5 @@ const hay_backend_ops hay_auto_backend = {
     .algos = auto_algos,
     .compile = auto_compile,
     .destroy = auto_destroy,
-    .scan = auto_scan,
-    .count = auto_count,
-    .count_each = auto_count_each,
-    .run = auto_buffer_run,
+    .run = auto_run_op,
 };

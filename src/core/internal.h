@@ -129,6 +129,8 @@ typedef struct hay_backend_ops {
     const char *const *algos;   /* NULL-terminated list of names */
     hay_status (*compile)(hay_patterns *set, const char *algo);
     void (*destroy)(hay_patterns *set);
+    /* scan, count and count_each, or run (below), which then serves every
+     * ask. */
     hay_status (*scan)(const hay_patterns *set, hay_scratch *scratch,
                        const uint8_t *data, uint64_t len,
                        const hay_scan_opts *opts, hay_match_fn on_match,
@@ -152,7 +154,8 @@ typedef struct hay_backend_ops {
     const hay_trie *(*trie)(const hay_patterns *set);
     /* Optional, backends with buffers of their own (device memory): made
      * by hay_buffer_create; NULL ops: the buffer is the caller's host
-     * memory.  run() scans one (r->buffer) or a host input. */
+     * memory.  run() runs any ask over a host input or one of these
+     * buffers (r->buffer); without it a buffer scan is unsupported. */
     hay_status (*buffer_create)(const void *data, uint64_t len, void **buf);
     void (*buffer_free)(void *buf);
     hay_status (*run)(const hay_patterns *set, hay_scratch *scratch,

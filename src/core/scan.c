@@ -424,10 +424,9 @@ static hay_status run_backend(const hay_patterns *set, hay_scratch *scratch,
                               const hay_run *r)
 {
     const hay_backend_ops *b = set->backend;
-    if (r->buffer) {
-        RETURN_ERROR_IF(!b->run, HAY_ERR_UNSUPPORTED);
+    if (b->run)
         return b->run(set, scratch, r);
-    }
+    RETURN_ERROR_IF(r->buffer, HAY_ERR_UNSUPPORTED);
     const hay_scan_opts *o = r->opts;
     switch (r->ask) {
     case HAY_ASK_COUNT:

@@ -74,36 +74,6 @@ static void cuda_destroy(hay_patterns *set)
     set->state = NULL;
 }
 
-static hay_status cuda_scan(const hay_patterns *set, hay_scratch *scratch,
-                            const uint8_t *data, uint64_t len,
-                            const hay_scan_opts *opts, hay_match_fn fn, void *ctx)
-{
-    (void)scratch;
-    hay_run r = { .host = data, .len = len, .opts = opts, .ask = HAY_ASK_LIST,
-                  .fn = fn, .ctx = ctx, .t0 = hay_now() };
-    return hay_cuda_run(set, set->state, &r);
-}
-
-static hay_status cuda_count(const hay_patterns *set, hay_scratch *scratch,
-                             const uint8_t *data, uint64_t len,
-                             const hay_scan_opts *opts, uint64_t *count)
-{
-    (void)scratch;
-    hay_run r = { .host = data, .len = len, .opts = opts, .ask = HAY_ASK_COUNT,
-                  .count = count, .t0 = hay_now() };
-    return hay_cuda_run(set, set->state, &r);
-}
-
-static hay_status cuda_count_each(const hay_patterns *set, hay_scratch *scratch,
-                                  const uint8_t *data, uint64_t len,
-                                  const hay_scan_opts *opts, uint64_t *counts)
-{
-    (void)scratch;
-    hay_run r = { .host = data, .len = len, .opts = opts, .ask = HAY_ASK_EACH,
-                  .counts = counts, .t0 = hay_now() };
-    return hay_cuda_run(set, set->state, &r);
-}
-
 /* Device-resident buffers ------------------------------------------------- */
 
 static hay_status cuda_buffer_create(const void *data, uint64_t len, void **out)
@@ -192,9 +162,6 @@ const hay_backend_ops hay_cuda_backend = {
     .algos = cuda_algos,
     .compile = cuda_compile,
     .destroy = cuda_destroy,
-    .scan = cuda_scan,
-    .count = cuda_count,
-    .count_each = cuda_count_each,
     .buffer_create = cuda_buffer_create,
     .buffer_free = cuda_buffer_free,
     .run = cuda_run,
