@@ -7,7 +7,7 @@
  *
  * The driver owns, per process and device, one lazily created context
  * (thread-safe; its cost is measured and reported once as init_seconds)
- * and a pool of pipelines.  A pipeline has `streams` slots; each cuda_slot has
+ * and a pool of pipelines.  A pipeline has `streams` slots; each slot has
  * a pinned staging buffer, a device text buffer, counters and (made on the
  * first listing scan) a bounded match list with its sort buffers.
  * Every CUDA error becomes a hay_status; nothing prints or exits.
@@ -87,7 +87,7 @@ hay_status hay_cuda_pipe_acquire(int dev, unsigned nslots, uint64_t *chunk,
                                  bool pinned, bool resident, cuda_pipe **out);
 /* Back to the pool (or freed when broken or the pool is full). */
 void hay_cuda_pipe_release(cuda_pipe *p, bool broken);
-/* The match list of a cuda_slot, made on first use; halved when memory is short. */
+/* The match list of a slot, made on first use; halved when memory is short. */
 hay_status hay_cuda_slot_list(cuda_slot *sl, uint64_t want);
 
 /* Compiled sets (set.c) -------------------------------------------------- */

@@ -100,7 +100,7 @@ static hay_status deliver(scan_req *r, cuda_slot *sl, uint64_t lo, uint64_t n)
     return HAY_OK;
 }
 
-/* Searches again the ends (x, y] of the cuda_slot's piece, synchronously,
+/* Searches again the ends (x, y] of the slot's piece, synchronously,
  * splitting while the list overflows. */
 static hay_status rerun(scan_req *r, cuda_slot *sl, uint64_t x, uint64_t y)
 {
@@ -142,7 +142,7 @@ static hay_status rerun(scan_req *r, cuda_slot *sl, uint64_t x, uint64_t y)
     return s;
 }
 
-/* Waits for the cuda_slot's piece and takes its results. */
+/* Waits for the slot's piece and takes its results. */
 static hay_status drain_slot(scan_req *r, cuda_slot *sl)
 {
     sl->busy = false;
@@ -182,8 +182,7 @@ static hay_status drain(scan_req *r, cuda_slot *sl)
     return s;
 }
 
-
-/* Puts the piece with owned ends (gs, ge] on cuda_slot sl. */
+/* Puts the piece with owned ends (gs, ge] on slot sl. */
 static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
 {
     uint64_t lo = gs >= r->back ? gs - r->back : 0;
@@ -233,7 +232,7 @@ static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
     return HAY_OK;
 }
 
-/* The cuda_slot's piece is copied and drained: a split's GPU side (pieces
+/* The slot's piece is copied and drained: a split's GPU side (pieces
  * claimed from the back) reads nothing at or above its gs again, an
  * in-order scan nothing below its ge - back. */
 static void reg_done(scan_req *r, const cuda_slot *sl)
@@ -263,7 +262,7 @@ static hay_status run_pieces(scan_req *r)
                 o->progress(done, r->len, o->progress_ctx);
         }
         /* The next piece: in order, or (split) from the back of what the
-         * CPU has not taken, claimed only now that a cuda_slot is free. */
+         * CPU has not taken, claimed only now that a slot is free. */
         uint64_t gs, ge;
         if (r->pieces) {
             if (!r->pieces->claim(r->pieces->src, r->chunk, &sl->piece, &gs, &ge))
