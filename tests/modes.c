@@ -2,7 +2,7 @@
  * modes.c - every way of asking for matches, on every backend, in every
  * match mode, against the oracle:
  *
- *   {cpu, cuda, auto, auto split=emulate}
+ *   {cpu, cuda, auto, auto gpu_min=0, auto split=emulate}
  *   x {count, per-pattern counts, full list, buffer (hay_buffer_* with
  *      hay_scan_buffer, hay_scan_count_buffer, hay_scan_count_each_buffer)}
  *   x {all, leftmost-first, leftmost-longest}
@@ -38,6 +38,9 @@ static row rows[] = {
     { "cpu", HAY_BACKEND_CPU, NULL, HAY_BACKEND_CPU, false, false, HAY_OK },
     { "cuda", HAY_BACKEND_CUDA, NULL, HAY_BACKEND_CUDA, false, false, HAY_OK },
     { "auto", HAY_BACKEND_AUTO, NULL, HAY_BACKEND_AUTO, false, false, HAY_OK },
+    /* Auto sent to the GPU for every input (the CPU without one). */
+    { "auto gpu_min=0", HAY_BACKEND_AUTO, "gpu_min=0", HAY_BACKEND_AUTO, false, false,
+      HAY_OK },
     /* The split with a host thread in the GPU's place: backend auto's
      * CPU+GPU machinery without a GPU. */
     { "auto split=emulate", HAY_BACKEND_AUTO, "split=emulate,split_piece=4K,chunk=3K",
