@@ -354,6 +354,12 @@ typedef struct hay_scan_opts {
     hay_progress_fn progress;  /* may be NULL */
     void *progress_ctx;
     hay_scan_stats *stats;     /* NULL, or filled in by the scan */
+    /* Experimental: where the library's diagnostic timelines go (backend
+     * auto's split, the CUDA driver's pinning of host memory), one line
+     * per call without a newline, from any thread; NULL (the default):
+     * none are made.  The library itself never prints. */
+    void (*log)(const char *line, void *ctx);
+    void *log_ctx;
 } hay_scan_opts;
 
 /* Fills *opts with the defaults (all cores, dynamic, default chunks). */

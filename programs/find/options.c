@@ -301,6 +301,7 @@ int find_options_parse(int argc, char **argv, find_config *cf)
         cf->mode = cf->json || cf->count_matches ? HAY_MATCH_ALL
                                                  : HAY_MATCH_LEFTMOST_LONGEST;
     cf->progress = cf->progress && isatty(STDERR_FILENO);
+    cf->diag_log = getenv("HAY_SPLIT_DEBUG") || getenv("HAY_CUDA_REG_DEBUG");
     cf->color = color == 1 ||
                 (color == 2 && isatty(STDOUT_FILENO) &&
                  getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0);

@@ -43,6 +43,8 @@ typedef struct find_config {
     char *params;          /* --device and --params as one
                               hay_compile_opts.params string, or NULL */
     bool device_given;     /* --device was given (for messages) */
+    bool diag_log;         /* HAY_SPLIT_DEBUG or HAY_CUDA_REG_DEBUG set: the
+                              library's diagnostic lines go to stderr */
 } find_config;
 
 /*

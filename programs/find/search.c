@@ -29,6 +29,12 @@ typedef struct file_search {
 } file_search;
 
 /* Lines will be printed (not only counted or summed up). */
+static void log_line(const char *line, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
 static bool prints_lines(const find_config *cf)
 {
     return !cf->count_lines && !cf->list && !cf->quiet;
@@ -98,6 +104,10 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
 
     hay_scan_opts so;
     hay_scan_opts_init(&so);
+    /* The library's diagnostic timelines (backend auto's split, the CUDA
+     * driver's pinning), asked for by environment variable. */
+    if (cf->diag_log)
+        so.log = log_line;
     so.threads = cf->threads;
     so.schedule = cf->schedule;
     so.chunk_size = cf->chunk;

@@ -51,10 +51,75 @@ typedef struct hay_engine {
                       const uint8_t *hay, size_t len, size_t min_end);
 } hay_engine;
 
+/* What a scan asks for: a count, counts per pattern, or the list. */
+typedef enum hay_ask { HAY_ASK_COUNT = 0, HAY_ASK_EACH = 1, HAY_ASK_LIST = 2 } hay_ask;
+
+/*
+ * Pieces handed out by someone else: backend auto's split (src/auto/
+ * split.h) gives a device backend's pipeline its pieces from the back of
+ * the input, one at a time, and keeps the list matches of each.  A piece
+ * owns the matches whose end lies in (gs, ge].
+ */
+typedef struct hay_piece_source {
+    void *src;
+    /* The next piece, of at most want bytes; false when none is left. */
+    bool (*claim)(void *src, uint64_t want, size_t *piece, uint64_t *gs,
+                  uint64_t *ge);
+    /* HAY_ASK_LIST: the piece whose matches `collect` (ctx = src) gets next. */
+    void (*collect_into)(void *src, size_t piece);
+    hay_match_fn collect;
+    /* The piece is searched; count: its matches (count asks). */
+    void (*done)(void *src, size_t piece, uint64_t count);
+} hay_piece_source;
+
+/*
+ * One scan by a device backend (hay_backend_ops.run): over a host input or
+ * one of the backend's buffers, in one ask.  Replaces a list of sixteen
+ * parameters.
+ */
+typedef struct hay_run {
+    const uint8_t *host;        /* host input, or NULL with a buffer */
+    const void *buffer;         /* the backend's buffer (buffer_create) */
+    uint64_t len;
+    const hay_scan_opts *opts;  /* never NULL */
+    hay_ask ask;
+    hay_match_fn fn;            /* HAY_ASK_LIST */
+    void *ctx;
+    uint64_t *count;            /* the matches found, any ask (or NULL) */
+    uint64_t *counts;           /* HAY_ASK_EACH: set->n counters, zeroed */
+    const char *note;           /* the stats' note, or NULL */
+    double t0;                  /* when the call began (hay_now) */
+    const hay_piece_source *pieces;   /* a split's device side, or NULL */
+    bool pin;                   /* with pieces: copy the host input where it
+                                 * lies (offload->in_place said it may);
+                                 * alone, the backend's own params decide */
+    unsigned stage_threads;     /* host copy threads; 0: the default */
+} hay_run;
+
+typedef struct hay_trie hay_trie;
+
+/*
+ * A device backend's state for a set compiled by another backend: backend
+ * auto keeps the CPU's engine and makes, on first need, the GPU's (built
+ * from the CPU's trie when it has one, so that it is built once).
+ */
+typedef struct hay_offload_ops {
+    hay_status (*build)(const hay_patterns *set, const hay_trie *trie,
+                        void **state);
+    void (*destroy)(const hay_patterns *set, void *state);
+    hay_status (*run)(const hay_patterns *set, void *state, const hay_run *r);
+    /* Whether a host input can be copied where it lies (r.pin). */
+    bool (*in_place)(const void *data, uint64_t len);
+    /* Whether a buffer of this backend can be scanned with state. */
+    bool (*buffer_fits)(const void *state, const void *buffer);
+} hay_offload_ops;
+
 /*
  * The backend ops table.  A backend compiles a pattern set into its own
  * state and runs scans and counts over host buffers.  The CPU backend's
- * scan and count are the chunk driver in scan.c over a hay_engine.
+ * scan and count are the chunk driver in scan.c over a hay_engine.  Core
+ * (scan.c, buffer.c) applies the match modes on top: a backend reports
+ * every occurrence.
  */
 typedef struct hay_backend_ops {
     hay_backend id;
@@ -65,6 +130,8 @@ typedef struct hay_backend_ops {
     const char *const *algos;   /* NULL-terminated list of names */
     hay_status (*compile)(hay_patterns *set, const char *algo);
     void (*destroy)(hay_patterns *set);
+    /* scan, count and count_each, or run (below), which then serves every
+     * ask. */
     hay_status (*scan)(const hay_patterns *set, hay_scratch *scratch,
                        const uint8_t *data, uint64_t len,
                        const hay_scan_opts *opts, hay_match_fn on_match,
@@ -77,14 +144,32 @@ typedef struct hay_backend_ops {
     hay_status (*count_each)(const hay_patterns *set, hay_scratch *scratch,
                              const uint8_t *data, uint64_t len,
                              const hay_scan_opts *opts, uint64_t *counts);
+    /* Optional: the matches whose end lies in (after, len] of data[0, len)
+     * (the bytes below `after` are look-back only), so that a caller
+     * counting a sub-range never counts twice and subtracts. */
+    hay_status (*count_range)(const hay_patterns *set, hay_scratch *scratch,
+                              const uint8_t *data, uint64_t len, uint64_t after,
+                              const hay_scan_opts *opts, uint64_t *count);
+    /* Optional: the trie of the compiled set (automaton engines), for a
+     * device state built from it (hay_offload_ops.build); NULL if none. */
+    const hay_trie *(*trie)(const hay_patterns *set);
+    /* Optional, backends with buffers of their own (device memory): made
+     * by hay_buffer_create; NULL ops: the buffer is the caller's host
+     * memory.  run() runs any ask over a host input or one of these
+     * buffers (r->buffer); without it a buffer scan is unsupported. */
+    hay_status (*buffer_create)(const void *data, uint64_t len, void **buf);
+    void (*buffer_free)(void *buf);
+    hay_status (*run)(const hay_patterns *set, hay_scratch *scratch,
+                      const hay_run *r);
+    /* Optional: a state of this backend beside another's (backend auto). */
+    const hay_offload_ops *offload;
 } hay_backend_ops;
 
 extern const hay_backend_ops hay_cpu_backend;
 extern const hay_backend_ops hay_cuda_backend;
 extern const hay_backend_ops hay_opencl_backend;
-/* Backend auto with no algorithm named: the CPU engines, and inputs of at
- * least a measured size on the CUDA PFAC engine when a GPU is usable
- * (cuda_backend.c). */
+/* Backend auto with no algorithm named: the CPU engines, and large inputs
+ * on a device backend when one is usable and pays (src/auto/). */
 extern const hay_backend_ops hay_auto_backend;
 
 /* The parameter keys each backend reads (params.h), until the ops table
@@ -96,6 +181,19 @@ extern const hay_param_table hay_opencl_param_table;
 size_t hay_cuda_param_tables(const char *algo, size_t npatterns,
                              const hay_param_table **out);
 size_t hay_auto_param_tables(size_t npatterns, const hay_param_table **out);
+
+/* The ops table of a backend (NULL for HAY_BACKEND_AUTO): the registry. */
+const hay_backend_ops *hay_backend_ops_of(hay_backend b);
+
+/* Fills *st for a scan on backend b with engine algo: zero phases, no
+ * energy counter read (-1, "unavailable"), note ("" for NULL). */
+void hay_stats_reset(hay_scan_stats *st, hay_backend b, const char *algo,
+                     const char *note);
+
+/* The experimental diagnostic hook of hay_scan_opts: formats one line and
+ * hands it to opts->log when set; nothing otherwise. */
+void hay_log(const hay_scan_opts *opts, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 struct hay_patterns {
     hay_allocator alloc;
@@ -115,8 +213,8 @@ struct hay_patterns {
     hay_param_set *param_set;   /* params parsed once, against the tables of
                                  * the backend (hay_set_params) */
     const char *algo_name;      /* device backends: the device's algorithm */
-    void *aux;                  /* backend auto: the GPU state, made on first
-                                 * use (cuda_backend.c) */
+    void *aux;                  /* backend auto: its policy state and the
+                                 * GPU's, made on first use (src/auto/) */
     size_t states;              /* automaton states of the engine (0: none) */
     hay_match_mode mode;        /* hay_compile_opts.mode */
 };
@@ -197,7 +295,7 @@ void hay_free(const hay_allocator *a, void *p);
  * in increasing order.  Bytes are folded by `fold` before insertion.
  * Built by ac.c; the Aho-Corasick, DFA and PFAC tables all start from it.
  */
-typedef struct hay_trie {
+struct hay_trie {
     uint32_t nstates;
     uint32_t *edge_first;   /* nstates + 1 */
     uint8_t *edge_byte;
@@ -205,7 +303,7 @@ typedef struct hay_trie {
     uint32_t *out_first;    /* nstates + 1 */
     uint32_t *out_id;       /* n */
     size_t memory;
-} hay_trie;
+};
 
 hay_status hay_trie_build(const hay_patterns *set, const uint8_t fold[256],
                           hay_trie *out);
@@ -261,6 +359,9 @@ typedef struct hay_pfac {
  * most dense_budget bytes.  Free with hay_pfac_free(). */
 hay_status hay_pfac_build(const hay_patterns *set, size_t dense_budget,
                           hay_pfac **out);
+/* The same from a trie built already (with hay_fold_table(set)'s folding). */
+hay_status hay_pfac_build_from(const hay_patterns *set, const hay_trie *t,
+                               size_t dense_budget, hay_pfac **out);
 void hay_pfac_free(const hay_patterns *set, hay_pfac *p);
 
 /* The compact transition of PFAC: the next state from s on class k, 0 for
@@ -293,8 +394,7 @@ extern const hay_engine hay_engine_pfac;
  * ordered stream of all occurrences and the caller's callback.
  * hay_leftmost_match is a hay_match_fn taking the filter as ctx; flush
  * reports what is still pending at the end of the input (non-zero when the
- * callback stopped).  hay_leftmost_scan runs set->backend->scan through a
- * filter.
+ * callback stopped).
  */
 typedef struct hay_leftmost hay_leftmost;
 hay_status hay_leftmost_create(const hay_patterns *set, hay_match_fn fn,
@@ -302,10 +402,25 @@ hay_status hay_leftmost_create(const hay_patterns *set, hay_match_fn fn,
 int hay_leftmost_match(uint32_t id, uint64_t start, uint64_t end, void *ctx);
 int hay_leftmost_flush(hay_leftmost *f);
 void hay_leftmost_free(hay_leftmost *f);
-hay_status hay_leftmost_scan(const hay_patterns *set, hay_scratch *scratch,
-                             const uint8_t *data, uint64_t len,
-                             const hay_scan_opts *opts, hay_match_fn fn,
-                             void *ctx);
+
+/*
+ * Every scan call of the public API ends here (scan.c): one ask over a
+ * host input (r->host) or a device buffer (r->buffer, scanned by
+ * set->backend->run), with the set's match mode applied the same way for
+ * every backend.  r->opts is set; counts are zeroed by the caller.
+ */
+hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
+                       const hay_run *r);
+
+/* The chunk driver (scan.c): threads, chunks and the ownership rule over
+ * set->engine; the CPU backend's scan and counts (src/cpu/backend.c). */
+hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
+                          const uint8_t *data, uint64_t len,
+                          const hay_scan_opts *o, hay_match_fn fn, void *ctx);
+/* The matches ending in (after, len]; after = 0 counts them all. */
+hay_status hay_chunk_count(const hay_patterns *set, hay_scratch *scratch,
+                           const uint8_t *data, uint64_t len, uint64_t after,
+                           const hay_scan_opts *o, uint64_t *count);
 
 /* A match callback that adds one to ((uint64_t *)ctx)[id]: counts per
  * pattern through a scan (scan.c). */

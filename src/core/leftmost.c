@@ -151,18 +151,3 @@ int hay_leftmost_flush(hay_leftmost *f)
         return 1;
     return select_settled(f, UINT64_MAX);
 }
-
-hay_status hay_leftmost_scan(const hay_patterns *set, hay_scratch *scratch,
-                             const uint8_t *data, uint64_t len,
-                             const hay_scan_opts *opts, hay_match_fn fn,
-                             void *ctx)
-{
-    hay_leftmost *f;
-    FORWARD_IF_ERROR(hay_leftmost_create(set, fn, ctx, &f));
-    hay_status s = set->backend->scan(set, scratch, data, len, opts,
-                                      hay_leftmost_match, f);
-    if (s == HAY_OK && hay_leftmost_flush(f))
-        s = HAY_STOPPED;
-    hay_leftmost_free(f);
-    return s;
-}

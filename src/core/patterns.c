@@ -1,7 +1,7 @@
 /* patterns.c - compiling pattern sets and choosing a backend. */
 #include "internal.h"
 
-static const hay_backend_ops *backend_ops(hay_backend b)
+const hay_backend_ops *hay_backend_ops_of(hay_backend b)
 {
     switch (b) {
     case HAY_BACKEND_CPU: return &hay_cpu_backend;
@@ -16,7 +16,7 @@ const char *hay_backend_name(hay_backend backend)
 {
     if (backend == HAY_BACKEND_AUTO)
         return "auto";
-    const hay_backend_ops *ops = backend_ops(backend);
+    const hay_backend_ops *ops = hay_backend_ops_of(backend);
     return ops ? ops->name : "?";
 }
 
@@ -38,7 +38,7 @@ hay_status hay_backend_available(hay_backend backend)
 {
     if (backend == HAY_BACKEND_AUTO)
         return HAY_OK;
-    const hay_backend_ops *ops = backend_ops(backend);
+    const hay_backend_ops *ops = hay_backend_ops_of(backend);
     RETURN_ERROR_IF(!ops, HAY_ERR_INVALID);
     return ops->available();
 }
@@ -47,7 +47,7 @@ hay_status hay_device_count(hay_backend backend, int *count)
 {
     RETURN_ERROR_IF(!count, HAY_ERR_INVALID);
     *count = 0;
-    const hay_backend_ops *ops = backend_ops(backend);
+    const hay_backend_ops *ops = hay_backend_ops_of(backend);
     RETURN_ERROR_IF(!ops, HAY_ERR_INVALID);
     hay_status s = ops->available();
     if (s < 0)
@@ -61,7 +61,7 @@ hay_status hay_device_describe(hay_backend backend, int index, char *buf,
 {
     RETURN_ERROR_IF(!buf || cap == 0 || index < 0, HAY_ERR_INVALID);
     buf[0] = 0;
-    const hay_backend_ops *ops = backend_ops(backend);
+    const hay_backend_ops *ops = hay_backend_ops_of(backend);
     RETURN_ERROR_IF(!ops, HAY_ERR_INVALID);
     FORWARD_IF_ERROR(ops->available());
     RETURN_ERROR_IF(index >= ops->device_count(), HAY_ERR_INVALID);
@@ -73,7 +73,7 @@ hay_status hay_algo_name(hay_backend backend, size_t i, const char **name)
     RETURN_ERROR_IF(!name, HAY_ERR_INVALID);
     if (backend == HAY_BACKEND_AUTO)
         backend = HAY_BACKEND_CPU;
-    const hay_backend_ops *ops = backend_ops(backend);
+    const hay_backend_ops *ops = hay_backend_ops_of(backend);
     RETURN_ERROR_IF(!ops, HAY_ERR_INVALID);
     for (size_t k = 0; ops->algos[k]; k++) {
         if (k == i) {
@@ -190,11 +190,11 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
     if (algo && strcmp(algo, "auto") == 0)
         algo = NULL;
     if (opts->backend == HAY_BACKEND_AUTO) {
-        /* The CPU engines; with no algorithm named, large inputs may
-         * move to a GPU at scan time (hay_auto_backend). */
+        /* With no algorithm named, backend auto (src/auto/) chooses; a
+         * named one is a CPU engine's. */
         set->backend = algo ? &hay_cpu_backend : &hay_auto_backend;
     } else {
-        set->backend = backend_ops(opts->backend);
+        set->backend = hay_backend_ops_of(opts->backend);
         s = HAY_ERR_INVALID;
         if (!set->backend)
             goto fail;

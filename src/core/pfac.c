@@ -24,19 +24,30 @@ hay_status hay_pfac_build(const hay_patterns *set, size_t dense_budget,
 {
     RETURN_ERROR_IF(!set || !out, HAY_ERR_INVALID);
     *out = NULL;
+    hay_trie t;
+    memset(&t, 0, sizeof t);
+    uint8_t fold[256];
+    hay_fold_table(set, fold);
+    FORWARD_IF_ERROR(hay_trie_build(set, fold, &t));
+    hay_status s = hay_pfac_build_from(set, &t, dense_budget, out);
+    hay_trie_free(&set->alloc, &t);
+    return s;
+}
+
+hay_status hay_pfac_build_from(const hay_patterns *set, const hay_trie *tp,
+                               size_t dense_budget, hay_pfac **out)
+{
+    RETURN_ERROR_IF(!set || !tp || !out, HAY_ERR_INVALID);
+    *out = NULL;
+    const hay_trie t = *tp;
     const hay_allocator *a = &set->alloc;
     double t0 = hay_now();
     hay_pfac *p = hay_calloc(a, 1, sizeof *p);
     RETURN_ERROR_IF(!p, HAY_ERR_NOMEM);
     uint32_t *renum = NULL, *old_of = NULL;
-    hay_trie t;
-    memset(&t, 0, sizeof t);
     uint8_t fold[256];
     hay_fold_table(set, fold);
-    hay_status s = hay_trie_build(set, fold, &t);
-    if (s < 0)
-        goto fail;
-    s = HAY_ERR_NOMEM;
+    hay_status s = HAY_ERR_NOMEM;
 
     uint8_t class_of[256];
     p->nclasses = hay_trie_classes(&t, fold, class_of, p->cls);
@@ -121,14 +132,12 @@ hay_status hay_pfac_build(const hay_patterns *set, size_t dense_budget,
     p->memory = sizeof *p + ((size_t)ns + 1) * 4 + (size_t)ne * 5 +
                 ((size_t)nfinal + 2) * 4 + set->n * 4 + (size_t)ns * 4 +
                 (p->next ? p->dense_bytes : 0);
-    hay_trie_free(a, &t);
     hay_free(a, renum);
     hay_free(a, old_of);
     p->build_seconds = hay_now() - t0;
     *out = p;
     return HAY_OK;
 fail:
-    hay_trie_free(a, &t);
     hay_free(a, renum);
     hay_free(a, old_of);
     hay_pfac_free(set, p);

@@ -15,9 +15,6 @@
  * stays bounded however dense the matches are.
  */
 #include "internal.h"
-#include "../cpu/cpu.h"
-
-#include <stdio.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -248,12 +245,13 @@ static hay_status serial_scan(const hay_patterns *set, const uint8_t *data,
     return HAY_OK;
 }
 
-/* Chunk k of a parallel count; the calling thread reports progress. */
+/* Chunk k (from `from` on) of a parallel count; the calling thread
+ * reports progress. */
 static uint64_t count_chunk(const hay_patterns *set, const uint8_t *data,
-                            uint64_t len, uint64_t piece, uint64_t k,
-                            const hay_scan_opts *o, uint64_t *done)
+                            uint64_t from, uint64_t len, uint64_t piece,
+                            uint64_t k, const hay_scan_opts *o, uint64_t *done)
 {
-    uint64_t s = k * piece;
+    uint64_t s = from + k * piece;
     uint64_t e = len - s > piece ? s + piece : len;
     uint64_t c = count_range(set, data, s, e);
 #ifdef _OPENMP
@@ -261,7 +259,7 @@ static uint64_t count_chunk(const hay_patterns *set, const uint8_t *data,
 #pragma omp atomic capture
     d = *done += e - s;
     if (omp_get_thread_num() == 0)
-        report_progress(o, d, len);
+        report_progress(o, from + d, len);
 #endif
     return c;
 }
@@ -277,16 +275,19 @@ static void fill_chunk(const hay_patterns *set, hay_scratch *scratch,
     scan_range(set, data, s, e, emit_buf, &bs);
 }
 
-static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
-                            const uint8_t *data, uint64_t len,
-                            const hay_scan_opts *o, uint64_t *count)
+hay_status hay_chunk_count(const hay_patterns *set, hay_scratch *scratch,
+                           const uint8_t *data, uint64_t len, uint64_t after,
+                           const hay_scan_opts *o, uint64_t *count)
 {
     (void)scratch;
-    unsigned t = thread_count(o, len);
     *count = 0;
-    if (!go_parallel(t, len, o)) {
-        uint64_t step = o->progress ? PROGRESS_STEP : len;
-        for (uint64_t s = 0; s < len; s += step) {
+    if (after >= len)
+        return HAY_OK;
+    uint64_t range = len - after;
+    unsigned t = thread_count(o, range);
+    if (!go_parallel(t, range, o)) {
+        uint64_t step = o->progress ? PROGRESS_STEP : range;
+        for (uint64_t s = after; s < len; s += step) {
             uint64_t e = len - s > step ? s + step : len;
             *count += count_range(set, data, s, e);
             report_progress(o, e, len);
@@ -294,13 +295,13 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
         return HAY_OK;
     }
     uint64_t piece = o->schedule == HAY_SCHEDULE_STATIC
-                         ? (len + t - 1) / t
+                         ? (range + t - 1) / t
                          : chunk_size(set, o);
     if (piece == 0)
         piece = 1;
-    if (piece > len)
-        piece = len;   /* also keeps the arithmetic below from overflowing */
-    uint64_t nchunks = len / piece + (len % piece != 0);
+    if (piece > range)
+        piece = range;   /* also keeps the arithmetic below from overflowing */
+    uint64_t nchunks = range / piece + (range % piece != 0);
     uint64_t total = 0, done = 0;
     /* OpenMP takes the schedule kind only as a literal, hence two loops
      * around one body. */
@@ -308,11 +309,11 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
     if (o->schedule == HAY_SCHEDULE_STATIC) {
 #pragma omp parallel for num_threads(t) schedule(static, 1) reduction(+ : total)
         for (uint64_t k = 0; k < nchunks; k++)
-            total += count_chunk(set, data, len, piece, k, o, &done);
+            total += count_chunk(set, data, after, len, piece, k, o, &done);
     } else {
 #pragma omp parallel for num_threads(t) schedule(dynamic, 1) reduction(+ : total)
         for (uint64_t k = 0; k < nchunks; k++)
-            total += count_chunk(set, data, len, piece, k, o, &done);
+            total += count_chunk(set, data, after, len, piece, k, o, &done);
     }
 #endif
     report_progress(o, len, len);
@@ -320,9 +321,9 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
     return HAY_OK;
 }
 
-static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
-                           const uint8_t *data, uint64_t len,
-                           const hay_scan_opts *o, hay_match_fn fn, void *ctx)
+hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
+                          const uint8_t *data, uint64_t len,
+                          const hay_scan_opts *o, hay_match_fn fn, void *ctx)
 {
     cb_sink cb = { fn, ctx };
     unsigned t = thread_count(o, len);
@@ -383,83 +384,6 @@ static hay_status cpu_scan(const hay_patterns *set, hay_scratch *scratch,
     return HAY_OK;
 }
 
-/* The CPU backend ---------------------------------------------------------- */
-
-static const hay_engine *const cpu_engines[] = {
-    &hay_engine_simd, &hay_engine_bm, &hay_engine_horspool,
-    &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, &hay_engine_pfac, NULL
-};
-static const char *const cpu_algos[] = { "simd", "bm", "horspool", "dfa", "ac",
-                                         "naive", "pfac", NULL };
-
-static hay_status cpu_available(void) { return HAY_OK; }
-static int cpu_device_count(void) { return 1; }
-
-static hay_status cpu_describe(int index, char *buf, size_t cap)
-{
-    (void)index;
-    char model[256] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f)) {
-            char *colon = strchr(line, ':');
-            if (colon && strncmp(line, "model name", 10) == 0) {
-                snprintf(model, sizeof model, "%s", colon + 2);
-                model[strcspn(model, "\n")] = 0;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    __builtin_cpu_init();
-    snprintf(buf, cap, "%s, %u cores, %s", model, hay_cpu_count(),
-             __builtin_cpu_supports("avx2") ? "AVX2" : "SSE2");
-    return HAY_OK;
-}
-
-static hay_status cpu_compile(hay_patterns *set, const char *algo)
-{
-    const hay_engine *eng = NULL;
-    if (!algo) {
-        if (set->n == 1) {
-            eng = &hay_engine_simd;
-            set->reason = "one pattern: SIMD rare-byte-pair filter";
-        } else {
-            /* The full DFA when its table fits the budget, else the
-             * compact automaton. */
-            FORWARD_IF_ERROR(hay_cpu_auto_build(set, &eng, &set->state));
-            set->engine = eng;
-            set->reason = eng == &hay_engine_dfa
-                ? "several patterns: Aho-Corasick DFA with byte classes"
-                : "several patterns: compact Aho-Corasick (DFA over budget)";
-            return HAY_OK;
-        }
-    } else {
-        for (size_t i = 0; cpu_engines[i]; i++)
-            if (strcmp(cpu_engines[i]->name, algo) == 0)
-                eng = cpu_engines[i];
-        RETURN_ERROR_IF(!eng, HAY_ERR_UNKNOWN_NAME);
-        RETURN_ERROR_IF(set->n > 1 && !eng->multi, HAY_ERR_UNSUPPORTED);
-        set->reason = "algorithm chosen by the caller";
-    }
-    set->engine = eng;
-    return eng->build(set, &set->state);
-}
-
-static void cpu_destroy(hay_patterns *set)
-{
-    if (set->engine && set->engine->destroy)
-        set->engine->destroy(set, set->state);
-    set->state = NULL;
-}
-
-const hay_backend_ops hay_cpu_backend = {
-    HAY_BACKEND_CPU, "cpu", cpu_available, cpu_device_count, cpu_describe,
-    cpu_algos,
-    cpu_compile, cpu_destroy, cpu_scan, cpu_count, NULL,
-};
-
 /* Public entry points ------------------------------------------------------ */
 
 /*
@@ -481,40 +405,11 @@ static hay_status scan_begin(const hay_patterns *set, const hay_scratch *scratch
     return len == 0 ? HAY_STOPPED : HAY_OK;
 }
 
-hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
-                    const void *data, uint64_t len, const hay_scan_opts *opts,
-                    hay_match_fn on_match, void *ctx)
-{
-    RETURN_ERROR_IF(!on_match, HAY_ERR_INVALID);
-    hay_scan_opts defaults;
-    hay_status s = scan_begin(set, scratch, data, len, &opts, &defaults);
-    if (s != HAY_OK)
-        return s == HAY_STOPPED ? HAY_OK : s;
-    if (set->mode != HAY_MATCH_ALL)
-        return hay_leftmost_scan(set, scratch, data, len, opts, on_match, ctx);
-    return set->backend->scan(set, scratch, data, len, opts, on_match, ctx);
-}
-
 static int count_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     (void)id; (void)start; (void)end;
     ++*(uint64_t *)ctx;
     return 0;
-}
-
-hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
-                          const void *data, uint64_t len,
-                          const hay_scan_opts *opts, uint64_t *count)
-{
-    RETURN_ERROR_IF(!count, HAY_ERR_INVALID);
-    *count = 0;
-    hay_scan_opts defaults;
-    hay_status s = scan_begin(set, scratch, data, len, &opts, &defaults);
-    if (s != HAY_OK)
-        return s == HAY_STOPPED ? HAY_OK : s;
-    if (set->mode != HAY_MATCH_ALL)
-        return hay_leftmost_scan(set, scratch, data, len, opts, count_cb, count);
-    return set->backend->count(set, scratch, data, len, opts, count);
 }
 
 int hay_count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
@@ -524,25 +419,97 @@ int hay_count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return 0;
 }
 
+/* One ask of the set's backend: every occurrence. */
+static hay_status run_backend(const hay_patterns *set, hay_scratch *scratch,
+                              const hay_run *r)
+{
+    const hay_backend_ops *b = set->backend;
+    if (b->run)
+        return b->run(set, scratch, r);
+    RETURN_ERROR_IF(r->buffer, HAY_ERR_UNSUPPORTED);
+    const hay_scan_opts *o = r->opts;
+    switch (r->ask) {
+    case HAY_ASK_COUNT:
+        return b->count(set, scratch, r->host, r->len, o, r->count);
+    case HAY_ASK_EACH:
+        if (b->count_each)
+            return b->count_each(set, scratch, r->host, r->len, o, r->counts);
+        return b->scan(set, scratch, r->host, r->len, o, hay_count_each_cb, r->counts);
+    case HAY_ASK_LIST:
+        break;
+    }
+    return b->scan(set, scratch, r->host, r->len, o, r->fn, r->ctx);
+}
+
+hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
+                       const hay_run *r)
+{
+    if (set->mode == HAY_MATCH_ALL)
+        return run_backend(set, scratch, r);
+    /* The leftmost modes select from the list of every occurrence, on
+     * every backend and for every ask. */
+    hay_match_fn to = r->ask == HAY_ASK_LIST ? r->fn
+                      : r->ask == HAY_ASK_EACH ? hay_count_each_cb : count_cb;
+    void *ctx = r->ask == HAY_ASK_LIST ? r->ctx
+                : r->ask == HAY_ASK_EACH ? (void *)r->counts : (void *)r->count;
+    hay_leftmost *f;
+    FORWARD_IF_ERROR(hay_leftmost_create(set, to, ctx, &f));
+    hay_run lr = *r;
+    lr.ask = HAY_ASK_LIST;
+    lr.fn = hay_leftmost_match;
+    lr.ctx = f;
+    lr.count = NULL;
+    lr.counts = NULL;
+    hay_status s = run_backend(set, scratch, &lr);
+    if (s == HAY_OK && hay_leftmost_flush(f))
+        s = HAY_STOPPED;
+    hay_leftmost_free(f);
+    return s;
+}
+
+/* A host input's ask: the checks, the defaults, then hay_run_ask. */
+static hay_status host_ask(const hay_patterns *set, hay_scratch *scratch,
+                           const void *data, uint64_t len,
+                           const hay_scan_opts *opts, hay_run *r)
+{
+    hay_scan_opts defaults;
+    hay_status s = scan_begin(set, scratch, data, len, &opts, &defaults);
+    if (s != HAY_OK)
+        return s == HAY_STOPPED ? HAY_OK : s;
+    r->host = data;
+    r->len = len;
+    r->opts = opts;
+    r->t0 = hay_now();
+    return hay_run_ask(set, scratch, r);
+}
+
+hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
+                    const void *data, uint64_t len, const hay_scan_opts *opts,
+                    hay_match_fn on_match, void *ctx)
+{
+    RETURN_ERROR_IF(!on_match, HAY_ERR_INVALID);
+    hay_run r = { .ask = HAY_ASK_LIST, .fn = on_match, .ctx = ctx };
+    return host_ask(set, scratch, data, len, opts, &r);
+}
+
+hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
+                          const void *data, uint64_t len,
+                          const hay_scan_opts *opts, uint64_t *count)
+{
+    RETURN_ERROR_IF(!count, HAY_ERR_INVALID);
+    *count = 0;
+    hay_run r = { .ask = HAY_ASK_COUNT, .count = count };
+    return host_ask(set, scratch, data, len, opts, &r);
+}
+
 hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
                                const void *data, uint64_t len,
                                const hay_scan_opts *opts, uint64_t *counts)
 {
     RETURN_ERROR_IF(!set || !counts, HAY_ERR_INVALID);
-    hay_scan_opts defaults;
-    hay_status s = scan_begin(set, scratch, data, len, &opts, &defaults);
-    if (s < 0)
-        return s;
     memset(counts, 0, set->n * sizeof *counts);
-    if (s == HAY_STOPPED)
-        return HAY_OK;
-    if (set->mode != HAY_MATCH_ALL)
-        return hay_leftmost_scan(set, scratch, data, len, opts, hay_count_each_cb,
-                                 counts);
-    if (set->backend->count_each)
-        return set->backend->count_each(set, scratch, data, len, opts, counts);
-    return set->backend->scan(set, scratch, data, len, opts, hay_count_each_cb,
-                              counts);
+    hay_run r = { .ask = HAY_ASK_EACH, .counts = counts };
+    return host_ask(set, scratch, data, len, opts, &r);
 }
 
 /* Streams ------------------------------------------------------------------ */

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,4 +83,29 @@ void hay_free(const hay_allocator *a, void *p)
         a->free(p, a->ctx);
     else
         default_free(p, NULL);
+}
+
+void hay_log(const hay_scan_opts *opts, const char *fmt, ...)
+{
+    if (!opts || !opts->log)
+        return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    opts->log(line, opts->log_ctx);
+}
+
+void hay_stats_reset(hay_scan_stats *st, hay_backend b, const char *algo,
+                     const char *note)
+{
+    memset(st, 0, sizeof *st);
+    st->backend = b;
+    st->algo = algo;
+    st->energy_joules = -1;
+    st->init_joules = st->prepare_joules = st->copy_in_joules = -1;
+    st->kernel_joules = st->copy_out_joules = -1;
+    st->energy_method = "unavailable";
+    st->note = note ? note : "";
 }

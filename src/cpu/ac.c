@@ -401,3 +401,12 @@ static uint64_t dfa_count(const hay_patterns *set, const void *state,
 const hay_engine hay_engine_dfa = {
     "dfa", true, dfa_build, dfa_destroy, dfa_scan, dfa_count,
 };
+
+const hay_trie *hay_cpu_trie(const hay_patterns *set)
+{
+    if (set->engine == &hay_engine_ac)
+        return &((const ac_state *)set->state)->trie;
+    if (set->engine == &hay_engine_dfa)
+        return &((const dfa_state *)set->state)->ac->trie;
+    return NULL;
+}

@@ -39,4 +39,7 @@ void hay_cpu_params_get(const hay_patterns *set, hay_cpu_params *out);
 hay_status hay_cpu_auto_build(hay_patterns *set, const hay_engine **engine,
                               void **state);
 
+/* The trie of a set compiled to the ac or dfa engine (ac.c), else NULL. */
+const hay_trie *hay_cpu_trie(const hay_patterns *set);
+
 #endif

@@ -1,7 +1,7 @@
 /*
  * cuda_engine.h - the contract between the CUDA backend's host driver
- * (cuda_backend.c and its pipeline) and the search kernels (one .cu file
- * per engine).  Plain C: included from C and from .cu files.
+ * (driver.h: set.c, pipeline.c) and the search kernels (one .cu file per
+ * engine).  Plain C: included from C and from .cu files.
  *
  * The driver owns the context, streams, staging buffers, chunking, result
  * buffers and ordering.  An engine owns its device tables and kernels and
@@ -39,7 +39,8 @@
  * driver's own parsing in cuda_backend.c until it reads
  * hay_cuda_driver_params.
  *
- * Driver keys (cuda_backend.c; docs/DESIGN.md "CUDA backend"):
+ * Driver keys (set.c; docs/DESIGN.md "CUDA backend"), with backend auto's
+ * (src/auto/auto.c: gpu_min and split*), which the driver skips too:
  *   device=N            CUDA device index (default: env HAY_CUDA_DEVICE, else 0)
  *   transfer=pinned|pageable|register   host inputs: copied through
  *                       pinned staging buffers (default), cudaMemcpyAsync
@@ -47,8 +48,9 @@
  *                       they lie after pinning them block by block
  *                       (hostreg.h; shared mappings only, else staged)
  *   reg_threads=N       transfer=register: threads pinning blocks (1..8,
- *                       default 1); env HAY_CUDA_REG_DEBUG prints, per
- *                       scan, the time spent pinning and unpinning
+ *                       default 1); with hay_scan_opts.log set, each scan
+ *                       logs the time spent pinning and unpinning (hay
+ *                       find: env HAY_CUDA_REG_DEBUG)
  *   streams=N           pipeline depth, 1..8 (default 3)
  *   chunk=BYTES         bytes per pipeline piece (default 32 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it
@@ -71,8 +73,9 @@
  *                       would alone, and split_keep CPU threads (default
  *                       cores/5) search from the front, also while the GPU
  *                       starts; the other threads only if the GPU fails
- *                       (docs/PERF.md "The split that adds up"); env
- *                       HAY_SPLIT_DEBUG prints a split's timeline.
+ *                       (docs/PERF.md "The split that adds up"); with
+ *                       hay_scan_opts.log set, a split logs its timeline
+ *                       (hay find: env HAY_SPLIT_DEBUG).
  *                       on: whenever a GPU is usable, the GPU side
  *                       pinning a shared mapping in place (unless
  *                       transfer= is given) on reg_threads threads, the CPU

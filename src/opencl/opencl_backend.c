@@ -958,9 +958,10 @@ static hay_status opencl_describe(int index, char *buf, size_t cap)
 static const char *const opencl_algos[] = { "brute", "pfac", NULL };
 
 const hay_backend_ops hay_opencl_backend = {
-    HAY_BACKEND_OPENCL, "opencl", opencl_available, opencl_device_count,
-    opencl_describe, opencl_algos,
-    opencl_compile, opencl_destroy, opencl_scan, opencl_count, opencl_count_each,
+    .id = HAY_BACKEND_OPENCL, .name = "opencl", .available = opencl_available,
+    .device_count = opencl_device_count, .describe = opencl_describe,
+    .algos = opencl_algos, .compile = opencl_compile, .destroy = opencl_destroy,
+    .scan = opencl_scan, .count = opencl_count, .count_each = opencl_count_each,
 };
 
 #else /* no OpenCL */
@@ -986,8 +987,8 @@ hay_status hay_opencl_describe_set(const hay_patterns *set, char *buf, size_t ca
 }
 
 const hay_backend_ops hay_opencl_backend = {
-    HAY_BACKEND_OPENCL, "opencl", opencl_available, opencl_device_count,
-    opencl_describe, opencl_algos,
-    opencl_compile, NULL, NULL, NULL, NULL,
+    .id = HAY_BACKEND_OPENCL, .name = "opencl", .available = opencl_available,
+    .device_count = opencl_device_count, .describe = opencl_describe,
+    .algos = opencl_algos, .compile = opencl_compile,
 };
 #endif

@@ -1,6 +1,6 @@
 /*
  * split.c - backend auto's split: one input shared by CPU threads (from the
- * front) and the GPU (from the back), src/cuda/split.h.
+ * front) and the GPU (from the back), src/auto/split.h.
  *
  *   test_split          the split machinery with a host thread in the GPU's
  *                       place (params split=emulate): runs everywhere
@@ -16,7 +16,7 @@
  * again), and a scan where the GPU side must have taken part.
  */
 #include "cases.h"
-#include "cuda/split.h"
+#include "auto/split.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,7 +451,7 @@ static void run_front(void)
                 for (size_t i = 0; i < c.exp.n; i++)
                     before += c.exp.m[i].end <= fronts[f];
                 hay_split_cfg cfg = { 65536, (uint64_t)1 << 20, hay_split_host_worker,
-                                      &piece, 0, fronts[f], before + extra };
+                                      &piece, 0, fronts[f], before + extra, NULL };
                 hay_scan_opts o;
                 hay_scan_opts_init(&o);
                 o.threads = threads;
@@ -518,7 +518,7 @@ static void run_failing_worker(void)
                 for (unsigned keep = 0; keep <= 1; keep++)
                 for (int mode = HAY_SPLIT_COUNT; mode <= HAY_SPLIT_EACH; mode++) {
                     hay_split_cfg cfg = { 65536, (uint64_t)1 << 20, workers[w], NULL, keep,
-                                          0, 0 };
+                                          0, 0, NULL };
                     hay_scan_opts o;
                     hay_scan_opts_init(&o);
                     o.threads = threads;

@@ -1,7 +1,8 @@
 /*
  * split.h - one input shared between CPU threads and a second worker (the
  * GPU pipeline, or for tests a host thread), backend auto's "split"
- * (split.c; the GPU worker is in cuda_backend.c).
+ * (split.c; the GPU worker is in auto.c and reaches the pipeline through
+ * the CUDA backend's ops, with the split as its hay_piece_source).
  *
  * The calling thread scans pieces from the front of the input with the CPU
  * backend; the worker, on a thread of its own, takes pieces from the back.
@@ -20,9 +21,11 @@
 #define HAY_SPLIT_H
 
 #include "../core/internal.h"
+#include "policy.h"
 
-/* Scan modes (the same numbers as cuda_backend.c's). */
-enum { HAY_SPLIT_COUNT = 0, HAY_SPLIT_EACH = 1, HAY_SPLIT_LIST = 2 };
+/* Scan modes: the asks of internal.h. */
+enum { HAY_SPLIT_COUNT = HAY_ASK_COUNT, HAY_SPLIT_EACH = HAY_ASK_EACH,
+       HAY_SPLIT_LIST = HAY_ASK_LIST };
 
 typedef struct hay_split hay_split;
 
@@ -48,6 +51,8 @@ typedef struct hay_split_cfg {
      * counted already (front_count; backend auto's probe of the CPU's
      * rate), and the split starts after them. */
     uint64_t front, front_count;
+    /* The piece sizes' tuning; NULL: hay_auto_policy_default. */
+    const hay_auto_policy *policy;
 } hay_split_cfg;
 
 /* What a split scan did (filled by hay_split_scan). */
@@ -61,8 +66,9 @@ typedef struct hay_split_result {
 
 /* One split scan of data[0, len) with set (backend auto: set->engine is
  * the CPU engine).  mode: HAY_SPLIT_*; fn/ctx for the list, count or
- * counts (zeroed by the caller) for the others.  Returns HAY_OK,
- * HAY_STOPPED or an error of the CPU side or of memory. */
+ * counts (zeroed by the caller) for the others.  With o->log set, the
+ * split's timeline goes there.  Returns HAY_OK, HAY_STOPPED or an error of
+ * the CPU side or of memory. */
 hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
                           const uint8_t *data, uint64_t len,
                           const hay_scan_opts *o, int mode, hay_match_fn fn,
@@ -81,9 +87,8 @@ uint64_t *hay_split_counts(hay_split *sp);
 const hay_patterns *hay_split_set(const hay_split *sp);
 int hay_split_mode(const hay_split *sp);
 bool hay_split_stopping(const hay_split *sp);
-/* Whether this split prints its timeline (env HAY_SPLIT_DEBUG, read once
- * per split). */
-bool hay_split_debug(const hay_split *sp);
+/* The split as a device pipeline's source of pieces (hay_run.pieces). */
+hay_piece_source hay_split_source(hay_split *sp);
 
 /* A worker that searches its pieces on its host thread with the CPU engine
  * (params split=emulate): the split machinery without a GPU, for tests.

@@ -1,12 +1,11 @@
 /*
  * split.c - one input shared by CPU threads (from the front) and a worker
- * (from the back): see split.h.  Plain C; the GPU worker is in
- * cuda_backend.c, the host worker for tests is below.
+ * (from the back): see split.h.  Plain C; the GPU worker is in auto.c,
+ * the host worker for tests is below.
  */
 #include "split.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 enum { PIECE_CLAIMED, PIECE_DONE, PIECE_DEFERRED };
@@ -56,8 +55,9 @@ struct hay_split {
     uint64_t helper_total;
     uint64_t *helper_counts;
     hay_status helper_status;
-    /* HAY_SPLIT_DEBUG: a timeline on stderr (seconds from the start). */
-    bool debug;
+    const hay_auto_policy *pol;
+    /* The timeline for hay_scan_opts.log (seconds from the start). */
+    const hay_scan_opts *log;
     double t0, first_claim, worker_end;
     uint64_t piece_min, piece_max;
 };
@@ -69,22 +69,14 @@ struct hay_split {
  * neither is left holding a long piece when they meet: the wall time of a
  * split is the later side's, and a GPU piece claimed early can outlast the
  * CPU's last one by milliseconds (docs/PERF.md).  The share of the side
- * that has done nothing yet is taken as one half. */
-#define GUIDE_MIN_CPU ((uint64_t)256 << 10)
-#define GUIDE_MIN_WORKER ((uint64_t)4 << 20)
-/* A CPU thread of the count modes sizes its pieces by its own rate so far
- * (bytes per second of its last pieces): PIECE_SECONDS of work, its first
- * piece FIRST_PIECE bytes.  Sized in bytes alone (32 MiB), a piece took
- * 0.27 s at Snort's rate per thread and the GPU side waited for it at the
- * meeting (docs/PERF.md "The split that adds up"). */
-#define PIECE_SECONDS 0.008
-#define FIRST_PIECE ((uint64_t)1 << 20)
+ * that has done nothing yet is taken as one half.  The limits are the
+ * policy's (policy.h). */
 
 /* The worker's share of the rate since its first piece, in [0, 1] (lock
  * held or not: the counters are atomics).  Both sides are counted over the
  * same window: counted from the start, the bytes the CPU threads searched
  * while the GPU was starting up (0.15-0.4 s on the H200 host) made the GPU
- * look slow, and its pieces shrank to GUIDE_MIN_WORKER long before the
+ * look slow, and its pieces shrank to guide_min_worker long before the
  * meeting (docs/PERF.md).  Half while either side has nothing in it. */
 static double worker_share(const hay_split *sp)
 {
@@ -131,7 +123,8 @@ bool hay_split_claim_back(hay_split *sp, uint64_t want, size_t *piece,
     pthread_mutex_lock(&sp->lock);
     bool ok = sp->back > sp->front;
     if (ok) {
-        want = guided(sp->back - sp->front, worker_share(sp), 1, GUIDE_MIN_WORKER, want);
+        want = guided(sp->back - sp->front, worker_share(sp), 1, sp->pol->guide_min_worker,
+                      want);
         *ge = sp->back;
         *gs = sp->back - sp->front > want ? sp->back - want : sp->front;
         sp->back = *gs;
@@ -212,9 +205,27 @@ bool hay_split_stopping(const hay_split *sp)
     return __atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) != 0;
 }
 
-bool hay_split_debug(const hay_split *sp)
+static bool source_claim(void *src, uint64_t want, size_t *piece, uint64_t *gs,
+                         uint64_t *ge)
 {
-    return sp->debug;
+    return hay_split_claim_back(src, want, piece, gs, ge);
+}
+
+static void source_collect_into(void *src, size_t piece)
+{
+    hay_split_collect_into(src, piece);
+}
+
+static void source_done(void *src, size_t piece, uint64_t count)
+{
+    hay_split_piece_done(src, piece, count);
+}
+
+hay_piece_source hay_split_source(hay_split *sp)
+{
+    hay_piece_source s = { sp, source_claim, source_collect_into, hay_split_collect,
+                           source_done };
+    return s;
 }
 
 /* The host worker (tests) ------------------------------------------------ */
@@ -281,7 +292,7 @@ static bool claim_front(hay_split *sp, bool own, uint64_t most, uint64_t *a, uin
             if (sp->cfg->cpu_keep && sp->cfg->cpu_keep < parties &&
                 __atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE))
                 parties = sp->cfg->cpu_keep;
-            want = guided(left, 1.0 - worker_share(sp), parties, GUIDE_MIN_CPU, want);
+            want = guided(left, 1.0 - worker_share(sp), parties, sp->pol->guide_min_cpu, want);
         }
         if (want == 0)
             want = 1;
@@ -347,11 +358,9 @@ static hay_status cpu_range(const hay_split *sp, hay_scratch *scratch,
     uint64_t lo = a >= back ? a - back : 0;
     const uint8_t *d = sp->data + lo;
     if (sp->mode == HAY_SPLIT_COUNT) {
-        uint64_t c = 0, under = 0;
-        FORWARD_IF_ERROR(hay_cpu_backend.count(set, scratch, d, b - lo, o, &c));
-        if (a > lo)
-            FORWARD_IF_ERROR(hay_cpu_backend.count(set, scratch, d, a - lo, o, &under));
-        *count += c - under;
+        uint64_t c = 0;
+        FORWARD_IF_ERROR(hay_cpu_backend.count_range(set, scratch, d, b - lo, a - lo, o, &c));
+        *count += c;
         return HAY_OK;
     }
     range_cb r = { fn, ctx, lo, a - lo, counts, 0 };
@@ -393,7 +402,7 @@ static void *member_main(void *arg)
             pthread_cond_wait(&sp->changed, &sp->lock);
         pthread_mutex_unlock(&sp->lock);
     }
-    uint64_t a, b, most = FIRST_PIECE;
+    uint64_t a, b, most = sp->pol->first_piece;
     double rate = 0;   /* this thread's bytes per second, 0 before its first piece */
     while (m->s == HAY_OK && !__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) &&
            !(m->extra && __atomic_load_n(&sp->worker_running, __ATOMIC_ACQUIRE)) &&
@@ -407,20 +416,17 @@ static void *member_main(void *arg)
         /* The rate of the pieces so far, the last weighing half. */
         double r = (double)(b - a) / (t > 1e-7 ? t : 1e-7);
         rate = rate > 0 ? 0.5 * (rate + r) : r;
-        double w = rate * PIECE_SECONDS;
-        most = w < (double)GUIDE_MIN_CPU ? GUIDE_MIN_CPU
+        double w = rate * sp->pol->piece_seconds;
+        uint64_t least = sp->pol->guide_min_cpu;
+        most = w < (double)least ? least
                : w > (double)UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)w;
     }
     if (m->s != HAY_OK)
         __atomic_store_n(&sp->stop, 1, __ATOMIC_RELEASE);
-    if (sp->debug)
-        fprintf(stderr, "split: cpu thread%s done at %.1f ms, %.1f MB\n",
-                m->extra ? " (extra)" : "", (hay_now() - sp->t0) * 1e3, m->total_bytes / 1e6);
+    hay_log(sp->log, "split: cpu thread%s done at %.1f ms, %.1f MB",
+            m->extra ? " (extra)" : "", (hay_now() - sp->t0) * 1e3, m->total_bytes / 1e6);
     return NULL;
 }
-
-/* Per-thread counts up to this many bytes in all, else shared ones. */
-#define OWN_COUNTS_BUDGET ((uint64_t)64 << 20)
 
 /* Runs the team; the matches into *total (and counts); HAY_OK or the
  * first error.  Bytes searched: everything claimed from the front. */
@@ -431,7 +437,8 @@ static hay_status cpu_team(hay_split *sp, hay_scratch *scratch, const hay_scan_o
     size_t n = sp->set->n;
     cpu_member *m = calloc(t, sizeof *m);
     pthread_t *th = calloc(t, sizeof *th);
-    bool own = sp->mode == HAY_SPLIT_EACH && (uint64_t)n * sizeof(uint64_t) * t <= OWN_COUNTS_BUDGET;
+    bool own = sp->mode == HAY_SPLIT_EACH && (uint64_t)n * sizeof(uint64_t) * t <=
+                                                sp->pol->own_counts_budget;
     uint64_t *own_counts = own ? calloc((size_t)t * n, sizeof *own_counts) : NULL;
     if (!m || !th || (own && !own_counts)) {
         free(m);
@@ -531,7 +538,8 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
     sp.cfg = cfg;
     sp.back = len;
     sp.t0 = hay_now();
-    sp.debug = getenv("HAY_SPLIT_DEBUG") != NULL;
+    sp.pol = cfg->policy ? cfg->policy : &hay_auto_policy_default;
+    sp.log = o;
     uint64_t total = 0, a, b;
     if (mode == HAY_SPLIT_COUNT && cfg->front && cfg->front <= len) {
         sp.front = cfg->front;
@@ -611,11 +619,10 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
     }
     res->worker_status = sp.worker_status;
     res->worker_seconds = sp.worker_seconds;
-    if (sp.debug)
-        fprintf(stderr, "split: worker first piece at %.1f ms, done at %.1f ms; %zu pieces "
-                "of %.1f-%.1f MB; cpu side done at %.1f ms\n", sp.first_claim * 1e3,
-                sp.worker_end * 1e3, sp.np, sp.piece_min / 1e6, sp.piece_max / 1e6,
-                res->cpu_seconds * 1e3);
+    hay_log(o, "split: worker first piece at %.1f ms, done at %.1f ms; %zu pieces "
+            "of %.1f-%.1f MB; cpu side done at %.1f ms", sp.first_claim * 1e3,
+            sp.worker_end * 1e3, sp.np, sp.piece_min / 1e6, sp.piece_max / 1e6,
+            res->cpu_seconds * 1e3);
 
     /* The worker's pieces, in order of offset (the reverse of their claim
      * order): its results, or the CPU's where it has none. */

@@ -1,0 +1,573 @@
+/*
+ * auto.c - backend auto: the choice between the CPU, a GPU and a split of
+ * one input between them, made per scan.  It compiles the CPU engine; a
+ * scan of at least gpu_min bytes makes, once, the GPU state (from the CPU's
+ * trie, so that the trie is built once) and runs there.  With the default
+ * threshold a pattern set goes to the GPU only when the CPU's rate on it,
+ * measured once on a probe, says the GPU would finish sooner; in the count
+ * modes the GPU then shares the input with the cores its copies leave free
+ * (the heavy split, split.h) when they add enough.  When no GPU is usable
+ * the CPU runs and the scan's stats note says why.
+ *
+ * It sees the backends only through their ops tables: the CPU's, and the
+ * CUDA backend's offload ops (a device state beside the CPU's).  Its
+ * tuning is data, in policy.h.
+ *
+ * params (hay_compile_opts.params; the CPU engine skips the GPU's keys):
+ *   split=auto|on|off|heavy|emulate   auto (default): the heavy split in
+ *       the count modes when the probe sends the set to the GPU and the
+ *       kept CPU threads add split_min_share of its rate; else, and for the
+ *       list, the GPU alone.  on: whenever a GPU is usable, the GPU side
+ *       pinning a shared mapping in place (unless transfer= says
+ *       otherwise), the CPU on the cores it leaves.  heavy: the GPU side
+ *       stages on most cores and split_keep CPU threads search from the
+ *       front.  off: never.  emulate: a host thread in the GPU's place.
+ *   split_keep=N, split_piece=BYTES, split_buffer=BYTES, gpu_min=BYTES
+ *   transfer=, reg_threads=, chunk= are the CUDA driver's; auto reads
+ *       them for the split's core count and the emulated pieces.
+ */
+#include "../core/internal.h"
+#include "policy.h"
+#include "split.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE, SPLIT_HEAVY };
+enum { RUN_CPU, RUN_GPU, RUN_SPLIT };
+
+typedef struct auto_set {
+    const hay_auto_policy *pol;
+    const hay_backend_ops *dev;   /* the device backend, or NULL when none is built */
+    pthread_mutex_t lock;         /* guards the fields below it */
+    int state;                    /* GPU state: 0 untried, 1 ready, < 0 failed */
+    const char *why;              /* static text when failed */
+    void *gpu;                    /* dev->offload's state */
+    double cpu_rate;              /* bytes/s of the CPU engine on a probe, 0 untried */
+    /* params, parsed once at compile time */
+    int split;                    /* SPLIT_* */
+    bool reg;                     /* the GPU side copies in place (transfer=register,
+                                   * or no transfer= given) */
+    unsigned reg_threads;
+    unsigned keep;                /* split_keep= (0: the policy's) */
+    uint64_t split_piece, split_buffer, emulate_piece;
+    uint64_t gpu_min;
+    bool gpu_min_given;           /* env or params: used as is, no measured choice */
+} auto_set;
+
+/* Parameters ------------------------------------------------------------- */
+
+/* The next "key=value" item of p (empty items skipped); the grammar of the
+ * CUDA driver's parser, until one parameter module serves both. */
+static bool param_next(const char **p, const char **key, size_t *klen,
+                       const char **val, size_t *vlen)
+{
+    const char *s = *p;
+    if (!s)
+        return false;
+    while (*s == ',' || *s == ' ')
+        s++;
+    if (!*s)
+        return false;
+    const char *e = s + strcspn(s, ",");
+    const char *eq = memchr(s, '=', (size_t)(e - s));
+    *key = s;
+    *klen = (size_t)((eq ? eq : e) - s);
+    *val = eq ? eq + 1 : e;
+    *vlen = eq ? (size_t)(e - eq - 1) : 0;
+    *p = e;
+    return true;
+}
+
+static bool is(const char *s, size_t n, const char *name)
+{
+    return strlen(name) == n && memcmp(s, name, n) == 0;
+}
+
+/* A size: digits and an optional K, M or G (powers of 1024). */
+static bool parse_size(const char *v, size_t n, uint64_t *out)
+{
+    uint64_t x = 0;
+    size_t i = 0;
+    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++) {
+        if (x > (UINT64_MAX - 9) / 10)
+            return false;
+        x = x * 10 + (uint64_t)(v[i] - '0');
+    }
+    if (i == 0)
+        return false;
+    unsigned sh = 0;
+    if (i + 1 == n) {
+        char c = (char)(v[i] | 0x20);
+        sh = c == 'k' ? 10 : c == 'm' ? 20 : c == 'g' ? 30 : 64;
+        if (sh == 64 || x > (UINT64_MAX >> sh))
+            return false;
+    } else if (i != n) {
+        return false;
+    }
+    *out = x << sh;
+    return true;
+}
+
+static hay_status auto_params(const char *params, auto_set *g)
+{
+    static const char *const splits[] = { "auto", "on", "off", "emulate", "heavy" };
+    const char *p = params, *key, *val;
+    size_t klen, vlen;
+    while (param_next(&p, &key, &klen, &val, &vlen)) {
+        uint64_t v = 0;
+        if (is(key, klen, "split")) {
+            g->split = -1;
+            for (int k = 0; k < 5; k++)
+                if (is(val, vlen, splits[k]))
+                    g->split = k;
+            RETURN_ERROR_IF(g->split < 0, HAY_ERR_INVALID);
+        } else if (is(key, klen, "transfer")) {
+            g->reg = is(val, vlen, "register");   /* checked by the CUDA driver */
+        } else if (is(key, klen, "reg_threads")) {
+            if (parse_size(val, vlen, &v) && v >= 1 && v <= 8)
+                g->reg_threads = (unsigned)v;     /* refused by the CUDA driver when bad */
+        } else if (is(key, klen, "split_keep")) {
+            RETURN_ERROR_IF(!parse_size(val, vlen, &v) || v < 1 || v > 4096,
+                            HAY_ERR_INVALID);
+            g->keep = (unsigned)v;
+        } else if (is(key, klen, "gpu_min")) {
+            RETURN_ERROR_IF(!parse_size(val, vlen, &v), HAY_ERR_INVALID);
+            g->gpu_min = v;
+            g->gpu_min_given = true;
+        } else if (is(key, klen, "split_piece") || is(key, klen, "chunk")) {
+            RETURN_ERROR_IF(!parse_size(val, vlen, &v) || v < 1, HAY_ERR_INVALID);
+            if (is(key, klen, "chunk"))
+                g->emulate_piece = v;
+            else
+                g->split_piece = v;
+        } else if (is(key, klen, "split_buffer")) {
+            RETURN_ERROR_IF(!parse_size(val, vlen, &v), HAY_ERR_INVALID);
+            g->split_buffer = v;
+        }
+    }
+    return HAY_OK;
+}
+
+/* The GPU state ------------------------------------------------------------ */
+
+/* The GPU state of an auto set, made on first need; NULL (with *why) when
+ * no GPU can take it. */
+static void *auto_gpu_get(const hay_patterns *set, const char **why)
+{
+    auto_set *g = set->aux;
+    pthread_mutex_lock(&g->lock);
+    if (g->state == 0) {
+        hay_status s = g->dev ? g->dev->available() : HAY_ERR_NO_BACKEND;
+        if (s == HAY_OK)
+            s = g->dev->offload->build(set, hay_cpu_backend.trie(set), &g->gpu);
+        g->state = s == HAY_OK ? 1 : s;
+        g->why = s == HAY_ERR_NO_DEVICE ? "no usable GPU (cuda: no device); CPU"
+                 : s == HAY_ERR_NO_BACKEND ? "no CUDA backend in this build; CPU"
+                 : s == HAY_ERR_NOMEM ? "GPU out of memory for the tables; CPU"
+                 : s == HAY_ERR_UNSUPPORTED ? "no CUDA engine for this set; CPU"
+                 : "the CUDA backend failed to start; CPU";
+    }
+    void *gpu = g->state == 1 ? g->gpu : NULL;
+    *why = g->why;
+    pthread_mutex_unlock(&g->lock);
+    return gpu;
+}
+
+/* The cost model ------------------------------------------------------------ */
+
+/* The CPU threads the heavy split keeps searching beside the GPU side. */
+static unsigned split_keep(const auto_set *g, unsigned cores)
+{
+    if (g->keep)
+        return g->keep;
+    return cores >= g->pol->keep_min_cores ? cores / g->pol->keep_divisor : 1;
+}
+
+/* Whether the heavy split is worth it: the kept threads' share of the
+ * CPU's measured rate against the policy's share of the GPU's. */
+static bool split_pays(auto_set *g, const hay_scan_opts *o)
+{
+    unsigned cores = hay_cpu_count(), threads = o->threads ? o->threads : cores;
+    pthread_mutex_lock(&g->lock);
+    double rate = g->cpu_rate;
+    pthread_mutex_unlock(&g->lock);
+    if (rate <= 0)
+        return true;   /* not measured (one pattern): split */
+    unsigned keep = split_keep(g, cores);
+    if (keep > threads)
+        keep = threads;
+    return rate * keep / threads >= g->pol->split_min_share * g->pol->gpu_rate;
+}
+
+/* Whether the CPU would finish len bytes sooner than the GPU with its
+ * fixed cost.  The first call per set measures the CPU's rate by counting
+ * the first probe_bytes: *probed and *probe_count keep that count so the
+ * scan need not search them again. */
+static bool auto_cpu_sooner(const hay_patterns *set, hay_scratch *scratch,
+                            const uint8_t *data, uint64_t len,
+                            const hay_scan_opts *o, uint64_t *probed,
+                            uint64_t *probe_count)
+{
+    auto_set *g = set->aux;
+    pthread_mutex_lock(&g->lock);
+    double rate = g->cpu_rate;
+    bool warm = g->state == 1;
+    pthread_mutex_unlock(&g->lock);
+    if (rate <= 0) {
+        hay_scan_opts po = *o;
+        po.progress = NULL;
+        po.stats = NULL;
+        uint64_t n = 0, probe = len < g->pol->probe_bytes ? len : g->pol->probe_bytes;
+        double t0 = hay_now();
+        if (hay_cpu_backend.count(set, scratch, data, probe, &po, &n) != HAY_OK)
+            return false;
+        double t = hay_now() - t0;
+        *probed = probe;
+        *probe_count = n;
+        rate = (double)probe / (t > 1e-6 ? t : 1e-6);
+        pthread_mutex_lock(&g->lock);
+        g->cpu_rate = rate;
+        pthread_mutex_unlock(&g->lock);
+    }
+    double fixed = warm ? g->pol->gpu_warm_seconds : g->pol->gpu_cold_seconds;
+    return (double)len / rate <= fixed + (double)len / g->pol->gpu_rate;
+}
+
+/* Where an auto scan of len bytes runs, with a note; *gpu is the GPU state
+ * for RUN_GPU (a split's worker makes it itself, so that its start-up
+ * overlaps the CPU's searching). */
+static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
+                     const uint8_t *data, uint64_t len, const hay_scan_opts *o,
+                     hay_ask ask, const char **note, void **gpu, uint64_t *probed,
+                     uint64_t *probe_count)
+{
+    auto_set *g = set->aux;
+    *gpu = NULL;
+    *probed = *probe_count = 0;
+    if (g->split == SPLIT_EMULATE) {
+        *note = "split between CPU threads and a host thread (split=emulate)";
+        return RUN_SPLIT;
+    }
+    if (!g->dev) {
+        *note = "no CUDA backend in this build; CPU";
+        return RUN_CPU;
+    }
+    if (g->split == SPLIT_ON) {
+        *note = "split between CPU threads and the GPU (split=on)";
+        return RUN_SPLIT;
+    }
+    if (g->split == SPLIT_HEAVY) {
+        *note = "split, the GPU staging on most cores and CPU threads on the rest "
+                "(split=heavy)";
+        return RUN_SPLIT;
+    }
+    if (len < g->gpu_min) {
+        *note = "input below the GPU threshold; CPU";
+        return RUN_CPU;
+    }
+    if (!g->gpu_min_given && set->n > 1 &&
+        auto_cpu_sooner(set, scratch, data, len, o, probed, probe_count)) {
+        *note = "the CPU's measured rate on this set beats the GPU's start-up and "
+                "rate; CPU";
+        return RUN_CPU;
+    }
+    /* The GPU wins by the measured rates: in the count modes it shares the
+     * input with the cores its copies leave free (the heavy split), and
+     * the CPU searches while the GPU starts up.  split=off, gpu_min=
+     * given, and the list: the GPU alone. */
+    const char *gpu_note = "input at or above the GPU threshold; CUDA";
+    if (!g->gpu_min_given && g->split == SPLIT_AUTO && ask != HAY_ASK_LIST) {
+        pthread_mutex_lock(&g->lock);
+        int state = g->state;
+        const char *why = g->why;
+        pthread_mutex_unlock(&g->lock);
+        /* Not asked here whether there is a GPU: the first CUDA call
+         * (0.1 s on the H200 host) is the worker's, while the CPU
+         * searches; with none the CPU searches it all. */
+        if (state < 0) {
+            *note = why;
+            return RUN_CPU;
+        }
+        if (split_pays(g, o)) {
+            *note = "the GPU's rate beats the CPU's: split, the GPU staging on most cores "
+                    "and CPU threads on the rest";
+            return RUN_SPLIT;
+        }
+        gpu_note = "the GPU's rate beats the CPU's, and the CPU threads a split leaves "
+                   "would add under 4%; CUDA";
+    }
+    *gpu = auto_gpu_get(set, note);
+    if (!*gpu)
+        return RUN_CPU;
+    *note = gpu_note;
+    return RUN_GPU;
+}
+
+/* Runs ------------------------------------------------------------------------ */
+
+static void cpu_stats(const hay_patterns *set, const hay_scan_opts *o,
+                      double t0, uint64_t len, uint64_t matches,
+                      const char *note)
+{
+    if (!o->stats)
+        return;
+    hay_stats_reset(o->stats, HAY_BACKEND_CPU, set->engine ? set->engine->name : "?", note);
+    o->stats->total_seconds = hay_now() - t0;
+    o->stats->bytes = len;
+    o->stats->matches = matches;
+}
+
+/* The GPU side of a split scan (split.h's worker). */
+typedef struct split_gpu {
+    const hay_patterns *set;
+    const uint8_t *host;
+    uint64_t len;
+    hay_scan_opts o;
+    hay_scan_stats st;
+    bool pin;                /* copy in place (auto_split found it eligible) */
+    unsigned stage_threads;  /* its copy threads (0: the split's default) */
+    bool ran;                /* the GPU state was there */
+    const char *why;
+} split_gpu;
+
+static hay_status split_gpu_worker(hay_split *sp, void *wctx)
+{
+    split_gpu *w = wctx;
+    const auto_set *g = w->set->aux;
+    double g0 = hay_now();
+    void *gpu = auto_gpu_get(w->set, &w->why);
+    hay_log(&w->o, "split: gpu state ready after %.1f ms", (hay_now() - g0) * 1e3);
+    RETURN_ERROR_IF(!gpu, HAY_ERR_NO_DEVICE);
+    w->ran = true;
+    /* GPU pieces are the driver's chunk= (the caller's chunk_size sizes
+     * the CPU's); progress comes from the calling thread only. */
+    hay_scan_opts o = w->o;
+    o.progress = NULL;
+    o.chunk_size = 0;
+    o.stats = &w->st;
+    hay_piece_source src = hay_split_source(sp);
+    hay_ask ask = (hay_ask)hay_split_mode(sp);
+    hay_run r = { .host = w->host, .len = w->len, .opts = &o, .ask = ask,
+                  .counts = ask == HAY_ASK_EACH ? hay_split_counts(sp) : NULL,
+                  .note = "", .t0 = hay_now(), .pieces = &src, .pin = w->pin,
+                  .stage_threads = w->stage_threads };
+    return g->dev->offload->run(w->set, gpu, &r);
+}
+
+static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
+                             const hay_run *r, const char *note,
+                             uint64_t probed, uint64_t probe_count)
+{
+    auto_set *g = set->aux;
+    const hay_scan_opts *o = r->opts;
+    split_gpu w;
+    memset(&w, 0, sizeof w);
+    w.set = set;
+    w.host = r->host;
+    w.len = r->len;
+    w.o = *o;
+    hay_scan_opts co = *o;
+    unsigned keep = g->keep, cores = hay_cpu_count();
+    if (g->split == SPLIT_HEAVY || g->split == SPLIT_AUTO) {
+        /* The GPU side stages with most of the cores, as alone, and the
+         * cores it does not need search from the front, also while the
+         * GPU starts up; the other threads search only if it fails. */
+        keep = split_keep(g, cores);
+        w.stage_threads = cores > keep + 1 ? cores - keep - 1 : 1;
+        unsigned all = cores > 1 ? cores - 1 : 1;
+        if (co.threads == 0 || co.threads > all)
+            co.threads = all;
+        if (keep > co.threads)
+            keep = co.threads;
+    } else if (g->split != SPLIT_EMULATE) {
+        /* The GPU side pins a shared mapping in place (unless transfer=
+         * says otherwise), else stages it with copy threads. */
+        w.pin = g->reg && g->dev->offload->in_place(r->host, r->len);
+        unsigned gpu_cores = w.pin ? g->pol->split_gpu_cores_pinned + g->reg_threads
+                                   : g->pol->split_gpu_cores;
+        unsigned cap = cores > gpu_cores + 1 ? cores - gpu_cores : 1;
+        if (co.threads == 0 || co.threads > cap)
+            co.threads = cap;
+    }
+    o = &co;
+    hay_split_cfg cfg = { g->split_piece, g->split_buffer, hay_split_host_worker,
+                          &g->emulate_piece, keep, probed, probe_count, g->pol };
+    if (g->split != SPLIT_EMULATE) {
+        cfg.worker = split_gpu_worker;
+        cfg.wctx = &w;
+    }
+    hay_split_result res;
+    hay_status s = hay_split_scan(set, scratch, r->host, r->len, o, (int)r->ask, r->fn,
+                                  r->ctx, r->count, r->counts, &cfg, &res);
+    if (!o->stats)
+        return s;
+    bool emulated = g->split == SPLIT_EMULATE;
+    if (!emulated && !w.ran && w.why)
+        note = w.why;   /* no usable GPU */
+    else if (res.worker_status < 0)
+        note = "split: the GPU failed; the CPU searched the pieces it had not finished";
+    else if (res.redone_bytes)
+        note = "split between CPU threads and the GPU; the CPU searched again the "
+               "pieces whose matches were over the list budget (split_buffer)";
+    else if (!emulated && res.worker_bytes == 0)
+        note = "split: the CPU finished before the GPU took a piece";
+    cpu_stats(set, o, r->t0, r->len, res.matches, note);
+    hay_scan_stats *st = o->stats;
+    if (w.ran && res.worker_bytes) {
+        st->backend = w.st.backend;
+        st->algo = w.st.algo;
+        st->init_seconds = w.st.init_seconds;
+        st->prepare_seconds = w.st.prepare_seconds;
+        st->copy_in_seconds = w.st.copy_in_seconds;
+        st->kernel_seconds = w.st.kernel_seconds;
+        st->copy_out_seconds = w.st.copy_out_seconds;
+    }
+    st->split_cpu_bytes = res.cpu_bytes;
+    st->split_gpu_bytes = res.worker_bytes;
+    st->split_cpu_seconds = res.cpu_seconds;
+    st->split_gpu_seconds = res.worker_seconds;
+    return s;
+}
+
+typedef struct count_fwd {
+    hay_match_fn fn;
+    void *ctx;
+    uint64_t n;
+} count_fwd;
+
+static int count_fwd_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    count_fwd *c = ctx;
+    c->n++;
+    return c->fn(id, start, end, c->ctx);
+}
+
+/* One auto scan of a host input. */
+static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
+                           const hay_run *r)
+{
+    const hay_scan_opts *o = r->opts;
+    const char *note;
+    void *gpu;
+    uint64_t probed, probe_count;
+    int where = auto_pick(set, scratch, r->host, r->len, o, r->ask, &note, &gpu, &probed,
+                          &probe_count);
+    if (where == RUN_SPLIT)
+        return auto_split(set, scratch, r, note, r->ask == HAY_ASK_COUNT ? probed : 0,
+                          probe_count);
+    if (where == RUN_GPU) {
+        const auto_set *g = set->aux;
+        hay_run gr = *r;
+        gr.note = note;
+        return g->dev->offload->run(set, gpu, &gr);
+    }
+    hay_status s;
+    uint64_t n = 0;
+    if (r->ask == HAY_ASK_LIST) {
+        count_fwd c = { r->fn, r->ctx, 0 };
+        s = hay_cpu_backend.scan(set, scratch, r->host, r->len, o, count_fwd_cb, &c);
+        n = c.n;
+    } else if (r->ask == HAY_ASK_COUNT) {
+        /* The probe of the CPU's rate counted the matches ending in its
+         * first probed bytes: the rest is counted from there. */
+        uint64_t rest = 0;
+        bool reuse = probed && probed <= r->len && !o->progress;
+        s = hay_cpu_backend.count_range(set, scratch, r->host, r->len, reuse ? probed : 0,
+                                        o, &rest);
+        n = *r->count = (reuse ? probe_count : 0) + rest;
+    } else {
+        s = hay_cpu_backend.scan(set, scratch, r->host, r->len, o, hay_count_each_cb,
+                                 r->counts);
+        for (size_t i = 0; i < set->n; i++)
+            n += r->counts[i];
+    }
+    cpu_stats(set, o, r->t0, r->len, n, note);
+    return s;
+}
+
+/* The ops table ------------------------------------------------------------- */
+
+/* Every ask; a device buffer on the GPU state, made for it if need be. */
+static hay_status auto_run_op(const hay_patterns *set, hay_scratch *scratch,
+                              const hay_run *r)
+{
+    if (!r->buffer)
+        return auto_run(set, scratch, r);
+    const auto_set *g = set->aux;
+    const char *why;
+    void *gpu = auto_gpu_get(set, &why);
+    RETURN_ERROR_IF(!gpu, HAY_ERR_NO_DEVICE);
+    RETURN_ERROR_IF(!g->dev->offload->buffer_fits(gpu, r->buffer), HAY_ERR_INVALID);
+    return g->dev->offload->run(set, gpu, r);
+}
+
+static hay_status auto_available(void) { return HAY_OK; }
+static int auto_device_count(void) { return 1; }
+static hay_status auto_describe(int index, char *buf, size_t cap)
+{
+    return hay_cpu_backend.describe(index, buf, cap);
+}
+
+static hay_status auto_compile(hay_patterns *set, const char *algo)
+{
+    auto_set *g = hay_calloc(&set->alloc, 1, sizeof *g);
+    RETURN_ERROR_IF(!g, HAY_ERR_NOMEM);
+    g->pol = &hay_auto_policy_default;
+    const hay_backend_ops *cuda = hay_backend_ops_of(HAY_BACKEND_CUDA);
+    g->dev = cuda && cuda->offload ? cuda : NULL;
+    g->split = SPLIT_AUTO;
+    g->split_piece = g->pol->split_piece;
+    g->split_buffer = g->pol->split_list_budget;
+    g->emulate_piece = g->pol->emulate_piece;
+    g->reg = true;   /* unless transfer= says otherwise */
+    g->reg_threads = 1;   /* the CUDA driver's default for reg_threads= */
+    g->gpu_min = set->n > 1 ? g->pol->gpu_min_multi : g->pol->gpu_min_single;
+    const char *env = getenv("HAY_AUTO_GPU_MIN");
+    uint64_t v;
+    if (env && parse_size(env, strlen(env), &v)) {
+        g->gpu_min = v;
+        g->gpu_min_given = true;
+    }
+    hay_status s = auto_params(set->params, g);
+    if (s == HAY_OK && pthread_mutex_init(&g->lock, NULL) != 0)
+        s = HAY_ERR_NOMEM;
+    if (s == HAY_OK) {
+        s = hay_cpu_backend.compile(set, algo);
+        if (s < 0)
+            pthread_mutex_destroy(&g->lock);
+    }
+    if (s < 0) {
+        hay_free(&set->alloc, g);
+        return s;
+    }
+    set->aux = g;
+    return HAY_OK;
+}
+
+static void auto_destroy(hay_patterns *set)
+{
+    hay_cpu_backend.destroy(set);
+    auto_set *g = set->aux;
+    if (g) {
+        if (g->gpu)
+            g->dev->offload->destroy(set, g->gpu);
+        pthread_mutex_destroy(&g->lock);
+        hay_free(&set->alloc, g);
+    }
+    set->aux = NULL;
+}
+
+static const char *const auto_algos[] = { NULL };
+
+const hay_backend_ops hay_auto_backend = {
+    .id = HAY_BACKEND_AUTO,
+    .name = "auto",
+    .available = auto_available,
+    .device_count = auto_device_count,
+    .describe = auto_describe,
+    .algos = auto_algos,
+    .compile = auto_compile,
+    .destroy = auto_destroy,
+    .run = auto_run_op,
+};

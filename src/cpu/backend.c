@@ -1,0 +1,99 @@
+/*
+ * backend.c - the CPU backend's ops table: its engines by name, the
+ * automatic choice, and the chunk driver of core/scan.c as its scan and
+ * counts.
+ */
+#include "cpu.h"
+
+#include <stdio.h>
+
+static const hay_engine *const cpu_engines[] = {
+    &hay_engine_simd, &hay_engine_bm, &hay_engine_horspool,
+    &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, &hay_engine_pfac, NULL
+};
+static const char *const cpu_algos[] = { "simd", "bm", "horspool", "dfa", "ac",
+                                         "naive", "pfac", NULL };
+
+static hay_status cpu_available(void) { return HAY_OK; }
+static int cpu_device_count(void) { return 1; }
+
+static hay_status cpu_describe(int index, char *buf, size_t cap)
+{
+    (void)index;
+    char model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            char *colon = strchr(line, ':');
+            if (colon && strncmp(line, "model name", 10) == 0) {
+                snprintf(model, sizeof model, "%s", colon + 2);
+                model[strcspn(model, "\n")] = 0;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    __builtin_cpu_init();
+    snprintf(buf, cap, "%s, %u cores, %s", model, hay_cpu_count(),
+             __builtin_cpu_supports("avx2") ? "AVX2" : "SSE2");
+    return HAY_OK;
+}
+
+static hay_status cpu_compile(hay_patterns *set, const char *algo)
+{
+    const hay_engine *eng = NULL;
+    if (!algo) {
+        if (set->n == 1) {
+            eng = &hay_engine_simd;
+            set->reason = "one pattern: SIMD rare-byte-pair filter";
+        } else {
+            /* The full DFA when its table fits the budget, else the
+             * compact automaton. */
+            FORWARD_IF_ERROR(hay_cpu_auto_build(set, &eng, &set->state));
+            set->engine = eng;
+            set->reason = eng == &hay_engine_dfa
+                ? "several patterns: Aho-Corasick DFA with byte classes"
+                : "several patterns: compact Aho-Corasick (DFA over budget)";
+            return HAY_OK;
+        }
+    } else {
+        for (size_t i = 0; cpu_engines[i]; i++)
+            if (strcmp(cpu_engines[i]->name, algo) == 0)
+                eng = cpu_engines[i];
+        RETURN_ERROR_IF(!eng, HAY_ERR_UNKNOWN_NAME);
+        RETURN_ERROR_IF(set->n > 1 && !eng->multi, HAY_ERR_UNSUPPORTED);
+        set->reason = "algorithm chosen by the caller";
+    }
+    set->engine = eng;
+    return eng->build(set, &set->state);
+}
+
+static void cpu_destroy(hay_patterns *set)
+{
+    if (set->engine && set->engine->destroy)
+        set->engine->destroy(set, set->state);
+    set->state = NULL;
+}
+
+static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
+                            const uint8_t *data, uint64_t len,
+                            const hay_scan_opts *o, uint64_t *count)
+{
+    return hay_chunk_count(set, scratch, data, len, 0, o, count);
+}
+
+const hay_backend_ops hay_cpu_backend = {
+    .id = HAY_BACKEND_CPU,
+    .name = "cpu",
+    .available = cpu_available,
+    .device_count = cpu_device_count,
+    .describe = cpu_describe,
+    .algos = cpu_algos,
+    .compile = cpu_compile,
+    .destroy = cpu_destroy,
+    .scan = hay_chunk_scan,
+    .count = cpu_count,
+    .count_range = hay_chunk_count,
+    .trie = hay_cpu_trie,
+};

@@ -1,0 +1,159 @@
+/*
+ * driver.h - what the files of the CUDA backend's host driver share (only
+ * in builds with CUDA): the compiled set, the per-device contexts and
+ * pipeline pool (context.c), set building (set.c), the pipeline that runs
+ * one scan (pipeline.c), the staging copies (stage.c).  backend.c holds
+ * the ops table and the engine registry; hostreg.c pins inputs in place.
+ *
+ * The driver owns, per process and device, one lazily created context
+ * (thread-safe; its cost is measured and reported once as init_seconds)
+ * and a pool of pipelines.  A pipeline has `streams` slots; each slot has
+ * a pinned staging buffer, a device text buffer, counters and (made on the
+ * first listing scan) a bounded match list with its sort buffers.
+ * Every CUDA error becomes a hay_status; nothing prints or exits.
+ */
+#ifndef HAY_CUDA_DRIVER_H
+#define HAY_CUDA_DRIVER_H
+
+#include "../core/internal.h"
+#include "cuda_engine.h"
+
+#include <cuda_runtime_api.h>
+
+#define MAX_DEVICES 16
+#define MAX_STREAMS 8
+
+static inline hay_status cuda_status(cudaError_t e)
+{
+    return (hay_status)hay_cuda_status(e);
+}
+#define CU(call) FORWARD_IF_ERROR(cuda_status(call))
+
+/* The driver's defaults and limits (params override the first four). */
+typedef struct hay_cuda_tuning {
+    unsigned streams;          /* pipeline depth */
+    uint64_t chunk;            /* bytes per piece (docs/PERF.md "page cache") */
+    uint64_t result_cap;       /* list slots per piece */
+    unsigned reg_threads;      /* transfer=register: more did not help, the
+                                * driver serializes them (docs/PERF.md) */
+    uint64_t min_chunk;        /* halving the chunk on NOMEM stops here */
+    uint64_t min_result_cap;
+    unsigned pool_keep;        /* idle pipelines kept per device */
+    size_t stage_block;        /* per-thread share of a staging copy */
+    unsigned stage_threads;    /* staging copy threads, alone */
+    unsigned split_stage_threads;   /* ... as a split=on GPU side */
+    unsigned reg_ahead;        /* transfer=register: blocks pinned ahead */
+} hay_cuda_tuning;
+
+extern const hay_cuda_tuning hay_cuda_tuning_default;
+
+/* Contexts and the pipeline pool (context.c) ----------------------------- */
+
+typedef struct cuda_slot {
+    cudaStream_t st;
+    cudaEvent_t ev[4];      /* before copy-in, before kernel, after kernel, after copy-out */
+    uint8_t *h_stage;       /* pinned, text_cap + pad (pinned pipelines) */
+    uint8_t *d_text;        /* text_cap + 2 pad */
+    unsigned long long *d_ctr;   /* [0] count, [1] list slots taken */
+    unsigned long long *h_ctr;   /* pinned copy of d_ctr */
+    uint64_t cap;           /* list slots; 0 until the first listing scan */
+    unsigned long long *d_m, *d_sorted, *h_m;
+    void *d_tmp;
+    size_t tmp_bytes;
+    /* the piece in flight */
+    bool busy;
+    uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */
+    size_t piece;           /* split scans: the piece's number (hay_piece_source) */
+} cuda_slot;
+
+typedef struct cuda_pipe {
+    struct cuda_pipe *next;      /* in the idle pool */
+    int dev;
+    unsigned nslots;
+    uint64_t text_cap;
+    bool pinned;
+    cuda_slot s[MAX_STREAMS];
+} cuda_pipe;
+
+/* The number of devices, asked once per process. */
+int hay_cuda_devices(void);
+/* Makes `dev` current for this thread, creating its context on first use;
+ * *paid (may be NULL) is the start-up time when this call paid it, else 0. */
+hay_status hay_cuda_ctx_enter(int dev, double *paid);
+/* A pipeline with at least the asked capacity: from the pool, or new;
+ * when memory is short the chunk is halved (down to min_chunk).  resident:
+ * no text buffers (the input is on the device already). */
+hay_status hay_cuda_pipe_acquire(int dev, unsigned nslots, uint64_t *chunk,
+                                 bool pinned, bool resident, cuda_pipe **out);
+/* Back to the pool (or freed when broken or the pool is full). */
+void hay_cuda_pipe_release(cuda_pipe *p, bool broken);
+/* The match list of a slot, made on first use; halved when memory is short. */
+hay_status hay_cuda_slot_list(cuda_slot *sl, uint64_t want);
+
+/* Compiled sets (set.c) -------------------------------------------------- */
+
+/* The engines by --algo name (backend.c); the first that accepts a set is
+ * the default. */
+typedef struct hay_cuda_engine_entry {
+    const char *name;
+    const hay_cuda_engine *engine;
+} hay_cuda_engine_entry;
+extern const hay_cuda_engine_entry hay_cuda_engine_table[];
+extern const size_t hay_cuda_engine_count;
+
+typedef struct cuda_set {
+    int dev;
+    const hay_cuda_engine *eng;
+    const char *algo;
+    void *estate;
+    hay_pfac *pfac;          /* host tables: the engine's input, streams, fallback */
+    bool pageable;
+    bool reg;                /* transfer=register (hostreg.h) */
+    unsigned streams;
+    unsigned stage_threads;  /* 0: the default */
+    unsigned reg_threads;    /* transfer=register */
+    uint64_t chunk, result_cap, dense_max;
+    double init_seconds, prepare_seconds;
+    int reported;            /* init/prepare reported by a scan */
+} cuda_set;
+
+/* Builds the GPU state of a set: context, host tables (from trie when not
+ * NULL), device tables; algo NULL: the first engine that accepts it. */
+hay_status hay_cuda_set_build(const hay_patterns *set, const char *algo,
+                              const hay_trie *trie, cuda_set **out);
+void hay_cuda_set_free(const hay_patterns *set, cuda_set *cs);
+/* The device of params-less sets and buffers: env HAY_CUDA_DEVICE, else
+ * 0; -1 when the variable names no device index. */
+int hay_cuda_default_device(void);
+/* What streams (and hay_patterns_info's algo) see for CUDA sets: the host
+ * PFAC walk over the set's tables. */
+extern const hay_engine hay_cuda_host_engine;
+
+/* One scan (pipeline.c) -------------------------------------------------- */
+
+/* Runs r on the GPU state cs: a host input or a device buffer (r->buffer
+ * is a hay_cuda_buffer); with r->pieces, the GPU side of a split. */
+hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *r);
+
+/* A device-resident buffer (hay_buffer_create). */
+typedef struct hay_cuda_buffer {
+    int dev;
+    uint8_t *d_base;         /* padded allocation */
+    const uint8_t *d_data;
+    uint64_t len;
+} hay_cuda_buffer;
+
+/* Staging copies (stage.c) ----------------------------------------------- */
+
+/* Copies src[0, n) into pinned memory on up to `threads` OpenMP threads. */
+void hay_cuda_stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n,
+                         unsigned threads);
+/* A pool of threads - 1 sleeping copy threads (the caller copies too);
+ * NULL when fewer than two threads are wanted or none could be made. */
+typedef struct hay_copy_pool hay_copy_pool;
+hay_copy_pool *hay_copy_pool_start(unsigned threads);
+void hay_copy_pool_stop(hay_copy_pool *p);
+/* Copies n bytes with the pool's threads and the calling one (p may be NULL). */
+void hay_copy_pool_copy(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n);
+
+#endif
