@@ -297,7 +297,8 @@ hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
  *          residues    the codes (each < alpha)
  *   192  u64 checksum: FNV-1a 64 over the 256 header bytes (this field read
  *        as 0) and then every section but residues, taken 8 bytes at a time
- *        (a shorter last piece padded with zeros).
+ *        (a shorter last piece padded with zeros).  Bytes 200 .. 255 are
+ *        reserved and zero.
  * hay_align_db_open() checks all of it (sizes, offsets inside the file,
  * monotone offsets, the permutation, names, every residue code, the
  * checksum) before the database is used.

@@ -136,6 +136,9 @@ static hay_status attach(hay_align_db *db, char *msg, size_t msgcap)
              HAY_ALIGN_DB_VERSION);
     if (rd32(img + 12) != HDR)
         FAIL(HAY_ERR_INVALID, "bad header size %u", rd32(img + 12));
+    for (int i = OFF_CHECKSUM + 8; i < HDR; i++)
+        if (img[i])
+            FAIL(HAY_ERR_INVALID, "reserved header byte %d is not zero", i);
     uint64_t fsize = rd64(img + 88);
     if (fsize != size)
         FAIL(HAY_ERR_INVALID, "%s: %llu bytes, the header says %llu",
