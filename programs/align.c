@@ -4,9 +4,8 @@
  * pairwise text, SAM, BLAST tabular, JSON or TSV.  Only the public API
  * (haystack_align.h) is used.
  */
+#include "align.h"
 #include "cli.h"
-#include "seqfile.h"
-#include "haystack_align.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -14,21 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum fmt { F_TSV, F_PAIR, F_SAM, F_BLAST6, F_JSON };
-
-typedef struct aconfig {
-    const char *matrix;
-    int32_t open, extend, match, mismatch;
-    int have_open, have_extend, have_match, have_mismatch;
-    int mode;                       /* 0 auto, 1 dna, 2 protein */
-    int score_only, stats;
-    enum fmt format;
-    hay_align_options opt;
-    const char *qpath, *tpath;
-    int argc;
-    char **argv;
-} aconfig;
 
 static void usage_align(FILE *f)
 {
@@ -77,6 +61,12 @@ static void usage_align(FILE *f)
 "      --traceback-mem SIZE  memory for a full direction matrix (default 64M);\n"
 "                            longer alignments are traced in linear space\n"
 "      --list                list the variants and built-in matrices\n"
+"\n"
+"Database search (TARGET a database of 'hay db build', or FASTA with\n"
+"--top or --min-score): the best hits of each query, by score, then by the\n"
+"targets' order in the database's FASTA; alignments for those hits only.\n"
+"      --top K               hits kept per query (default 50)\n"
+"      --min-score N         only hits scoring at least N\n"
 "  -h, --help                this help\n"
 "\n"
 "Exit status: 0 done, 2 bad input or usage.\n", f);
@@ -84,7 +74,8 @@ static void usage_align(FILE *f)
 
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
-    O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST
+    O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_TOP,
+    O_MIN_SCORE
 };
 
 static const struct option align_opts[] = {
@@ -101,6 +92,8 @@ static const struct option align_opts[] = {
     { "stats", no_argument, NULL, O_STATS },
     { "traceback-mem", required_argument, NULL, O_TBMEM },
     { "list", no_argument, NULL, O_LIST },
+    { "top", required_argument, NULL, O_TOP },
+    { "min-score", required_argument, NULL, O_MIN_SCORE },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
@@ -203,6 +196,18 @@ static int parse_args(int argc, char **argv, aconfig *cf)
             break;
         }
         case O_LIST: list_all(); return 0;
+        case O_TOP: {
+            int32_t v;
+            if (parse_int(optarg, "--top", 1, INT32_MAX, &v))
+                return 2;
+            cf->top = (size_t)v;
+            break;
+        }
+        case O_MIN_SCORE:
+            if (parse_int(optarg, "--min-score", 1, INT32_MAX, &cf->min_score))
+                return 2;
+            cf->have_min_score = 1;
+            break;
         case 'f':
             if (!strcmp(optarg, "tsv")) cf->format = F_TSV;
             else if (!strcmp(optarg, "pair")) cf->format = F_PAIR;
@@ -255,7 +260,7 @@ static int parse_args(int argc, char **argv, aconfig *cf)
 /* DNA when every residue is a nucleotide letter (IUPAC codes included) and
  * at least 90% are A, C, G, T, U or N: a peptide such as "MKVHW" is made of
  * IUPAC letters too. */
-static int looks_dna(const seq_file *a, const seq_file *b)
+int looks_dna(const seq_file *a, const seq_file *b)
 {
     const seq_file *fs[2] = { a, b };
     uint64_t all = 0, plain = 0;
@@ -273,7 +278,7 @@ static int looks_dna(const seq_file *a, const seq_file *b)
     return plain * 10 >= all * 9;
 }
 
-static hay_align_scoring *make_scoring(aconfig *cf, int dna)
+hay_align_scoring *make_scoring(aconfig *cf, int dna)
 {
     hay_align_scoring *s = NULL;
     hay_status st;
@@ -335,7 +340,7 @@ static hay_align_scoring *make_scoring(aconfig *cf, int dna)
     return s;
 }
 
-static int encode_all(const hay_align_scoring *s, const seq_file *f,
+int encode_all(const hay_align_scoring *s, const seq_file *f,
                       const char *path, hay_align_seq *out, uint8_t **bufs)
 {
     for (size_t i = 0; i < f->n; i++) {
@@ -368,7 +373,7 @@ static int encode_all(const hay_align_scoring *s, const seq_file *f,
 /* ------------------------------------------------------------------------
  * Output
  * ---------------------------------------------------------------------- */
-static void json_str(const char *s)
+void json_str(const char *s)
 {
     putchar('"');
     for (; *s; s++) {
@@ -383,7 +388,7 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-static void print_tsv(const seq_rec *q, const seq_rec *t,
+void print_tsv(const seq_rec *q, const seq_rec *t,
                       const hay_align_result *r)
 {
     printf("%s\t%s\t%d\t", q->id, t->id, (int)r->score);
@@ -400,7 +405,7 @@ static void print_tsv(const seq_rec *q, const seq_rec *t,
                r->t_end + 1);
 }
 
-static void print_blast6(const seq_rec *q, const seq_rec *t,
+void print_blast6(const seq_rec *q, const seq_rec *t,
                          const hay_align_result *r)
 {
     if (r->score == 0)
@@ -412,7 +417,7 @@ static void print_blast6(const seq_rec *q, const seq_rec *t,
            r->q_end + 1, r->t_start + 1, r->t_end + 1, (int)r->score);
 }
 
-static void print_json(const seq_rec *q, const seq_rec *t,
+void print_json(const seq_rec *q, const seq_rec *t,
                        const hay_align_result *r, int *first)
 {
     printf("%s\n    {\"query\": ", *first ? "" : ",");
@@ -459,7 +464,7 @@ static char cig_next(cig_it *it)
     return it->op;
 }
 
-static void print_pair(const aconfig *cf, const hay_align_scoring *s,
+void print_pair(const aconfig *cf, const hay_align_scoring *s,
                        const seq_rec *q, const seq_rec *t,
                        const hay_align_seq *qc, const hay_align_seq *tc,
                        const hay_align_result *r)
@@ -534,7 +539,7 @@ static int sam_seq_ok(const seq_rec *q)
     return 1;
 }
 
-static void print_sam_record(const seq_rec *q, const seq_rec *t,
+void print_sam_record(const seq_rec *q, const seq_rec *t,
                              const hay_align_result *r, int flag)
 {
     printf("%s\t%d\t", q->id, flag);
@@ -564,6 +569,11 @@ static void print_sam_header(const aconfig *cf, const seq_file *tf)
     printf("@HD\tVN:1.6\tSO:unsorted\n");
     for (size_t i = 0; i < tf->n; i++)
         printf("@SQ\tSN:%s\tLN:%zu\n", tf->recs[i].id, tf->recs[i].len);
+    print_sam_pg(cf);
+}
+
+void print_sam_pg(const aconfig *cf)
+{
     printf("@PG\tID:hay\tPN:hay\tVN:%s\tCL:hay", hay_version());
     for (int i = 1; i < cf->argc; i++) {
         const char *a = cf->argv[i];
@@ -572,6 +582,21 @@ static void print_sam_header(const aconfig *cf, const seq_file *tf)
             putchar(*a == '\t' || *a == '\n' ? ' ' : *a);
     }
     printf("\n");
+}
+
+void print_json_head(const aconfig *cf, const hay_align_scoring *s)
+{
+    printf("{\"program\": \"hay align\", \"version\": \"%s\", \"scoring\": "
+           "{", hay_version());
+    if (hay_align_scoring_is_dna(s))
+        printf("\"match\": %d, \"mismatch\": %d", (int)cf->match,
+               (int)cf->mismatch);
+    else {
+        printf("\"matrix\": ");
+        json_str(hay_align_scoring_name(s));
+    }
+    printf(", \"gap_open\": %d, \"gap_extend\": %d},\n \"alignments\": [",
+           (int)cf->open, (int)cf->extend);
 }
 
 /* ------------------------------------------------------------------------
@@ -583,6 +608,8 @@ int align_main(int argc, char **argv)
     int rc = parse_args(argc, argv, &cf);
     if (rc >= 0)
         return rc;
+    if (align_db_wanted(&cf))
+        return align_db_main(&cf);
     seq_file qf, tf;
     char err[1024];
     if (seq_file_read(cf.qpath, &qf, err, sizeof err)) {
@@ -621,19 +648,8 @@ int align_main(int argc, char **argv)
     }
     if (cf.format == F_SAM)
         print_sam_header(&cf, &tf);
-    if (cf.format == F_JSON) {
-        printf("{\"program\": \"hay align\", \"version\": \"%s\", \"scoring\": "
-               "{", hay_version());
-        if (hay_align_scoring_is_dna(s))
-            printf("\"match\": %d, \"mismatch\": %d", (int)cf.match,
-                   (int)cf.mismatch);
-        else {
-            printf("\"matrix\": ");
-            json_str(hay_align_scoring_name(s));
-        }
-        printf(", \"gap_open\": %d, \"gap_extend\": %d},\n \"alignments\": [",
-               (int)cf.open, (int)cf.extend);
-    }
+    if (cf.format == F_JSON)
+        print_json_head(&cf, s);
     int first = 1;
     double seconds = 0;
     uint64_t cells = 0, pairs = 0, rescored = 0, linear = 0;
