@@ -528,7 +528,7 @@ hay_status hay_align_db_write(const hay_align_db *db, const char *path,
     snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        say(msg, msgcap, "cannot create %s: %s", tmp, strerror(errno));
+        say(msg, msgcap, "cannot create a file there: %s", strerror(errno));
         free(tmp);
         return HAY_ERR_INVALID;
     }
