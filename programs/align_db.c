@@ -15,8 +15,9 @@
 #define DEFAULT_TOP 50
 /* Queries per search call: enough to keep a GPU's database upload and
  * the threads' start-up small beside the work, few enough to bound the
- * hits held before they are printed. */
+ * hits held before they are printed (at most MAX_HELD a call). */
 #define QBLOCK 4096
+#define MAX_HELD ((size_t)1 << 22)
 
 static int file_is_db(const char *path)
 {
@@ -166,8 +167,10 @@ int align_db_main(aconfig *cf)
     uint64_t cells = 0, nhits = 0, rescored = 0, linear = 0;
     const char *engine = "none";
     const char *ABC = hay_align_scoring_letters(s);
-    for (size_t q0 = 0; q0 < qf.n; q0 += QBLOCK) {
-        size_t nq = qf.n - q0 < QBLOCK ? qf.n - q0 : QBLOCK;
+    size_t qblock = MAX_HELD / o.top_k;
+    qblock = qblock < 1 ? 1 : qblock > QBLOCK ? QBLOCK : qblock;
+    for (size_t q0 = 0; q0 < qf.n; q0 += qblock) {
+        size_t nq = qf.n - q0 < qblock ? qf.n - q0 : qblock;
         hay_align_db_results *res = NULL;
         double t0 = cli_now();
         hay_status st = hay_align_db_search(db, s, qs + q0, nq, &o, &res);

@@ -362,23 +362,37 @@ hay_status hay_align_db_search(const hay_align_db *db,
     res->queries = calloc(nq ? nq : 1, sizeof *res->queries);
     if (!res->queries)
         goto fail;
-    for (size_t j = 0; j < nq; j++) {
-        tops[j].k = sc.k;
-        tops[j].h = malloc(sc.k * sizeof(cand));
-        if (!tops[j].h)
-            goto fail;
+    for (size_t j = 0; j < nq; j++)
         res->cells += (uint64_t)queries[j].len * db->nres;
-    }
 
     double t0 = omp_get_wtime();
     if (be == HAY_BACKEND_CPU) {
         for (size_t j = 0; j < nq; j++) {
+            tops[j].k = sc.k;
+            tops[j].h = malloc(sc.k * sizeof(cand));
+            if (!tops[j].h) {
+                st = HAY_ERR_NOMEM;
+                goto fail;
+            }
             st = cpu_query(&sc, queries[j].codes, queries[j].len, &tops[j]);
             if (st != HAY_OK)
                 goto fail;
+            /* A large k with few hits holds only the hits. */
+            cand *fit = realloc(tops[j].h, (tops[j].n ? tops[j].n : 1) *
+                                               sizeof(cand));
+            if (fit) {
+                tops[j].h = fit;
+                tops[j].k = tops[j].n;
+            }
         }
         st = HAY_OK;
     } else {
+        for (size_t j = 0; j < nq; j++) {
+            tops[j].k = sc.k;
+            tops[j].h = malloc(sc.k * sizeof(cand));
+            if (!tops[j].h)
+                goto fail;
+        }
 #ifdef HAY_HAVE_CUDA_SWDB
         st = gpu_search(&sc, &o->align, queries, nq, tops);
 #endif
