@@ -380,7 +380,7 @@ hay_status hay_align_db_info_get(const hay_align_db *db,
  * Target i (input order, 0 .. sequences - 1): its name (NUL-terminated),
  * codes and length, all owned by db.  Any out-pointer may be NULL.
  */
-hay_status hay_align_db_seq(const hay_align_db *db, uint64_t i,
+hay_status hay_align_db_seq(const hay_align_db *db, uint32_t i,
                             const char **name, const uint8_t **codes,
                             size_t *len);
 
@@ -411,7 +411,7 @@ void hay_align_db_options_init(hay_align_db_options *o);
  * later pass, not this search.
  */
 typedef struct hay_align_db_hit {
-    uint64_t target;           /* input order index */
+    uint32_t target;           /* input order index */
     const char *name;          /* owned by the database */
     size_t target_len;
     hay_align_result r;

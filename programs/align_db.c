@@ -111,7 +111,7 @@ static void print_sam_header_db(const aconfig *cf, const hay_align_db *db)
     for (uint64_t i = 0; i < info.sequences; i++) {
         const char *name;
         size_t len;
-        hay_align_db_seq(db, i, &name, NULL, &len);
+        hay_align_db_seq(db, (uint32_t)i, &name, NULL, &len);
         printf("@SQ\tSN:%s\tLN:%zu\n", name, len);
     }
     print_sam_pg(cf);

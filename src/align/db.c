@@ -642,7 +642,7 @@ hay_status hay_align_db_info_get(const hay_align_db *db,
     return HAY_OK;
 }
 
-hay_status hay_align_db_seq(const hay_align_db *db, uint64_t i,
+hay_status hay_align_db_seq(const hay_align_db *db, uint32_t i,
                             const char **name, const uint8_t **codes,
                             size_t *len)
 {
