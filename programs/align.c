@@ -341,7 +341,7 @@ hay_align_scoring *make_scoring(aconfig *cf, int dna)
 }
 
 int encode_all(const hay_align_scoring *s, const seq_file *f,
-                      const char *path, hay_align_seq *out, uint8_t **bufs)
+               const char *path, hay_align_seq *out, uint8_t **bufs)
 {
     for (size_t i = 0; i < f->n; i++) {
         const seq_rec *r = &f->recs[i];
@@ -389,7 +389,7 @@ void json_str(const char *s)
 }
 
 void print_tsv(const seq_rec *q, const seq_rec *t,
-                      const hay_align_result *r)
+               const hay_align_result *r)
 {
     printf("%s\t%s\t%d\t", q->id, t->id, (int)r->score);
     if (r->score == 0) {
@@ -406,7 +406,7 @@ void print_tsv(const seq_rec *q, const seq_rec *t,
 }
 
 void print_blast6(const seq_rec *q, const seq_rec *t,
-                         const hay_align_result *r)
+                  const hay_align_result *r)
 {
     if (r->score == 0)
         return;
@@ -418,7 +418,7 @@ void print_blast6(const seq_rec *q, const seq_rec *t,
 }
 
 void print_json(const seq_rec *q, const seq_rec *t,
-                       const hay_align_result *r, int *first)
+                const hay_align_result *r, int *first)
 {
     printf("%s\n    {\"query\": ", *first ? "" : ",");
     *first = 0;
@@ -465,9 +465,9 @@ static char cig_next(cig_it *it)
 }
 
 void print_pair(const aconfig *cf, const hay_align_scoring *s,
-                       const seq_rec *q, const seq_rec *t,
-                       const hay_align_seq *qc, const hay_align_seq *tc,
-                       const hay_align_result *r)
+                const seq_rec *q, const seq_rec *t,
+                const hay_align_seq *qc, const hay_align_seq *tc,
+                const hay_align_result *r)
 {
     int32_t open, ext;
     hay_align_scoring_gaps(s, &open, &ext);
@@ -540,7 +540,7 @@ static int sam_seq_ok(const seq_rec *q)
 }
 
 void print_sam_record(const seq_rec *q, const seq_rec *t,
-                             const hay_align_result *r, int flag)
+                      const hay_align_result *r, int flag)
 {
     printf("%s\t%d\t", q->id, flag);
     if (!r) {
