@@ -14,7 +14,8 @@
  * sorted by length), in small dynamic chunks, so that no thread is left
  * with the longest targets at the end.  Each query's profile is built once
  * and shared; a thread that meets a 16-bit saturation builds its own 32-bit
- * profile of that query, once.
+ * profile of that query, once.  With many queries (4 a thread or more)
+ * threads take whole queries instead, longest first.
  */
 #include "db_internal.h"
 #include "align_internal.h"
@@ -31,6 +32,8 @@
 #define DEFAULT_TOP_K 50
 #define MAX_SCORE_BOUND ((int64_t)1 << 30)
 #define CHUNK 8
+/* From this many queries per thread on, queries go to threads whole. */
+#define QUERIES_PER_THREAD 4
 
 void hay_align_db_options_init(hay_align_db_options *o)
 {
@@ -129,8 +132,9 @@ typedef struct search {
     uint64_t rescored;
 } search;
 
-static hay_status cpu_query(search *sc, const uint8_t *q, size_t m,
-                            topk *out)
+/* One query on `threads` threads; *rescored counts the 32-bit redos. */
+static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
+                            size_t m, topk *out, uint64_t *rescored_out)
 {
     const hay_align_db *db = sc->db;
     void *prof = NULL;
@@ -138,7 +142,7 @@ static hay_status cpu_query(search *sc, const uint8_t *q, size_t m,
     if (first != HAY_OK)
         return first;
     uint64_t rescored = 0;
-#pragma omp parallel num_threads(sc->threads) reduction(+ : rescored)
+#pragma omp parallel num_threads(threads) reduction(+ : rescored)
     {
         topk mine = { malloc(sc->k * sizeof(cand)), 0, sc->k };
         void *p32 = NULL;
@@ -180,7 +184,79 @@ static hay_status cpu_query(search *sc, const uint8_t *q, size_t m,
         free(mine.h);
     }
     sc->first->profile_free(prof);
+    *rescored_out = rescored;
+    return first;
+}
+
+/* Query j's top-k, on `threads` threads; its heap then holds only its
+ * hits (a large k with few hits keeps little). */
+static hay_status cpu_one(const search *sc, int threads,
+                          const hay_align_seq *qj, topk *t,
+                          uint64_t *rescored)
+{
+    t->k = sc->k;
+    t->h = malloc(sc->k * sizeof(cand));
+    if (!t->h)
+        return HAY_ERR_NOMEM;
+    hay_status st = cpu_query(sc, threads, qj->codes, qj->len, t, rescored);
+    cand *fit = realloc(t->h, (t->n ? t->n : 1) * sizeof(cand));
+    if (fit) {
+        t->h = fit;
+        t->k = t->n;
+    }
+    return st;
+}
+
+static int longer_first(const void *a, const void *b, void *ctx)
+{
+    const hay_align_seq *q = ctx;
+    size_t x = q[*(const size_t *)a].len, y = q[*(const size_t *)b].len;
+    return x > y ? -1 : x < y;
+}
+
+/*
+ * Many queries: each on one thread, longest first, so no thread waits at a
+ * barrier per query (a batch of short reads would otherwise spend its time
+ * starting and joining teams).  Few queries: each on every thread, over the
+ * targets.
+ */
+static hay_status cpu_search(search *sc, const hay_align_seq *queries,
+                             size_t nq, topk *tops)
+{
+    if (nq < (size_t)QUERIES_PER_THREAD * (size_t)sc->threads ||
+        sc->threads == 1) {
+        for (size_t j = 0; j < nq; j++) {
+            uint64_t r = 0;
+            hay_status st = cpu_one(sc, sc->threads, &queries[j], &tops[j],
+                                    &r);
+            sc->rescored += r;
+            if (st != HAY_OK)
+                return st;
+        }
+        return HAY_OK;
+    }
+    size_t *by = malloc(nq * sizeof *by);
+    if (!by)
+        return HAY_ERR_NOMEM;
+    for (size_t j = 0; j < nq; j++)
+        by[j] = j;
+    qsort_r(by, nq, sizeof *by, longer_first, (void *)queries);
+    hay_status first = HAY_OK;
+    uint64_t rescored = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sc->threads) \
+    reduction(+ : rescored)
+    for (size_t x = 0; x < nq; x++) {
+        uint64_t r = 0;
+        hay_status e = cpu_one(sc, 1, &queries[by[x]], &tops[by[x]], &r);
+        rescored += r;
+        if (e != HAY_OK) {
+#pragma omp critical(hay_db_err)
+            if (first == HAY_OK)
+                first = e;
+        }
+    }
     sc->rescored += rescored;
+    free(by);
     return first;
 }
 
@@ -367,25 +443,9 @@ hay_status hay_align_db_search(const hay_align_db *db,
 
     double t0 = omp_get_wtime();
     if (be == HAY_BACKEND_CPU) {
-        for (size_t j = 0; j < nq; j++) {
-            tops[j].k = sc.k;
-            tops[j].h = malloc(sc.k * sizeof(cand));
-            if (!tops[j].h) {
-                st = HAY_ERR_NOMEM;
-                goto fail;
-            }
-            st = cpu_query(&sc, queries[j].codes, queries[j].len, &tops[j]);
-            if (st != HAY_OK)
-                goto fail;
-            /* A large k with few hits holds only the hits. */
-            cand *fit = realloc(tops[j].h, (tops[j].n ? tops[j].n : 1) *
-                                               sizeof(cand));
-            if (fit) {
-                tops[j].h = fit;
-                tops[j].k = tops[j].n;
-            }
-        }
-        st = HAY_OK;
+        st = cpu_search(&sc, queries, nq, tops);
+        if (st != HAY_OK)
+            goto fail;
     } else {
         for (size_t j = 0; j < nq; j++) {
             tops[j].k = sc.k;

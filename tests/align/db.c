@@ -5,7 +5,8 @@
  * wrong magic and version, bad offsets under a valid checksum, a bad code,
  * an empty database), ties ranked by input order, and the top-k of the
  * search against a full sort of the scalar reference's scores on the bio
- * sets, with and without tracebacks, on 1 and 2 threads.
+ * sets, with and without tracebacks, on 1 and 2 threads (threads over
+ * targets, and over whole queries when there are many).
  *
  * Usage: test_align_db DATA_DIR [TMP_DIR] [--big]
  *   --big: only the 2 GiB+ case (a sparse file of 4.3 G residues written
@@ -586,6 +587,8 @@ static int test_bio(const hay_align_scoring *s, const char *dir)
     hay_align_seq three[3] = { qs[0], qs[nq / 4], qs[nq / 2] };
     compare_search(s, sprot, three, 3, "3 queries x sprot196");
     compare_search(s, ecoli, qs, 1, "1 query x E. coli proteome");
+    /* Twelve queries: enough for 2 threads to take whole queries. */
+    compare_search(s, sprot, qs, 12, "12 queries x sprot196");
 out:
     hay_align_db_free(qdb);
     hay_align_db_free(sprot);
