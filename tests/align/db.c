@@ -417,6 +417,67 @@ static void test_ties(const hay_align_scoring *s)
     hay_align_db_free(db);
 }
 
+/* ---- 4b. scores past 16 bits ------------------------------------------ */
+static void test_saturation(const hay_align_scoring *s)
+{
+    /* 4,000 residues of a low-complexity repeat score far beyond 32767
+     * against themselves: the 16-bit pass saturates and the 32-bit one
+     * must give the exact score, and the hits must still rank right. */
+    enum { N = 4000 };
+    char *a = malloc(N + 1), *b = malloc(N + 1), *fasta = malloc(3 * N + 64);
+    for (int i = 0; i < N; i++) {
+        a[i] = "WCWH"[i % 4];
+        b[i] = i < N * 9 / 10 ? a[i] : 'G';
+    }
+    a[N] = b[N] = 0;
+    snprintf(fasta, 3 * N + 64, ">most\n%s\n>short\nWCWHWCWH\n>full\n%s\n", b,
+             a);
+    hay_align_db *db = NULL;
+    char msg[256];
+    CHECK_ST(hay_align_db_from_fasta(s, fasta, strlen(fasta), &db, msg,
+                                     sizeof msg), HAY_OK, "saturation db");
+    uint8_t *q = malloc(N);
+    hay_align_encode(s, a, N, q, NULL);
+    hay_align_seq qs = { q, N };
+    hay_align_options so;
+    hay_align_options_init(&so);
+    so.variant = "scalar";
+    so.score_only = 1;
+    for (int score_only = 1; db && score_only >= 0; score_only--) {
+        hay_align_db_options o;
+        hay_align_db_options_init(&o);
+        o.align.threads = 2;
+        o.align.score_only = score_only;
+        hay_align_db_results *r = NULL;
+        CHECK_ST(hay_align_db_search(db, s, &qs, 1, &o, &r), HAY_OK,
+                 "saturation search");
+        if (!r)
+            continue;
+        const hay_align_db_hits *h = &r->queries[0];
+        static const uint32_t want[] = { 2, 0, 1 };
+        int ok = h->nhits == 3 && r->rescored32 >= 2;
+        for (size_t x = 0; ok && x < 3; x++) {
+            const uint8_t *t;
+            size_t n;
+            hay_align_db_seq(db, want[x], NULL, &t, &n);
+            hay_align_result ref;
+            hay_align_pair(s, q, N, t, n, &so, &ref);
+            ok = h->hits[x].target == want[x] &&
+                 h->hits[x].r.score == ref.score &&
+                 (x == 2 || (h->hits[x].r.score > 32767 &&
+                             (h->hits[x].r.flags & HAY_ALIGN_RESCORED32)));
+        }
+        CHECK(ok, "saturated scores, score_only %d: %zu hits, %llu rescored",
+              score_only, h->nhits, (unsigned long long)r->rescored32);
+        hay_align_db_results_free(r);
+    }
+    hay_align_db_free(db);
+    free(q);
+    free(a);
+    free(b);
+    free(fasta);
+}
+
 /* ---- 5. top-k against the scalar reference on the bio sets ----------- */
 typedef struct scored {
     int32_t score;
@@ -712,6 +773,7 @@ int main(int argc, char **argv)
     test_build_errors(s);
     test_damage(s);
     test_ties(s);
+    test_saturation(s);
     test_bio(s, dir);
     hay_align_scoring_free(s);
     return tu_finish();
