@@ -439,7 +439,8 @@ typedef struct hay_align_db_results {
 /*
  * Searches nq queries (codes, each of length >= 1) against db with s (which
  * must pass hay_align_db_check_scoring).  The CPU backend runs threads over
- * the targets, each query's profile built once, a top-k per thread merged;
+ * the targets, each query's profile built once, a top-k per thread merged
+ * (with 4 or more queries a thread, threads take whole queries instead);
  * the GPU backend (where built) finds the scores and the top-k on the
  * device.  The alignments of the reported hits are then traced on CPU
  * threads.  *out is owned by the caller (hay_align_db_results_free); hit
