@@ -554,8 +554,10 @@ void hay_align_db_options_init(hay_align_db_options *o);
 /*
  * One hit.  r is the pair's alignment as hay_align_pair gives it: score and
  * end cells always; start, CIGAR and counts unless score_only.  evalue and
- * bitscore are NAN here: the statistics (Karlin-Altschul) fill them in a
- * later pass, not this search.
+ * bitscore are NAN here: the search leaves them to the caller, who fills
+ * them with the Statistics above (hay_align_search_space() of the query
+ * against hay_align_db_info_get()'s residues and sequences, as hay align
+ * does).
  */
 typedef struct hay_align_db_hit {
     uint32_t target;           /* input order index */

@@ -95,6 +95,10 @@ static void usage_align(FILE *f)
 "Database search (TARGET a database of 'hay db build', or FASTA with\n"
 "--top or --min-score): the best hits of each query, by score, then by the\n"
 "targets' order in the database's FASTA; alignments for those hits only.\n"
+"E-values, --evalue, --fsc and --strand as above (the minus strand is a\n"
+"second search, the better strand kept for each target); the parameters are\n"
+"never fitted there (only the top hits are kept), so --evalue-params auto\n"
+"uses the published or computed ones and fit is an error.\n"
 "      --top K               hits kept per query (default 50)\n"
 "      --min-score N         only hits scoring at least N\n"
 "  -h, --help                this help\n"
@@ -749,9 +753,7 @@ void print_json_head(const aconfig *cf, const hay_align_scoring *s,
  * The command
  * ---------------------------------------------------------------------- */
 
-/* The reverse complement of every record of f (IUPAC letters, case kept;
- * FASTQ qualities reversed); ids are shared with f. */
-static int reverse_complement(const seq_file *f, seq_file *rc)
+int reverse_complement(const seq_file *f, seq_file *rc)
 {
     static const char from[] = "ACGTUNRYSWKMBDHVacgtunryswkmbdhv";
     static const char to[] = "TGCAANYRSWMKVHDBtgcaanyrswmkvhdb";
@@ -785,7 +787,7 @@ static int reverse_complement(const seq_file *f, seq_file *rc)
     return 0;
 }
 
-static void reverse_complement_free(seq_file *rc)
+void reverse_complement_free(seq_file *rc)
 {
     for (size_t i = 0; rc->recs && i < rc->n; i++) {
         free(rc->recs[i].seq);

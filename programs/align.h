@@ -57,6 +57,13 @@ typedef struct hit {
     double evalue, bits;
 } hit;
 
+/* The reverse complement of every record of f (IUPAC letters, case kept;
+ * FASTQ qualities reversed); ids are shared with f.  -1: out of memory
+ * (what was made is freed by reverse_complement_free, which takes a
+ * zeroed rc too). */
+int reverse_complement(const seq_file *f, seq_file *rc);
+void reverse_complement_free(seq_file *rc);
+
 /* The writers of one alignment (align.c). */
 void json_str(const char *s);
 /* The JSON document's head up to its "alignments" array: the scoring and
