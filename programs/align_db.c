@@ -331,70 +331,60 @@ int align_db_main(aconfig *cf)
                 ? hay_align_search_space(&stats, q->len, info.residues,
                                          info.sequences, NULL)
                 : 0;
-            /* SAM: the best hit printed is primary (the search's order is
-             * the all-pairs path's choice: best score, first target). */
             int primary_done = 0;
             size_t printed = 0;
-            for (int pass = 0; pass < 2; pass++) {
-                for (size_t b = 0; b < n; b++) {
-                    hay_align_db_hit *h = list[b].h;
-                    int minus = list[b].minus;
-                    if (pass == 0) {
-                        /* the statistics, into the search's hits too */
-                        if (!have_stats)
-                            continue;
-                        if (cf->fsc && stats.fsc)
-                            h->evalue = hay_align_evalue_fsc(
-                                &stats, h->r.score, q->len, h->target_len,
-                                info.residues);
-                        else
-                            h->evalue = hay_align_evalue_space(
-                                &stats, h->r.score, space);
-                        h->bitscore = hay_align_bitscore(&stats, h->r.score);
-                        continue;
+            for (size_t b = 0; b < n; b++) {
+                hay_align_db_hit *h = list[b].h;
+                int minus = list[b].minus;
+                /* The statistics, into the search's hits too. */
+                if (have_stats && cf->fsc && stats.fsc)
+                    h->evalue = hay_align_evalue_fsc(&stats, h->r.score,
+                                                     q->len, h->target_len,
+                                                     info.residues);
+                else if (have_stats)
+                    h->evalue = hay_align_evalue_space(&stats, h->r.score,
+                                                       space);
+                if (have_stats)
+                    h->bitscore = hay_align_bitscore(&stats, h->r.score);
+                if (cf->have_evalue && !(h->evalue <= cf->max_evalue))
+                    continue;
+                const seq_rec *qa = minus ? &rf.recs[q0 + a] : q;
+                const hay_align_seq *qc = minus ? &rs[q0 + a] : &qs[q0 + a];
+                seq_rec t = { (char *)h->name, NULL, h->target_len, NULL };
+                if (have_tf)
+                    t = tf.recs[h->target];
+                hay_align_seq tc;
+                hay_align_db_seq(db, h->target, NULL, &tc.codes, &tc.len);
+                hit ph = { &h->r, q, qa, qc, minus, have_stats, h->evalue,
+                           h->bitscore };
+                switch (cf->format) {
+                case F_TSV: print_tsv(&t, &ph); break;
+                case F_BLAST6: print_blast6(&t, &ph); break;
+                case F_JSON: print_json(&t, &ph, &first); break;
+                case F_PAIR:
+                    if (!have_tf) {
+                        /* A database keeps codes: its letters are the
+                         * alphabet's (upper case; U and O read as X). */
+                        for (size_t c = 0; c < tc.len; c++)
+                            letters[c] = ABC[tc.codes[c]];
+                        letters[tc.len] = 0;
+                        t.seq = letters;
                     }
-                    if (cf->have_evalue && !(h->evalue <= cf->max_evalue))
-                        continue;
-                    const seq_rec *qa = minus ? &rf.recs[q0 + a] : q;
-                    const hay_align_seq *qc = minus ? &rs[q0 + a]
-                                                    : &qs[q0 + a];
-                    seq_rec t = { (char *)h->name, NULL, h->target_len,
-                                  NULL };
-                    if (have_tf)
-                        t = tf.recs[h->target];
-                    hay_align_seq tc;
-                    hay_align_db_seq(db, h->target, NULL, &tc.codes,
-                                     &tc.len);
-                    hit ph = { &h->r, q, qa, qc, minus, have_stats,
-                               h->evalue, h->bitscore };
-                    switch (cf->format) {
-                    case F_TSV: print_tsv(&t, &ph); break;
-                    case F_BLAST6: print_blast6(&t, &ph); break;
-                    case F_JSON: print_json(&t, &ph, &first); break;
-                    case F_PAIR:
-                        if (!have_tf) {
-                            /* A database keeps codes: its letters are the
-                             * alphabet's (upper case; U and O read as X). */
-                            for (size_t c = 0; c < tc.len; c++)
-                                letters[c] = ABC[tc.codes[c]];
-                            letters[tc.len] = 0;
-                            t.seq = letters;
-                        }
-                        print_pair(cf, s, qa, &t, qc, &tc, &h->r, minus);
-                        break;
-                    case F_SAM:
-                        /* SEQ and CIGAR along the reference: the aligned
-                         * query (reverse complemented) as is. */
-                        print_sam_record(qa, &t, &h->r,
-                                         (primary_done ? 256 : 0) |
-                                         (minus ? 16 : 0));
-                        primary_done = 1;
-                        break;
-                    }
-                    printed++;
-                    nhits++;
-                    linear += (h->r.flags & HAY_ALIGN_LINEAR) != 0;
+                    print_pair(cf, s, qa, &t, qc, &tc, &h->r, minus);
+                    break;
+                case F_SAM:
+                    /* SEQ and CIGAR along the reference: the aligned query
+                     * (reverse complemented) as is; the best hit printed
+                     * is primary, as in the all-pairs path. */
+                    print_sam_record(qa, &t, &h->r,
+                                     (primary_done ? 256 : 0) |
+                                     (minus ? 16 : 0));
+                    primary_done = 1;
+                    break;
                 }
+                printed++;
+                nhits++;
+                linear += (h->r.flags & HAY_ALIGN_LINEAR) != 0;
             }
             if (cf->format == F_SAM && printed == 0)
                 print_sam_record(q, NULL, NULL, 4);
