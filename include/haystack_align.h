@@ -413,6 +413,204 @@ HAY_API double hay_align_evalue_fsc(const hay_align_stats *st, int32_t score,
                             uint64_t query_len, uint64_t target_len,
                             uint64_t db_residues);
 
+/* ------------------------------------------------------------------------
+ * Database search
+ *
+ * Many queries against a database of many targets, keeping the best hits
+ * of each query.  A hay_align_db is an immutable set of target sequences,
+ * encoded once in a scoring's alphabet: built in memory from FASTA text or
+ * from sequences, written to a file (`hay db build`) and opened again by
+ * memory-mapping it.  Any number of threads may search one database at the
+ * same time.
+ *
+ * Target order.  Targets keep the index they had in the input (the FASTA
+ * order): hits name targets by that index, and hits of equal score are
+ * ranked by it, lowest first, on every backend.  Inside the database the
+ * residues are stored sorted by length into length partitions (what the
+ * GPU kernels are chosen by); that order never shows in results.
+ *
+ * The file format (version 1; all integers little-endian, sections 64-byte
+ * aligned, offsets 64-bit so that files past 4 GiB work):
+ *   header, 256 bytes:
+ *     0  magic "HAYSWDB\x1a"         8  u32 version (1)
+ *    12  u32 header size (256)      16  u32 alpha   20  u32 flags (1: DNA)
+ *    24  letters[32]: the alphabet, code order, NUL-padded
+ *    56  u64 sequences              64  u64 residues
+ *    72  u64 longest sequence       80  u64 partitions
+ *    88  u64 file size
+ *    96  six sections, each u64 offset then u64 size, in this order:
+ *          partitions  one {u64 first, count, min_len, max_len} per length
+ *                      partition, over the sorted order
+ *          offsets     sequences + 1 u64: sorted target i is residues
+ *                      [offsets[i], offsets[i + 1])
+ *          order       sequences u32: sorted index -> input index
+ *          names_at    sequences + 1 u64 in input order: name i is the
+ *                      NUL-terminated text at names[names_at[i]]
+ *          names       the names
+ *          residues    the codes (each < alpha)
+ *   192  u64 checksum: FNV-1a 64 over the 256 header bytes (this field read
+ *        as 0) and then every section but residues, taken 8 bytes at a time
+ *        (a shorter last piece padded with zeros).  Bytes 200 .. 255 are
+ *        reserved and zero.
+ * hay_align_db_open() checks all of it (sizes, offsets inside the file,
+ * monotone offsets, the permutation, names, every residue code, the
+ * checksum) before the database is used.
+ * ---------------------------------------------------------------------- */
+typedef struct hay_align_db hay_align_db;
+
+/* The file format version this library writes and reads. */
+#define HAY_ALIGN_DB_VERSION 1
+
+/* One input sequence: its name and its residue letters. */
+typedef struct hay_align_db_input {
+    const char *name;          /* name_len bytes, no NUL inside */
+    size_t name_len;
+    const void *residues;      /* letters, encoded with the scoring */
+    size_t len;                /* >= 1 */
+} hay_align_db_input;
+
+/*
+ * A database of n >= 1 sequences, encoded with s's alphabet (letters the
+ * alphabet does not know are an error naming the sequence and position).
+ * The inputs are copied.  *out is owned by the caller (hay_align_db_free).
+ * msg (may be NULL) receives a one-line reason on failure, at most msgcap
+ * bytes with the NUL.  Errors: HAY_ERR_INVALID (empty database, empty
+ * sequence, bad letter, more than 2^32 - 1 sequences), HAY_ERR_NOMEM.
+ */
+hay_status hay_align_db_create(const hay_align_scoring *s,
+                               const hay_align_db_input *seqs, size_t n,
+                               hay_align_db **out, char *msg, size_t msgcap);
+
+/*
+ * The same from FASTA text in memory (not compressed): '>' header lines
+ * (the name is the first word), residue lines (whitespace ignored).  Text
+ * before the first header, an empty sequence and no sequence at all are
+ * errors naming the line.
+ */
+hay_status hay_align_db_from_fasta(const hay_align_scoring *s,
+                                   const void *text, size_t len,
+                                   hay_align_db **out, char *msg,
+                                   size_t msgcap);
+
+/*
+ * Writes db to path in the format above (a temporary file renamed into
+ * place, so a failed write leaves no partial database).  HAY_ERR_INVALID
+ * with msg when the file cannot be written.
+ */
+hay_status hay_align_db_write(const hay_align_db *db, const char *path,
+                              char *msg, size_t msgcap);
+
+/*
+ * Opens a database file by memory-mapping it, after checking it whole (see
+ * above).  A file that is not a database, has another version, is truncated,
+ * empty or corrupt gives HAY_ERR_INVALID and a reason in msg; nothing is
+ * mapped then.  *out is owned by the caller (hay_align_db_free unmaps).
+ */
+hay_status hay_align_db_open(const char *path, hay_align_db **out, char *msg,
+                             size_t msgcap);
+
+/* Whether the first bytes (len of them, at least 8 needed) are a database
+ * file's magic: 1 or 0. */
+int hay_align_db_is_db(const void *head, size_t len);
+
+/* Closes a database (unmaps or frees it).  NULL is allowed. */
+void hay_align_db_free(hay_align_db *db);
+
+typedef struct hay_align_db_info {
+    uint32_t version;          /* of the file, or HAY_ALIGN_DB_VERSION */
+    int alpha;
+    int dna;                   /* 1: built with the DNA scoring */
+    const char *letters;       /* the alphabet in code order (db-owned) */
+    uint64_t sequences, residues, longest;
+    uint64_t partitions;       /* length partitions */
+    int mapped;                /* 1: a memory-mapped file */
+} hay_align_db_info;
+
+hay_status hay_align_db_info_get(const hay_align_db *db,
+                                 hay_align_db_info *info);
+
+/*
+ * Target i (input order, 0 .. sequences - 1): its name (NUL-terminated),
+ * codes and length, all owned by db.  Any out-pointer may be NULL.
+ */
+hay_status hay_align_db_seq(const hay_align_db *db, uint32_t i,
+                            const char **name, const uint8_t **codes,
+                            size_t *len);
+
+/*
+ * Whether s can search db: the same alphabet, letter for letter (codes mean
+ * the same residues).  HAY_OK or HAY_ERR_INVALID.
+ */
+hay_status hay_align_db_check_scoring(const hay_align_db *db,
+                                      const hay_align_scoring *s);
+
+typedef struct hay_align_db_options {
+    hay_align_options align;   /* backend (AUTO: the GPU where the database
+                                  search is built for it and a device is
+                                  present, else the CPU), CPU variant,
+                                  threads, score_only, traceback_bytes */
+    size_t top_k;              /* hits kept per query; 0: 50 */
+    int32_t min_score;         /* hits need score >= min_score; a score of 0
+                                  is never a hit */
+} hay_align_db_options;
+
+/* Defaults: hay_align_options_init, top 50, every score above 0. */
+void hay_align_db_options_init(hay_align_db_options *o);
+
+/*
+ * One hit.  r is the pair's alignment as hay_align_pair gives it: score and
+ * end cells always; start, CIGAR and counts unless score_only.  evalue and
+ * bitscore are NAN here: the search leaves them to the caller, who fills
+ * them with the Statistics above (hay_align_search_space() of the query
+ * against hay_align_db_info_get()'s residues and sequences, as hay align
+ * does).
+ */
+typedef struct hay_align_db_hit {
+    uint32_t target;           /* input order index */
+    const char *name;          /* owned by the database */
+    size_t target_len;
+    hay_align_result r;
+    double evalue;             /* NAN: not computed */
+    double bitscore;           /* NAN: not computed */
+} hay_align_db_hit;
+
+typedef struct hay_align_db_hits {
+    hay_align_db_hit *hits;    /* nhits of them, best first: score
+                                  descending, then target ascending */
+    size_t nhits;
+} hay_align_db_hits;
+
+typedef struct hay_align_db_results {
+    size_t nqueries;
+    hay_align_db_hits *queries;    /* one per query, in query order */
+    hay_backend backend;           /* where the score pass ran */
+    const char *engine;            /* e.g. "striped16_avx2" or "cuda" */
+    uint64_t cells;                /* sum of query x database residues */
+    uint64_t rescored32;           /* pairs redone in 32 bits */
+    double seconds_scores;         /* score pass and top-k selection */
+    double seconds_traceback;      /* alignments of the reported hits */
+} hay_align_db_results;
+
+/*
+ * Searches nq queries (codes, each of length >= 1) against db with s (which
+ * must pass hay_align_db_check_scoring).  The CPU backend runs threads over
+ * the targets, each query's profile built once, a top-k per thread merged
+ * (with 4 or more queries a thread, threads take whole queries instead);
+ * the GPU backend (where built) finds the scores and the top-k on the
+ * device.  The alignments of the reported hits are then traced on CPU
+ * threads.  *out is owned by the caller (hay_align_db_results_free); hit
+ * names point into db, which must outlive the results.  Errors: those of
+ * hay_align_pair; HAY_ERR_INVALID for a scoring of another alphabet.
+ */
+hay_status hay_align_db_search(const hay_align_db *db,
+                               const hay_align_scoring *s,
+                               const hay_align_seq *queries, size_t nq,
+                               const hay_align_db_options *o,
+                               hay_align_db_results **out);
+
+/* Frees the results, their CIGARs included.  NULL is allowed. */
+void hay_align_db_results_free(hay_align_db_results *r);
+
 #ifdef __cplusplus
 }
 #endif

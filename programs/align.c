@@ -4,9 +4,8 @@
  * pairwise text, SAM, BLAST tabular, JSON or TSV.  Only the public API
  * (haystack_align.h) is used.
  */
+#include "align.h"
 #include "cli.h"
-#include "seqfile.h"
-#include "haystack_align.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -14,26 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum fmt { F_TSV, F_PAIR, F_SAM, F_BLAST6, F_JSON };
-
-typedef struct aconfig {
-    const char *matrix;
-    int32_t open, extend, match, mismatch;
-    int have_open, have_extend, have_match, have_mismatch;
-    int mode;                       /* 0 auto, 1 dna, 2 protein */
-    int score_only, stats;
-    int strand;                     /* 0 default, 1 both, 2 plus, 3 minus */
-    int have_evalue;
-    int params;                     /* --evalue-params: 0 auto, 1 table, 2 fit */
-    int fsc;                        /* --fsc */
-    double max_evalue;              /* --evalue: hits above are not printed */
-    enum fmt format;
-    hay_align_options opt;
-    const char *qpath, *tpath;
-    int argc;
-    char **argv;
-} aconfig;
 
 static void usage_align(FILE *f)
 {
@@ -112,6 +91,16 @@ static void usage_align(FILE *f)
 "      --traceback-mem SIZE  memory for a full direction matrix (default 64M);\n"
 "                            longer alignments are traced in linear space\n"
 "      --list                list the variants and built-in matrices\n"
+"\n"
+"Database search (TARGET a database of 'hay db build', or FASTA with\n"
+"--top or --min-score): the best hits of each query, by score, then by the\n"
+"targets' order in the database's FASTA; alignments for those hits only.\n"
+"E-values, --evalue, --fsc and --strand as above (the minus strand is a\n"
+"second search, the better strand kept for each target); the parameters are\n"
+"never fitted there (only the top hits are kept), so --evalue-params auto\n"
+"uses the published or computed ones and fit is an error.\n"
+"      --top K               hits kept per query (default 50)\n"
+"      --min-score N         only hits scoring at least N\n"
 "  -h, --help                this help\n"
 "\n"
 "Exit status: 0 done, 2 bad input or usage.\n", f);
@@ -120,7 +109,7 @@ static void usage_align(FILE *f)
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
-    O_EVALUE, O_PARAMS, O_FSC
+    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE
 };
 
 static const struct option align_opts[] = {
@@ -141,6 +130,8 @@ static const struct option align_opts[] = {
     { "evalue", required_argument, NULL, O_EVALUE },
     { "evalue-params", required_argument, NULL, O_PARAMS },
     { "fsc", no_argument, NULL, O_FSC },
+    { "top", required_argument, NULL, O_TOP },
+    { "min-score", required_argument, NULL, O_MIN_SCORE },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
@@ -275,6 +266,18 @@ static int parse_args(int argc, char **argv, aconfig *cf)
             cf->have_evalue = 1;
             break;
         }
+        case O_TOP: {
+            int32_t v;
+            if (parse_int(optarg, "--top", 1, INT32_MAX, &v))
+                return 2;
+            cf->top = (size_t)v;
+            break;
+        }
+        case O_MIN_SCORE:
+            if (parse_int(optarg, "--min-score", 1, INT32_MAX, &cf->min_score))
+                return 2;
+            cf->have_min_score = 1;
+            break;
         case 'f':
             if (!strcmp(optarg, "tsv")) cf->format = F_TSV;
             else if (!strcmp(optarg, "pair")) cf->format = F_PAIR;
@@ -327,7 +330,7 @@ static int parse_args(int argc, char **argv, aconfig *cf)
 /* DNA when every residue is a nucleotide letter (IUPAC codes included) and
  * at least 90% are A, C, G, T, U or N: a peptide such as "MKVHW" is made of
  * IUPAC letters too. */
-static int looks_dna(const seq_file *a, const seq_file *b)
+int looks_dna(const seq_file *a, const seq_file *b)
 {
     const seq_file *fs[2] = { a, b };
     uint64_t all = 0, plain = 0;
@@ -345,7 +348,7 @@ static int looks_dna(const seq_file *a, const seq_file *b)
     return plain * 10 >= all * 9;
 }
 
-static hay_align_scoring *make_scoring(aconfig *cf, int dna)
+hay_align_scoring *make_scoring(aconfig *cf, int dna)
 {
     hay_align_scoring *s = NULL;
     hay_status st;
@@ -407,8 +410,8 @@ static hay_align_scoring *make_scoring(aconfig *cf, int dna)
     return s;
 }
 
-static int encode_all(const hay_align_scoring *s, const seq_file *f,
-                      const char *path, hay_align_seq *out, uint8_t **bufs)
+int encode_all(const hay_align_scoring *s, const seq_file *f,
+               const char *path, hay_align_seq *out, uint8_t **bufs)
 {
     for (size_t i = 0; i < f->n; i++) {
         const seq_rec *r = &f->recs[i];
@@ -440,7 +443,7 @@ static int encode_all(const hay_align_scoring *s, const seq_file *f,
 /* ------------------------------------------------------------------------
  * Output
  * ---------------------------------------------------------------------- */
-static void json_str(const char *s)
+void json_str(const char *s)
 {
     putchar('"');
     for (; *s; s++) {
@@ -454,17 +457,6 @@ static void json_str(const char *s)
     }
     putchar('"');
 }
-
-/* One pair as printed: the result on the strand reported, the query as
- * given and as aligned (its reverse complement on the minus strand), and
- * the E-value and bit score (when the scoring has statistics). */
-typedef struct hit {
-    const hay_align_result *r;
-    const seq_rec *q, *qa;
-    const hay_align_seq *qc;
-    int minus, have_stats;
-    double evalue, bits;
-} hit;
 
 /* The aligned part's first and last query residue (0-based) on the query as
  * given; the first needs a start (not score-only). */
@@ -503,7 +495,7 @@ static void blast_bits(char *buf, size_t cap, double b)
         snprintf(buf, cap, "%.1f", b);
 }
 
-static void print_tsv(const seq_rec *t, const hit *h)
+void print_tsv(const seq_rec *t, const hit *h)
 {
     const hay_align_result *r = h->r;
     printf("%s\t%s\t%d\t", h->q->id, t->id, (int)r->score);
@@ -528,7 +520,7 @@ static void print_tsv(const seq_rec *t, const hit *h)
     printf("\t%c\n", h->minus ? '-' : '+');
 }
 
-static void print_blast6(const seq_rec *t, const hit *h)
+void print_blast6(const seq_rec *t, const hit *h)
 {
     const hay_align_result *r = h->r;
     if (r->score == 0)
@@ -548,7 +540,7 @@ static void print_blast6(const seq_rec *t, const hit *h)
            hit_q_hi(h) + 1, h->minus ? s1 : s0, h->minus ? s0 : s1, e, b);
 }
 
-static void print_json(const seq_rec *t, const hit *h, int *first)
+void print_json(const seq_rec *t, const hit *h, int *first)
 {
     const hay_align_result *r = h->r;
     printf("%s\n    {\"query\": ", *first ? "" : ",");
@@ -602,10 +594,10 @@ static char cig_next(cig_it *it)
     return it->op;
 }
 
-static void print_pair(const aconfig *cf, const hay_align_scoring *s,
-                       const seq_rec *q, const seq_rec *t,
-                       const hay_align_seq *qc, const hay_align_seq *tc,
-                       const hay_align_result *r, int minus)
+void print_pair(const aconfig *cf, const hay_align_scoring *s,
+                const seq_rec *q, const seq_rec *t,
+                const hay_align_seq *qc, const hay_align_seq *tc,
+                const hay_align_result *r, int minus)
 {
     int32_t open, ext;
     hay_align_scoring_gaps(s, &open, &ext);
@@ -679,8 +671,8 @@ static int sam_seq_ok(const seq_rec *q)
     return 1;
 }
 
-static void print_sam_record(const seq_rec *q, const seq_rec *t,
-                             const hay_align_result *r, int flag)
+void print_sam_record(const seq_rec *q, const seq_rec *t,
+                      const hay_align_result *r, int flag)
 {
     printf("%s\t%d\t", q->id, flag);
     if (!r) {
@@ -709,6 +701,11 @@ static void print_sam_header(const aconfig *cf, const seq_file *tf)
     printf("@HD\tVN:1.6\tSO:unsorted\n");
     for (size_t i = 0; i < tf->n; i++)
         printf("@SQ\tSN:%s\tLN:%zu\n", tf->recs[i].id, tf->recs[i].len);
+    print_sam_pg(cf);
+}
+
+void print_sam_pg(const aconfig *cf)
+{
     printf("@PG\tID:hay\tPN:hay\tVN:%s\tCL:hay", hay_version());
     for (int i = 1; i < cf->argc; i++) {
         const char *a = cf->argv[i];
@@ -719,13 +716,44 @@ static void print_sam_header(const aconfig *cf, const seq_file *tf)
     printf("\n");
 }
 
+void print_json_head(const aconfig *cf, const hay_align_scoring *s,
+                     int fitted, const hay_align_stats *st,
+                     uint64_t db_residues, uint64_t db_sequences)
+{
+    printf("{\"program\": \"hay align\", \"version\": \"%s\", \"scoring\": "
+           "{", hay_version());
+    if (hay_align_scoring_is_dna(s))
+        printf("\"match\": %d, \"mismatch\": %d", (int)cf->match,
+               (int)cf->mismatch);
+    else {
+        printf("\"matrix\": ");
+        json_str(hay_align_scoring_name(s));
+    }
+    printf(", \"gap_open\": %d, \"gap_extend\": %d},\n", (int)cf->open,
+           (int)cf->extend);
+    if (fitted) {
+        printf(" \"statistics\": {\"fitted_per_query\": true, "
+               "\"db_residues\": %" PRIu64 ", \"db_sequences\": %" PRIu64
+               ", \"source\": \"lambda and K fitted to each query's scores "
+               "(maximum likelihood Gumbel with length correction, as "
+               "ssearch does)\"},\n", db_residues, db_sequences);
+    } else if (st) {
+        printf(" \"statistics\": {\"lambda\": %.6g, \"K\": %.6g, \"H\": "
+               "%.6g, \"alpha\": %.6g, \"beta\": %.6g, \"db_residues\": %"
+               PRIu64 ", \"db_sequences\": %" PRIu64 ", \"source\": ",
+               st->lambda, st->K, st->H, st->alpha, st->beta, db_residues,
+               db_sequences);
+        json_str(st->source);
+        printf("},\n");
+    }
+    printf(" \"alignments\": [");
+}
+
 /* ------------------------------------------------------------------------
  * The command
  * ---------------------------------------------------------------------- */
 
-/* The reverse complement of every record of f (IUPAC letters, case kept;
- * FASTQ qualities reversed); ids are shared with f. */
-static int reverse_complement(const seq_file *f, seq_file *rc)
+int reverse_complement(const seq_file *f, seq_file *rc)
 {
     static const char from[] = "ACGTUNRYSWKMBDHVacgtunryswkmbdhv";
     static const char to[] = "TGCAANYRSWMKVHDBtgcaanyrswmkvhdb";
@@ -759,7 +787,7 @@ static int reverse_complement(const seq_file *f, seq_file *rc)
     return 0;
 }
 
-static void reverse_complement_free(seq_file *rc)
+void reverse_complement_free(seq_file *rc)
 {
     for (size_t i = 0; rc->recs && i < rc->n; i++) {
         free(rc->recs[i].seq);
@@ -794,6 +822,8 @@ int align_main(int argc, char **argv)
     int rc = parse_args(argc, argv, &cf);
     if (rc >= 0)
         return rc;
+    if (align_db_wanted(&cf))
+        return align_db_main(&cf);
     seq_file qf, tf, rf = { NULL, 0, 0 };
     char err[1024];
     if (seq_file_read(cf.qpath, &qf, err, sizeof err)) {
@@ -883,35 +913,9 @@ int align_main(int argc, char **argv)
     }
     if (cf.format == F_SAM)
         print_sam_header(&cf, &tf);
-    if (cf.format == F_JSON) {
-        printf("{\"program\": \"hay align\", \"version\": \"%s\", \"scoring\": "
-               "{", hay_version());
-        if (hay_align_scoring_is_dna(s))
-            printf("\"match\": %d, \"mismatch\": %d", (int)cf.match,
-                   (int)cf.mismatch);
-        else {
-            printf("\"matrix\": ");
-            json_str(hay_align_scoring_name(s));
-        }
-        printf(", \"gap_open\": %d, \"gap_extend\": %d},\n", (int)cf.open,
-               (int)cf.extend);
-        if (use_fit) {
-            printf(" \"statistics\": {\"fitted_per_query\": true, "
-                   "\"db_residues\": %" PRIu64 ", \"db_sequences\": %zu, "
-                   "\"source\": \"lambda and K fitted to each query's scores "
-                   "(maximum likelihood Gumbel with length correction, as "
-                   "ssearch does)\"},\n", db_residues, tf.n);
-        } else if (have_stats) {
-            printf(" \"statistics\": {\"lambda\": %.6g, \"K\": %.6g, \"H\": "
-                   "%.6g, \"alpha\": %.6g, \"beta\": %.6g, \"db_residues\": %"
-                   PRIu64 ", \"db_sequences\": %zu, \"source\": ",
-                   stats.lambda, stats.K, stats.H, stats.alpha, stats.beta,
-                   db_residues, tf.n);
-            json_str(stats.source);
-            printf("},\n");
-        }
-        printf(" \"alignments\": [");
-    }
+    if (cf.format == F_JSON)
+        print_json_head(&cf, s, use_fit, have_stats ? &stats : NULL,
+                        db_residues, tf.n);
     int first = 1;
     double seconds = 0;
     uint64_t cells = 0, pairs = 0, rescored = 0, linear = 0;

@@ -10,6 +10,7 @@
 int find_main(int argc, char **argv);
 int demo_main(int argc, char **argv);
 int align_main(int argc, char **argv);
+int db_main(int argc, char **argv);
 
 /* Reads a whole file ("-" = stdin) into a malloc'd buffer. */
 int cli_read_all(const char *path, uint8_t **data, size_t *len, char *err,

@@ -16,6 +16,7 @@ static void usage(FILE *f)
           "  find      search files for literal patterns (like grep -F)\n"
           "  demo      generate a corpus with planted needles and search it\n"
           "  align     Smith-Waterman local alignment of sequences (FASTA/FASTQ)\n"
+          "  db        build a sequence database for align's database search\n"
           "  devices   list backends and whether they can run here\n"
           "  version   print the version\n"
           "\n"
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
         return demo_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "align"))
         return align_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "db"))
+        return db_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices"))
         return devices_main();
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

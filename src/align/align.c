@@ -85,6 +85,18 @@ static hay_status resolve(const char *name, engines *out)
     return HAY_ERR_UNKNOWN_NAME;
 }
 
+hay_status hay_sw_variant_engines(const char *variant, const sw_engine **first,
+                                  const sw_engine **fallback)
+{
+    engines e;
+    hay_status st = resolve(variant, &e);
+    if (st != HAY_OK)
+        return st;
+    *first = e.first;
+    *fallback = e.fallback;
+    return HAY_OK;
+}
+
 hay_status hay_align_variant_name(size_t i, const char **name)
 {
     if (!name || i >= NVARIANTS)

@@ -63,6 +63,14 @@ extern const sw_engine hay_sw_scalar;
 extern const sw_engine hay_sw_striped16_sse2, hay_sw_striped32_sse2;
 extern const sw_engine hay_sw_striped16_avx2, hay_sw_striped32_avx2;
 
+/*
+ * The engines of a CPU variant name (NULL or "auto": striped16): *first
+ * runs every pair, *fallback (NULL: the scalar one) redoes a pair whose
+ * 16-bit pass saturated.  HAY_ERR_UNKNOWN_NAME, HAY_ERR_UNSUPPORTED.
+ */
+hay_status hay_sw_variant_engines(const char *variant, const sw_engine **first,
+                                  const sw_engine **fallback);
+
 /* Scalar score pass, linear space: the reference. */
 hay_status hay_sw_scalar_score(const hay_align_scoring *s, const uint8_t *q,
                                size_t m, const uint8_t *t, size_t n,

@@ -1,0 +1,94 @@
+/*
+ * align.h - what the parts of `hay align` (align.c: options, scoring,
+ * all-pairs alignment and the output writers; align_db.c: the database
+ * search) and `hay db` (db.c) share.
+ */
+#ifndef HAY_ALIGN_CLI_H
+#define HAY_ALIGN_CLI_H
+
+#include "haystack_align.h"
+#include "seqfile.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum fmt { F_TSV, F_PAIR, F_SAM, F_BLAST6, F_JSON };
+
+typedef struct aconfig {
+    const char *matrix;
+    int32_t open, extend, match, mismatch;
+    int have_open, have_extend, have_match, have_mismatch;
+    int mode;                       /* 0 auto, 1 dna, 2 protein */
+    int score_only, stats;
+    int strand;                     /* 0 default, 1 both, 2 plus, 3 minus */
+    int have_evalue;
+    int params;                     /* --evalue-params: 0 auto, 1 table, 2 fit */
+    int fsc;                        /* --fsc */
+    double max_evalue;              /* --evalue: hits above are not printed */
+    enum fmt format;
+    hay_align_options opt;
+    size_t top;                     /* --top K; 0: not given */
+    int32_t min_score;              /* --min-score */
+    int have_min_score;
+    const char *qpath, *tpath;
+    int argc;
+    char **argv;
+} aconfig;
+
+/* DNA when every residue is a nucleotide letter and 90% are A, C, G, T, U
+ * or N (a and b may be the same file). */
+int looks_dna(const seq_file *a, const seq_file *b);
+/* The scoring of the options (defaults filled in cf); NULL after printing
+ * why. */
+hay_align_scoring *make_scoring(aconfig *cf, int dna);
+/* Encodes every record of f into out[i] (bufs[i] malloc'd); -1 after
+ * printing the bad residue. */
+int encode_all(const hay_align_scoring *s, const seq_file *f,
+               const char *path, hay_align_seq *out, uint8_t **bufs);
+
+/* One pair as printed: the result on the strand reported, the query as
+ * given and as aligned (its reverse complement on the minus strand), and
+ * the E-value and bit score (when the scoring has statistics). */
+typedef struct hit {
+    const hay_align_result *r;
+    const seq_rec *q, *qa;
+    const hay_align_seq *qc;
+    int minus, have_stats;
+    double evalue, bits;
+} hit;
+
+/* The reverse complement of every record of f (IUPAC letters, case kept;
+ * FASTQ qualities reversed); ids are shared with f.  -1: out of memory
+ * (what was made is freed by reverse_complement_free, which takes a
+ * zeroed rc too). */
+int reverse_complement(const seq_file *f, seq_file *rc);
+void reverse_complement_free(seq_file *rc);
+
+/* The writers of one alignment (align.c). */
+void json_str(const char *s);
+/* The JSON document's head up to its "alignments" array: the scoring and
+ * what the E-values rest on (fitted per query, st, or neither). */
+void print_json_head(const aconfig *cf, const hay_align_scoring *s,
+                     int fitted, const hay_align_stats *st,
+                     uint64_t db_residues, uint64_t db_sequences);
+void print_tsv(const seq_rec *t, const hit *h);
+void print_blast6(const seq_rec *t, const hit *h);
+void print_json(const seq_rec *t, const hit *h, int *first);
+void print_pair(const aconfig *cf, const hay_align_scoring *s,
+                const seq_rec *q, const seq_rec *t, const hay_align_seq *qc,
+                const hay_align_seq *tc, const hay_align_result *r,
+                int minus);
+void print_sam_record(const seq_rec *q, const seq_rec *t,
+                      const hay_align_result *r, int flag);
+void print_sam_pg(const aconfig *cf);
+
+/* align_db.c: whether the command is a database search (TARGET is a
+ * database file, or --top / --min-score was given), and running it. */
+int align_db_wanted(const aconfig *cf);
+int align_db_main(aconfig *cf);
+/* A database of f's records encoded with s; NULL after printing why
+ * ("PROG: PATH: reason"). */
+hay_align_db *db_from_seq_file(const hay_align_scoring *s, const seq_file *f,
+                               const char *path, const char *prog);
+
+#endif

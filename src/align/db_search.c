@@ -1,0 +1,554 @@
+/*
+ * db_search.c - many queries against a database (db.c), keeping the best
+ * hits of each: the score pass on CPU threads over the targets (or on the
+ * GPU behind db_device.h), a top-k per query, then the alignments of the
+ * reported hits only.
+ *
+ * Ranking: score descending, then target index (input order) ascending.  A
+ * candidate enters a query's top-k when it beats the worst one kept under
+ * that order, so the k kept are exactly the first k of a full sort of all
+ * scores, whatever the thread count or the order the targets are visited
+ * in.
+ *
+ * The CPU score pass visits targets longest first (the database keeps them
+ * sorted by length), in small dynamic chunks, so that no thread is left
+ * with the longest targets at the end.  Each query's profile is built once
+ * and shared; a thread that meets a 16-bit saturation builds its own 32-bit
+ * profile of that query, once.  With many queries (4 a thread or more)
+ * threads take whole queries instead, longest first.
+ */
+#include "db_internal.h"
+#include "align_internal.h"
+#ifdef HAY_HAVE_CUDA_SWDB
+#include "db_device.h"
+#endif
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+#define DEFAULT_TOP_K 50
+#define MAX_SCORE_BOUND ((int64_t)1 << 30)
+#define CHUNK 8
+/* From this many queries per thread on, queries go to threads whole. */
+#define QUERIES_PER_THREAD 4
+
+void hay_align_db_options_init(hay_align_db_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    hay_align_options_init(&o->align);
+    o->top_k = DEFAULT_TOP_K;
+}
+
+void hay_align_db_results_free(hay_align_db_results *r)
+{
+    if (!r)
+        return;
+    for (size_t q = 0; r->queries && q < r->nqueries; q++) {
+        for (size_t h = 0; h < r->queries[q].nhits; h++)
+            hay_align_result_clear(&r->queries[q].hits[h].r);
+        free(r->queries[q].hits);
+    }
+    free(r->queries);
+    free(r);
+}
+
+/* ------------------------------------------------------------------------
+ * Top-k: a heap with the worst kept candidate at the root.
+ * ---------------------------------------------------------------------- */
+typedef struct cand {
+    int32_t score;
+    uint32_t target;          /* input order */
+    uint64_t q_end, t_end;
+    uint32_t flags;
+} cand;
+
+/* a ranks below b */
+static int worse(const cand *a, const cand *b)
+{
+    return a->score < b->score ||
+           (a->score == b->score && a->target > b->target);
+}
+
+typedef struct topk {
+    cand *h;
+    size_t n, k;
+} topk;
+
+static void sift_down(topk *t, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        if (l < t->n && worse(&t->h[l], &t->h[w]))
+            w = l;
+        if (r < t->n && worse(&t->h[r], &t->h[w]))
+            w = r;
+        if (w == i)
+            return;
+        cand x = t->h[i];
+        t->h[i] = t->h[w];
+        t->h[w] = x;
+        i = w;
+    }
+}
+
+static void topk_add(topk *t, const cand *c)
+{
+    if (t->n < t->k) {
+        size_t i = t->n++;
+        t->h[i] = *c;
+        while (i && worse(&t->h[i], &t->h[(i - 1) / 2])) {
+            cand x = t->h[i];
+            t->h[i] = t->h[(i - 1) / 2];
+            t->h[(i - 1) / 2] = x;
+            i = (i - 1) / 2;
+        }
+    } else if (worse(&t->h[0], c)) {
+        t->h[0] = *c;
+        sift_down(t, 0);
+    }
+}
+
+static int rank_order(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    return worse(y, x) ? -1 : worse(x, y) ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * CPU score pass
+ * ---------------------------------------------------------------------- */
+typedef struct search {
+    const hay_align_db *db;
+    const hay_align_scoring *s;
+    const sw_engine *first, *fallback;
+    int threads;
+    size_t k;
+    int32_t min_score;
+    uint64_t rescored;
+} search;
+
+/* One query on `threads` threads; *rescored counts the 32-bit redos. */
+static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
+                            size_t m, topk *out, uint64_t *rescored_out)
+{
+    const hay_align_db *db = sc->db;
+    void *prof = NULL;
+    hay_status first = sc->first->profile(sc->s, q, m, &prof);
+    if (first != HAY_OK)
+        return first;
+    uint64_t rescored = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : rescored)
+    {
+        topk mine = { malloc(sc->k * sizeof(cand)), 0, sc->k };
+        void *p32 = NULL;
+        hay_status err = mine.h ? HAY_OK : HAY_ERR_NOMEM;
+#pragma omp for schedule(dynamic, CHUNK) nowait
+        for (uint64_t k = 0; k < db->nseq; k++) {
+            if (err != HAY_OK)
+                continue;
+            uint64_t i = db->nseq - 1 - k;
+            const uint8_t *t = db->codes + db->offsets[i];
+            size_t n = (size_t)(db->offsets[i + 1] - db->offsets[i]);
+            sw_end e;
+            err = sc->first->score(prof, sc->s, q, m, t, n, &e);
+            uint32_t flags = 0;
+            if (err == HAY_OK && e.saturated) {
+                if (!p32)
+                    err = sc->fallback->profile(sc->s, q, m, &p32);
+                if (err == HAY_OK)
+                    err = sc->fallback->score(p32, sc->s, q, m, t, n, &e);
+                if (err == HAY_OK && e.saturated)
+                    err = HAY_ERR_STATE;
+                flags = HAY_ALIGN_RESCORED32;
+                rescored++;
+            }
+            if (err == HAY_OK && e.score > 0 && e.score >= sc->min_score) {
+                cand c = { e.score, db->order[i], e.q_end, e.t_end, flags };
+                topk_add(&mine, &c);
+            }
+        }
+#pragma omp critical(hay_db_merge)
+        {
+            if (err != HAY_OK && first == HAY_OK)
+                first = err;
+            for (size_t j = 0; j < mine.n; j++)
+                topk_add(out, &mine.h[j]);
+        }
+        if (p32)
+            sc->fallback->profile_free(p32);
+        free(mine.h);
+    }
+    sc->first->profile_free(prof);
+    *rescored_out = rescored;
+    return first;
+}
+
+/* Query j's top-k, on `threads` threads; its heap then holds only its
+ * hits (a large k with few hits keeps little). */
+static hay_status cpu_one(const search *sc, int threads,
+                          const hay_align_seq *qj, topk *t,
+                          uint64_t *rescored)
+{
+    t->k = sc->k;
+    t->h = malloc(sc->k * sizeof(cand));
+    if (!t->h)
+        return HAY_ERR_NOMEM;
+    hay_status st = cpu_query(sc, threads, qj->codes, qj->len, t, rescored);
+    cand *fit = realloc(t->h, (t->n ? t->n : 1) * sizeof(cand));
+    if (fit) {
+        t->h = fit;
+        t->k = t->n;
+    }
+    return st;
+}
+
+static int longer_first(const void *a, const void *b, void *ctx)
+{
+    const hay_align_seq *q = ctx;
+    size_t x = q[*(const size_t *)a].len, y = q[*(const size_t *)b].len;
+    return x > y ? -1 : x < y;
+}
+
+/*
+ * Many queries: each on one thread, longest first, so no thread waits at a
+ * barrier per query (a batch of short reads would otherwise spend its time
+ * starting and joining teams).  Few queries: each on every thread, over the
+ * targets.
+ */
+static hay_status cpu_search(search *sc, const hay_align_seq *queries,
+                             size_t nq, topk *tops)
+{
+    if (nq < (size_t)QUERIES_PER_THREAD * (size_t)sc->threads ||
+        sc->threads == 1) {
+        for (size_t j = 0; j < nq; j++) {
+            uint64_t r = 0;
+            hay_status st = cpu_one(sc, sc->threads, &queries[j], &tops[j],
+                                    &r);
+            sc->rescored += r;
+            if (st != HAY_OK)
+                return st;
+        }
+        return HAY_OK;
+    }
+    size_t *by = malloc(nq * sizeof *by);
+    if (!by)
+        return HAY_ERR_NOMEM;
+    for (size_t j = 0; j < nq; j++)
+        by[j] = j;
+    qsort_r(by, nq, sizeof *by, longer_first, (void *)queries);
+    hay_status first = HAY_OK;
+    uint64_t rescored = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sc->threads) \
+    reduction(+ : rescored)
+    for (size_t x = 0; x < nq; x++) {
+        uint64_t r = 0;
+        hay_status e = cpu_one(sc, 1, &queries[by[x]], &tops[by[x]], &r);
+        rescored += r;
+        if (e != HAY_OK) {
+#pragma omp critical(hay_db_err)
+            if (first == HAY_OK)
+                first = e;
+        }
+    }
+    sc->rescored += rescored;
+    free(by);
+    return first;
+}
+
+/* ------------------------------------------------------------------------
+ * GPU score pass: scores and top-k on the device, end cells on the CPU
+ * ---------------------------------------------------------------------- */
+#ifdef HAY_HAVE_CUDA_SWDB
+/*
+ * The device ranks ties by its own target index (the length-sorted order),
+ * the database by input order.  So each query asks for one hit more than
+ * it keeps: when the extra hit ties the last kept one, ties straddle the
+ * cut and the query is asked again with twice the room, until the cut
+ * falls between two scores or every hit is in.  Then the hits are ranked
+ * by input order and cut to k.
+ */
+static hay_status gpu_search(search *sc, const hay_align_options *ao,
+                             const hay_align_seq *queries, size_t nq,
+                             topk *tops)
+{
+    const hay_align_db *db = sc->db;
+    hay_swdb_targets tg = { db->codes, db->offsets, (size_t)db->nseq };
+    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
+                             sc->s->extend };
+    hay_swdb_gpu *g = NULL;
+    int rc = hay_cuda_swdb_create(&tg, &scg, -1, ao->device_params, &g);
+    if (rc != 0)
+        return (hay_status)rc;
+    hay_status st = HAY_ERR_NOMEM;
+    const uint8_t **qp = malloc((nq ? nq : 1) * sizeof *qp);
+    size_t *ql = malloc((nq ? nq : 1) * sizeof *ql);
+    size_t *nh = malloc((nq ? nq : 1) * sizeof *nh);
+    size_t room = sc->k + 1;
+    if (room > db->nseq)
+        room = (size_t)db->nseq;
+    hay_swdb_hit *hits = malloc(nq * room * sizeof *hits);
+    if (!qp || !ql || !nh || !hits)
+        goto out;
+    for (size_t j = 0; j < nq; j++) {
+        qp[j] = queries[j].codes;
+        ql[j] = queries[j].len;
+    }
+    hay_swdb_stats gst;
+    rc = hay_cuda_swdb_search(g, qp, ql, nq, room, sc->min_score, hits, nh,
+                              &gst);
+    if (rc != 0) {
+        st = (hay_status)rc;
+        goto out;
+    }
+    sc->rescored += gst.rescored;
+    for (size_t j = 0; j < nq; j++) {
+        hay_swdb_hit *hj = hits + j * room, *more = NULL;
+        size_t n = nh[j], r = room;
+        while (n == r && r > sc->k && r < db->nseq &&
+               hj[r - 1].score == hj[sc->k - 1].score) {
+            r = r * 2 > db->nseq ? (size_t)db->nseq : r * 2;
+            hay_swdb_hit *bigger = realloc(more, r * sizeof *more);
+            if (!bigger) {
+                free(more);
+                st = HAY_ERR_NOMEM;
+                goto out;
+            }
+            more = bigger;
+            rc = hay_cuda_swdb_search(g, &qp[j], &ql[j], 1, r, sc->min_score,
+                                      more, &n, &gst);
+            if (rc != 0) {
+                free(more);
+                st = (hay_status)rc;
+                goto out;
+            }
+            hj = more;
+        }
+        for (size_t h = 0; h < n; h++) {
+            if (hj[h].target >= db->nseq || hj[h].score <= 0) {
+                free(more);
+                st = HAY_ERR_DEVICE;
+                goto out;
+            }
+            cand c = { hj[h].score, db->order[hj[h].target], 0, 0, 0 };
+            topk_add(&tops[j], &c);
+        }
+        free(more);
+    }
+    st = HAY_OK;
+out:
+    hay_cuda_swdb_free(g);
+    free(qp);
+    free(ql);
+    free(nh);
+    free(hits);
+    return st;
+}
+#endif
+
+/* ------------------------------------------------------------------------
+ * The search
+ * ---------------------------------------------------------------------- */
+typedef struct job {
+    const uint8_t *q;
+    size_t m;
+    hay_align_db_hit *hit;
+} job;
+
+hay_status hay_align_db_search(const hay_align_db *db,
+                               const hay_align_scoring *s,
+                               const hay_align_seq *queries, size_t nq,
+                               const hay_align_db_options *o,
+                               hay_align_db_results **out)
+{
+    if (!out)
+        return HAY_ERR_INVALID;
+    *out = NULL;
+    if (!db || !s || (nq && !queries))
+        return HAY_ERR_INVALID;
+    if (hay_align_db_check_scoring(db, s) != HAY_OK)
+        return HAY_ERR_INVALID;
+    hay_align_db_options def;
+    if (!o) {
+        hay_align_db_options_init(&def);
+        o = &def;
+    }
+    search sc;
+    memset(&sc, 0, sizeof sc);
+    sc.db = db;
+    sc.s = s;
+    sc.k = o->top_k ? o->top_k : DEFAULT_TOP_K;
+    if (sc.k > db->nseq)
+        sc.k = (size_t)db->nseq;
+    sc.min_score = o->min_score;
+    sc.threads = o->align.threads > 0 ? o->align.threads : omp_get_num_procs();
+
+    hay_backend be = o->align.backend;
+    if (be == HAY_BACKEND_AUTO) {
+        be = HAY_BACKEND_CPU;
+#ifdef HAY_HAVE_CUDA_SWDB
+        if (hay_backend_available(HAY_BACKEND_CUDA) == HAY_OK)
+            be = HAY_BACKEND_CUDA;
+#endif
+    }
+    if (be == HAY_BACKEND_OPENCL)
+        return HAY_ERR_NO_BACKEND;
+    if (be == HAY_BACKEND_CUDA) {
+#ifndef HAY_HAVE_CUDA_SWDB
+        return HAY_ERR_NO_BACKEND;
+#endif
+    } else if (be != HAY_BACKEND_CPU) {
+        return HAY_ERR_INVALID;
+    }
+    /* The CPU variant of the score pass (CPU backend) and of the hits'
+     * end cells and tracebacks (every backend). */
+    const char *cpu_variant = be == HAY_BACKEND_CPU ? o->align.variant : NULL;
+    hay_status st = hay_sw_variant_engines(cpu_variant, &sc.first,
+                                           &sc.fallback);
+    if (st != HAY_OK)
+        return st;
+    if (!sc.fallback)
+        sc.fallback = &hay_sw_scalar;
+    int64_t top = s->max_score > 0 ? s->max_score : 1;
+    for (size_t j = 0; j < nq; j++) {
+        if (!queries[j].codes || queries[j].len == 0)
+            return HAY_ERR_INVALID;
+        for (size_t i = 0; i < queries[j].len; i++)
+            if (queries[j].codes[i] >= s->alpha)
+                return HAY_ERR_INVALID;
+        uint64_t shorter = queries[j].len < db->longest ? queries[j].len
+                                                         : db->longest;
+        if ((int64_t)shorter > MAX_SCORE_BOUND / top)
+            return HAY_ERR_TOO_LARGE;
+    }
+
+    hay_align_db_results *res = calloc(1, sizeof *res);
+    topk *tops = calloc(nq ? nq : 1, sizeof *tops);
+    job *jobs = NULL;
+    st = HAY_ERR_NOMEM;
+    if (!res || !tops)
+        goto fail;
+    res->nqueries = nq;
+    res->backend = be;
+    res->engine = be == HAY_BACKEND_CPU ? sc.first->name : "cuda";
+    res->queries = calloc(nq ? nq : 1, sizeof *res->queries);
+    if (!res->queries)
+        goto fail;
+    for (size_t j = 0; j < nq; j++)
+        res->cells += (uint64_t)queries[j].len * db->nres;
+
+    double t0 = omp_get_wtime();
+    if (be == HAY_BACKEND_CPU) {
+        st = cpu_search(&sc, queries, nq, tops);
+        if (st != HAY_OK)
+            goto fail;
+    } else {
+        for (size_t j = 0; j < nq; j++) {
+            tops[j].k = sc.k;
+            tops[j].h = malloc(sc.k * sizeof(cand));
+            if (!tops[j].h)
+                goto fail;
+        }
+#ifdef HAY_HAVE_CUDA_SWDB
+        st = gpu_search(&sc, &o->align, queries, nq, tops);
+#endif
+        if (st != HAY_OK)
+            goto fail;
+    }
+    res->rescored32 = sc.rescored;
+
+    size_t njobs = 0;
+    for (size_t j = 0; j < nq; j++) {
+        qsort(tops[j].h, tops[j].n, sizeof(cand), rank_order);
+        res->queries[j].hits = calloc(tops[j].n ? tops[j].n : 1,
+                                      sizeof(hay_align_db_hit));
+        if (!res->queries[j].hits) {
+            st = HAY_ERR_NOMEM;
+            goto fail;
+        }
+        res->queries[j].nhits = tops[j].n;
+        njobs += tops[j].n;
+    }
+    res->seconds_scores = omp_get_wtime() - t0;
+
+    /* The reported hits: end cells from the score pass (the GPU gives
+     * scores only, so its hits get one CPU score pass), then unless
+     * score_only the traceback, each checked against the search's score. */
+    t0 = omp_get_wtime();
+    jobs = malloc((njobs ? njobs : 1) * sizeof *jobs);
+    if (!jobs) {
+        st = HAY_ERR_NOMEM;
+        goto fail;
+    }
+    size_t w = 0;
+    for (size_t j = 0; j < nq; j++)
+        for (size_t h = 0; h < tops[j].n; h++) {
+            const cand *c = &tops[j].h[h];
+            hay_align_db_hit *hit = &res->queries[j].hits[h];
+            const uint8_t *codes;
+            hay_align_db_seq(db, c->target, &hit->name, &codes,
+                             &hit->target_len);
+            hit->target = c->target;
+            hit->evalue = NAN;
+            hit->bitscore = NAN;
+            hit->r.score = c->score;
+            hit->r.q_end = c->q_end;
+            hit->r.t_end = c->t_end;
+            hit->r.q_start = hit->r.t_start = UINT64_MAX;
+            hit->r.cells = (uint64_t)queries[j].len * hit->target_len;
+            hit->r.flags = c->flags;
+            jobs[w].q = queries[j].codes;
+            jobs[w].m = queries[j].len;
+            jobs[w].hit = hit;
+            w++;
+        }
+    int need = !o->align.score_only || be != HAY_BACKEND_CPU;
+    hay_align_options po = o->align;
+    po.backend = HAY_BACKEND_CPU;
+    po.variant = cpu_variant;
+    hay_status first = HAY_OK;
+    if (need) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sc.threads)
+        for (size_t x = 0; x < njobs; x++) {
+            hay_align_db_hit *hit = jobs[x].hit;
+            const uint8_t *t;
+            hay_align_db_seq(db, hit->target, NULL, &t, NULL);
+            hay_align_result r;
+            hay_status e = hay_align_pair(s, jobs[x].q, jobs[x].m, t,
+                                          hit->target_len, &po, &r);
+            if (e == HAY_OK && r.score != hit->r.score) {
+                e = be == HAY_BACKEND_CPU ? HAY_ERR_STATE : HAY_ERR_DEVICE;
+                hay_align_result_clear(&r);
+            }
+            if (e == HAY_OK) {
+                r.flags |= hit->r.flags;
+                hit->r = r;
+            } else {
+#pragma omp critical(hay_db_err)
+                if (first == HAY_OK)
+                    first = e;
+            }
+        }
+    }
+    st = first;
+    if (st != HAY_OK)
+        goto fail;
+    res->seconds_traceback = need ? omp_get_wtime() - t0 : 0.0;
+    for (size_t j = 0; j < nq; j++)
+        free(tops[j].h);
+    free(tops);
+    free(jobs);
+    *out = res;
+    return HAY_OK;
+fail:
+    for (size_t j = 0; tops && j < nq; j++)
+        free(tops[j].h);
+    free(tops);
+    free(jobs);
+    hay_align_db_results_free(res);
+    return st;
+}
