@@ -291,7 +291,7 @@ done:
 static void check_engine_kinds(const tu_engine *es, size_t n)
 {
     static const char *const single[] = { "bm", "horspool", "simd" };
-    static const char *const multi[] = { "naive", "ac", "dfa", "pfac" };
+    static const char *const multi[] = { "naive", "ac", "dfa", "pfac", "teddy" };
     for (size_t i = 0; i < n; i++) {
         const tu_engine *e = &es[i];
         if (!e->algo)
@@ -300,7 +300,7 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
         for (size_t k = 0; k < 3; k++)
             if (strcmp(e->algo, single[k]) == 0)
                 known = true;
-        for (size_t k = 0; k < 4; k++)
+        for (size_t k = 0; k < 5; k++)
             if (strcmp(e->algo, multi[k]) == 0)
                 known = want_multi = true;
         if (e->backend == HAY_BACKEND_CPU && known)
