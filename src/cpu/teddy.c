@@ -12,10 +12,12 @@
  * A literal can start at j - (F - 1) when m_{F-1}[j] & m_{F-2}[j - 1] &
  * m_{F-3}[j - 2] is non-zero.  The shifted terms take their first lanes
  * from the previous block's m (PALIGNR), so a fingerprint that straddles
- * two blocks is still seen.  Each candidate is verified exactly against
- * the literals of its buckets (an 8-byte masked word compare, then the
- * rest).  Caseless sets put both cases of a letter into the tables and
- * compare with the letter bits OR-ed in.
+ * two blocks is still seen.  A candidate's F bytes (folded when
+ * caseless) are hashed to the few literals that start with them, which
+ * are verified exactly (an 8-byte masked word compare, then the rest):
+ * walking every literal of the flagged buckets instead costs 8 compares a
+ * candidate with 64 literals.  Caseless sets put both cases of a letter
+ * into the tables and compare with the letter bits OR-ed in.
  *
  * Bucket choice: literals sorted by their folded fingerprint, each run of
  * equal fingerprints kept in one bucket and neighbouring runs (which share
@@ -40,6 +42,7 @@
 #define BUCKETS 8
 #define PEND_CAP 4096      /* matches waiting for their turn (64 KiB of stack) */
 #define DIRECT_MIN 4096    /* ends reported directly after an overflow */
+#define HASH_BITS 10       /* fingerprint hash: 1024 slots for <= 64 literals */
 
 typedef struct teddy_lit {
     uint64_t val;      /* the first min(8, len) bytes, letters folded when caseless */
@@ -47,6 +50,7 @@ typedef struct teddy_lit {
     uint64_t cmask;    /* 0x20 at letter bytes of a caseless literal */
     const uint8_t *pat;
     uint32_t len, id;
+    uint32_t key;      /* the folded fingerprint, byte p at bits 8p */
 } teddy_lit;
 
 typedef struct teddy_match {
@@ -80,8 +84,9 @@ struct teddy_state {
     size_t min_len, max_len;
     uint8_t lo[3][16], hi[3][16];
     uint8_t tab[3][256];     /* lo & hi per byte, for the scalar loop */
-    uint32_t bucket_first[BUCKETS + 1];
-    teddy_lit lit[HAY_TEDDY_MAX_LITERALS];   /* in bucket order */
+    uint8_t fold[256];
+    uint8_t hash_first[(1u << HASH_BITS) + 1];   /* literals of slot h: */
+    teddy_lit lit[HAY_TEDDY_MAX_LITERALS];   /* [hash_first[h], hash_first[h + 1]) */
     teddy_loop_fn loop;
     const char *isa;
 };
@@ -138,32 +143,42 @@ static inline bool push(teddy_ctx *x, uint64_t end, uint32_t id)
     return true;
 }
 
+static inline uint32_t hash_key(uint32_t key)
+{
+    return (key * 0x9e3779b1u) >> (32 - HASH_BITS);
+}
+
 /* The candidates of one block of B lanes starting at input offset i:
- * lanes[j] holds the buckets whose fingerprint ends at i + j. */
-static int on_block(const teddy_state *st, teddy_ctx *x, const uint8_t *lanes,
+ * bit j of `cand` is set when some fingerprint ends at i + j. */
+static int on_block(const teddy_state *st, teddy_ctx *x, uint32_t cand,
                     size_t B, size_t i)
 {
     const size_t F = st->fp, n = x->n;
-    for (size_t j = 0; j < B; j++) {
-        unsigned bits = lanes[j];
-        if (!bits || i + j + 1 < F)
+    const uint8_t *y = x->y;
+    while (cand) {
+        size_t j = (size_t)__builtin_ctz(cand);
+        cand &= cand - 1;
+        if (i + j + 1 < F)
             continue;
-        size_t s = i + j + 1 - F;
-        if (s >= n)
+        if (i + j >= n)
             break;
-        while (bits) {
-            unsigned b = (unsigned)__builtin_ctz(bits);
-            bits &= bits - 1;
-            for (uint32_t k = st->bucket_first[b]; k < st->bucket_first[b + 1]; k++) {
-                const teddy_lit *l = &st->lit[k];
-                size_t end = s + l->len;
-                if (end > n || end <= x->min_end || !lit_match(l, x->y, n, s, st->caseless))
-                    continue;
-                if (x->counting)
-                    x->count++;
-                else if (!push(x, end, l->id))
-                    return 2;
-            }
+        size_t s = i + j + 1 - F;
+        uint32_t key = st->fold[y[s]];
+        if (F > 1)
+            key |= (uint32_t)st->fold[y[s + 1]] << 8;
+        if (F > 2)
+            key |= (uint32_t)st->fold[y[s + 2]] << 16;
+        uint32_t h = hash_key(key);
+        for (uint32_t k = st->hash_first[h]; k < st->hash_first[h + 1]; k++) {
+            const teddy_lit *l = &st->lit[k];
+            size_t end = s + l->len;
+            if (l->key != key || end > n || end <= x->min_end ||
+                !lit_match(l, y, n, s, st->caseless))
+                continue;
+            if (x->counting)
+                x->count++;
+            else if (!push(x, end, l->id))
+                return 2;
         }
     }
     /* Every start up to i + B - F is verified. */
@@ -224,9 +239,9 @@ avx2_body(const teddy_state *st, teddy_ctx *x, const int F)
             prev2 = m;
         }
         if (!_mm256_testz_si256(res, res)) {
-            uint8_t lanes[32];
-            _mm256_storeu_si256((__m256i *)lanes, res);
-            int r = on_block(st, x, lanes, 32, i);
+            uint32_t cand = ~(uint32_t)_mm256_movemask_epi8(
+                _mm256_cmpeq_epi8(res, _mm256_setzero_si256()));
+            int r = on_block(st, x, cand, 32, i);
             if (r)
                 return r;
         }
@@ -279,10 +294,9 @@ ssse3_body(const teddy_state *st, teddy_ctx *x, const int F)
             res = _mm_and_si128(res, _mm_alignr_epi8(m, prev2, 14));
             prev2 = m;
         }
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(res, zero)) != 0xffff) {
-            uint8_t lanes[16];
-            _mm_storeu_si128((__m128i *)lanes, res);
-            int r = on_block(st, x, lanes, 16, i);
+        uint32_t cand = 0xffffu ^ (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(res, zero));
+        if (cand) {
+            int r = on_block(st, x, cand, 16, i);
             if (r)
                 return r;
         }
@@ -301,8 +315,7 @@ static int scalar_loop(const teddy_state *st, teddy_ctx *x)
 {
     const size_t F = st->fp, n = x->n;
     for (size_t i = x->from; i < n; i += 16) {
-        uint8_t lanes[16];
-        unsigned any = 0;
+        uint32_t cand = 0;
         for (size_t j = 0; j < 16; j++) {
             size_t q = i + j;
             uint8_t r = 0;
@@ -311,11 +324,10 @@ static int scalar_loop(const teddy_state *st, teddy_ctx *x)
                 for (size_t p = 1; p < F && r; p++)
                     r &= q >= x->from + p ? st->tab[F - 1 - p][x->y[q - p]] : 0;
             }
-            lanes[j] = r;
-            any |= r;
+            cand |= (uint32_t)(r != 0) << j;
         }
-        if (any) {
-            int rc = on_block(st, x, lanes, 16, i);
+        if (cand) {
+            int rc = on_block(st, x, cand, 16, i);
             if (rc)
                 return rc;
         }
@@ -385,25 +397,37 @@ static hay_status teddy_build(hay_patterns *set, void **state)
 
     /* The r-th distinct fingerprint goes to bucket r * nb / distinct: runs
      * of neighbours, balanced in fingerprints. */
-    uint32_t rank = 0, fill[BUCKETS] = { 0 };
-    uint32_t bucket_of[HAY_TEDDY_MAX_LITERALS];
+    uint32_t rank = 0;
+    uint32_t bucket_of[HAY_TEDDY_MAX_LITERALS], slot_of[HAY_TEDDY_MAX_LITERALS];
+    uint32_t key32[HAY_TEDDY_MAX_LITERALS];
+    uint32_t fill[(1u << HASH_BITS) + 1] = { 0 };
     for (uint32_t k = 0; k < n; k++) {
         if (k > 0 && memcmp(key[order[k - 1]], key[order[k]], F) != 0)
             rank++;
         bucket_of[k] = rank * nb / distinct;
-        fill[bucket_of[k]]++;
+        key32[k] = 0;
+        for (uint32_t p = 0; p < F; p++)
+            key32[k] |= (uint32_t)key[order[k]][p] << (8 * p);
+        fill[hash_key(key32[k]) + 1]++;
     }
-    st->bucket_first[0] = 0;
-    for (uint32_t b = 0; b < BUCKETS; b++)
-        st->bucket_first[b + 1] = st->bucket_first[b] + fill[b];
+    /* Literals by hash slot (counting sort, stable: by fingerprint, id). */
+    for (uint32_t h = 0; h < (1u << HASH_BITS); h++)
+        fill[h + 1] += fill[h];
+    for (uint32_t h = 0; h <= (1u << HASH_BITS); h++)
+        st->hash_first[h] = (uint8_t)fill[h];
+    for (uint32_t k = 0; k < n; k++)
+        slot_of[k] = fill[hash_key(key32[k])]++;
+    for (int c = 0; c < 256; c++)
+        st->fold[c] = st->caseless ? hay_fold((uint8_t)c) : (uint8_t)c;
 
     for (uint32_t k = 0; k < n; k++) {
         uint32_t id = order[k], b = bucket_of[k];
         const uint8_t *pat = hay_pat(set, id);
-        teddy_lit *l = &st->lit[k];   /* order is bucket order */
+        teddy_lit *l = &st->lit[slot_of[k]];
         l->pat = pat;
         l->len = (uint32_t)set->len[id];
         l->id = id;
+        l->key = key32[k];
         for (uint32_t q = 0; q < 8 && q < l->len; q++) {
             uint8_t c = pat[q];
             bool letter = st->caseless && hay_is_alpha(c);
