@@ -16,6 +16,13 @@
  *   dense    duplicates and nested literals on a run of one byte, enough
  *            to overflow the buffer that puts matches in end order
  *   limits   64 literals compile, 65 are HAY_ERR_TOO_LARGE; the hook
+ *   realdata sets of 2, 8 and 64 literals drawn from english-words and
+ *            snort-community (<data>/patterns), exact and caseless: the
+ *            count of every file of <data>/text and <data>/logs equals the
+ *            DFA's (which tests/hyperscan_counts.c holds to Hyperscan's),
+ *            on the AVX2 and SSSE3 loops, serial, chunked and by callback
+ *
+ *   test_teddy [DATA_DIR]     (realdata is skipped without it)
  *
  * HAY_SEED fixes the random part's seed (printed at the start).
  */
@@ -23,6 +30,7 @@
 #include "testutil.h"
 #include "../src/cpu/teddy.h"
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,7 +385,165 @@ static void test_limits(void)
     hay_patterns_free(set);
 }
 
-int main(void)
+/* ---- real data ------------------------------------------------------------ */
+
+static int hexval(uint8_t c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The lines of a pattern file, \xHH decoded (the data folder's only
+ * escape), in *out (malloc'ed copies); returns the count. */
+static size_t read_patterns(const char *path, hay_pattern **out)
+{
+    size_t flen = 0;
+    uint8_t *f = tu_read_file(path, &flen);
+    *out = NULL;
+    if (!f)
+        return 0;
+    size_t n = 0, cap = 0;
+    hay_pattern *p = NULL;
+    for (size_t i = 0; i < flen;) {
+        size_t e = i;
+        while (e < flen && f[e] != '\n')
+            e++;
+        uint8_t *b = malloc(e - i + 1);
+        size_t m = 0;
+        for (size_t k = i; k < e; k++) {
+            int hi = k + 3 < e ? hexval(f[k + 2]) : -1;
+            int lo = k + 3 < e ? hexval(f[k + 3]) : -1;
+            if (hi >= 0 && lo >= 0 && f[k] == '\\' && f[k + 1] == 'x') {
+                b[m++] = (uint8_t)(hi << 4 | lo);
+                k += 3;
+            } else {
+                b[m++] = f[k];
+            }
+        }
+        if (m > 0) {
+            if (n == cap)
+                p = realloc(p, (cap = cap ? 2 * cap : 1024) * sizeof *p);
+            p[n].data = b;
+            p[n++].len = m;
+        } else {
+            free(b);
+        }
+        i = e + 1;
+    }
+    free(f);
+    *out = p;
+    return n;
+}
+
+static int count_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)id; (void)start; (void)end;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+static uint64_t count_with(const hay_patterns *set, const uint8_t *d, size_t len,
+                           unsigned threads, size_t chunk, bool by_callback)
+{
+    hay_scratch *scr = NULL;
+    hay_scratch_create(set, &scr);
+    hay_scan_opts o;
+    hay_scan_opts_init(&o);
+    o.threads = threads;
+    o.chunk_size = chunk;
+    uint64_t c = 0;
+    hay_status s = by_callback ? hay_scan(set, scr, d, len, &o, count_cb, &c)
+                               : hay_scan_count(set, scr, d, len, &o, &c);
+    hay_scratch_free(scr);
+    return s == HAY_OK ? c : UINT64_MAX;
+}
+
+static void test_realdata(const char *data, uint64_t seed)
+{
+    static const char *const pfiles[] = { "english-words", "snort-community" };
+    static const char *const tdirs[] = { "text", "logs" };
+    static const size_t sizes[] = { 2, 8, 64 };
+    char path[1200];
+    uint8_t *files[64];
+    size_t lens[64], nf = 0;
+    char names[64][256];
+    for (size_t d = 0; d < 2; d++) {
+        snprintf(path, sizeof path, "%s/%s", data, tdirs[d]);
+        DIR *dir = opendir(path);
+        if (!dir)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(dir)) && nf < 64) {
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof path, "%s/%s/%s", data, tdirs[d], e->d_name);
+            if ((files[nf] = tu_read_file(path, &lens[nf])) != NULL) {
+                snprintf(names[nf], sizeof names[nf], "%s/%.200s", tdirs[d], e->d_name);
+                nf++;
+            }
+        }
+        closedir(dir);
+    }
+    if (nf == 0) {
+        printf("realdata: SKIP, no files under %s\n", data);
+        return;
+    }
+    tu_rng r = { seed };
+    uint64_t total = 0;
+    size_t checks = 0;
+    for (size_t pf = 0; pf < 2; pf++) {
+        snprintf(path, sizeof path, "%s/patterns/%s.txt", data, pfiles[pf]);
+        hay_pattern *all;
+        size_t na = read_patterns(path, &all);
+        if (!CHECK(na >= 64, "%s: %zu patterns", path, na))
+            continue;
+        for (size_t si = 0; si < 3; si++) {
+            hay_pattern pick[64];
+            for (size_t i = 0; i < sizes[si]; i++)
+                pick[i] = all[tu_below(&r, na)];
+            for (int caseless = 0; caseless < 2; caseless++) {
+                hay_compile_opts o;
+                hay_compile_opts_init(&o);
+                o.backend = HAY_BACKEND_CPU;
+                o.algo = "dfa";
+                o.flags = caseless ? HAY_CASELESS : 0;
+                hay_patterns *ref = NULL;
+                if (!CHECK(hay_patterns_compile(pick, sizes[si], &o, &ref) == HAY_OK,
+                           "dfa of %zu %s", sizes[si], pfiles[pf]))
+                    continue;
+                for (size_t k = 0; k < 2; k++) {
+                    hay_patterns *set = compile_isa(pick, sizes[si], caseless, isas[k]);
+                    if (!set)
+                        continue;
+                    for (size_t f = 0; f < nf; f++) {
+                        uint64_t want = count_with(ref, files[f], lens[f], 1, 0, false);
+                        uint64_t got[3] = {
+                            count_with(set, files[f], lens[f], 1, 0, false),
+                            count_with(set, files[f], lens[f], 2, 65536 + 7, false),
+                            count_with(set, files[f], lens[f], 3, 100000, true),
+                        };
+                        for (int v = 0; v < 3; v++)
+                            CHECK(got[v] == want, "%zu %s%s on %s, %s, run %d: %" PRIu64
+                                  ", dfa %" PRIu64, sizes[si], pfiles[pf],
+                                  caseless ? " -i" : "", isas[k], names[f], v, got[v], want);
+                        total += want;
+                        checks++;
+                    }
+                    hay_patterns_free(set);
+                }
+                hay_patterns_free(ref);
+            }
+        }
+        for (size_t i = 0; i < na; i++)
+            free((void *)all[i].data);
+        free(all);
+    }
+    for (size_t f = 0; f < nf; f++)
+        free(files[f]);
+    printf("realdata: %zu files x sets x loops, %" PRIu64 " matches counted\n", checks, total);
+}
+
+int main(int argc, char **argv)
 {
     const char *sv = getenv("HAY_SEED");
     uint64_t seed = sv && *sv ? strtoull(sv, NULL, 0)
@@ -389,5 +555,7 @@ int main(void)
     test_dense();
     test_props(seed, tu_scaled(PROP_ITERATIONS, 20));
     test_cases();
+    if (argc > 1)
+        test_realdata(argv[1], seed);
     return tu_finish();
 }
