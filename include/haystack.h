@@ -133,6 +133,9 @@ typedef enum hay_backend {
  *               refused with HAY_ERR_TOO_LARGE over its table budget
  *   "pfac"      PFAC, the failureless automaton walked from every start
  *               (the GPU algorithm, on CPU threads); any pattern count
+ *   "teddy"     nibble-shuffle fingerprints of the first 1..3 bytes in
+ *               8 buckets, 32 (AVX2) or 16 (SSSE3) positions at a time,
+ *               then verified; at most 64 patterns (more: HAY_ERR_TOO_LARGE)
  * The CPU backend's engine parameters (hay_compile_opts.params):
  *   dfa_budget=BYTES    largest DFA table; "auto" takes the DFA when it
  *                       fits, else the compact "ac"

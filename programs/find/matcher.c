@@ -27,6 +27,10 @@ static void explain(const find_config *cf, hay_status st, const char *why)
     } else if (st == HAY_ERR_TOO_LARGE && cf->algo && !strcmp(cf->algo, "dfa")) {
         fprintf(stderr, "hay: the DFA of these patterns exceeds its table budget; "
                         "raise it (--params dfa_budget=BYTES) or use --algo ac\n");
+    } else if (st == HAY_ERR_TOO_LARGE && cf->algo && !strcmp(cf->algo, "teddy") &&
+               cf->pats.n > 64) {
+        fprintf(stderr, "hay: teddy searches for at most 64 patterns (%zu given); "
+                        "use --algo dfa or ac\n", cf->pats.n);
     } else if (st == HAY_ERR_TOO_LARGE) {
         fprintf(stderr, "hay: a pattern is longer than %u bytes, or there are more "
                         "than %u patterns\n", HAY_MAX_PATTERN_LEN, HAY_MAX_PATTERNS);

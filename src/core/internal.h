@@ -388,6 +388,7 @@ extern const hay_engine hay_engine_simd;
 extern const hay_engine hay_engine_ac;
 extern const hay_engine hay_engine_dfa;
 extern const hay_engine hay_engine_pfac;
+extern const hay_engine hay_engine_teddy;
 
 /*
  * The leftmost match modes (leftmost.c): a filter between a backend's

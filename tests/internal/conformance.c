@@ -160,6 +160,9 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
             hay_patterns_free(set);
         return;
     }
+    if (s == HAY_ERR_TOO_LARGE && e->algo && strcmp(e->algo, "teddy") == 0 &&
+        c->npats > 64)
+        return;   /* teddy's documented limit (src/cpu/teddy.h) */
     if (s == HAY_ERR_UNSUPPORTED && e->backend != HAY_BACKEND_CPU &&
         e->backend != HAY_BACKEND_AUTO) {
         (*declined)++;   /* a GPU backend may decline a set; never the CPU */
@@ -291,7 +294,7 @@ done:
 static void check_engine_kinds(const tu_engine *es, size_t n)
 {
     static const char *const single[] = { "bm", "horspool", "simd" };
-    static const char *const multi[] = { "naive", "ac", "dfa", "pfac" };
+    static const char *const multi[] = { "naive", "ac", "dfa", "pfac", "teddy" };
     for (size_t i = 0; i < n; i++) {
         const tu_engine *e = &es[i];
         if (!e->algo)
@@ -300,7 +303,7 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
         for (size_t k = 0; k < 3; k++)
             if (strcmp(e->algo, single[k]) == 0)
                 known = true;
-        for (size_t k = 0; k < 4; k++)
+        for (size_t k = 0; k < 5; k++)
             if (strcmp(e->algo, multi[k]) == 0)
                 known = want_multi = true;
         if (e->backend == HAY_BACKEND_CPU && known)

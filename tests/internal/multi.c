@@ -110,6 +110,9 @@ static void check_set(const char *what, const plist *pl, const uint8_t *hay,
         hay_status s = tu_compile(e, pl->p, pl->n, caseless, &set);
         if (e->algo && strcmp(e->algo, "dfa") == 0 && s == HAY_ERR_TOO_LARGE)
             continue;   /* over the DFA's budget: auto covers the fallback */
+        if (e->algo && strcmp(e->algo, "teddy") == 0 && s == HAY_ERR_TOO_LARGE &&
+            pl->n > 64)
+            continue;   /* teddy's limit (src/cpu/teddy.h) */
         if (!CHECK(s == HAY_OK, "%s: compile on %s: %s", what, e->label,
                    hay_strerror(s)))
             continue;

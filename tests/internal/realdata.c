@@ -139,6 +139,8 @@ static void run_engine(const tu_engine *e, const hay_pattern *p, size_t n,
     hay_status s = tu_compile(e, p, n, caseless, &set);
     if (n > 1 && !e->multi)
         return;
+    if (s == HAY_ERR_TOO_LARGE && n > 64 && e->algo && strcmp(e->algo, "teddy") == 0)
+        return;   /* teddy's limit (src/cpu/teddy.h) */
     if (!CHECK(s == HAY_OK, "%s: compile %s: %s", what, e->label, hay_strerror(s)))
         return;
     hay_scratch *scr = NULL;
