@@ -477,7 +477,7 @@ typedef struct hay_align_db_input {
  * bytes with the NUL.  Errors: HAY_ERR_INVALID (empty database, empty
  * sequence, bad letter, more than 2^32 - 1 sequences), HAY_ERR_NOMEM.
  */
-hay_status hay_align_db_create(const hay_align_scoring *s,
+HAY_API hay_status hay_align_db_create(const hay_align_scoring *s,
                                const hay_align_db_input *seqs, size_t n,
                                hay_align_db **out, char *msg, size_t msgcap);
 
@@ -487,7 +487,7 @@ hay_status hay_align_db_create(const hay_align_scoring *s,
  * before the first header, an empty sequence and no sequence at all are
  * errors naming the line.
  */
-hay_status hay_align_db_from_fasta(const hay_align_scoring *s,
+HAY_API hay_status hay_align_db_from_fasta(const hay_align_scoring *s,
                                    const void *text, size_t len,
                                    hay_align_db **out, char *msg,
                                    size_t msgcap);
@@ -497,7 +497,7 @@ hay_status hay_align_db_from_fasta(const hay_align_scoring *s,
  * place, so a failed write leaves no partial database).  HAY_ERR_INVALID
  * with msg when the file cannot be written.
  */
-hay_status hay_align_db_write(const hay_align_db *db, const char *path,
+HAY_API hay_status hay_align_db_write(const hay_align_db *db, const char *path,
                               char *msg, size_t msgcap);
 
 /*
@@ -506,15 +506,15 @@ hay_status hay_align_db_write(const hay_align_db *db, const char *path,
  * empty or corrupt gives HAY_ERR_INVALID and a reason in msg; nothing is
  * mapped then.  *out is owned by the caller (hay_align_db_free unmaps).
  */
-hay_status hay_align_db_open(const char *path, hay_align_db **out, char *msg,
+HAY_API hay_status hay_align_db_open(const char *path, hay_align_db **out, char *msg,
                              size_t msgcap);
 
 /* Whether the first bytes (len of them, at least 8 needed) are a database
  * file's magic: 1 or 0. */
-int hay_align_db_is_db(const void *head, size_t len);
+HAY_API int hay_align_db_is_db(const void *head, size_t len);
 
 /* Closes a database (unmaps or frees it).  NULL is allowed. */
-void hay_align_db_free(hay_align_db *db);
+HAY_API void hay_align_db_free(hay_align_db *db);
 
 typedef struct hay_align_db_info {
     uint32_t version;          /* of the file, or HAY_ALIGN_DB_VERSION */
@@ -526,14 +526,14 @@ typedef struct hay_align_db_info {
     int mapped;                /* 1: a memory-mapped file */
 } hay_align_db_info;
 
-hay_status hay_align_db_info_get(const hay_align_db *db,
+HAY_API hay_status hay_align_db_info_get(const hay_align_db *db,
                                  hay_align_db_info *info);
 
 /*
  * Target i (input order, 0 .. sequences - 1): its name (NUL-terminated),
  * codes and length, all owned by db.  Any out-pointer may be NULL.
  */
-hay_status hay_align_db_seq(const hay_align_db *db, uint32_t i,
+HAY_API hay_status hay_align_db_seq(const hay_align_db *db, uint32_t i,
                             const char **name, const uint8_t **codes,
                             size_t *len);
 
@@ -541,7 +541,7 @@ hay_status hay_align_db_seq(const hay_align_db *db, uint32_t i,
  * Whether s can search db: the same alphabet, letter for letter (codes mean
  * the same residues).  HAY_OK or HAY_ERR_INVALID.
  */
-hay_status hay_align_db_check_scoring(const hay_align_db *db,
+HAY_API hay_status hay_align_db_check_scoring(const hay_align_db *db,
                                       const hay_align_scoring *s);
 
 typedef struct hay_align_db_options {
@@ -555,7 +555,7 @@ typedef struct hay_align_db_options {
 } hay_align_db_options;
 
 /* Defaults: hay_align_options_init, top 50, every score above 0. */
-void hay_align_db_options_init(hay_align_db_options *o);
+HAY_API void hay_align_db_options_init(hay_align_db_options *o);
 
 /*
  * One hit.  r is the pair's alignment as hay_align_pair gives it: score and
@@ -602,14 +602,14 @@ typedef struct hay_align_db_results {
  * names point into db, which must outlive the results.  Errors: those of
  * hay_align_pair; HAY_ERR_INVALID for a scoring of another alphabet.
  */
-hay_status hay_align_db_search(const hay_align_db *db,
+HAY_API hay_status hay_align_db_search(const hay_align_db *db,
                                const hay_align_scoring *s,
                                const hay_align_seq *queries, size_t nq,
                                const hay_align_db_options *o,
                                hay_align_db_results **out);
 
 /* Frees the results, their CIGARs included.  NULL is allowed. */
-void hay_align_db_results_free(hay_align_db_results *r);
+HAY_API void hay_align_db_results_free(hay_align_db_results *r);
 
 #ifdef __cplusplus
 }
