@@ -27,13 +27,21 @@
  *       them for the split's core count and the emulated pieces.
  */
 #include "../core/internal.h"
+#include "../cuda/cuda_params.h"
 #include "policy.h"
 #include "split.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 
-enum { SPLIT_AUTO, SPLIT_ON, SPLIT_OFF, SPLIT_EMULATE, SPLIT_HEAVY };
+/* split=: the key's words in the order of its table (cuda_params.c). */
+enum {
+    SPLIT_AUTO = HAY_SPLIT_MODE_AUTO,
+    SPLIT_ON = HAY_SPLIT_MODE_ON,
+    SPLIT_OFF = HAY_SPLIT_MODE_OFF,
+    SPLIT_EMULATE = HAY_SPLIT_MODE_EMULATE,
+    SPLIT_HEAVY = HAY_SPLIT_MODE_HEAVY
+};
 enum { RUN_CPU, RUN_GPU, RUN_SPLIT };
 
 typedef struct auto_set {
@@ -57,96 +65,42 @@ typedef struct auto_set {
 
 /* Parameters ------------------------------------------------------------- */
 
-/* The next "key=value" item of p (empty items skipped); the grammar of the
- * CUDA driver's parser, until one parameter module serves both. */
-static bool param_next(const char **p, const char **key, size_t *klen,
-                       const char **val, size_t *vlen)
+/* Auto's keys and the driver's that it reads, parsed when the set was
+ * compiled (cuda_params.c); gpu_min after env HAY_AUTO_GPU_MIN. */
+static void auto_params(const hay_patterns *set, auto_set *g)
 {
-    const char *s = *p;
-    if (!s)
-        return false;
-    while (*s == ',' || *s == ' ')
-        s++;
-    if (!*s)
-        return false;
-    const char *e = s + strcspn(s, ",");
-    const char *eq = memchr(s, '=', (size_t)(e - s));
-    *key = s;
-    *klen = (size_t)((eq ? eq : e) - s);
-    *val = eq ? eq + 1 : e;
-    *vlen = eq ? (size_t)(e - eq - 1) : 0;
-    *p = e;
-    return true;
-}
-
-static bool is(const char *s, size_t n, const char *name)
-{
-    return strlen(name) == n && memcmp(s, name, n) == 0;
-}
-
-/* A size: digits and an optional K, M or G (powers of 1024). */
-static bool parse_size(const char *v, size_t n, uint64_t *out)
-{
-    uint64_t x = 0;
-    size_t i = 0;
-    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++) {
-        if (x > (UINT64_MAX - 9) / 10)
-            return false;
-        x = x * 10 + (uint64_t)(v[i] - '0');
+    const hay_param_table *at = &hay_auto_param_table, *dt = &hay_cuda_driver_param_table;
+    hay_auto_params adflt;
+    hay_cuda_driver_params ddflt;
+    const hay_auto_params *a = hay_set_params(set, at);
+    const hay_cuda_driver_params *d = hay_set_params(set, dt);
+    if (!a) {
+        hay_params_defaults(at, &adflt);
+        a = &adflt;
     }
-    if (i == 0)
-        return false;
-    unsigned sh = 0;
-    if (i + 1 == n) {
-        char c = (char)(v[i] | 0x20);
-        sh = c == 'k' ? 10 : c == 'm' ? 20 : c == 'g' ? 30 : 64;
-        if (sh == 64 || x > (UINT64_MAX >> sh))
-            return false;
-    } else if (i != n) {
-        return false;
+    if (!d) {
+        hay_params_defaults(dt, &ddflt);
+        d = &ddflt;
     }
-    *out = x << sh;
-    return true;
-}
-
-static hay_status auto_params(const char *params, auto_set *g)
-{
-    static const char *const splits[] = { "auto", "on", "off", "emulate", "heavy" };
-    const char *p = params, *key, *val;
-    size_t klen, vlen;
-    while (param_next(&p, &key, &klen, &val, &vlen)) {
-        uint64_t v = 0;
-        if (is(key, klen, "split")) {
-            g->split = -1;
-            for (int k = 0; k < 5; k++)
-                if (is(val, vlen, splits[k]))
-                    g->split = k;
-            RETURN_ERROR_IF(g->split < 0, HAY_ERR_INVALID);
-        } else if (is(key, klen, "transfer")) {
-            g->reg = is(val, vlen, "register");   /* checked by the CUDA driver */
-        } else if (is(key, klen, "reg_threads")) {
-            if (parse_size(val, vlen, &v) && v >= 1 && v <= 8)
-                g->reg_threads = (unsigned)v;     /* refused by the CUDA driver when bad */
-        } else if (is(key, klen, "split_keep")) {
-            RETURN_ERROR_IF(!parse_size(val, vlen, &v) || v < 1 || v > 4096,
-                            HAY_ERR_INVALID);
-            g->keep = (unsigned)v;
-        } else if (is(key, klen, "gpu_min")) {
-            RETURN_ERROR_IF(!parse_size(val, vlen, &v), HAY_ERR_INVALID);
-            g->gpu_min = v;
-            g->gpu_min_given = true;
-        } else if (is(key, klen, "split_piece") || is(key, klen, "chunk")) {
-            RETURN_ERROR_IF(!parse_size(val, vlen, &v) || v < 1, HAY_ERR_INVALID);
-            if (is(key, klen, "chunk"))
-                g->emulate_piece = v;
-            else
-                g->split_piece = v;
-        } else if (is(key, klen, "split_buffer")) {
-            RETURN_ERROR_IF(!parse_size(val, vlen, &v), HAY_ERR_INVALID);
-            g->split_buffer = v;
-        }
+    g->split = a->split;
+    g->split_piece = a->split_piece;
+    g->split_buffer = a->split_buffer;
+    g->keep = hay_params_given(at, a, "split_keep") ? (unsigned)a->split_keep : 0;
+    /* The GPU side copies in place unless transfer= says otherwise. */
+    g->reg = !hay_params_given(dt, d, "transfer") || d->transfer == HAY_CUDA_TRANSFER_REGISTER;
+    g->reg_threads = (unsigned)d->reg_threads;
+    g->emulate_piece = hay_params_given(dt, d, "chunk") ? d->chunk : g->pol->emulate_piece;
+    g->gpu_min = set->n > 1 ? g->pol->gpu_min_multi : g->pol->gpu_min_single;
+    const char *env = getenv("HAY_AUTO_GPU_MIN");
+    uint64_t v;
+    if (env && hay_params_size(env, strlen(env), &v)) {
+        g->gpu_min = v;
+        g->gpu_min_given = true;
     }
-    return HAY_OK;
+    if (hay_params_given(dt, d, "gpu_min")) {
+        g->gpu_min = d->gpu_min;
+        g->gpu_min_given = true;
+    }
 }
 
 /* The GPU state ------------------------------------------------------------ */
@@ -516,21 +470,9 @@ static hay_status auto_compile(hay_patterns *set, const char *algo)
     g->pol = &hay_auto_policy_default;
     const hay_backend_ops *cuda = hay_backend_ops_of(HAY_BACKEND_CUDA);
     g->dev = cuda && cuda->offload ? cuda : NULL;
-    g->split = SPLIT_AUTO;
-    g->split_piece = g->pol->split_piece;
-    g->split_buffer = g->pol->split_list_budget;
-    g->emulate_piece = g->pol->emulate_piece;
-    g->reg = true;   /* unless transfer= says otherwise */
-    g->reg_threads = 1;   /* the CUDA driver's default for reg_threads= */
-    g->gpu_min = set->n > 1 ? g->pol->gpu_min_multi : g->pol->gpu_min_single;
-    const char *env = getenv("HAY_AUTO_GPU_MIN");
-    uint64_t v;
-    if (env && parse_size(env, strlen(env), &v)) {
-        g->gpu_min = v;
-        g->gpu_min_given = true;
-    }
-    hay_status s = auto_params(set->params, g);
-    if (s == HAY_OK && pthread_mutex_init(&g->lock, NULL) != 0)
+    auto_params(set, g);
+    hay_status s = HAY_OK;
+    if (pthread_mutex_init(&g->lock, NULL) != 0)
         s = HAY_ERR_NOMEM;
     if (s == HAY_OK) {
         s = hay_cpu_backend.compile(set, algo);

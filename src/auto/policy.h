@@ -52,12 +52,10 @@ typedef struct hay_auto_policy {
     unsigned split_gpu_cores;
     unsigned split_gpu_cores_pinned;
 
-    /* The CPU side's pieces in the list (split_piece= overrides): 4 MiB
-     * ran the CPU side 3-4x slower than 32 MiB. */
-    uint64_t split_piece;
-    /* GPU list matches held until the CPU's part is delivered
-     * (split_buffer=); a piece over it is searched again by the CPU. */
-    uint64_t split_list_budget;
+    /* The CPU side's pieces (split_piece=, default 32M) and the GPU list
+     * matches held until the CPU's part is delivered (split_buffer=,
+     * default 256M; a piece over it is searched again by the CPU) are
+     * the key table's defaults, in src/cuda/cuda_params.c. */
     /* split=emulate: the host worker's pieces (chunk= overrides). */
     uint64_t emulate_piece;
 
@@ -88,8 +86,6 @@ static const hay_auto_policy hay_auto_policy_default = {
     .keep_min_cores = 8,
     .split_gpu_cores = 5,
     .split_gpu_cores_pinned = 1,
-    .split_piece = (uint64_t)32 << 20,
-    .split_list_budget = (uint64_t)256 << 20,
     .emulate_piece = (uint64_t)64 << 20,
     .guide_min_cpu = (uint64_t)256 << 10,
     .guide_min_worker = (uint64_t)4 << 20,

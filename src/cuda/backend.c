@@ -30,10 +30,6 @@ static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-g
                                           "brute-reg", "brute-first", NULL };
 
 const hay_cuda_tuning hay_cuda_tuning_default = {
-    .streams = 3,
-    .chunk = (uint64_t)32 << 20,   /* the best of a sweep on the H200 host */
-    .result_cap = (uint64_t)16 << 20,
-    .reg_threads = 1,
     .min_chunk = (uint64_t)1 << 16,
     .min_result_cap = (uint64_t)1 << 10,
     .pool_keep = 2,

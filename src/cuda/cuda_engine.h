@@ -35,12 +35,13 @@
  * cuda_params.c (core/params.h), and hay_patterns_compile checks the string
  * against the tables of the set's backend.  hay_compile_opts.params is
  * handed to build() unchanged; an engine reads its own keys with
- * hay_cuda_engine_params.  The helpers at the end of this header serve the
- * driver's own parsing in cuda_backend.c until it reads
- * hay_cuda_driver_params.
+ * hay_cuda_engine_params.  The driver (set.c) and backend auto
+ * (src/auto/auto.c) read the values parsed at compile time
+ * (hay_cuda_driver_params, hay_auto_params).  The helpers at the end of
+ * this header serve the device params of sw_db.cu.
  *
  * Driver keys (set.c; docs/DESIGN.md "CUDA backend"), with backend auto's
- * (src/auto/auto.c: gpu_min and split*), which the driver skips too:
+ * (src/auto/auto.c: gpu_min and split*):
  *   device=N            CUDA device index (default: env HAY_CUDA_DEVICE, else 0)
  *   transfer=pinned|pageable|register   host inputs: copied through
  *                       pinned staging buffers (default), cudaMemcpyAsync
@@ -164,11 +165,6 @@ typedef struct hay_cuda_engine {
 /* Bytes readable past the end of every piece (see Padding above). */
 #define HAY_CUDA_PAD 64
 
-/* The driver's keys, for parse_driver_params (cuda_backend.c). */
-#define HAY_CUDA_DRIVER_KEYS \
-    { "device", "transfer", "streams", "chunk", "result_cap", "gpu_min", "dense_max", \
-      "split", "split_piece", "split_buffer", "split_keep", "stage_threads", "reg_threads" }
-
 /* Iterates the "key=value" pairs of a params string: sets key/klen and
  * val/vlen (a key without '=' has vlen 0) and returns 1, or 0 at the end.
  * Empty items (",,") are skipped. */
@@ -206,15 +202,6 @@ static inline int hay_cuda_key_is(const char *key, size_t klen,
         if (key[i] != name[i])
             return 0;
     return i == klen && !name[i];
-}
-
-static inline int hay_cuda_is_driver_key(const char *key, size_t klen)
-{
-    static const char *const keys[] = HAY_CUDA_DRIVER_KEYS;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (hay_cuda_key_is(key, klen, keys[i]))
-            return 1;
-    return 0;
 }
 
 /* Parses an unsigned decimal value with an optional K, M or G suffix

@@ -10,17 +10,21 @@
 static const char *const transfer_words[] = { "pinned", "pageable", "register", NULL };
 
 static const hay_param driver_keys[] = {
-    HAY_PARAM_U(hay_cuda_driver_params, device, "device", 0, 15, 0, NULL,
+    HAY_PARAM_U(hay_cuda_driver_params, device, "device", 0, HAY_CUDA_MAX_DEVICES - 1, 0,
+                NULL,
                 "CUDA device index (default: env HAY_CUDA_DEVICE, else 0)"),
     HAY_PARAM_E(hay_cuda_driver_params, transfer, "transfer", transfer_words, "pinned",
                 "host input through pinned staging, from pageable memory, or "
                 "pinned in place block by block (shared mappings only)"),
+    /* reg_threads: the driver serializes them (docs/PERF.md) */
     HAY_PARAM_U(hay_cuda_driver_params, reg_threads, "reg_threads", 1, 8, 0, "1",
                 "transfer=register: threads pinning blocks (more did not help)"),
     HAY_PARAM_U(hay_cuda_driver_params, stage_threads, "stage_threads", 1, 256, 0, NULL,
                 "threads copying input into pinned staging (default 16; fewer "
                 "beside a split)"),
-    HAY_PARAM_U(hay_cuda_driver_params, streams, "streams", 1, 8, 0, "3", "pipeline depth"),
+    HAY_PARAM_U(hay_cuda_driver_params, streams, "streams", 1, HAY_CUDA_MAX_STREAMS, 0, "3",
+                "pipeline depth"),
+    /* chunk: the best of a sweep on the H200 host (docs/PERF.md "page cache") */
     HAY_PARAM_SZ(hay_cuda_driver_params, chunk, "chunk", 1, BIG, "32M",
                  "bytes per pipeline piece (hay_scan_opts.chunk_size overrides)"),
     HAY_PARAM_SZ(hay_cuda_driver_params, result_cap, "result_cap", 1, (uint64_t)1 << 32, "16M",
@@ -40,7 +44,7 @@ static const hay_param auto_keys[] = {
     HAY_PARAM_E(hay_auto_params, split, "split", split_words, "auto",
                 "share one input between CPU threads and the GPU (split.h)"),
     HAY_PARAM_SZ(hay_auto_params, split_piece, "split_piece", 1, BIG, "32M",
-                 "bytes the CPU side claims at a time"),
+                 "bytes the CPU side claims at a time"),   /* 4M: 3-4x slower */
     HAY_PARAM_SZ(hay_auto_params, split_buffer, "split_buffer", 0, BIG, "256M",
                  "GPU list matches held until the CPU's part is delivered"),
     HAY_PARAM_U(hay_auto_params, split_keep, "split_keep", 1, 4096, 0, NULL,
@@ -117,7 +121,7 @@ static const hay_param sw_keys[] = {
 const hay_param_table hay_cuda_sw_param_table =
     HAY_PARAM_TABLE("cuda sw", hay_cuda_sw_params, sw_keys);
 
-/* The engines by --algo name; keep in step with cuda_backend.c's engine
+/* The engines by --algo name; keep in step with backend.c's engine
  * table (the first that takes a set is the default). */
 static const struct {
     const char *name;

@@ -14,8 +14,13 @@
 extern "C" {
 #endif
 
-/* The host driver (cuda_backend.c).  Keys without a declared default are 0
- * when not given and the driver works the value out (hay_params_given). */
+/* The host driver (src/cuda/set.c; backend auto, src/auto/auto.c, reads
+ * transfer, reg_threads, chunk and gpu_min).  Keys without a declared
+ * default are 0 when not given and the reader works the value out
+ * (hay_params_given).  The limits below are the driver's array sizes
+ * (driver.h) and the keys' ranges. */
+#define HAY_CUDA_MAX_DEVICES 16
+#define HAY_CUDA_MAX_STREAMS 8
 enum { HAY_CUDA_TRANSFER_PINNED, HAY_CUDA_TRANSFER_PAGEABLE, HAY_CUDA_TRANSFER_REGISTER };
 typedef struct hay_cuda_driver_params {
     uint64_t given;
@@ -29,7 +34,7 @@ extern const hay_param_table hay_cuda_driver_param_table;
 
 /* Backend auto's own keys (it also reads the driver's transfer,
  * reg_threads and chunk). */
-/* In the order of cuda_backend.c's SPLIT_* */
+/* The split= key's words in order (src/auto/auto.c's SPLIT_* are these) */
 enum { HAY_SPLIT_MODE_AUTO, HAY_SPLIT_MODE_ON, HAY_SPLIT_MODE_OFF,
        HAY_SPLIT_MODE_EMULATE, HAY_SPLIT_MODE_HEAVY };
 typedef struct hay_auto_params {

@@ -17,11 +17,12 @@
 
 #include "../core/internal.h"
 #include "cuda_engine.h"
+#include "cuda_params.h"
 
 #include <cuda_runtime_api.h>
 
-#define MAX_DEVICES 16
-#define MAX_STREAMS 8
+#define MAX_DEVICES HAY_CUDA_MAX_DEVICES   /* the device= key's range */
+#define MAX_STREAMS HAY_CUDA_MAX_STREAMS   /* the streams= key's range */
 
 static inline hay_status cuda_status(cudaError_t e)
 {
@@ -29,13 +30,10 @@ static inline hay_status cuda_status(cudaError_t e)
 }
 #define CU(call) FORWARD_IF_ERROR(cuda_status(call))
 
-/* The driver's defaults and limits (params override the first four). */
+/* The driver's fixed tunings and limits.  The defaults of its keys
+ * (streams, chunk, result_cap, reg_threads, ...) are the key table's,
+ * hay_cuda_driver_param_table in cuda_params.c. */
 typedef struct hay_cuda_tuning {
-    unsigned streams;          /* pipeline depth */
-    uint64_t chunk;            /* bytes per piece (docs/PERF.md "page cache") */
-    uint64_t result_cap;       /* list slots per piece */
-    unsigned reg_threads;      /* transfer=register: more did not help, the
-                                * driver serializes them (docs/PERF.md) */
     uint64_t min_chunk;        /* halving the chunk on NOMEM stops here */
     uint64_t min_result_cap;
     unsigned pool_keep;        /* idle pipelines kept per device */

@@ -28,56 +28,6 @@ int hay_cuda_default_device(void)
     return 0;
 }
 
-/* The driver's keys; the engine checks its own and rejects the rest.
- * gpu_min is backend auto's (src/auto/auto.c): checked, not kept. */
-static hay_status parse_driver_params(const char *params, cuda_set *cs)
-{
-    const char *p = params, *key, *val;
-    size_t klen, vlen;
-    while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
-        uint64_t v = 0;
-        if (hay_cuda_key_is(key, klen, "transfer")) {
-            cs->pageable = cs->reg = false;
-            if (hay_cuda_key_is(val, vlen, "pinned"))
-                ;
-            else if (hay_cuda_key_is(val, vlen, "pageable"))
-                cs->pageable = true;
-            else if (hay_cuda_key_is(val, vlen, "register"))
-                cs->reg = true;
-            else
-                return HAY_ERR_INVALID;
-            continue;
-        }
-        if (hay_cuda_key_is(key, klen, "split"))
-            continue;   /* backend auto's (src/auto/auto.c) */
-        if (!hay_cuda_is_driver_key(key, klen))
-            continue;
-        RETURN_ERROR_IF(hay_cuda_parse_size(val, vlen, &v) < 0, HAY_ERR_INVALID);
-        if (hay_cuda_key_is(key, klen, "device")) {
-            RETURN_ERROR_IF(v >= MAX_DEVICES, HAY_ERR_INVALID);
-            cs->dev = (int)v;
-        } else if (hay_cuda_key_is(key, klen, "streams")) {
-            RETURN_ERROR_IF(v < 1 || v > MAX_STREAMS, HAY_ERR_INVALID);
-            cs->streams = (unsigned)v;
-        } else if (hay_cuda_key_is(key, klen, "chunk")) {
-            RETURN_ERROR_IF(v < 1, HAY_ERR_INVALID);
-            cs->chunk = v;
-        } else if (hay_cuda_key_is(key, klen, "result_cap")) {
-            RETURN_ERROR_IF(v < 1 || v > ((uint64_t)1 << 32), HAY_ERR_INVALID);
-            cs->result_cap = v;
-        } else if (hay_cuda_key_is(key, klen, "dense_max")) {
-            cs->dense_max = v;
-        } else if (hay_cuda_key_is(key, klen, "reg_threads")) {
-            RETURN_ERROR_IF(v < 1 || v > 8, HAY_ERR_INVALID);
-            cs->reg_threads = (unsigned)v;
-        } else if (hay_cuda_key_is(key, klen, "stage_threads")) {
-            RETURN_ERROR_IF(v < 1 || v > 256, HAY_ERR_INVALID);
-            cs->stage_threads = (unsigned)v;
-        }
-    }
-    return HAY_OK;
-}
-
 void hay_cuda_set_free(const hay_patterns *set, cuda_set *cs)
 {
     if (!cs)
@@ -97,14 +47,26 @@ hay_status hay_cuda_set_build(const hay_patterns *set, const char *algo,
     *out = NULL;
     cuda_set *cs = calloc(1, sizeof *cs);
     RETURN_ERROR_IF(!cs, HAY_ERR_NOMEM);
-    cs->dev = hay_cuda_default_device();
-    const hay_cuda_tuning *tu = &hay_cuda_tuning_default;
-    cs->streams = tu->streams;
-    cs->chunk = tu->chunk;
-    cs->result_cap = tu->result_cap;
-    cs->reg_threads = tu->reg_threads;
-    hay_status s = parse_driver_params(set->params, cs);
-    if (s == HAY_OK && cs->dev < 0)
+    /* The driver's keys, checked and parsed when the set was compiled
+     * (cuda_params.c); each engine reads its own. */
+    const hay_param_table *t = &hay_cuda_driver_param_table;
+    hay_cuda_driver_params dflt;
+    const hay_cuda_driver_params *d = hay_set_params(set, t);
+    if (!d) {
+        hay_params_defaults(t, &dflt);
+        d = &dflt;
+    }
+    cs->dev = hay_params_given(t, d, "device") ? (int)d->device : hay_cuda_default_device();
+    cs->pageable = d->transfer == HAY_CUDA_TRANSFER_PAGEABLE;
+    cs->reg = d->transfer == HAY_CUDA_TRANSFER_REGISTER;
+    cs->streams = (unsigned)d->streams;
+    cs->chunk = d->chunk;
+    cs->result_cap = d->result_cap;
+    cs->reg_threads = (unsigned)d->reg_threads;
+    cs->stage_threads = (unsigned)d->stage_threads;   /* 0 when not given: the default */
+    cs->dense_max = d->dense_max;                     /* 0: worked out below */
+    hay_status s = HAY_OK;
+    if (cs->dev < 0)
         s = HAY_ERR_INVALID;   /* HAY_CUDA_DEVICE is not a device index */
     if (s == HAY_OK)
         s = hay_cuda_ctx_enter(cs->dev, &cs->init_seconds);
