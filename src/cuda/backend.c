@@ -89,6 +89,14 @@ static hay_status cuda_buffer_create(const void *data, uint64_t len, void **out)
     if (s == HAY_OK && len)
         s = cuda_status(cudaMemcpy(b->d_base + HAY_CUDA_PAD, data, len,
                                    cudaMemcpyHostToDevice));
+    /* From pageable memory cudaMemcpy may return before its DMA lands, and
+     * cudaMemset is asynchronous; the pipeline's streams are non-blocking
+     * and do not wait for the default stream, so the buffer is complete
+     * only after this.  Without it, buffer counts in 4096-byte pieces came
+     * out short on an H100, differently from run to run
+     * (tests/api/modes.c). */
+    if (s == HAY_OK)
+        s = cuda_status(cudaDeviceSynchronize());
     if (s < 0) {
         cudaFree(b->d_base);
         free(b);

@@ -107,7 +107,6 @@ static hay_status rerun(scan_req *r, cuda_slot *sl, uint64_t x, uint64_t y)
     uint64_t lo = x >= r->back ? x - r->back : 0;
     if (lo < sl->lo)
         lo = sl->lo;
-    lo = sl->lo + ((lo - sl->lo) & ~(uint64_t)15);   /* see ALIGN_DOWN */
     const uint8_t *txt = slot_text(r, sl) + (lo - sl->lo);
     CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
     hay_cuda_job job = { txt, y - lo, x - lo, sl->d_ctr, NULL, sl->d_m,
@@ -187,14 +186,6 @@ static hay_status drain(scan_req *r, cuda_slot *sl)
 static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
 {
     uint64_t lo = gs >= r->back ? gs - r->back : 0;
-    /* ALIGN_DOWN: a staged piece starts at the slot's text buffer, 16-byte
-     * aligned; a device-resident input is given the same alignment by
-     * starting the look-back on a 16-byte boundary of the buffer (more
-     * look-back only costs bytes: the engine reports ends after gs - lo).
-     * Unaligned, resident counts in 4096-byte pieces came out short on an
-     * H100 (tests/api/modes.c) while the same staged pieces were exact. */
-    if (r->dev)
-        lo &= ~(uint64_t)15;
     uint64_t n = ge - lo;
     sl->lo = lo;
     sl->gs = gs;
