@@ -1,10 +1,10 @@
 /*
- * ocl_rt.h - what the OpenCL search backend (opencl_backend.c) and the
- * OpenCL Smith-Waterman (ocl_sw.c) share: device choice, one context and
- * one built program per device and program (the paper's "initialization"
- * phase, paid once per process and, through the on-disk binary cache,
- * mostly once per machine), the mapping of OpenCL errors to statuses, and
- * "key=value" parameter lists.
+ * ocl_rt.h - what the OpenCL search backend (opencl_backend.c, ocl_scan.c)
+ * and the OpenCL Smith-Waterman (ocl_sw.c) share: device choice, one
+ * context and one built program per device and program (the paper's
+ * "initialization" phase, paid once per process and, through the on-disk
+ * binary cache, mostly once per machine), the mapping of OpenCL errors to
+ * statuses, and "key=value" parameter lists.
  */
 #ifndef HAY_OCL_RT_H
 #define HAY_OCL_RT_H
