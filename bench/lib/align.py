@@ -105,7 +105,10 @@ def hay_cmd(hay, kind, variant, threads, q, t, backend=None):
         c += ["--backend", backend]
     if variant:
         c += ["--variant", variant]
-    c += ["--dna" if kind == "dna" else "--protein", q, t]
+    # DNA: the forward strand only, as the peers (parasail, SSW, water)
+    # align it; hay align searches both strands by default.
+    c += ["--dna", "--strand", "plus"] if kind == "dna" else ["--protein"]
+    c += [q, t]
     return c
 
 

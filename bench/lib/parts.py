@@ -814,7 +814,7 @@ def part_energy(ctx):
     dp = os.path.join(a.data, "bio", "dna-pairs")
     q, tg = os.path.join(dp, "MT-human.fa"), os.path.join(dp, "MT-orang.fa")
     cmds = [("hay align %dT" % N, [t["hay"], "align", "--score-only", "--stats", "-j", str(N),
-                                   "--dna", q, tg])]
+                                   "--dna", "--strand", "plus", q, tg])]
     if t.get("parasail"):
         dna = {"dna": (2, -3), "open": 5, "extend": 2}
         cmds.append(("parasail striped16 1T", t["parasail"].align(q, tg, dna, 1).argv))
