@@ -1,6 +1,6 @@
 /*
  * sw_cuda_test.c - every CUDA Smith-Waterman variant (src/cuda/sw_*.cu) against
- * a scalar Gotoh reference written here: score and best cell (smallest
+ * the scalar Gotoh reference of sw_ref.h: score and best cell (smallest
  * q_end, then smallest t_end) must be equal.  Random protein and DNA pairs,
  * related (mutated copies) and unrelated, low-complexity pairs full of
  * ties, BLOSUM62, DNA, a binary alphabet, a 32-letter random matrix and a
@@ -13,61 +13,24 @@
 #include "testutil.h"
 #include "align/sw_device.h"
 #include "sw_blosum62.h"
+#include "sw_ref.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REF_NEG (-(1 << 29))
-
-/* Gotoh, linear space, row by row: the first cell reaching the best score
- * in row-major order is the smallest q_end, then the smallest t_end. */
+/* The reference, with its own rows. */
 static void ref_sw(const uint8_t *q, size_t m, const uint8_t *t, size_t n, const int32_t *mat,
                    int alpha, int go, int ge, int32_t *score, uint64_t *qe, uint64_t *te)
 {
     int32_t *H = malloc((n + 1) * sizeof *H), *F = malloc((n + 1) * sizeof *F);
-    int32_t best = 0;
-    uint64_t bi = 0, bj = 0;
     if (H == NULL || F == NULL) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    for (size_t j = 0; j <= n; j++) {
-        H[j] = 0;
-        F[j] = REF_NEG;
-    }
-    for (size_t i = 1; i <= m; i++) {
-        const int32_t *row = mat + (size_t)q[i - 1] * (size_t)alpha;
-        int32_t diag = 0, e = REF_NEG, hleft = 0;
-        for (size_t j = 1; j <= n; j++) {
-            int32_t a = e - ge, b = hleft - go;
-            e = a > b ? a : b;
-            a = F[j] - ge;
-            b = H[j] - go;
-            int32_t f = a > b ? a : b;
-            int32_t h = diag + row[t[j - 1]];
-            if (e > h)
-                h = e;
-            if (f > h)
-                h = f;
-            if (h < 0)
-                h = 0;
-            diag = H[j];
-            H[j] = h;
-            F[j] = f;
-            hleft = h;
-            if (h > best) {
-                best = h;
-                bi = i - 1;
-                bj = j - 1;
-            }
-        }
-    }
+    *score = sw_ref_gotoh(q, m, t, n, mat, alpha, go, ge, H, F, qe, te);
     free(H);
     free(F);
-    *score = best;
-    *qe = bi;
-    *te = bj;
 }
 
 typedef struct matrix {

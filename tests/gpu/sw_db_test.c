@@ -16,47 +16,17 @@
 #include "testutil.h"
 #include "align/db_device.h"
 #include "sw_blosum62.h"
+#include "sw_ref.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REF_NEG (-(1 << 29))
-
-/* Gotoh, score only (tests/sw_cuda_test.c's reference without the cell). */
+/* Gotoh, score only (sw_ref.h). */
 static int32_t ref_sw(const uint8_t *q, size_t m, const uint8_t *t, size_t n, const int32_t *mat,
                       int alpha, int go, int ge, int32_t *H, int32_t *F)
 {
-    int32_t best = 0;
-    for (size_t j = 0; j <= n; j++) {
-        H[j] = 0;
-        F[j] = REF_NEG;
-    }
-    for (size_t i = 1; i <= m; i++) {
-        const int32_t *row = mat + (size_t)q[i - 1] * (size_t)alpha;
-        int32_t diag = 0, e = REF_NEG, hleft = 0;
-        for (size_t j = 1; j <= n; j++) {
-            int32_t a = e - ge, b = hleft - go;
-            e = a > b ? a : b;
-            a = F[j] - ge;
-            b = H[j] - go;
-            int32_t f = a > b ? a : b;
-            int32_t h = diag + row[t[j - 1]];
-            if (e > h)
-                h = e;
-            if (f > h)
-                h = f;
-            if (h < 0)
-                h = 0;
-            diag = H[j];
-            H[j] = h;
-            F[j] = f;
-            hleft = h;
-            if (h > best)
-                best = h;
-        }
-    }
-    return best;
+    return sw_ref_gotoh(q, m, t, n, mat, alpha, go, ge, H, F, NULL, NULL);
 }
 
 typedef struct db {
