@@ -64,8 +64,7 @@ typedef struct hit {
 int reverse_complement(const seq_file *f, seq_file *rc);
 void reverse_complement_free(seq_file *rc);
 
-/* The writers of one alignment (align.c). */
-void json_str(const char *s);
+/* The writers of one alignment (align_print.c). */
 /* The JSON document's head up to its "alignments" array: the scoring and
  * what the E-values rest on (fitted per query, st, or neither). */
 void print_json_head(const aconfig *cf, const hay_align_scoring *s,
@@ -80,6 +79,7 @@ void print_pair(const aconfig *cf, const hay_align_scoring *s,
                 int minus);
 void print_sam_record(const seq_rec *q, const seq_rec *t,
                       const hay_align_result *r, int flag);
+void print_sam_header(const aconfig *cf, const seq_file *tf);
 void print_sam_pg(const aconfig *cf);
 
 /* align_db.c: whether the command is a database search (TARGET is a
