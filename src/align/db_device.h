@@ -63,12 +63,13 @@ typedef struct hay_swdb_stats {
 typedef struct hay_swdb_gpu hay_swdb_gpu;
 
 /*
- * Prepares a database search on a GPU (device -1: the default one): uploads
- * the targets once, or plans to stream them in batches when they do not fit
- * in the device's memory.  params: "key=value,..." or NULL.  The targets'
- * memory must stay valid until hay_cuda_swdb_free when streaming.
- * Returns 0 or a negative hay_status (HAY_ERR_NO_BACKEND, HAY_ERR_NO_DEVICE,
- * HAY_ERR_DEVICE, HAY_ERR_NOMEM, HAY_ERR_INVALID).
+ * Prepares a database search on a GPU (device -1: the params' device key,
+ * else the current device): uploads the targets once.  params:
+ * "key=value,..." (hay_cuda_swdb_param_table, src/cuda/cuda_params.c) or
+ * NULL.  Returns 0 or a negative hay_status (HAY_ERR_NO_BACKEND,
+ * HAY_ERR_NO_DEVICE, HAY_ERR_DEVICE, HAY_ERR_NOMEM, HAY_ERR_INVALID, and
+ * HAY_ERR_TOO_LARGE for a database larger than the device's memory:
+ * streaming one in batches is not done yet).
  */
 int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_scoring *sc,
                          int device, const char *params, hay_swdb_gpu **out);

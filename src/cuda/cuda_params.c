@@ -121,6 +121,25 @@ static const hay_param sw_keys[] = {
 const hay_param_table hay_cuda_sw_param_table =
     HAY_PARAM_TABLE("cuda sw", hay_cuda_sw_params, sw_keys);
 
+static const char *const swdb_bits_words[] = { "16", "32", NULL };
+static const hay_param swdb_keys[] = {
+    HAY_PARAM_U(hay_cuda_swdb_params, device, "device", 0, HAY_CUDA_MAX_DEVICES - 1, 0, NULL,
+                "CUDA device index (default: the current device)"),
+    HAY_PARAM_E(hay_cuda_swdb_params, bits, "bits", swdb_bits_words, "16",
+                "16: the 16-bit kernel where the scoring fits it, rescoring "
+                "overflows in 32 bits; 32: every target in 32 bits"),
+    HAY_PARAM_U(hay_cuda_swdb_params, rows, "rows", 16, 32, 16, NULL,
+                "query rows a thread for long queries in the 16-bit kernel "
+                "(default: 32 unless that pads much more)"),
+    HAY_PARAM_SZ(hay_cuda_swdb_params, scratch, "scratch", (uint64_t)1 << 20, BIG, NULL,
+                 "device memory for the multi-pass scratch (default min(1G, free / 8))"),
+    HAY_PARAM_SZ(hay_cuda_swdb_params, batch, "batch", 1024, BIG, NULL,
+                 "device memory for one batch of queries' scores and sort keys "
+                 "(default min(4G, free / 4))"),
+};
+const hay_param_table hay_cuda_swdb_param_table =
+    HAY_PARAM_TABLE("cuda swdb", hay_cuda_swdb_params, swdb_keys);
+
 /* The engines by --algo name; keep in step with backend.c's engine
  * table (the first that takes a set is the default). */
 static const struct {

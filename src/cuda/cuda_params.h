@@ -75,6 +75,18 @@ typedef struct hay_cuda_sw_params {
 } hay_cuda_sw_params;
 extern const hay_param_table hay_cuda_sw_param_table;
 
+/* Database search (sw_db.cu; hay_align_db_opts' device params).  `device`
+ * is read by the caller (src/align/db_search.c) and only accepted here. */
+enum { HAY_SWDB_BITS_16, HAY_SWDB_BITS_32 };
+typedef struct hay_cuda_swdb_params {
+    uint64_t given;
+    uint64_t device;
+    int bits;                 /* HAY_SWDB_BITS_*: 16 where the scoring fits */
+    uint64_t rows;            /* 0 when not given: by the queries' lengths */
+    uint64_t scratch, batch;  /* 0 when not given: from free device memory */
+} hay_cuda_swdb_params;
+extern const hay_param_table hay_cuda_swdb_param_table;
+
 /*
  * The tables a set's params are checked against (core/patterns.c), at most
  * 4 written to out:

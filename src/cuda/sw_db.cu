@@ -8,16 +8,8 @@
 // must fit in device memory (HAY_ERR_TOO_LARGE otherwise): streaming a
 // larger one in batches is not done yet.
 //
-// Parameters ("key=value,..."):
-//   bits=16|32      16 (default): the 16-bit kernel where the scoring fits
-//                   it, rescoring in 32 bits; 32: every target in 32 bits
-//   rows=16|32      query rows a thread for long queries in the 16-bit
-//                   kernel (default: 32 unless that pads much more)
-//   scratch=SIZE    device memory for the multi-pass scratch (default: an
-//                   eighth of the free memory, at most 1G)
-//   batch=SIZE      device memory for one batch of queries' scores and
-//                   sort keys (default: a quarter of the free memory, at
-//                   most 4G)
+// Parameters: bits, rows, scratch, batch (and device, read by the
+// caller), declared with their meanings in cuda_params.c.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -28,6 +20,7 @@
 #include "../../include/haystack.h"
 #include "../align/db_device.h"
 #include "cuda_engine.h"
+#include "cuda_params.h"
 #include "sw_db.cuh"
 
 #define SWDB_CUDA(call)                          \
@@ -134,39 +127,21 @@ static __global__ void swdb_gather(const unsigned long long *keys, size_t nt, in
 
 // ---- create / free ---------------------------------------------------
 
-static int swdb_parse(hay_swdb_gpu *g, const char *params, int *force32)
+// The keys are declared in cuda_params.c (hay_cuda_swdb_param_table).
+static int swdb_parse(hay_swdb_gpu *g, const char *params, int *force32, int *device)
 {
-    const char *p = params, *key, *val;
-    size_t klen, vlen;
-    *force32 = 0;
-    while (hay_cuda_param_next(&p, &key, &klen, &val, &vlen)) {
-        uint64_t v;
-        if (hay_cuda_key_is(key, klen, "bits")) {
-            if (vlen == 2 && memcmp(val, "16", 2) == 0)
-                *force32 = 0;
-            else if (vlen == 2 && memcmp(val, "32", 2) == 0)
-                *force32 = 1;
-            else
-                return HAY_ERR_INVALID;
-        } else if (hay_cuda_key_is(key, klen, "rows")) {
-            if (vlen == 2 && memcmp(val, "16", 2) == 0)
-                g->rows = 16;
-            else if (vlen == 2 && memcmp(val, "32", 2) == 0)
-                g->rows = 32;
-            else
-                return HAY_ERR_INVALID;
-        } else if (hay_cuda_key_is(key, klen, "scratch")) {
-            if (hay_cuda_parse_size(val, vlen, &v) != 0 || v < (1u << 20))
-                return HAY_ERR_INVALID;
-            g->scratch_budget = (size_t)v;
-        } else if (hay_cuda_key_is(key, klen, "batch")) {
-            if (hay_cuda_parse_size(val, vlen, &v) != 0 || v < 1024)
-                return HAY_ERR_INVALID;
-            g->batch_budget = (size_t)v;
-        } else if (!hay_cuda_key_is(key, klen, "device")) {
-            return HAY_ERR_INVALID;
-        }
-    }
+    hay_cuda_swdb_params v;
+    const hay_param_table *const table = &hay_cuda_swdb_param_table;
+    void *const values = &v;
+    int st = hay_params_parse(params, &table, 1, &values, false, NULL);
+    if (st < 0)
+        return st;
+    *force32 = v.bits == HAY_SWDB_BITS_32;
+    g->rows = (int)v.rows;
+    g->scratch_budget = (size_t)v.scratch;
+    g->batch_budget = (size_t)v.batch;
+    if (*device < 0 && hay_params_given(table, &v, "device"))
+        *device = (int)v.device;
     return HAY_OK;
 }
 
@@ -228,14 +203,16 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
         cudaGetLastError();
         return HAY_ERR_NO_DEVICE;
     }
-    if (device >= ndev)
-        return HAY_ERR_NO_DEVICE;
     g = (hay_swdb_gpu *)calloc(1, sizeof *g);
     if (g == NULL)
         return HAY_ERR_NOMEM;
-    if (swdb_parse(g, params, &force32) != HAY_OK) {
+    if (swdb_parse(g, params, &force32, &device) != HAY_OK) {
         free(g);
         return HAY_ERR_INVALID;
+    }
+    if (device >= ndev) {
+        free(g);
+        return HAY_ERR_NO_DEVICE;
     }
     if (device < 0) {
         st = hay_cuda_status((int)cudaGetDevice(&device));

@@ -266,6 +266,13 @@ int main(void)
         CHECK(hay_cuda_swdb_create(&tg, &bad, -1, NULL, &g) == HAY_ERR_INVALID, "alpha 0");
         CHECK(hay_cuda_swdb_create(&tg, &prot, -1, "bits=8", &g) == HAY_ERR_INVALID, "bits=8");
         CHECK(hay_cuda_swdb_create(&tg, &prot, -1, "nokey=1", &g) == HAY_ERR_INVALID, "bad key");
+        CHECK(hay_cuda_swdb_create(&tg, &prot, -1, "rows=24", &g) == HAY_ERR_INVALID, "rows=24");
+        CHECK(hay_cuda_swdb_create(&tg, &prot, -1, "bits=16,bits=32", &g) == HAY_ERR_INVALID,
+              "a key twice");
+        CHECK(hay_cuda_swdb_create(&tg, &prot, -1, "scratch=1K", &g) == HAY_ERR_INVALID,
+              "scratch under 1M");
+        CHECK(hay_cuda_swdb_create(&tg, &prot, -1, "device=15", &g) == HAY_ERR_NO_DEVICE,
+              "device=15");
         c[0] = 24;
         CHECK(hay_cuda_swdb_create(&tg, &prot, -1, NULL, &g) == HAY_ERR_INVALID, "bad code");
         c[0] = 0;
