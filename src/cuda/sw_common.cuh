@@ -68,6 +68,25 @@ static __host__ __device__ inline bool hay_sw_better(int s, int i, int j,
     return s > bs || (s == bs && (i < bi || (i == bi && j < bj)));
 }
 
+#ifdef __CUDACC__
+// The warp's best cell by the rule above, in lane 0 (all 32 lanes take part).
+static __device__ inline int4 hay_sw_warp_best(int bs, int bi, int bj)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const int os = __shfl_down_sync(0xffffffffu, bs, o);
+        const int oi = __shfl_down_sync(0xffffffffu, bi, o);
+        const int oj = __shfl_down_sync(0xffffffffu, bj, o);
+        if (hay_sw_better(os, oi, oj, bs, bi, bj)) {
+            bs = os;
+            bi = oi;
+            bj = oj;
+        }
+    }
+    return make_int4(bs, bi, bj, 0);
+}
+#endif
+
 // A best cell as stored by kernels: x score, y q_end, z t_end.
 static inline int4 hay_sw_no_best(void) { return make_int4(0, 0x7fffffff, 0x7fffffff, 0); }
 

@@ -94,6 +94,82 @@ static __device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigne
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+// A warp's next strip (the same for all its lanes).
+static __device__ __forceinline__ int fast_next_strip(const FastArgs &a, int lane)
+{
+    int s = 0;
+    if (lane == 0)
+        s = atomicAdd(a.ticket, 1);
+    return __shfl_sync(FULL, s, 0);
+}
+
+// A strip's end: the warp's best, by the tie rule, to the strip's slot;
+// returns the cycles since t_start.  The profile is rebuilt for the next
+// strip after the __syncwarp.
+static __device__ __forceinline__ long long fast_strip_end(const FastArgs &a, int s, int lane,
+                                                           int bs, int bi, int bj,
+                                                           long long t_start)
+{
+    const int4 best = hay_sw_warp_best(bs, bi, bj);
+    if (lane == 0)
+        a.bests[s] = best;
+    const long long t = clock64() - t_start;
+    __syncwarp();
+    return t;
+}
+
+// The kernel's end: cycles spent waiting (spin) and owning strips.
+static __device__ __forceinline__ void fast_kernel_end(const FastArgs &a, int lane,
+                                                       long long spin, long long owned)
+{
+    if (lane == 0) {
+        atomicAdd(a.cycles, (unsigned long long)spin);
+        atomicAdd(a.cycles + 1, (unsigned long long)owned);
+    }
+}
+
+// One column of a lane's R rows (both versions): sp[r] is the profile
+// score plus open of row r, Gin/E the lane's column before, gU/fU the row
+// above's (G, F) and gprev its G one column before.  Writes Gout, updates
+// E, gprev, outG/outF (the lane's last row, for the lane below) and
+// returns the column's largest G.
+template <int R>
+static __device__ __forceinline__ int fast_column(const FastArgs &a, const int (&sp)[R],
+                                                  int (&E)[R], const int *Gin, int *Gout,
+                                                  int &gprev, int gU, int fU, int &outG,
+                                                  int &outF)
+{
+    // Off the vertical chain: Tg[r] = max(0, H_diag + s, E) - open.
+    int Tg[R];
+    int diag = gprev;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        E[r] = __viaddmax_s32(E[r], -a.ge, Gin[r]);
+        Tg[r] = __viaddmax_s32_relu(diag, sp[r], E[r]) - a.go;
+        diag = Gin[r];
+    }
+    // The chain, one operation per row: F[r] = max(F[r-1] - e', Tg[r-1])
+    // with e' = min(extend, open), because G[r-1] = max(Tg[r-1],
+    // F[r-1] - open); then G[r] = max(Tg[r], F[r] - open) off it.
+    int fA = __viaddmax_s32(fU, -a.ge, gU);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        if (r > 0)
+            fA = __viaddmax_s32(fA, -a.ep, Tg[r - 1]);
+        Gout[r] = __viaddmax_s32(fA, -a.go, Tg[r]);
+    }
+    outG = Gout[R - 1];
+    outF = fA;
+    gprev = gU;
+    int cm = Gout[0];
+#pragma unroll
+    for (int r = 1; r + 1 < R; r += 2)
+        cm = __vimax3_s32(cm, Gout[r], Gout[r + 1]);
+    if ((R & 1) == 0)
+        cm = max(cm, Gout[R - 1]);
+    return cm;
+}
+
 template <int R, bool PACKED>
 struct FastLane {
     int E[R];
@@ -198,34 +274,7 @@ struct FastLane {
             for (int r = 0; r < R; r++)
                 sp[r] = smat[qc[r] * a.alpha + tU] + a.go;
         }
-        // Off the vertical chain: Tg[r] = max(0, H_diag + s, E) - open.
-        int Tg[R];
-        int diag = gprev;
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            E[r] = __viaddmax_s32(E[r], -a.ge, Gin[r]);
-            Tg[r] = __viaddmax_s32_relu(diag, sp[r], E[r]) - a.go;
-            diag = Gin[r];
-        }
-        // The chain, one operation per row: F[r] = max(F[r-1] - e', Tg[r-1])
-        // with e' = min(extend, open), because G[r-1] = max(Tg[r-1],
-        // F[r-1] - open); then G[r] = max(Tg[r], F[r] - open) off it.
-        int fA = __viaddmax_s32(fU, -a.ge, gU);
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            if (r > 0)
-                fA = __viaddmax_s32(fA, -a.ep, Tg[r - 1]);
-            Gout[r] = __viaddmax_s32(fA, -a.go, Tg[r]);
-        }
-        outG = Gout[R - 1];
-        outF = fA;
-        gprev = gU;
-        int cm = Gout[0];
-#pragma unroll
-        for (int r = 1; r + 1 < R; r += 2)
-            cm = __vimax3_s32(cm, Gout[r], Gout[r + 1]);
-        if ((R & 1) == 0)
-            cm = max(cm, Gout[R - 1]);
+        const int cm = fast_column<R>(a, sp, E, Gin, Gout, gprev, gU, fU, outG, outF);
         // The lane's best: only when this column reaches it.  This column
         // comes after the recorded one, so the tie rule reduces to "higher,
         // or equal in a smaller row".  Rows past m (the last strip's) are
@@ -273,10 +322,7 @@ static __global__ void fast_kernel(FastArgs a)
     long long spin = 0, owned = 0;
     FastLane<R, PACKED> L;
     for (;;) {
-        int s = 0;
-        if (lane == 0)
-            s = atomicAdd(a.ticket, 1);
-        s = __shfl_sync(FULL, s, 0);
+        const int s = fast_next_strip(a, lane);
         if (s >= a.nstrips)
             break;
         const long long t_start = clock64();
@@ -326,27 +372,9 @@ static __global__ void fast_kernel(FastArgs a)
             L.step(a, k, lane, s, row0, prof, smat, stage_gf, above, below, spin, G0, G1);
             L.step(a, k + 1, lane, s, row0, prof, smat, stage_gf, above, below, spin, G1, G0);
         }
-        // The warp's best, by the tie rule, to the strip's slot.
-        int bs = L.bs, bi = L.bi, bj = L.bj;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const int os = __shfl_down_sync(FULL, bs, o), oi = __shfl_down_sync(FULL, bi, o);
-            const int oj = __shfl_down_sync(FULL, bj, o);
-            if (hay_sw_better(os, oi, oj, bs, bi, bj)) {
-                bs = os;
-                bi = oi;
-                bj = oj;
-            }
-        }
-        if (lane == 0)
-            a.bests[s] = make_int4(bs, bi, bj, 0);
-        owned += clock64() - t_start;
-        __syncwarp();   // the profile is rebuilt for the next strip
+        owned += fast_strip_end(a, s, lane, L.bs, L.bi, L.bj, t_start);
     }
-    if (lane == 0) {
-        atomicAdd(a.cycles, (unsigned long long)spin);
-        atomicAdd(a.cycles + 1, (unsigned long long)owned);
-    }
+    fast_kernel_end(a, lane, spin, owned);
 }
 
 // ---------------------------------------------------------------------------
@@ -383,10 +411,7 @@ static __global__ void fast2_kernel(FastArgs a)
     const unsigned long long tmask = (1ull << a.tbits) - 1, vmask = (1ull << a.vbits) - 1;
     long long spin = 0, owned = 0;
     for (;;) {
-        int s = 0;
-        if (lane == 0)
-            s = atomicAdd(a.ticket, 1);
-        s = __shfl_sync(FULL, s, 0);
+        const int s = fast_next_strip(a, lane);
         if (s >= a.nstrips)
             break;
         const long long t_start = clock64();
@@ -482,30 +507,7 @@ static __global__ void fast2_kernel(FastArgs a)
                     for (int r = 0; r < R; r++)
                         sp[r] = (int)(int8_t)(w[r >> 2] >> (8 * (r & 3)));
                 }
-                int Tg[R];
-                int diag = gprev;
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    E[r] = __viaddmax_s32(E[r], -a.ge, Gin[r]);
-                    Tg[r] = __viaddmax_s32_relu(diag, sp[r], E[r]) - a.go;
-                    diag = Gin[r];
-                }
-                int fA = __viaddmax_s32(fU, -a.ge, gU);
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    if (r > 0)
-                        fA = __viaddmax_s32(fA, -a.ep, Tg[r - 1]);
-                    Gout[r] = __viaddmax_s32(fA, -a.go, Tg[r]);
-                }
-                outG = Gout[R - 1];
-                outF = fA;
-                gprev = gU;
-                int cm = Gout[0];
-#pragma unroll
-                for (int r = 1; r + 1 < R; r += 2)
-                    cm = __vimax3_s32(cm, Gout[r], Gout[r + 1]);
-                if ((R & 1) == 0)
-                    cm = max(cm, Gout[R - 1]);
+                const int cm = fast_column<R>(a, sp, E, Gin, Gout, gprev, gU, fU, outG, outF);
                 if (cm >= thr) {
                     // Columns come in order, so the tie rule is "higher, or
                     // equal in a smaller row" (see version 1 for rows past
@@ -541,26 +543,9 @@ static __global__ void fast2_kernel(FastArgs a)
             }
             __syncwarp();   // every lane has read stage_in
         }
-        int rbs = bs, rbi = bi, rbj = bj;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const int os = __shfl_down_sync(FULL, rbs, o), oi = __shfl_down_sync(FULL, rbi, o);
-            const int oj = __shfl_down_sync(FULL, rbj, o);
-            if (hay_sw_better(os, oi, oj, rbs, rbi, rbj)) {
-                rbs = os;
-                rbi = oi;
-                rbj = oj;
-            }
-        }
-        if (lane == 0)
-            a.bests[s] = make_int4(rbs, rbi, rbj, 0);
-        owned += clock64() - t_start;
-        __syncwarp();   // the profile is rebuilt for the next strip
+        owned += fast_strip_end(a, s, lane, bs, bi, bj, t_start);
     }
-    if (lane == 0) {
-        atomicAdd(a.cycles, (unsigned long long)spin);
-        atomicAdd(a.cycles + 1, (unsigned long long)owned);
-    }
+    fast_kernel_end(a, lane, spin, owned);
 }
 
 template <int R, bool PACKED>
