@@ -652,6 +652,15 @@ bool job_starts(const ex_state *st, const hay_cuda_job *job, ex_args *a)
     return a->s_lo < a->s_end;
 }
 
+// A launch's checks and starts: 1 to launch, 0 when the job has no start
+// here (HAY_OK), or a negative status.
+static int launch_begin(const ex_state *st, const hay_cuda_job *job, ex_args *a)
+{
+    if (!st || !job || !job->d_count || (job->d_matches && !job->d_slots))
+        return HAY_ERR_INVALID;
+    return job_starts(st, job, a) ? 1 : HAY_OK;
+}
+
 int launch_check(void)
 {
     return hay_cuda_status(cudaGetLastError());
@@ -661,10 +670,9 @@ int brute_launch(const void *dstate, const hay_cuda_job *job)
 {
     const ex_state *st = (const ex_state *)dstate;
     ex_args a;
-    if (!st || !job || !job->d_count || (job->d_matches && !job->d_slots))
-        return HAY_ERR_INVALID;
-    if (!job_starts(st, job, &a))
-        return HAY_OK;
+    const int go = launch_begin(st, job, &a);
+    if (go <= 0)
+        return go;
     cudaStream_t s = (cudaStream_t)job->stream;
     ex_key k;
     memcpy(k.b, st->head, sizeof k.b);
@@ -701,10 +709,9 @@ int bm_launch(const void *dstate, const hay_cuda_job *job)
 {
     const ex_state *st = (const ex_state *)dstate;
     ex_args a;
-    if (!st || !job || !job->d_count || (job->d_matches && !job->d_slots))
-        return HAY_ERR_INVALID;
-    if (!job_starts(st, job, &a))
-        return HAY_OK;
+    const int go = launch_begin(st, job, &a);
+    if (go <= 0)
+        return go;
     cudaStream_t s = (cudaStream_t)job->stream;
     const uint64_t tile_starts = (uint64_t)st->threads * st->seg;
     const uint64_t per_block = tile_starts * st->cascade;
@@ -753,10 +760,9 @@ int fast_launch(const void *dstate, const hay_cuda_job *job)
 {
     const ex_state *st = (const ex_state *)dstate;
     fast_args f;
-    if (!st || !job || !job->d_count || (job->d_matches && !job->d_slots))
-        return HAY_ERR_INVALID;
-    if (!job_starts(st, job, &f.a))
-        return HAY_OK;
+    const int go = launch_begin(st, job, &f.a);
+    if (go <= 0)
+        return go;
     cudaStream_t s = (cudaStream_t)job->stream;
     // Vectors are counted from the aligned 16 bytes that hold the first
     // valid start; `delta` turns a vector's byte offset into a local

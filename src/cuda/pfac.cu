@@ -116,6 +116,20 @@ __device__ __forceinline__ void flush(const kargs &a, unsigned long long *s_buf,
     __syncthreads();
 }
 
+// Byte p of the text: from the block's shared copy [sp, sp + sbytes) when
+// STAGE and p lies in it, else from global memory.
+template <bool STAGE>
+static __device__ __forceinline__ uint8_t text_at(const uint8_t *tx, uint64_t p,
+                                                  const uint8_t *sp, const uint8_t *s_text,
+                                                  size_t sbytes)
+{
+    if (STAGE) {
+        size_t off = (size_t)(tx + p - sp);
+        return off < sbytes ? s_text[off] : __ldg(tx + p);
+    }
+    return __ldg(tx + p);
+}
+
 template <int TABLE, bool ROOT_SHARED, bool STAGE>
 __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
 {
@@ -183,12 +197,7 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
                     r = a.bpt;
                     continue;
                 }
-                if (STAGE) {
-                    size_t off = (size_t)(tx + p - sp);
-                    c = off < sbytes ? s_text[off] : __ldg(tx + p);
-                } else {
-                    c = __ldg(tx + p);
-                }
+                c = text_at<STAGE>(tx, p, sp, s_text, sbytes);
                 s = ROOT_SHARED ? s_root[c] : __ldg(a.root + c);
                 q = p + 1;
                 if (s == 0)
@@ -205,12 +214,7 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
                 s = 0;
                 continue;
             }
-            if (STAGE) {
-                size_t off = (size_t)(tx + q - sp);
-                c = off < sbytes ? s_text[off] : __ldg(tx + q);
-            } else {
-                c = __ldg(tx + q);
-            }
+            c = text_at<STAGE>(tx, q, sp, s_text, sbytes);
             s = step<TABLE>(a, s, s_cls[c]);
             q++;
         }
@@ -219,12 +223,7 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
         uint64_t p = t0 + (uint64_t)r * nt + tid;
         if (p < a.len) {
             uint8_t c;
-            if (STAGE) {
-                size_t off = (size_t)(tx + p - sp);
-                c = off < sbytes ? s_text[off] : __ldg(tx + p);
-            } else {
-                c = __ldg(tx + p);
-            }
+            c = text_at<STAGE>(tx, p, sp, s_text, sbytes);
             uint32_t s = ROOT_SHARED ? s_root[c] : __ldg(a.root + c);
             uint64_t q = p + 1;
             // A walk whose first byte leaves the root ends here.
@@ -244,12 +243,7 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
                 }
                 if (q >= a.len)
                     break;
-                if (STAGE) {
-                    size_t off = (size_t)(tx + q - sp);
-                    c = off < sbytes ? s_text[off] : __ldg(tx + q);
-                } else {
-                    c = __ldg(tx + q);
-                }
+                c = text_at<STAGE>(tx, q, sp, s_text, sbytes);
                 s = step<TABLE>(a, s, s_cls[c]);
                 q++;
             }
