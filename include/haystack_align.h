@@ -589,6 +589,9 @@ typedef struct hay_align_db_results {
     uint64_t rescored32;           /* pairs redone in 32 bits */
     double seconds_scores;         /* score pass and top-k selection */
     double seconds_traceback;      /* alignments of the reported hits */
+    uint64_t device_parts;         /* GPU: parts of the database searched
+                                    * one after another (1 when it fits in
+                                    * the device's memory; 0 on the CPU) */
 } hay_align_db_results;
 
 /*
@@ -597,7 +600,8 @@ typedef struct hay_align_db_results {
  * the targets, each query's profile built once, a top-k per thread merged
  * (with 4 or more queries a thread, threads take whole queries instead);
  * the GPU backend (where built) finds the scores and the top-k on the
- * device.  The alignments of the reported hits are then traced on CPU
+ * device; a database larger than the device's memory is searched in parts
+ * that fit, one after another, with the same hits.  The alignments of the reported hits are then traced on CPU
  * threads.  *out is owned by the caller (hay_align_db_results_free); hit
  * names point into db, which must outlive the results.  Errors: those of
  * hay_align_pair; HAY_ERR_INVALID for a scoring of another alphabet.

@@ -299,7 +299,7 @@ int align_db_main(aconfig *cf)
                         info.sequences);
     int first = 1;
     double seconds = 0, sec_scores = 0, sec_tb = 0;
-    uint64_t cells = 0, nhits = 0, rescored = 0, linear = 0;
+    uint64_t cells = 0, nhits = 0, rescored = 0, linear = 0, parts = 0;
     const char *engine = "none";
     const char *ABC = hay_align_scoring_letters(s);
     size_t qblock = MAX_HELD / o.top_k / (do_plus + do_minus);
@@ -319,6 +319,8 @@ int align_db_main(aconfig *cf)
             engine = r->engine;
             cells += r->cells;
             rescored += r->rescored32;
+            if (r->device_parts > parts)
+                parts = r->device_parts;
             sec_scores += r->seconds_scores;
             sec_tb += r->seconds_traceback;
         }
@@ -400,11 +402,11 @@ int align_db_main(aconfig *cf)
                 " cells=%" PRIu64 " seconds=%.6f gcups=%.3f scores_seconds=%.6f"
                 " traceback_seconds=%.6f engine=%s threads=%d top=%zu "
                 "strands=%s rescored32=%" PRIu64 " linear_tracebacks=%" PRIu64
-                "\n", qf.n, info.sequences, nhits, cells, seconds,
+                " device_parts=%" PRIu64 "\n", qf.n, info.sequences, nhits, cells, seconds,
                 seconds > 0 ? (double)cells / seconds * 1e-9 : 0.0,
                 sec_scores, sec_tb, engine, o.align.threads, o.top_k,
                 do_plus && do_minus ? "both" : do_minus ? "minus" : "plus",
-                rescored, linear);
+                rescored, linear, parts);
         if (have_stats)
             fprintf(stderr, "stats: lambda=%.6g K=%.6g H=%.6g alpha=%.6g "
                     "beta=%.6g db_residues=%" PRIu64 " db_sequences=%" PRIu64

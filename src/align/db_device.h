@@ -68,8 +68,8 @@ typedef struct hay_swdb_gpu hay_swdb_gpu;
  * "key=value,..." (hay_cuda_swdb_param_table, src/cuda/cuda_params.c) or
  * NULL.  Returns 0 or a negative hay_status (HAY_ERR_NO_BACKEND,
  * HAY_ERR_NO_DEVICE, HAY_ERR_DEVICE, HAY_ERR_NOMEM, HAY_ERR_INVALID, and
- * HAY_ERR_TOO_LARGE for a database larger than the device's memory:
- * streaming one in batches is not done yet).
+ * HAY_ERR_TOO_LARGE for a database larger than the device's memory or
+ * than the params' db_max: the caller searches it in parts).
  */
 int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_scoring *sc,
                          int device, const char *params, hay_swdb_gpu **out);

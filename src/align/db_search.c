@@ -130,6 +130,7 @@ typedef struct search {
     size_t k;
     int32_t min_score;
     uint64_t rescored;
+    uint64_t parts;             /* GPU: database parts searched */
 } search;
 
 /* One query on `threads` threads; *rescored counts the 32-bit redos. */
@@ -271,26 +272,26 @@ static hay_status cpu_search(search *sc, const hay_align_seq *queries,
  * cut and the query is asked again with twice the room, until the cut
  * falls between two scores or every hit is in.  Then the hits are ranked
  * by input order and cut to k.
+ *
+ * This runs over the sorted targets [first, first + count), a part of the
+ * database: hits go into tops by their input order, so the parts of a
+ * database too large for the device (gpu_search) merge as one search.
  */
-static hay_status gpu_search(search *sc, const hay_align_options *ao,
-                             const hay_align_seq *queries, size_t nq,
-                             topk *tops)
+static hay_status gpu_search_part(search *sc, const hay_align_options *ao,
+                                  const hay_align_seq *queries, size_t nq,
+                                  topk *tops, uint64_t first, uint64_t count,
+                                  hay_swdb_gpu *g)
 {
     const hay_align_db *db = sc->db;
-    hay_swdb_targets tg = { db->codes, db->offsets, (size_t)db->nseq };
-    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
-                             sc->s->extend };
-    hay_swdb_gpu *g = NULL;
-    int rc = hay_cuda_swdb_create(&tg, &scg, -1, ao->device_params, &g);
-    if (rc != 0)
-        return (hay_status)rc;
+    int rc;
     hay_status st = HAY_ERR_NOMEM;
+    (void)ao;
     const uint8_t **qp = malloc((nq ? nq : 1) * sizeof *qp);
     size_t *ql = malloc((nq ? nq : 1) * sizeof *ql);
     size_t *nh = malloc((nq ? nq : 1) * sizeof *nh);
     size_t room = sc->k + 1;
-    if (room > db->nseq)
-        room = (size_t)db->nseq;
+    if (room > count)
+        room = (size_t)count;
     hay_swdb_hit *hits = malloc(nq * room * sizeof *hits);
     if (!qp || !ql || !nh || !hits)
         goto out;
@@ -309,9 +310,9 @@ static hay_status gpu_search(search *sc, const hay_align_options *ao,
     for (size_t j = 0; j < nq; j++) {
         hay_swdb_hit *hj = hits + j * room, *more = NULL;
         size_t n = nh[j], r = room;
-        while (n == r && r > sc->k && r < db->nseq &&
+        while (n == r && r > sc->k && r < count &&
                hj[r - 1].score == hj[sc->k - 1].score) {
-            r = r * 2 > db->nseq ? (size_t)db->nseq : r * 2;
+            r = r * 2 > count ? (size_t)count : r * 2;
             hay_swdb_hit *bigger = realloc(more, r * sizeof *more);
             if (!bigger) {
                 free(more);
@@ -329,23 +330,60 @@ static hay_status gpu_search(search *sc, const hay_align_options *ao,
             hj = more;
         }
         for (size_t h = 0; h < n; h++) {
-            if (hj[h].target >= db->nseq || hj[h].score <= 0) {
+            if (hj[h].target >= count || hj[h].score <= 0) {
                 free(more);
                 st = HAY_ERR_DEVICE;
                 goto out;
             }
-            cand c = { hj[h].score, db->order[hj[h].target], 0, 0, 0 };
+            cand c = { hj[h].score, db->order[first + hj[h].target], 0, 0, 0 };
             topk_add(&tops[j], &c);
         }
         free(more);
     }
     st = HAY_OK;
 out:
-    hay_cuda_swdb_free(g);
     free(qp);
     free(ql);
     free(nh);
     free(hits);
+    return st;
+}
+
+/*
+ * The sorted targets [first, first + count) on the device, or, when they do
+ * not fit in its memory (HAY_ERR_TOO_LARGE), each half in turn: a database
+ * larger than the device's memory is searched in parts that each fit, one
+ * part resident at a time.  A single target that does not fit (or scoring
+ * the device cannot take) ends the search with HAY_ERR_TOO_LARGE; the
+ * halving then tried at most log2(count) + 1 creates.
+ */
+static hay_status gpu_search(search *sc, const hay_align_options *ao,
+                             const hay_align_seq *queries, size_t nq,
+                             topk *tops, uint64_t first, uint64_t count)
+{
+    const hay_align_db *db = sc->db;
+    if (count == 0)
+        return HAY_OK;
+    hay_swdb_targets tg = { db->codes, db->offsets + first, (size_t)count };
+    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
+                             sc->s->extend };
+    hay_swdb_gpu *g = NULL;
+    int rc = hay_cuda_swdb_create(&tg, &scg, -1, ao->device_params, &g);
+    if (rc == HAY_ERR_TOO_LARGE && count > 1) {
+        uint64_t half = count / 2;
+        hay_status st = gpu_search(sc, ao, queries, nq, tops, first, half);
+        if (st == HAY_OK) {
+            sc->parts++;
+            st = gpu_search(sc, ao, queries, nq, tops, first + half,
+                            count - half);
+        }
+        return st;
+    }
+    if (rc != 0)
+        return (hay_status)rc;
+    hay_status st = gpu_search_part(sc, ao, queries, nq, tops, first, count,
+                                    g);
+    hay_cuda_swdb_free(g);
     return st;
 }
 #endif
@@ -454,12 +492,14 @@ hay_status hay_align_db_search(const hay_align_db *db,
                 goto fail;
         }
 #ifdef HAY_HAVE_CUDA_SWDB
-        st = gpu_search(&sc, &o->align, queries, nq, tops);
+        sc.parts = 1;
+        st = gpu_search(&sc, &o->align, queries, nq, tops, 0, db->nseq);
 #endif
         if (st != HAY_OK)
             goto fail;
     }
     res->rescored32 = sc.rescored;
+    res->device_parts = be == HAY_BACKEND_CPU ? 0 : sc.parts;
 
     size_t njobs = 0;
     for (size_t j = 0; j < nq; j++) {

@@ -136,6 +136,9 @@ static const hay_param swdb_keys[] = {
     HAY_PARAM_SZ(hay_cuda_swdb_params, batch, "batch", 1024, BIG, NULL,
                  "device memory for one batch of queries' scores and sort keys "
                  "(default min(4G, free / 4))"),
+    HAY_PARAM_SZ(hay_cuda_swdb_params, db_max, "db_max", 1, BIG, NULL,
+                 "largest database part held on the device: a larger database is "
+                 "searched in parts (default: what the free memory holds)"),
 };
 const hay_param_table hay_cuda_swdb_param_table =
     HAY_PARAM_TABLE("cuda swdb", hay_cuda_swdb_params, swdb_keys);

@@ -84,6 +84,7 @@ typedef struct hay_cuda_swdb_params {
     int bits;                 /* HAY_SWDB_BITS_*: 16 where the scoring fits */
     uint64_t rows;            /* 0 when not given: by the queries' lengths */
     uint64_t scratch, batch;  /* 0 when not given: from free device memory */
+    uint64_t db_max;          /* 0 when not given: what the memory holds */
 } hay_cuda_swdb_params;
 extern const hay_param_table hay_cuda_swdb_param_table;
 

@@ -5,11 +5,11 @@
 // on the device by a segmented radix sort of (score, target) keys, and
 // only top_k per query copied back.  A hay_swdb_gpu serves one call at a
 // time (its device buffers are reused from call to call).  The database
-// must fit in device memory (HAY_ERR_TOO_LARGE otherwise): streaming a
-// larger one in batches is not done yet.
+// must fit in device memory (HAY_ERR_TOO_LARGE otherwise): the caller,
+// src/align/db_search.c, searches a larger one in parts.
 //
-// Parameters: bits, rows, scratch, batch (and device, read by the
-// caller), declared with their meanings in cuda_params.c.
+// Parameters: bits, rows, scratch, batch, db_max and device, declared with
+// their meanings in cuda_params.c.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -75,6 +75,7 @@ struct hay_swdb_gpu {
     int32_t *d_len;
     uint32_t *d_perm;
     size_t scratch_budget, batch_budget;
+    size_t db_max;                // 0 or the largest database held (db_max=)
     cudaStream_t stream;
     cudaEvent_t ev[4];
     swdb_buf scores, rlist, keys0, keys1, cub, temp, small, prof8, prof32;
@@ -140,6 +141,7 @@ static int swdb_parse(hay_swdb_gpu *g, const char *params, int *force32, int *de
     g->rows = (int)v.rows;
     g->scratch_budget = (size_t)v.scratch;
     g->batch_budget = (size_t)v.batch;
+    g->db_max = (size_t)v.db_max;
     if (*device < 0 && hay_params_given(table, &v, "device"))
         *device = (int)v.device;
     return HAY_OK;
@@ -311,8 +313,9 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
     {
         size_t fr = 0, tot = 0;
         SWDB_CUDA(cudaMemGetInfo(&fr, &tot));
-        // The database stays resident; streaming a larger one is not done.
-        if (total + (nt + 1) * 16 > fr) {
+        // The database stays resident; the caller searches a larger one in
+        // parts (db_search.c).
+        if (total + (nt + 1) * 16 > fr || (g->db_max && total > g->db_max)) {
             st = HAY_ERR_TOO_LARGE;
             goto fail;
         }

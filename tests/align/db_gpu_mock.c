@@ -25,12 +25,19 @@ struct hay_swdb_gpu {
 
 static const hay_align_scoring *mock_scoring;
 static size_t mock_searches;
+/* A device that holds at most this many targets (0: any number): a larger
+ * database must be searched in parts (db_search.c's gpu_search). */
+static size_t mock_max_targets;
+static size_t mock_creates;
 
 int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_scoring *sc,
                          int device, const char *params, hay_swdb_gpu **out)
 {
     if (hay_align_scoring_alpha(mock_scoring) != sc->alpha)
         return HAY_ERR_INVALID;
+    mock_creates++;
+    if (mock_max_targets && db->ntargets > mock_max_targets)
+        return HAY_ERR_TOO_LARGE;
     hay_swdb_gpu *g = malloc(sizeof *g);
     if (!g)
         return HAY_ERR_NOMEM;
@@ -123,6 +130,16 @@ static void same_hits(const hay_align_db *db, const hay_align_scoring *s,
     CHECK_ST(hay_align_db_search(db, s, qs, nq, &o, &gpu), HAY_OK, what);
     if (cpu && gpu) {
         CHECK(gpu->backend == HAY_BACKEND_CUDA, "%s: backend", what);
+        size_t want = 1;
+        if (mock_max_targets) {
+            hay_align_db_info info;
+            hay_align_db_info_get(db, &info);
+            /* halving: at least ceil(n / cap) parts, at most twice that */
+            want = (size_t)((info.sequences + mock_max_targets - 1) / mock_max_targets);
+        }
+        CHECK(gpu->device_parts >= want && gpu->device_parts <= 2 * want,
+              "%s: %llu device parts, want %zu..%zu", what,
+              (unsigned long long)gpu->device_parts, want, 2 * want);
         for (size_t j = 0; j < nq; j++) {
             const hay_align_db_hits *a = &cpu->queries[j], *b = &gpu->queries[j];
             int ok = a->nhits == b->nhits;
@@ -172,6 +189,16 @@ int main(int argc, char **argv)
                   "asked the device again (%zu searches)",
                   mock_searches - before);
     }
+    /* A device that holds 1, 2 or 3 of the 7 targets: the parts' hits
+     * merge into the same ranking, ties across parts included. */
+    for (size_t cap = 1; cap <= 3; cap++) {
+        mock_max_targets = cap;
+        for (size_t k = 1; k <= 8; k++) {
+            same_hits(db, s, &qs, 1, k, 0, "ties in parts");
+            same_hits(db, s, &qs, 1, k, 1, "ties in parts");
+        }
+    }
+    mock_max_targets = 0;
     hay_align_db_free(db);
 
     char pq[4096], pt[4096];
@@ -188,6 +215,9 @@ int main(int argc, char **argv)
             hay_align_db_seq(qdb, j, NULL, &three[j].codes, &three[j].len);
         same_hits(tdb, s, three, 3, 50, 0, "3 queries x sprot196");
         same_hits(tdb, s, three, 3, 7, 1, "3 queries x sprot196");
+        mock_max_targets = 50;
+        same_hits(tdb, s, three, 3, 50, 0, "3 queries x sprot196 in parts of <= 50");
+        mock_max_targets = 0;
         hay_align_db_free(qdb);
         hay_align_db_free(tdb);
     } else {
