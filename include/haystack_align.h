@@ -601,7 +601,10 @@ typedef struct hay_align_db_results {
  * (with 4 or more queries a thread, threads take whole queries instead);
  * the GPU backend (where built) finds the scores and the top-k on the
  * device; a database larger than the device's memory is searched in parts
- * that fit, one after another, with the same hits.  The alignments of the reported hits are then traced on CPU
+ * that fit, one after another, with the same hits.  A database that fits
+ * keeps its device copy for the next search with the same scoring and
+ * device params, until hay_align_db_free (searches of one database on the
+ * GPU from several threads take turns).  The alignments of the reported hits are then traced on CPU
  * threads.  *out is owned by the caller (hay_align_db_results_free); hit
  * names point into db, which must outlive the results.  Errors: those of
  * hay_align_pair; HAY_ERR_INVALID for a scoring of another alphabet.

@@ -324,6 +324,8 @@ hay_status hay_align_db_create(const hay_align_scoring *s,
     hay_status st = HAY_ERR_NOMEM;
     hay_align_db *db = calloc(1, sizeof *db);
     lenidx *li = malloc(n * sizeof *li);
+    if (db)
+        hay_db_gpu_init(db);
     if (!db || !li)
         goto fail;
     for (size_t i = 0; i < n; i++) {
@@ -593,11 +595,12 @@ hay_status hay_align_db_open(const char *path, hay_align_db **out, char *msg,
         close(fd);
         FAIL(HAY_ERR_NOMEM, "out of memory");
     }
+    hay_db_gpu_init(db);
     void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     int merr = errno;
     close(fd);
     if (m == MAP_FAILED) {
-        free(db);
+        hay_align_db_free(db);
         FAIL(HAY_ERR_INVALID, "cannot map: %s", strerror(merr));
     }
     db->image = m;
@@ -616,6 +619,7 @@ void hay_align_db_free(hay_align_db *db)
 {
     if (!db)
         return;
+    hay_db_gpu_release(db);
     if (db->mapped)
         munmap(db->image, db->image_len);
     else

@@ -10,6 +10,7 @@
 
 #include "haystack_align.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,15 @@ struct hay_align_db {
     void *image;                /* the whole image */
     size_t image_len;
     int mapped;                 /* image is an mmap, else malloc'd */
+    /* The GPU search's device copy of the whole database, kept from one
+     * search to the next (db_search.c): used and replaced under gpu_lock. */
+    pthread_mutex_t gpu_lock;
+    struct hay_db_gpu_cache *gpu;
 };
+
+/* Sets up a new database's GPU cache (none yet) and releases it with the
+ * database (db_search.c). */
+void hay_db_gpu_init(hay_align_db *db);
+void hay_db_gpu_release(hay_align_db *db);
 
 #endif

@@ -24,6 +24,7 @@
 #endif
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,8 +287,8 @@ static hay_status gpu_search_part(search *sc, const hay_align_options *ao,
     int rc;
     hay_status st = HAY_ERR_NOMEM;
     (void)ao;
-    const uint8_t **qp = malloc((nq ? nq : 1) * sizeof *qp);
-    size_t *ql = malloc((nq ? nq : 1) * sizeof *ql);
+    const uint8_t **qp = calloc(nq ? nq : 1, sizeof *qp);
+    size_t *ql = calloc(nq ? nq : 1, sizeof *ql);
     size_t *nh = malloc((nq ? nq : 1) * sizeof *nh);
     size_t room = sc->k + 1;
     if (room > count)
@@ -350,6 +351,57 @@ out:
 }
 
 /*
+ * The device copy of a whole database, kept in the database from one search
+ * to the next (the CLI searches in blocks of queries, and DNA once per
+ * strand): remade when a search asks with other scoring or params.
+ */
+struct hay_db_gpu_cache {
+    hay_swdb_gpu *g;
+    int alpha, open, extend;
+    int32_t *matrix;            /* alpha x alpha */
+    char *params;               /* NULL or a copy */
+};
+
+static void cache_clear(struct hay_db_gpu_cache *c)
+{
+    hay_cuda_swdb_free(c->g);
+    free(c->matrix);
+    free(c->params);
+    memset(c, 0, sizeof *c);
+}
+
+static bool cache_fits(const struct hay_db_gpu_cache *c, const hay_swdb_scoring *sc,
+                       const char *params)
+{
+    size_t na = (size_t)sc->alpha * (size_t)sc->alpha;
+    return c->g && c->alpha == sc->alpha && c->open == sc->gap_open &&
+           c->extend == sc->gap_extend &&
+           !memcmp(c->matrix, sc->matrix, na * sizeof *c->matrix) &&
+           (c->params == NULL) == (params == NULL) &&
+           (!params || !strcmp(c->params, params));
+}
+
+/* Keeps g as the database's device copy (else frees it). */
+static void cache_keep(struct hay_db_gpu_cache *c, hay_swdb_gpu *g,
+                       const hay_swdb_scoring *sc, const char *params)
+{
+    size_t na = (size_t)sc->alpha * (size_t)sc->alpha;
+    cache_clear(c);
+    c->matrix = malloc(na * sizeof *c->matrix);
+    c->params = params ? strdup(params) : NULL;
+    if (!c->matrix || (params && !c->params)) {
+        hay_cuda_swdb_free(g);
+        cache_clear(c);
+        return;
+    }
+    memcpy(c->matrix, sc->matrix, na * sizeof *c->matrix);
+    c->g = g;
+    c->alpha = sc->alpha;
+    c->open = sc->gap_open;
+    c->extend = sc->gap_extend;
+}
+
+/*
  * The sorted targets [first, first + count) on the device, or, when they do
  * not fit in its memory (HAY_ERR_TOO_LARGE), each half in turn: a database
  * larger than the device's memory is searched in parts that each fit, one
@@ -368,7 +420,28 @@ static hay_status gpu_search(search *sc, const hay_align_options *ao,
     hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
                              sc->s->extend };
     hay_swdb_gpu *g = NULL;
+    /* The whole database: its kept device copy, made on first use. */
+    struct hay_db_gpu_cache *cache = count == db->nseq ? db->gpu : NULL;
+    if (cache) {
+        pthread_mutex_lock(&((hay_align_db *)db)->gpu_lock);
+        if (cache_fits(cache, &scg, ao->device_params)) {
+            hay_status st = gpu_search_part(sc, ao, queries, nq, tops, first,
+                                            count, cache->g);
+            pthread_mutex_unlock(&((hay_align_db *)db)->gpu_lock);
+            return st;
+        }
+        cache_clear(cache);
+    }
     int rc = hay_cuda_swdb_create(&tg, &scg, -1, ao->device_params, &g);
+    if (rc == 0 && cache) {
+        hay_status st = gpu_search_part(sc, ao, queries, nq, tops, first,
+                                        count, g);
+        cache_keep(cache, g, &scg, ao->device_params);
+        pthread_mutex_unlock(&((hay_align_db *)db)->gpu_lock);
+        return st;
+    }
+    if (cache)
+        pthread_mutex_unlock(&((hay_align_db *)db)->gpu_lock);
     if (rc == HAY_ERR_TOO_LARGE && count > 1) {
         uint64_t half = count / 2;
         hay_status st = gpu_search(sc, ao, queries, nq, tops, first, half);
@@ -387,6 +460,27 @@ static hay_status gpu_search(search *sc, const hay_align_options *ao,
     return st;
 }
 #endif
+
+void hay_db_gpu_init(hay_align_db *db)
+{
+    pthread_mutex_init(&db->gpu_lock, NULL);
+#ifdef HAY_HAVE_CUDA_SWDB
+    db->gpu = calloc(1, sizeof *db->gpu);   /* NULL: no device copy kept */
+#else
+    db->gpu = NULL;
+#endif
+}
+
+void hay_db_gpu_release(hay_align_db *db)
+{
+#ifdef HAY_HAVE_CUDA_SWDB
+    if (db->gpu)
+        cache_clear(db->gpu);
+#endif
+    free(db->gpu);
+    db->gpu = NULL;
+    pthread_mutex_destroy(&db->gpu_lock);
+}
 
 /* ------------------------------------------------------------------------
  * The search

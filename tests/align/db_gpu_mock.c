@@ -26,7 +26,9 @@ struct hay_swdb_gpu {
 static const hay_align_scoring *mock_scoring;
 static size_t mock_searches;
 /* A device that holds at most this many targets (0: any number): a larger
- * database must be searched in parts (db_search.c's gpu_search). */
+ * database must be searched in parts (db_search.c's gpu_search).  It
+ * reaches the mock as device params, so a kept device copy (made with
+ * other params) is not reused. */
 static size_t mock_max_targets;
 static size_t mock_creates;
 
@@ -36,7 +38,8 @@ int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_scoring *sc,
     if (hay_align_scoring_alpha(mock_scoring) != sc->alpha)
         return HAY_ERR_INVALID;
     mock_creates++;
-    if (mock_max_targets && db->ntargets > mock_max_targets)
+    size_t cap = 0;   /* the device's capacity comes in its params, as db_max= */
+    if (params && sscanf(params, "max_targets=%zu", &cap) == 1 && db->ntargets > cap)
         return HAY_ERR_TOO_LARGE;
     hay_swdb_gpu *g = malloc(sizeof *g);
     if (!g)
@@ -127,6 +130,9 @@ static void same_hits(const hay_align_db *db, const hay_align_scoring *s,
     o.align.backend = HAY_BACKEND_CPU;
     CHECK_ST(hay_align_db_search(db, s, qs, nq, &o, &cpu), HAY_OK, what);
     o.align.backend = HAY_BACKEND_CUDA;
+    char params[64];
+    snprintf(params, sizeof params, "max_targets=%zu", mock_max_targets);
+    o.align.device_params = mock_max_targets ? params : NULL;
     CHECK_ST(hay_align_db_search(db, s, qs, nq, &o, &gpu), HAY_OK, what);
     if (cpu && gpu) {
         CHECK(gpu->backend == HAY_BACKEND_CUDA, "%s: backend", what);
@@ -199,6 +205,22 @@ int main(int argc, char **argv)
         }
     }
     mock_max_targets = 0;
+    /* The device copy is kept from one search to the next with the same
+     * scoring and params, and remade for another scoring. */
+    same_hits(db, s, &qs, 1, 2, 1, "kept copy");
+    size_t c0 = mock_creates;
+    same_hits(db, s, &qs, 1, 5, 0, "kept copy");
+    same_hits(db, s, &qs, 1, 3, 1, "kept copy");
+    CHECK(mock_creates == c0, "same scoring: %zu creates, want none",
+          mock_creates - c0);
+    hay_align_scoring *s2 = NULL;
+    hay_align_scoring_builtin("blosum62", 10, 2, &s2);
+    mock_scoring = s2;
+    same_hits(db, s2, &qs, 1, 3, 1, "other gaps");
+    CHECK(mock_creates == c0 + 1, "other gaps: %zu creates, want 1",
+          mock_creates - c0);
+    mock_scoring = s;
+    hay_align_scoring_free(s2);
     hay_align_db_free(db);
 
     char pq[4096], pt[4096];
