@@ -502,6 +502,15 @@ static void auto_destroy(hay_patterns *set)
 
 static const char *const auto_algos[] = { NULL };
 
+/* The CPU's keys, and the GPU's for large inputs. */
+static size_t auto_param_tables(const char *algo, size_t npatterns,
+                                const hay_param_table **out)
+{
+    (void)algo;
+    out[0] = &hay_cpu_param_table;
+    return 1 + hay_auto_param_tables(npatterns, out + 1);
+}
+
 const hay_backend_ops hay_auto_backend = {
     .id = HAY_BACKEND_AUTO,
     .name = "auto",
@@ -512,4 +521,5 @@ const hay_backend_ops hay_auto_backend = {
     .compile = auto_compile,
     .destroy = auto_destroy,
     .run = auto_run_op,
+    .param_tables = auto_param_tables,
 };

@@ -163,7 +163,14 @@ typedef struct hay_backend_ops {
                       const hay_run *r);
     /* Optional: a state of this backend beside another's (backend auto). */
     const hay_offload_ops *offload;
+    /* The parameter key tables (params.h) that a set's params are checked
+     * against for engine algo (NULL: the default) and npatterns patterns:
+     * at most HAY_BACKEND_PARAM_TABLES written to out; returns how many. */
+    size_t (*param_tables)(const char *algo, size_t npatterns,
+                           const hay_param_table **out);
 } hay_backend_ops;
+
+#define HAY_BACKEND_PARAM_TABLES 8
 
 extern const hay_backend_ops hay_cpu_backend;
 extern const hay_backend_ops hay_cuda_backend;
@@ -172,15 +179,9 @@ extern const hay_backend_ops hay_opencl_backend;
  * on a device backend when one is usable and pays (src/auto/). */
 extern const hay_backend_ops hay_auto_backend;
 
-/* The parameter keys each backend reads (params.h), until the ops table
- * carries them: the CPU's (cpu/params.c), OpenCL's (opencl_backend.c),
- * and the tables of the CUDA side for backends cuda and auto
- * (cuda/cuda_params.c: at most 4 written to out). */
+/* The CPU backend's keys (cpu/params.c): backend auto's tables include
+ * them. */
 extern const hay_param_table hay_cpu_param_table;
-extern const hay_param_table hay_opencl_param_table;
-size_t hay_cuda_param_tables(const char *algo, size_t npatterns,
-                             const hay_param_table **out);
-size_t hay_auto_param_tables(size_t npatterns, const hay_param_table **out);
 
 /* The ops table of a backend (NULL for HAY_BACKEND_AUTO): the registry. */
 const hay_backend_ops *hay_backend_ops_of(hay_backend b);

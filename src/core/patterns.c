@@ -84,21 +84,6 @@ hay_status hay_algo_name(hay_backend backend, size_t i, const char **name)
     return HAY_ERR_INVALID;
 }
 
-/* The tables of the keys a backend reads for this algorithm and set. */
-static size_t param_tables(const hay_backend_ops *b, const char *algo,
-                           size_t n, const hay_param_table **t)
-{
-    if (b == &hay_cuda_backend)
-        return hay_cuda_param_tables(algo, n, t);
-    if (b == &hay_opencl_backend) {
-        t[0] = &hay_opencl_param_table;
-        return 1;
-    }
-    t[0] = &hay_cpu_param_table;
-    if (b == &hay_auto_backend)   /* the CPU's keys, and the GPU's for large inputs */
-        return 1 + hay_auto_param_tables(n, t + 1);
-    return 1;
-}
 
 void hay_compile_opts_init(hay_compile_opts *opts)
 {
@@ -202,8 +187,9 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
         if (s < 0)
             goto fail;
     }
-    const hay_param_table *tables[8];
-    size_t nt = param_tables(set->backend, algo, n, tables);
+    /* The keys the backend reads for this algorithm and set. */
+    const hay_param_table *tables[HAY_BACKEND_PARAM_TABLES];
+    size_t nt = set->backend->param_tables(algo, n, tables);
     hay_param_msg msg = { opts->error, opts->error_cap };
     s = hay_param_set_create(&alloc, set->params, tables, nt, &msg, &set->param_set);
     if (s < 0)

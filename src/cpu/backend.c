@@ -84,6 +84,15 @@ static hay_status cpu_count(const hay_patterns *set, hay_scratch *scratch,
     return hay_chunk_count(set, scratch, data, len, 0, o, count);
 }
 
+static size_t cpu_param_tables(const char *algo, size_t npatterns,
+                               const hay_param_table **out)
+{
+    (void)algo;
+    (void)npatterns;
+    out[0] = &hay_cpu_param_table;
+    return 1;
+}
+
 const hay_backend_ops hay_cpu_backend = {
     .id = HAY_BACKEND_CPU,
     .name = "cpu",
@@ -97,4 +106,5 @@ const hay_backend_ops hay_cpu_backend = {
     .count = cpu_count,
     .count_range = hay_chunk_count,
     .trie = hay_cpu_trie,
+    .param_tables = cpu_param_tables,
 };

@@ -5,6 +5,7 @@
  * beside the CPU's, and the stubs of builds without CUDA.
  */
 #include "../core/internal.h"
+#include "cuda_params.h"
 #include "hostreg.h"
 
 #ifdef HAY_HAVE_CUDA
@@ -165,6 +166,7 @@ const hay_backend_ops hay_cuda_backend = {
     .describe = cuda_describe,
     .algos = cuda_algos,
     .compile = cuda_compile,
+    .param_tables = hay_cuda_param_tables,
     .destroy = cuda_destroy,
     .buffer_create = cuda_buffer_create,
     .buffer_free = cuda_buffer_free,
@@ -202,6 +204,7 @@ const hay_backend_ops hay_cuda_backend = {
     .describe = cuda_describe,
     .algos = cuda_algos,
     .compile = cuda_compile,
+    .param_tables = hay_cuda_param_tables,
     .buffer_create = cuda_buffer_create,
 };
 

@@ -24,4 +24,8 @@ hay_status hay_opencl_describe_set(const hay_patterns *set, char *buf,
 struct hay_param_table;
 extern const struct hay_param_table hay_opencl_sw_param_table;
 
+/* The keys of a set's params on backend opencl (opencl_backend.c, built in
+ * every build, so that the keys are checked the same way everywhere). */
+extern const struct hay_param_table hay_opencl_param_table;
+
 #endif

@@ -79,6 +79,15 @@ static const hay_param opencl_keys[] = {
 const hay_param_table hay_opencl_param_table =
     HAY_PARAM_TABLE("opencl", knobs, opencl_keys);
 
+static size_t opencl_param_tables(const char *algo, size_t npatterns,
+                                  const hay_param_table **out)
+{
+    (void)algo;
+    (void)npatterns;
+    out[0] = &hay_opencl_param_table;
+    return 1;
+}
+
 #ifdef HAY_HAVE_OPENCL
 #include <stdlib.h>
 
@@ -422,6 +431,7 @@ const hay_backend_ops hay_opencl_backend = {
     .device_count = opencl_device_count, .describe = opencl_describe,
     .algos = opencl_algos, .compile = opencl_compile, .destroy = opencl_destroy,
     .scan = hay_ocl_scan, .count = hay_ocl_count, .count_each = hay_ocl_count_each,
+    .param_tables = opencl_param_tables,
 };
 
 #else /* no OpenCL */
@@ -450,5 +460,6 @@ const hay_backend_ops hay_opencl_backend = {
     .id = HAY_BACKEND_OPENCL, .name = "opencl", .available = opencl_available,
     .device_count = opencl_device_count, .describe = opencl_describe,
     .algos = opencl_algos, .compile = opencl_compile,
+    .param_tables = opencl_param_tables,
 };
 #endif

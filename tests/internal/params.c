@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "core/internal.h"
 #include "cuda/cuda_params.h"
+#include "opencl/hay_opencl.h"
 
 #include <stdio.h>
 #include <string.h>
