@@ -1,6 +1,7 @@
 /* matcher.c - compiling the pattern set (see matcher.h). */
 #include "matcher.h"
 
+#include "casefold.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -50,6 +51,54 @@ static void explain(const find_config *cf, hay_status st, const char *why)
     }
 }
 
+/* Lines never match across a newline (grep), so for the line outputs a
+ * pattern holding one is left out: selected by the leftmost modes it would
+ * hide the matches it overlaps. */
+static bool left_out(const find_config *cf, const hay_pattern *p)
+{
+    return !cf->count_matches && memchr(p->data, '\n', p->len) != NULL;
+}
+
+static bool expanded(const find_config *cf, const hay_pattern *p)
+{
+    return cf->icase && cf->unicode && find_casefold_needed(p->data, p->len);
+}
+
+/* The patterns to compile, where they are not cf's as given: with some left
+ * out, or with case variants.  Returns 0 (v->items NULL: compile cf's),
+ * 1 when none is left, -1 after printing why. */
+static int select_patterns(const find_config *cf, find_variants *v)
+{
+    const hay_pattern *items = cf->pats.items;
+    bool same = true;
+    for (size_t i = 0; i < cf->pats.n && same; i++)
+        same = !left_out(cf, &items[i]) && !expanded(cf, &items[i]);
+    if (same)
+        return 0;
+    for (size_t i = 0; i < cf->pats.n; i++) {
+        int rc = 0;
+        double count = 0;
+        if (left_out(cf, &items[i]))
+            continue;
+        if (expanded(cf, &items[i]))
+            rc = find_casefold_expand(v, items[i].data, items[i].len, (uint32_t)i, &count);
+        else
+            rc = find_variants_add(v, items[i].data, items[i].len, (uint32_t)i);
+        if (rc == -2) {
+            fprintf(stderr, "hay: -i: pattern '%.*s' has %.0f case variants under Unicode "
+                            "case folding, more than %d; shorten it, or use --no-unicode "
+                            "(ASCII case folding only)\n", (int)items[i].len,
+                    (const char *)items[i].data, count, FIND_CASEFOLD_MAX_VARIANTS);
+            return -1;
+        }
+        if (rc < 0) {
+            fprintf(stderr, "hay: %s\n", hay_strerror(HAY_ERR_NOMEM));
+            return -1;
+        }
+    }
+    return v->n ? 0 : 1;
+}
+
 int find_matcher_open(const find_config *cf, find_matcher *m)
 {
     memset(m, 0, sizeof *m);
@@ -65,38 +114,22 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
     char why[1024] = "";
     co.error = why;
     co.error_cap = sizeof why;
-    /* Lines never match across a newline (grep), so for the line outputs a
-     * pattern holding one is left out: selected by the leftmost modes it
-     * would hide the matches it overlaps. */
-    const hay_pattern *items = cf->pats.items;
-    hay_pattern *kept = NULL;
-    size_t n = cf->pats.n;
-    if (!cf->json && !cf->count_matches) {
-        size_t k = 0;
-        for (size_t i = 0; i < cf->pats.n; i++)
-            k += memchr(items[i].data, '\n', items[i].len) == NULL;
-        if (k < n) {
-            kept = malloc((k ? k : 1) * sizeof *kept);
-            if (!kept) {
-                fprintf(stderr, "hay: %s\n", hay_strerror(HAY_ERR_NOMEM));
-                return -1;
-            }
-            k = 0;
-            for (size_t i = 0; i < cf->pats.n; i++)
-                if (!memchr(items[i].data, '\n', items[i].len))
-                    kept[k++] = items[i];
-            items = kept;
-            n = k;
-            if (n == 0) {
-                free(kept);
-                return 0;
-            }
-        }
+    find_variants v;
+    memset(&v, 0, sizeof v);
+    int rc = select_patterns(cf, &v);
+    if (rc != 0) {
+        find_variants_free(&v);
+        return rc < 0 ? -1 : 0;
     }
+    const hay_pattern *items = v.items ? v.items : cf->pats.items;
+    size_t n = v.items ? v.n : cf->pats.n;
     double t0 = cli_now();
     hay_status st = hay_patterns_compile(items, n, &co, &m->set);
     m->compile_s = cli_now() - t0;
-    free(kept);
+    m->nvariants = n;
+    m->owner = v.owner;
+    v.owner = NULL;
+    find_variants_free(&v);
     if (st < 0) {
         explain(cf, st, why);
         return -1;
@@ -113,5 +146,6 @@ void find_matcher_close(find_matcher *m)
 {
     hay_scratch_free(m->scratch);
     hay_patterns_free(m->set);
+    free(m->owner);
     memset(m, 0, sizeof *m);
 }

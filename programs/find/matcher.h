@@ -13,7 +13,18 @@ typedef struct find_matcher {
     hay_patterns *set;      /* NULL when only empty patterns were given */
     hay_scratch *scratch;
     double compile_s;
+    /* The set's pattern ids are the config's (cf->pats.items) unless
+     * patterns were left out or -i added case variants: then owner[id] is
+     * the config's pattern that set id stands for. */
+    uint32_t *owner;
+    size_t nvariants;       /* patterns in the set */
 } find_matcher;
+
+/* The index in cf->pats.items of the pattern that set id `id` reported. */
+static inline uint32_t find_matcher_pattern(const find_matcher *m, uint32_t id)
+{
+    return m->owner ? m->owner[id] : id;
+}
 
 /* Compiles cf's patterns.  Returns 0, or -1 after printing why;
  * find_matcher_close() either way. */
