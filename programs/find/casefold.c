@@ -5,6 +5,7 @@
 
 #include <langinfo.h>
 #include <locale.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,16 +175,16 @@ int find_variants_add(find_variants *v, const uint8_t *p, size_t len, uint32_t i
 }
 
 int find_casefold_expand(find_variants *v, const uint8_t *p, size_t len, uint32_t id,
-                         double *count)
+                         size_t *covered)
 {
     piece *pcs = malloc((len ? len : 1) * sizeof *pcs);
     int *digit = calloc(len ? len : 1, sizeof *digit);
     int rc = -1;
     if (!pcs || !digit)
         goto out;
-    size_t np = 0;
+    size_t np = 0, i = 0;
     double total = 1;
-    for (size_t i = 0; i < len; np++) {
+    while (i < len) {
         uint32_t c;
         size_t n = find_utf8_decode(p + i, len - i, &c);
         piece *pc = &pcs[np];
@@ -192,18 +193,17 @@ int find_casefold_expand(find_variants *v, const uint8_t *p, size_t len, uint32_
         pc->nalt = 0;
         if (n && (n > 1 || orbit_of(c) >= 0) && fill_alternatives(pc, c) == 0)
             pc->nalt = 0;   /* no variants: keep the bytes as given */
+        if (total * (pc->nalt ? pc->nalt : 1) > FIND_CASEFOLD_MAX_VARIANTS)
+            break;   /* the rest is verified after the scan */
         total *= pc->nalt ? pc->nalt : 1;
         i += pc->rawlen;
+        np++;
     }
-    *count = total;
-    if (total > FIND_CASEFOLD_MAX_VARIANTS) {
-        rc = -2;
-        goto out;
-    }
+    *covered = i;
     /* Every combination, by an odometer over the pieces: the first is the
      * pattern as given. */
     for (;;) {
-        uint8_t *s = malloc(4 * len + 1), *o = s;
+        uint8_t *s = malloc(4 * i + 1), *o = s;
         if (!s)
             goto out;
         for (size_t k = 0; k < np; k++) {
@@ -231,6 +231,38 @@ out:
     free(pcs);
     free(digit);
     return rc;
+}
+
+/* Whether text code point t matches pattern code point c. */
+static bool same_case(uint32_t c, uint32_t t)
+{
+    if (c == t)
+        return true;
+    if (c < 0x80 && t < 0x80)
+        return (c | 0x20) == (t | 0x20) && (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+    int k = orbit_of(c);
+    return k >= 0 && k == orbit_of(t);
+}
+
+size_t find_casefold_match(const uint8_t *pat, size_t plen, const uint8_t *text, size_t tlen)
+{
+    size_t i = 0, j = 0;
+    while (i < plen) {
+        uint32_t c, t;
+        size_t pn = find_utf8_decode(pat + i, plen - i, &c);
+        if (!pn) {
+            if (j >= tlen || text[j] != pat[i])
+                return SIZE_MAX;
+            i++, j++;
+            continue;
+        }
+        size_t tn = find_utf8_decode(text + j, tlen - j, &t);
+        if (!tn || !same_case(c, t))
+            return SIZE_MAX;
+        i += pn;
+        j += tn;
+    }
+    return j;
 }
 
 void find_variants_free(find_variants *v)

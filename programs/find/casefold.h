@@ -16,8 +16,9 @@
 
 #include "haystack.h"
 
-/* The most variants one pattern may expand to; beyond it the pattern is
- * refused with a message (a verified fallback is not implemented). */
+/* The most variants one pattern may expand to.  Beyond it only the
+ * pattern's longest prefix within the limit is expanded, and the rest is
+ * checked after the scan (find_casefold_match), a verified fallback. */
 #define FIND_CASEFOLD_MAX_VARIANTS 4096
 
 /* True when the C library's LC_CTYPE, taken from the environment (LC_ALL,
@@ -40,11 +41,19 @@ typedef struct find_variants {
  * when out of memory. */
 int find_variants_add(find_variants *v, const uint8_t *p, size_t len, uint32_t id);
 
-/* Appends pattern `id`'s variants (itself first; ASCII letters are left to
- * HAY_CASELESS).  Returns 0; -1 when out of memory; -2 when it would have
- * more than FIND_CASEFOLD_MAX_VARIANTS (then *count is how many). */
+/* Appends the variants of pattern `id`, p[0, len) (itself first; ASCII
+ * letters are left to HAY_CASELESS): of all of it when they are at most
+ * FIND_CASEFOLD_MAX_VARIANTS, else of its longest prefix (whole code
+ * points) within the limit.  *covered is the length of what was expanded
+ * (len, or the prefix's).  Returns 0, or -1 when out of memory. */
 int find_casefold_expand(find_variants *v, const uint8_t *p, size_t len, uint32_t id,
-                         double *count);
+                         size_t *covered);
+
+/* Whether text[0, tlen) starts with pattern bytes pat[0, plen) under -i's
+ * folding (each code point by its orbit, ASCII letters in either case,
+ * bytes that are not UTF-8 exactly).  Returns the length of text matched,
+ * or SIZE_MAX when it does not match. */
+size_t find_casefold_match(const uint8_t *pat, size_t plen, const uint8_t *text, size_t tlen);
 
 void find_variants_free(find_variants *v);
 

@@ -25,6 +25,9 @@ typedef struct file_search {
     const find_config *cf;
     const find_matcher *matcher;
     uint64_t *each;    /* --count-matches=each: per pattern of the config */
+    uint64_t counted;  /* --count-matches through a callback */
+    find_span *chosen; /* a line's matches after find_matcher_select */
+    size_t chosen_cap;
     find_printer printer;
     find_lines lines;
     bool binary, matched, nomem;
@@ -61,18 +64,47 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
         fprintf(stderr, "\r\33[K");
 }
 
-/* --count-matches=each: every occurrence, counted for its pattern. */
+/* --count-matches=each, or of prefixes to verify: every occurrence,
+ * counted (for its pattern). */
 static int count_each(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
-    (void)start; (void)end;
+    (void)start;
     file_search *s = ctx;
-    s->each[find_matcher_pattern(s->matcher, id)]++;
+    if (!find_matcher_verify(s->matcher, id, s->lines.buf, s->lines.len, &end))
+        return 0;
+    s->counted++;
+    if (s->each)
+        s->each[find_matcher_pattern(s->matcher, id)]++;
     return 0;
+}
+
+/* A line's matches as the asked leftmost mode would have given them, where
+ * the set reported all of them (matcher.h), then printed. */
+static void print_chosen(void *ctx, const find_line *line)
+{
+    file_search *s = ctx;
+    if (line->nspans > s->chosen_cap) {
+        find_span *p = realloc(s->chosen, line->nspans * sizeof *p);
+        if (!p) {
+            s->nomem = true;
+            return;
+        }
+        s->chosen = p;
+        s->chosen_cap = line->nspans;
+    }
+    find_line l = *line;
+    if (l.nspans)
+        memcpy(s->chosen, line->spans, l.nspans * sizeof *s->chosen);
+    l.spans = s->chosen;
+    l.nspans = find_matcher_select(s->cf->mode, s->chosen, l.nspans);
+    find_print_line(&s->printer, &l);
 }
 
 static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     file_search *s = ctx;
+    if (!find_matcher_verify(s->matcher, id, s->lines.buf, s->lines.len, &end))
+        return 0;
     if (!find_lines_selects(&s->lines, start, end))
         return 0;
     s->matched = true;
@@ -112,8 +144,11 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     s.first_only = cf->list || cf->quiet || (binary_note && prints_lines(cf));
     find_lines_init(&s.lines, buf, len);
     s.lines.numbers = cf->line_numbers || cf->json;
-    s.lines.sort_spans = cf->mode == HAY_MATCH_ALL;
-    if (!cf->count_lines) {
+    s.lines.sort_spans = cf->mode == HAY_MATCH_ALL || r->matcher->covered;
+    if (!cf->count_lines && r->matcher->reselect) {
+        s.lines.emit = print_chosen;
+        s.lines.emit_ctx = &s;
+    } else if (!cf->count_lines) {
         s.lines.emit = find_print_line;
         s.lines.emit_ctx = &s.printer;
     }
@@ -142,11 +177,10 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     find_file_result res = { .binary = s.binary, .bytes = len };
     if (cf->count_each && !(s.each = calloc(cf->pats.n + 1, sizeof *s.each)))
         st = HAY_ERR_NOMEM;
-    if (cf->count_matches && s.each) {
-        if (set && len)
+    if (cf->count_matches && (s.each || r->matcher->covered)) {
+        if (set && len && st == HAY_OK)
             st = hay_scan(set, r->matcher->scratch, buf, len, &so, count_each, &s);
-        for (size_t i = 0; i < cf->pats.n; i++)
-            res.occurrences += s.each[i];
+        res.occurrences = s.counted;
         res.each = s.each;
         s.matched = res.occurrences > 0;
     } else if (cf->count_matches) {
@@ -186,6 +220,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     add_result(r, &res, cf->count_matches ? res.occurrences : s.printer.json_matches);
     find_lines_free(&s.lines);
     free(s.each);
+    free(s.chosen);
 }
 
 /* --count-matches on a pipe: streamed through in pieces instead of read
@@ -248,7 +283,8 @@ static void count_stream(find_searcher *r, int fd, const char *name, bool walked
 void find_search_file(void *searcher, int fd, const char *name, bool walked)
 {
     find_searcher *r = searcher;
-    if (r->cf->count_matches && find_input_is_stream(fd)) {
+    /* Prefixes are verified against the bytes after them: not streamed. */
+    if (r->cf->count_matches && !r->matcher->covered && find_input_is_stream(fd)) {
         count_stream(r, fd, name, walked);
         return;
     }

@@ -5,15 +5,16 @@
 # Usage: unicode_case.sh HAY DATA_DIR
 #
 # For every file of DATA_DIR/text holding words beyond ASCII, patterns are
-# picked from the file itself: its four most frequent such words, each as
-# it occurs, in capitals and with a capital first letter (Python's simple
+# picked from the file itself: its four most frequent such words and its two
+# most frequent of 10 letters or more (these have more case variants than
+# are expanded: the verified fallback), each as it occurs, in capitals and with a capital first letter (Python's simple
 # upper(); words with letters whose folding grep and Unicode's simple
 # folding disagree on, ß, ẞ, ı, İ, ſ and the Kelvin sign, are not picked),
 # and all of them at once with -f.  For each, `hay find` and `grep -F` run
 # with -i -c, -i -n and -i -o, and their outputs and exit statuses must be
 # identical; -i -c must also differ from ASCII-only folding (--no-unicode)
-# for at least one pattern per file with cased letters, or the check could
-# not fail.  Prints "N passed, M failed" last; exits 1 on any failure and
+# for at least one pattern per file with cased letters beyond ASCII, or the
+# check could not fail.  Prints "N passed, M failed" last; exits 1 on any failure and
 # 77 (skip) when the data folder or the C.UTF-8 locale is missing.
 set -u
 
@@ -64,8 +65,9 @@ text = open(sys.argv[1], encoding="utf-8", errors="ignore").read()
 skip = set("ßẞıİſ\u212a")
 words = collections.Counter(
     w for w in re.findall(r"\w{3,}", text)
-    if any(ord(c) > 127 for c in w) and not skip & set(w) and len(w) <= 8)
-for w, _ in words.most_common(4):
+    if any(ord(c) > 127 for c in w) and not skip & set(w))
+long = collections.Counter({w: n for w, n in words.items() if len(w) >= 10})
+for w, _ in words.most_common(4) + long.most_common(2):
     for form in {w, w.upper(), w[0].upper() + w[1:]}:
         if len(form) == len(w):   # upper() may lengthen (full case mapping)
             print(form)
@@ -79,7 +81,7 @@ PY
         a=$("$hay" find -i -c -e "$w" "$f")
         b=$("$hay" find --no-unicode -i -c -e "$w" "$f")
         [ "$a" != "$b" ] && differs=1
-        [ "$(printf '%s' "$w" | python3 -c 'import sys; s=sys.stdin.read(); print(int(s.lower() != s.upper()))')" = 1 ] && cased=1
+        [ "$(printf '%s' "$w" | python3 -c 'import sys; print(int(any(ord(c) > 127 and c.lower() != c.upper() for c in sys.stdin.read())))')" = 1 ] && cased=1
     done <"$tmp/words"
     compare "$name -i -f words -c" -i -c -f "$tmp/words" "$f"
     compare "$name -i -f words -o" -i -o -n -f "$tmp/words" "$f"
