@@ -64,9 +64,9 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
         fprintf(stderr, "\r\33[K");
 }
 
-/* --count-matches=each, or of prefixes to verify: every occurrence,
- * counted (for its pattern). */
-static int count_each(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+/* --count-matches through a callback (=each, or prefixes to verify): every
+ * occurrence verified, counted, and counted for its pattern. */
+static int count_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     (void)start;
     file_search *s = ctx;
@@ -179,7 +179,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
         st = HAY_ERR_NOMEM;
     if (cf->count_matches && (s.each || r->matcher->covered)) {
         if (set && len && st == HAY_OK)
-            st = hay_scan(set, r->matcher->scratch, buf, len, &so, count_each, &s);
+            st = hay_scan(set, r->matcher->scratch, buf, len, &so, count_match, &s);
         res.occurrences = s.counted;
         res.each = s.each;
         s.matched = res.occurrences > 0;
