@@ -18,19 +18,11 @@ import os
 import re
 import subprocess
 import sys
+
+from clitest import check, finish, skip
 import tempfile
 
 ENV = dict(os.environ, LC_ALL="C")
-passed = failed = 0
-
-
-def check(label, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s %s" % (label, detail)[:400])
 
 
 def occurrences(text, pat):
@@ -55,8 +47,7 @@ def main():
              "logs/Linux_2k.log"]
     paths = [os.path.join(root, p) for p in picks if os.path.exists(os.path.join(root, p))]
     if not paths:
-        print("SKIP: ../shared/data not found (looked in %s)" % root)
-        sys.exit(77)
+        skip("../shared/data not found (looked in %s)" % root)
     with tempfile.TemporaryDirectory() as tmp:
         for path in paths:
             text = open(path, "rb").read()
@@ -83,8 +74,7 @@ def main():
                                        env=ENV).stdout
                 wsum = sum(int(l.split(b"\t")[0]) for l in want.splitlines())
                 check(label + " total", total == b"%d\n" % wsum, "%r vs %d" % (total, wsum))
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 if __name__ == "__main__":

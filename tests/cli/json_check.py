@@ -24,19 +24,11 @@ import os
 import re
 import subprocess
 import sys
+
+from clitest import check, finish, skip
 import tempfile
 
 ENV = dict(os.environ, LC_ALL="C")
-passed = failed = 0
-
-
-def check(label, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s %s" % (label, detail)[:400])
 
 
 def run(args):
@@ -189,8 +181,7 @@ def main():
              "text/world192.txt", "logs/apache_access.log", "logs/OpenSSH_2k.log"]
     paths = [os.path.join(root, p) for p in picks if os.path.exists(os.path.join(root, p))]
     if not paths:
-        print("SKIP: ../shared/data not found (looked in %s)" % root)
-        sys.exit(77)
+        skip("../shared/data not found (looked in %s)" % root)
     with tempfile.TemporaryDirectory() as tmp:
         for path in paths:
             name = os.path.basename(path)
@@ -205,8 +196,7 @@ def main():
             check_lines("%s -f 10 words" % name, path, ["-f", pats])
             check_counts("%s '%s'" % (name, ws[1]), paths, ["-e", ws[1]])
         check_not_utf8(tmp)
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 if __name__ == "__main__":

@@ -22,16 +22,7 @@ import subprocess
 import sys
 import termios
 
-passed = failed = 0
-
-
-def check(label, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s %s" % (label, detail)[:600])
+from clitest import check, finish, skip
 
 
 def on_pty(args, stdout_to_pty):
@@ -78,8 +69,7 @@ def main():
                 f.write(block)
                 want += b"".join(l + b"\n" for l in block.split(b"\n") if l.startswith(b"needle"))
     except OSError as e:
-        print("SKIP: cannot write %s: %s" % (path, e))
-        sys.exit(77)
+        skip("cannot write %s: %s" % (path, e))
     try:
         got, _ = on_pty([hay, "find", "needle", path], True)
         check("same terminal: no bar", b"\r" not in got, repr(got[:200]))
@@ -92,8 +82,7 @@ def main():
         check("--no-progress: nothing drawn", bar == b"", repr(bar[:200]))
     finally:
         os.unlink(path)
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 if __name__ == "__main__":
