@@ -187,7 +187,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
         if (set && len && st == HAY_OK)
             st = hay_scan_count(set, r->matcher->scratch, buf, len, &so, &res.occurrences);
         s.matched = res.occurrences > 0;
-    } else if (every_line && !cf->only) {
+    } else if (every_line && (!cf->only || cf->json)) {   /* --json ignores -o */
         s.lines.selected = find_lines_count(buf, len);
         s.matched = s.lines.selected > 0;
         if (s.matched && prints_lines(cf) && !binary_note)
