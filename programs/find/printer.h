@@ -1,10 +1,11 @@
 /*
- * printer.h - everything `hay find` writes to standard output: selected
+ * printer.h - everything `hay find` writes about a file's matches: selected
  * lines (whole, or their matched parts with -o; with the file name, line
  * number and byte offset prefixes, in grep's colours), the per-file
- * summaries (-l, -c, --count-matches, "Binary file ... matches") and the
- * --json records.  A printer is set up per file; it reads only the config's
- * output options and the file's bytes.
+ * summaries (-l, -c, --count-matches[=each]), the --json records (through
+ * json.c) and, on standard error as grep 3.8, "NAME: binary file matches".
+ * A printer is set up per file; it reads only the config's output options
+ * and the file's bytes.
  */
 #ifndef HAY_FIND_PRINTER_H
 #define HAY_FIND_PRINTER_H

@@ -139,7 +139,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
                                 .print_name = r->print_names ||
                                               (walked && r->names_in_walk) };
     s.binary = find_input_is_binary(buf, len);
-    /* Binary files get one line of summary instead of their lines. */
+    /* Binary files get a note instead of their lines. */
     bool binary_note = s.binary && !cf->text;
     s.first_only = cf->list || cf->quiet || (binary_note && prints_lines(cf));
     find_lines_init(&s.lines, buf, len);
