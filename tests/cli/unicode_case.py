@@ -12,11 +12,11 @@ capital first letter (Python's upper(), where it keeps the length; words
 with letters whose folding grep and Unicode's simple folding disagree on,
 ß, ẞ, ı, İ, ſ and the Kelvin sign, are not picked), and all of them at once
 with -f.  For each, `hay find` and `grep -F` run with -i -c, -i -n and -i -o,
-and their outputs and exit statuses must be identical, and
---count-matches must count what grep -o prints (for words that cannot
-overlap themselves).  -i -c must also
-differ from ASCII-only folding (--no-unicode) for at least one pattern per
-file with cased letters beyond ASCII, or the check could not fail.
+and their outputs and exit statuses must be identical; --count-matches must
+count what grep -o prints (for words that cannot overlap themselves).
+-i -c must also differ from ASCII-only folding (--no-unicode) for at least
+one pattern per file with cased letters beyond ASCII, or the check could
+not fail.
 Prints "N passed, M failed" last; exits 1 on any failure, 77 when the data
 folder or the C.UTF-8 locale is missing.
 """
