@@ -175,7 +175,7 @@ int find_variants_add(find_variants *v, const uint8_t *p, size_t len, uint32_t i
 }
 
 int find_casefold_expand(find_variants *v, const uint8_t *p, size_t len, uint32_t id,
-                         size_t *covered)
+                         size_t limit, size_t *covered)
 {
     piece *pcs = malloc((len ? len : 1) * sizeof *pcs);
     int *digit = calloc(len ? len : 1, sizeof *digit);
@@ -193,7 +193,7 @@ int find_casefold_expand(find_variants *v, const uint8_t *p, size_t len, uint32_
         pc->nalt = 0;
         if (n && (n > 1 || orbit_of(c) >= 0) && fill_alternatives(pc, c) == 0)
             pc->nalt = 0;   /* no variants: keep the bytes as given */
-        if (total * (pc->nalt ? pc->nalt : 1) > FIND_CASEFOLD_MAX_VARIANTS)
+        if (np && total * (pc->nalt ? pc->nalt : 1) > (double)limit)
             break;   /* the rest is verified after the scan */
         total *= pc->nalt ? pc->nalt : 1;
         i += pc->rawlen;

@@ -16,10 +16,12 @@
 
 #include "haystack.h"
 
-/* The most variants one pattern may expand to.  Beyond it only the
+/* The most variants one pattern may expand to, and all patterns together
+ * (a long list gets a smaller limit a pattern).  Beyond it only the
  * pattern's longest prefix within the limit is expanded, and the rest is
  * checked after the scan (find_casefold_match), a verified fallback. */
 #define FIND_CASEFOLD_MAX_VARIANTS 4096
+#define FIND_CASEFOLD_MAX_TOTAL (1u << 18)
 
 /* True when the C library's LC_CTYPE, taken from the environment (LC_ALL,
  * LC_CTYPE, LANG), is UTF-8.  Leaves LC_CTYPE as it found it. */
@@ -43,11 +45,11 @@ int find_variants_add(find_variants *v, const uint8_t *p, size_t len, uint32_t i
 
 /* Appends the variants of pattern `id`, p[0, len) (itself first; ASCII
  * letters are left to HAY_CASELESS): of all of it when they are at most
- * FIND_CASEFOLD_MAX_VARIANTS, else of its longest prefix (whole code
- * points) within the limit.  *covered is the length of what was expanded
- * (len, or the prefix's).  Returns 0, or -1 when out of memory. */
+ * `limit`, else of its longest prefix (whole code points, at least one)
+ * within the limit.  *covered is the length of what was expanded (len, or
+ * the prefix's).  Returns 0, or -1 when out of memory. */
 int find_casefold_expand(find_variants *v, const uint8_t *p, size_t len, uint32_t id,
-                         size_t *covered);
+                         size_t limit, size_t *covered);
 
 /* Whether text[0, tlen) starts with pattern bytes pat[0, plen) under -i's
  * folding (each code point by its orbit, ASCII letters in either case,

@@ -78,14 +78,20 @@ static int select_patterns(const find_config *cf, find_variants *v, find_matcher
     if (same)
         return 0;
     bool prefixes = false;
-    size_t cap = 0;
+    size_t cap = 0, nexpanded = 0;
+    for (size_t i = 0; i < cf->pats.n; i++)
+        nexpanded += expanded(cf, &items[i]);
+    size_t limit = nexpanded ? FIND_CASEFOLD_MAX_TOTAL / nexpanded : 0;
+    limit = limit > FIND_CASEFOLD_MAX_VARIANTS ? FIND_CASEFOLD_MAX_VARIANTS
+            : limit < 16                       ? 16 : limit;
     for (size_t i = 0; i < cf->pats.n; i++) {
         int rc = 0;
         size_t covered = items[i].len, n0 = v->n;
         if (left_out(cf, &items[i]))
             continue;
         if (expanded(cf, &items[i]))
-            rc = find_casefold_expand(v, items[i].data, items[i].len, (uint32_t)i, &covered);
+            rc = find_casefold_expand(v, items[i].data, items[i].len, (uint32_t)i, limit,
+                                      &covered);
         else
             rc = find_variants_add(v, items[i].data, items[i].len, (uint32_t)i);
         if (rc == 0 && v->n > cap) {   /* covered[] follows the variants */
@@ -108,8 +114,8 @@ static int select_patterns(const find_config *cf, find_variants *v, find_matcher
         m->covered = NULL;
     } else if (cf->count_matches && cf->mode != HAY_MATCH_ALL) {
         fprintf(stderr, "hay: --count-matches with --match-mode leftmost-*: a -i pattern "
-                        "has more than %d case variants; use --match-mode all, or "
-                        "--no-unicode\n", FIND_CASEFOLD_MAX_VARIANTS);
+                        "has more than %zu case variants; use --match-mode all, or "
+                        "--no-unicode\n", limit);
         return -1;
     }
     return v->n ? 0 : 1;

@@ -11,8 +11,11 @@ expanded: the verified fallback), each as it occurs, in capitals and with a
 capital first letter (Python's upper(), where it keeps the length; words
 with letters whose folding grep and Unicode's simple folding disagree on,
 ß, ẞ, ı, İ, ſ and the Kelvin sign, are not picked), and all of them at once
-with -f.  For each, `hay find` and `grep -F` run with -i -c, -i -n and -i -o,
-and their outputs and exit statuses must be identical; --count-matches must
+with -f; also, where there are as many, its 300 most frequent words of 8
+letters or more with -f (the limit of case variants a pattern shrinks with
+the number of patterns).  For each, `hay find` and `grep -F` run with
+-i -c, -i -n and -i -o (the lists: -i -c, -i -o -n or -i -o -b), and their
+outputs and exit statuses must be identical; --count-matches must
 count what grep -o prints (for words that cannot overlap themselves).
 -i -c must also differ from ASCII-only folding (--no-unicode) for at least
 one pattern per file with cased letters beyond ASCII, or the check could
@@ -46,6 +49,8 @@ def compare(hay, label, args):
 
 
 def patterns(path):
+    """The words to search for, and a list of 300 words of 8 letters or
+    more (one in three in capitals)."""
     text = open(path, encoding="utf-8", errors="ignore").read()
     words = collections.Counter(w for w in re.findall(r"\w{3,}", text)
                                 if any(ord(c) > 127 for c in w) and not DISAGREE & set(w))
@@ -55,7 +60,11 @@ def patterns(path):
         for form in (w, w.upper(), w[0].upper() + w[1:]):
             if len(form) == len(w) and form not in forms:
                 forms.append(form)
-    return forms
+    many = [w for w, _ in collections.Counter(
+        {w: n for w, n in words.items() if len(w) >= 8}).most_common(300)]
+    many = [w.upper() if i % 3 == 0 and len(w.upper()) == len(w) else w
+            for i, w in enumerate(many)]
+    return forms, many
 
 
 def self_overlaps(w):
@@ -81,7 +90,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
             name = os.path.basename(path)
-            forms = patterns(path)
+            forms, many = patterns(path)
             if not forms:
                 continue
             differs = False
@@ -101,6 +110,12 @@ def main():
                 f.write("\n".join(forms) + "\n")
             compare(hay, name + " -i -c -f words", ["-i", "-c", "-f", pats, path])
             compare(hay, name + " -i -o -n -f words", ["-i", "-o", "-n", "-f", pats, path])
+            if len(many) == 300:   # a smaller limit of variants a pattern
+                with open(pats, "w", encoding="utf-8") as f:
+                    f.write("\n".join(many) + "\n")
+                compare(hay, name + " -i -c -f 300 words", ["-i", "-c", "-f", pats, path])
+                compare(hay, name + " -i -o -b -f 300 words",
+                        ["-i", "-o", "-b", "-f", pats, path])
             if any(cased_beyond_ascii(w) for w in forms):
                 check(name + ": Unicode -i differs from --no-unicode", differs,
                       "for every cased word (the check cannot fail)")
