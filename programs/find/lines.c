@@ -74,7 +74,7 @@ void find_lines_finish(find_lines *l)
     l->have_line = false;
 }
 
-int find_lines_add(find_lines *l, uint64_t start, uint64_t end)
+int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id)
 {
     bool same_line = l->have_line && start >= l->line_start && start < l->line_end;
     if (!same_line) {
@@ -102,7 +102,7 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end)
         l->spans = p;
         l->cap = cap;
     }
-    l->spans[l->nspans++] = (find_span){ start, end };
+    l->spans[l->nspans++] = (find_span){ start, end, id };
     return 0;
 }
 

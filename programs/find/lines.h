@@ -14,6 +14,7 @@
 
 typedef struct find_span {
     uint64_t s, e;   /* [s, e), offsets in the input */
+    uint32_t id;     /* the pattern (an index in the config's patterns) */
 } find_span;
 
 /* One selected line: [start, end) without its newline. */
@@ -54,7 +55,7 @@ bool find_lines_selects(const find_lines *l, uint64_t start, uint64_t end);
 
 /* Takes the next match (in order of end; it selects a line).  A match on a
  * new line hands the previous line on.  Returns -1 when out of memory. */
-int find_lines_add(find_lines *l, uint64_t start, uint64_t end);
+int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id);
 
 /* Hands on the line in progress, if any (at the end of the input). */
 void find_lines_finish(find_lines *l);

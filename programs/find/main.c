@@ -9,11 +9,14 @@
  *   input.c    one file's bytes: mapped, read from a pipe; binary detection
  *   search.c   one file's search: scan, then lines or counts to the printer
  *   lines.c    matches to lines: line bounds, line numbers, lines selected
- *   printer.c  lines, -o, colour, per-file summaries, --json
+ *   printer.c  lines, -o, colour, per-file summaries
+ *   json.c     the --json records
+ *   casefold.c -i's case variants of UTF-8 patterns (Unicode folding)
  *   stats.c    totals over the files and the --stats report
  */
 #include "cli.h"
 
+#include "json.h"
 #include "matcher.h"
 #include "options.h"
 #include "search.h"
@@ -61,6 +64,8 @@ int find_main(int argc, char **argv)
             break;
     }
     s.t.error |= w.error;
+    if (cf.json && !cf.quiet)
+        find_json_summary(&cf, &s.t, cli_now() - t0);
     fflush(stdout);
     if (cf.stats)
         find_stats_print(&cf, m.set, &s.t, cli_now() - t0);

@@ -1,8 +1,10 @@
 /* matcher.c - compiling the pattern set (see matcher.h). */
 #include "matcher.h"
 
+#include "casefold.h"
 #include "cli.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,75 @@ static void explain(const find_config *cf, hay_status st, const char *why)
     }
 }
 
+/* Lines never match across a newline (grep), so for the line outputs a
+ * pattern holding one is left out: selected by the leftmost modes it would
+ * hide the matches it overlaps. */
+static bool left_out(const find_config *cf, const hay_pattern *p)
+{
+    return !cf->count_matches && memchr(p->data, '\n', p->len) != NULL;
+}
+
+static bool expanded(const find_config *cf, const hay_pattern *p)
+{
+    return cf->icase && cf->unicode && find_casefold_needed(p->data, p->len);
+}
+
+/* The patterns to compile, where they are not cf's as given: with some left
+ * out, or with case variants (m->covered set where some are prefixes).
+ * Returns 0 (v->items NULL: compile cf's), 1 when none is left, -1 after
+ * printing why. */
+static int select_patterns(const find_config *cf, find_variants *v, find_matcher *m)
+{
+    const hay_pattern *items = cf->pats.items;
+    bool same = true;
+    for (size_t i = 0; i < cf->pats.n && same; i++)
+        same = !left_out(cf, &items[i]) && !expanded(cf, &items[i]);
+    if (same)
+        return 0;
+    bool prefixes = false;
+    size_t cap = 0, nexpanded = 0;
+    for (size_t i = 0; i < cf->pats.n; i++)
+        nexpanded += expanded(cf, &items[i]);
+    size_t limit = nexpanded ? FIND_CASEFOLD_MAX_TOTAL / nexpanded : 0;
+    limit = limit > FIND_CASEFOLD_MAX_VARIANTS ? FIND_CASEFOLD_MAX_VARIANTS
+            : limit < 16                       ? 16 : limit;
+    for (size_t i = 0; i < cf->pats.n; i++) {
+        int rc = 0;
+        size_t covered = items[i].len, n0 = v->n;
+        if (left_out(cf, &items[i]))
+            continue;
+        if (expanded(cf, &items[i]))
+            rc = find_casefold_expand(v, items[i].data, items[i].len, (uint32_t)i, limit,
+                                      &covered);
+        else
+            rc = find_variants_add(v, items[i].data, items[i].len, (uint32_t)i);
+        if (rc == 0 && v->n > cap) {   /* covered[] follows the variants */
+            cap = v->cap;
+            size_t *c = realloc(m->covered, cap * sizeof *c);
+            rc = c ? 0 : -1;
+            if (c)
+                m->covered = c;
+        }
+        if (rc < 0) {
+            fprintf(stderr, "hay: %s\n", hay_strerror(HAY_ERR_NOMEM));
+            return -1;
+        }
+        for (size_t k = n0; k < v->n; k++)
+            m->covered[k] = covered;
+        prefixes |= covered < items[i].len;
+    }
+    if (!prefixes) {
+        free(m->covered);
+        m->covered = NULL;
+    } else if (cf->count_matches && cf->mode != HAY_MATCH_ALL) {
+        fprintf(stderr, "hay: --count-matches with --match-mode leftmost-*: a -i pattern "
+                        "has more than %zu case variants; use --match-mode all, or "
+                        "--no-unicode\n", limit);
+        return -1;
+    }
+    return v->n ? 0 : 1;
+}
+
 int find_matcher_open(const find_config *cf, find_matcher *m)
 {
     memset(m, 0, sizeof *m);
@@ -65,38 +136,27 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
     char why[1024] = "";
     co.error = why;
     co.error_cap = sizeof why;
-    /* Lines never match across a newline (grep), so for the line outputs a
-     * pattern holding one is left out: selected by the leftmost modes it
-     * would hide the matches it overlaps. */
-    const hay_pattern *items = cf->pats.items;
-    hay_pattern *kept = NULL;
-    size_t n = cf->pats.n;
-    if (!cf->json && !cf->count_matches) {
-        size_t k = 0;
-        for (size_t i = 0; i < cf->pats.n; i++)
-            k += memchr(items[i].data, '\n', items[i].len) == NULL;
-        if (k < n) {
-            kept = malloc((k ? k : 1) * sizeof *kept);
-            if (!kept) {
-                fprintf(stderr, "hay: %s\n", hay_strerror(HAY_ERR_NOMEM));
-                return -1;
-            }
-            k = 0;
-            for (size_t i = 0; i < cf->pats.n; i++)
-                if (!memchr(items[i].data, '\n', items[i].len))
-                    kept[k++] = items[i];
-            items = kept;
-            n = k;
-            if (n == 0) {
-                free(kept);
-                return 0;
-            }
-        }
+    find_variants v;
+    memset(&v, 0, sizeof v);
+    int rc = select_patterns(cf, &v, m);
+    if (rc != 0) {
+        find_variants_free(&v);
+        return rc < 0 ? -1 : 0;
+    }
+    const hay_pattern *items = v.items ? v.items : cf->pats.items;
+    size_t n = v.items ? v.n : cf->pats.n;
+    m->pats = cf->pats.items;
+    if (m->covered) {   /* prefixes: every occurrence, verified, then chosen */
+        co.mode = HAY_MATCH_ALL;
+        m->reselect = cf->mode != HAY_MATCH_ALL;
     }
     double t0 = cli_now();
     hay_status st = hay_patterns_compile(items, n, &co, &m->set);
     m->compile_s = cli_now() - t0;
-    free(kept);
+    m->nvariants = n;
+    m->owner = v.owner;
+    v.owner = NULL;
+    find_variants_free(&v);
     if (st < 0) {
         explain(cf, st, why);
         return -1;
@@ -109,9 +169,48 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
     return 0;
 }
 
+bool find_matcher_verify(const find_matcher *m, uint32_t id, const uint8_t *buf,
+                         uint64_t len, uint64_t *end)
+{
+    if (!m->covered)
+        return true;
+    const hay_pattern *p = &m->pats[m->owner[id]];
+    size_t done = m->covered[id];
+    if (done == p->len)
+        return true;
+    size_t n = find_casefold_match((const uint8_t *)p->data + done, p->len - done,
+                                   buf + *end, (size_t)(len - *end));
+    if (n == SIZE_MAX)
+        return false;
+    *end += n;
+    return true;
+}
+
+size_t find_matcher_select(hay_match_mode mode, find_span *spans, size_t n)
+{
+    size_t k = 0;
+    uint64_t next = 0;   /* the end of the last match kept */
+    for (size_t i = 0; i < n; i++) {
+        if (k && spans[i].s < next)
+            continue;
+        size_t best = i;
+        /* Leftmost-first: at one start the pattern given first wins;
+         * leftmost-longest: the longest, first in the sort order. */
+        for (size_t j = i + 1; mode == HAY_MATCH_LEFTMOST_FIRST && j < n &&
+                               spans[j].s == spans[i].s; j++)
+            if (spans[j].id < spans[best].id)
+                best = j;
+        spans[k++] = spans[best];
+        next = spans[best].e;
+    }
+    return k;
+}
+
 void find_matcher_close(find_matcher *m)
 {
     hay_scratch_free(m->scratch);
     hay_patterns_free(m->set);
+    free(m->owner);
+    free(m->covered);
     memset(m, 0, sizeof *m);
 }

@@ -7,13 +7,44 @@
 #define HAY_FIND_MATCHER_H
 
 #include "haystack.h"
+#include "lines.h"
 #include "options.h"
 
 typedef struct find_matcher {
     hay_patterns *set;      /* NULL when only empty patterns were given */
     hay_scratch *scratch;
     double compile_s;
+    /* The set's pattern ids are the config's (cf->pats.items) unless
+     * patterns were left out or -i added case variants: then owner[id] is
+     * the config's pattern that set id stands for. */
+    uint32_t *owner;
+    size_t nvariants;       /* patterns in the set */
+    /* A pattern with too many case variants is compiled as its prefix
+     * (casefold.h): then covered[id] is how much of owner[id] the set id
+     * holds, the rest is checked after the scan (find_matcher_verify), and
+     * the set reports every occurrence (HAY_MATCH_ALL); with `reselect`
+     * the config's leftmost mode is applied to each line's matches after
+     * (find_matcher_select). */
+    size_t *covered;        /* NULL: every set id is a whole pattern */
+    const hay_pattern *pats;   /* the config's patterns */
+    bool reselect;
 } find_matcher;
+
+/* The index in cf->pats.items of the pattern that set id `id` reported. */
+static inline uint32_t find_matcher_pattern(const find_matcher *m, uint32_t id)
+{
+    return m->owner ? m->owner[id] : id;
+}
+
+/* Whether the match of set id `id` ending at *end in buf[0, len) is one of
+ * its pattern (always, but for a prefix); moves *end to the pattern's end. */
+bool find_matcher_verify(const find_matcher *m, uint32_t id, const uint8_t *buf,
+                         uint64_t len, uint64_t *end);
+
+/* With m->reselect: keeps of spans[0, n) (sorted by start, longest first)
+ * those the config's leftmost mode would have reported; returns how many
+ * (moved to the front). */
+size_t find_matcher_select(hay_match_mode mode, find_span *spans, size_t n);
 
 /* Compiles cf's patterns.  Returns 0, or -1 after printing why;
  * find_matcher_close() either way. */

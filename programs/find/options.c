@@ -5,12 +5,14 @@
  */
 #include "options.h"
 
+#include "casefold.h"
 #include "cli.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -27,21 +29,27 @@ static void usage(FILE *f)
 "  -f, --file=FILE           take patterns from FILE, one per line (- = stdin)\n"
 "      --escapes             decode \\xHH in patterns (the format of pattern\n"
 "                            sets such as Snort content literals)\n"
-"  -i, --ignore-case         ASCII case-insensitive matching\n"
+"  -i, --ignore-case         case-insensitive matching: ASCII letters always;\n"
+"                            in a UTF-8 locale, patterns holding UTF-8 beyond\n"
+"                            ASCII by Unicode simple case folding\n"
+"      --no-unicode          -i folds ASCII letters only, whatever the locale\n"
 "  -F, --fixed-strings       accepted for grep compatibility (always on)\n"
 "\n"
 "Output:\n"
 "  -c, --count               print the number of matching lines per file\n"
-"      --count-matches       print the number of occurrences of every pattern,\n"
-"                            overlapping ones included, per file\n"
+"      --count-matches[=each]\n"
+"                            print the number of occurrences, overlapping ones\n"
+"                            included, per file: of all patterns together, or\n"
+"                            with =each a line per pattern: COUNT, a tab, the\n"
+"                            pattern (unprintable bytes as --escapes' \\xHH)\n"
 "  -o, --only-matching       print only the matched parts (leftmost-longest,\n"
 "                            non-overlapping, as grep -o)\n"
 "      --match-mode=MODE     which matches -o, --color, --json and\n"
 "                            --count-matches report: all (every occurrence),\n"
 "                            leftmost-first (non-overlapping, the pattern given\n"
 "                            first wins) or leftmost-longest (the longest wins);\n"
-"                            default leftmost-longest for lines and -o, all for\n"
-"                            --json and --count-matches\n"
+"                            default leftmost-longest for lines, -o and --json,\n"
+"                            all for --count-matches\n"
 "  -n, --line-number         prefix lines with their line number\n"
 "  -b, --byte-offset         prefix with the 0-based byte offset\n"
 "  -l, --files-with-matches  print only names of files with matches\n"
@@ -49,8 +57,10 @@ static void usage(FILE *f)
 "  -H, --with-filename       print the file name for each match\n"
 "  -h, --no-filename         never print file names\n"
 "      --color[=WHEN]        highlight matches: never, always, auto\n"
-"      --json                one JSON object per occurrence:\n"
-"                            {\"file\",\"pattern\",\"offset\",\"line\"}\n"
+"      --json                JSON Lines as ripgrep's --json: begin, match (a\n"
+"                            selected line and its matches), end per file and\n"
+"                            a summary; with -c, -l or --count-matches the\n"
+"                            counts only (docs/JSON.md)\n"
 "\n"
 "Input:\n"
 "  -r, --recursive           search directories recursively\n"
@@ -70,7 +80,8 @@ static void usage(FILE *f)
 "                            (GPU backends: init, prepare, write, kernel, read,\n"
 "                            with energy where the device reports it)\n"
 "      --device=P:D          OpenCL platform P, device D (see 'hay devices')\n"
-"      --no-progress         no progress bar on a terminal\n"
+"      --no-progress         no progress bar (drawn on standard error for long\n"
+"                            scans when it is a terminal other than stdout's)\n"
 "\n"
 "Exit status: 0 if a line was selected, 1 if none, 2 on error.\n", f);
 }
@@ -78,7 +89,9 @@ static void usage(FILE *f)
 enum {
     OPT_ESCAPES = 256, OPT_COUNT_MATCHES, OPT_COLOR, OPT_JSON, OPT_STATS,
     OPT_THREADS, OPT_BACKEND, OPT_ALGO, OPT_SCHEDULE, OPT_CHUNK,
-    OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE, OPT_PARAMS, OPT_DEVICE
+    OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE, OPT_PARAMS, OPT_DEVICE,
+    /* find-case: Unicode -i, per-pattern counts */
+    OPT_NO_UNICODE
 };
 
 static const struct option long_opts[] = {
@@ -90,7 +103,7 @@ static const struct option long_opts[] = {
     { "ignore-case", no_argument, NULL, 'i' },
     { "fixed-strings", no_argument, NULL, 'F' },
     { "count", no_argument, NULL, 'c' },
-    { "count-matches", no_argument, NULL, OPT_COUNT_MATCHES },
+    { "count-matches", optional_argument, NULL, OPT_COUNT_MATCHES },
     { "only-matching", no_argument, NULL, 'o' },
     { "line-number", no_argument, NULL, 'n' },
     { "byte-offset", no_argument, NULL, 'b' },
@@ -113,6 +126,8 @@ static const struct option long_opts[] = {
     { "match-mode", required_argument, NULL, OPT_MATCH_MODE },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
     { "help", no_argument, NULL, OPT_HELP },
+    /* find-case: Unicode -i */
+    { "no-unicode", no_argument, NULL, OPT_NO_UNICODE },
     { NULL, 0, NULL, 0 },
 };
 
@@ -149,6 +164,14 @@ fail:
     free(data);
     fprintf(stderr, "hay: %s\n", err);
     return -1;
+}
+
+/* find-case: fds a and b write to the same file (terminal). */
+static bool same_file(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 /* --color's WHEN: 0 never, 1 always, 2 auto; -1 if unknown. */
@@ -197,7 +220,7 @@ int find_options_parse(int argc, char **argv, find_config *cf)
     cf->backend = HAY_BACKEND_AUTO;
     cf->schedule = HAY_SCHEDULE_DYNAMIC;
     cf->progress = true;
-    bool escapes = false, mode_given = false;
+    bool escapes = false, mode_given = false, no_unicode = false;
     int color = 0;
     const char *device = NULL, *params = NULL;
     source *src = calloc((size_t)argc + 1, sizeof *src);
@@ -216,7 +239,17 @@ int find_options_parse(int argc, char **argv, find_config *cf)
         case 'i': cf->icase = true; break;
         case 'F': break;
         case 'c': cf->count_lines = true; break;
-        case OPT_COUNT_MATCHES: cf->count_matches = true; break;
+        case OPT_COUNT_MATCHES:
+            /* find-case: --count-matches=each */
+            if (optarg && strcmp(optarg, "each") != 0) {
+                fprintf(stderr, "hay: invalid argument '%s' for --count-matches (each)\n",
+                        optarg);
+                goto out;
+            }
+            cf->count_matches = true;
+            cf->count_each = optarg != NULL;
+            break;
+        case OPT_NO_UNICODE: no_unicode = true; break;
         case 'o': cf->only = true; break;
         case 'n': cf->line_numbers = true; break;
         case 'b': cf->byte_offset = true; break;
@@ -298,9 +331,12 @@ int find_options_parse(int argc, char **argv, find_config *cf)
     /* grep's selection for lines and -o; every occurrence for the outputs
      * that report occurrences. */
     if (!mode_given)
-        cf->mode = cf->json || cf->count_matches ? HAY_MATCH_ALL
-                                                 : HAY_MATCH_LEFTMOST_LONGEST;
-    cf->progress = cf->progress && isatty(STDERR_FILENO);
+        cf->mode = cf->count_matches ? HAY_MATCH_ALL : HAY_MATCH_LEFTMOST_LONGEST;
+    /* find-case: the locale decides Unicode -i; a bar on the terminal
+     * that shows the matches would write over them. */
+    cf->unicode = !no_unicode && find_casefold_locale_is_utf8();
+    cf->progress = cf->progress && isatty(STDERR_FILENO) && !same_file(STDOUT_FILENO,
+                                                                       STDERR_FILENO);
     cf->diag_log = getenv("HAY_SPLIT_DEBUG") || getenv("HAY_CUDA_REG_DEBUG");
     cf->color = color == 1 ||
                 (color == 2 && isatty(STDOUT_FILENO) &&

@@ -16,15 +16,20 @@ typedef struct find_config {
     /* Patterns: every -e, -f and positional one, in order, decoded. */
     pat_list pats;
     bool icase;
+    bool unicode;          /* -i folds UTF-8 patterns by Unicode's simple
+                              case folding: the locale is UTF-8 and
+                              --no-unicode was not given (casefold.h) */
 
     /* Output.  The summaries win over lines in this order: -q, -l,
      * --count-matches, -c; --json reports occurrences (see search.c). */
     bool quiet, list, count_matches, count_lines, json;
+    bool count_each;       /* --count-matches=each: a count per pattern */
     bool only, line_numbers, byte_offset;
     int with_filename;     /* -H 1, -h 0, neither -1 (grep's rule, main.c) */
     bool color;            /* --color resolved against the terminal */
-    bool progress;         /* stderr is a terminal and --no-progress was
-                              not given: long scans draw a bar there */
+    bool progress;         /* stderr is a terminal other than stdout and
+                              --no-progress was not given: long scans
+                              draw a bar there */
     bool stats;
     hay_match_mode mode;   /* what the scans report (--match-mode or the
                               output's default) */

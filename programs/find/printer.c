@@ -1,7 +1,8 @@
-/* printer.c - lines, -o, colour, summaries and --json (see printer.h). */
+/* printer.c - lines, -o, colour and summaries; --json goes to json.c (see
+ * printer.h). */
 #include "printer.h"
 
-#include "cli.h"
+#include "json.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -85,20 +86,13 @@ static void print_whole(const find_printer *p, const find_line *l)
 
 void find_print_line(void *printer, const find_line *line)
 {
-    const find_printer *p = printer;
-    if (p->cf->only)
+    find_printer *p = printer;
+    if (p->cf->json)
+        find_json_line(p, line);
+    else if (p->cf->only)
         print_only(p, line);
     else
         print_whole(p, line);
-}
-
-void find_print_json(const find_printer *p, uint32_t id, uint64_t offset,
-                     uint64_t line)
-{
-    fputs("{\"file\":", stdout);
-    cli_json_string(p->name);
-    printf(",\"pattern\":%" PRIu32 ",\"offset\":%" PRIu64 ",\"line\":%" PRIu64 "}\n",
-           id, offset, line);
 }
 
 static void print_count(const find_printer *p, uint64_t n)
@@ -108,19 +102,46 @@ static void print_count(const find_printer *p, uint64_t n)
     printf("%" PRIu64 "\n", n);
 }
 
-void find_print_summary(const find_printer *p, const find_file_result *r)
+/* --count-matches=each: a line per pattern, COUNT, a tab, the pattern with
+ * its unprintable bytes (and the backslash) as --escapes reads them. */
+static void print_each(const find_printer *p, const uint64_t *each)
+{
+    const find_config *cf = p->cf;
+    for (size_t i = 0; i < cf->pats.n; i++) {
+        if (p->print_name)
+            printf("%s:", p->name);
+        printf("%" PRIu64 "\t", each[i]);
+        const uint8_t *d = cf->pats.items[i].data;
+        for (size_t k = 0; k < cf->pats.items[i].len; k++) {
+            if (d[k] < 0x20 || d[k] == 0x7f || d[k] == '\\')
+                printf("\\x%02x", d[k]);
+            else
+                putchar(d[k]);
+        }
+        putchar('\n');
+    }
+}
+
+void find_print_summary(find_printer *p, const find_file_result *r)
 {
     const find_config *cf = p->cf;
     if (cf->quiet)
         return;
-    if (cf->list) {
+    if (cf->json) {
+        find_json_end(p, r);
+    } else if (cf->list) {
         if (r->matched)
             printf("%s\n", p->name);
+    } else if (cf->count_matches && r->each) {
+        print_each(p, r->each);
     } else if (cf->count_matches) {
         print_count(p, r->occurrences);
     } else if (cf->count_lines) {
         print_count(p, r->lines);
-    } else if (r->matched && r->binary && !cf->text && !cf->json) {
-        printf("Binary file %s matches\n", p->name);
+    } else if (r->matched && r->binary && !cf->text) {
+        /* grep 3.8's note: on standard error, after the lines printed, and
+         * kept by -s (only -q drops it). */
+        fflush(stdout);
+        fprintf(stderr, "hay: %s: binary file matches\n", p->name);
     }
 }

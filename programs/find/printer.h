@@ -1,10 +1,11 @@
 /*
- * printer.h - everything `hay find` writes to standard output: selected
+ * printer.h - everything `hay find` writes about a file's matches: selected
  * lines (whole, or their matched parts with -o; with the file name, line
  * number and byte offset prefixes, in grep's colours), the per-file
- * summaries (-l, -c, --count-matches, "Binary file ... matches") and the
- * --json records.  A printer is set up per file; it reads only the config's
- * output options and the file's bytes.
+ * summaries (-l, -c, --count-matches[=each]), the --json records (through
+ * json.c) and, on standard error as grep 3.8, "NAME: binary file matches".
+ * A printer is set up per file; it reads only the config's output options
+ * and the file's bytes.
  */
 #ifndef HAY_FIND_PRINTER_H
 #define HAY_FIND_PRINTER_H
@@ -20,28 +21,33 @@ typedef struct find_printer {
     const char *name;      /* the file's name as printed */
     bool print_name;       /* prefix lines and counts with it */
     const uint8_t *buf;    /* the file's bytes (line offsets point here) */
+    uint64_t len;
+    /* --json (json.c): the file's begin record was printed; the matches
+     * printed so far */
+    bool json_begun;
+    uint64_t json_matches;
 } find_printer;
 
 /* Prints a selected line, or with -o each of its matches on a line of its
- * own.  A find_line_fn: pass the printer as ctx. */
+ * own, or with --json its match record.  A find_line_fn: pass the printer
+ * as ctx. */
 void find_print_line(void *printer, const find_line *line);
-
-/* One --json record: an occurrence of pattern `id` at `offset`, on line
- * `line`. */
-void find_print_json(const find_printer *p, uint32_t id, uint64_t offset,
-                     uint64_t line);
 
 /* What a file's search comes to, printed after it. */
 typedef struct find_file_result {
     bool matched;          /* a line was selected (or, counting occurrences,
                               one was found) */
     bool binary;
+    uint64_t bytes;        /* searched */
     uint64_t lines;        /* lines selected (-c) */
     uint64_t occurrences;  /* --count-matches */
+    const uint64_t *each;  /* --count-matches=each: occurrences of every
+                              pattern of the config (NULL when none ran) */
 } find_file_result;
 
-/* The per-file line of -l, -c and --count-matches, or grep's note that a
- * binary file matches; nothing with -q or when lines were printed. */
-void find_print_summary(const find_printer *p, const find_file_result *r);
+/* The per-file line of -l, -c and --count-matches (the file's --json end
+ * record), or grep's note on standard error that a binary file matches;
+ * nothing with -q or when lines were printed. */
+void find_print_summary(find_printer *p, const find_file_result *r);
 
 #endif

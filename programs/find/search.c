@@ -1,10 +1,11 @@
 /*
  * search.c - one file's search (see search.h).  The outputs take these
  * paths through it:
- *   --count-matches   hay_scan_count over the file, or a stream over a pipe
- *   an empty pattern  every line is selected; no scan unless -o or --json
- *   --json            each occurrence is printed as it comes
- *   lines, -o, -c     matches become lines; -l and -q stop at the first
+ *   --count-matches   hay_scan_count over the file, or a stream over a pipe;
+ *                     =each counts every match by its pattern instead
+ *   an empty pattern  every line is selected; no scan unless -o
+ *   lines, -o, -c     matches become lines (--json prints them as records);
+ *                     -l and -q stop at the first
  */
 #include "search.h"
 
@@ -14,6 +15,7 @@
 #include "printer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PROGRESS_MIN ((uint64_t)256 << 20)
@@ -21,6 +23,11 @@
 /* One file's search. */
 typedef struct file_search {
     const find_config *cf;
+    const find_matcher *matcher;
+    uint64_t *each;    /* --count-matches=each: per pattern of the config */
+    uint64_t counted;  /* --count-matches through a callback */
+    find_span *chosen; /* a line's matches after find_matcher_select */
+    size_t chosen_cap;
     find_printer printer;
     find_lines lines;
     bool binary, matched, nomem;
@@ -57,26 +64,66 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
         fprintf(stderr, "\r\33[K");
 }
 
+/* --count-matches through a callback (=each, or prefixes to verify): every
+ * occurrence verified, counted, and counted for its pattern. */
+static int count_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)start;
+    file_search *s = ctx;
+    if (!find_matcher_verify(s->matcher, id, s->lines.buf, s->lines.len, &end))
+        return 0;
+    s->counted++;
+    if (s->each)
+        s->each[find_matcher_pattern(s->matcher, id)]++;
+    return 0;
+}
+
+/* A line's matches as the asked leftmost mode would have given them, where
+ * the set reported all of them (matcher.h), then printed. */
+static void print_chosen(void *ctx, const find_line *line)
+{
+    file_search *s = ctx;
+    if (line->nspans > s->chosen_cap) {
+        find_span *p = realloc(s->chosen, line->nspans * sizeof *p);
+        if (!p) {
+            s->nomem = true;
+            return;
+        }
+        s->chosen = p;
+        s->chosen_cap = line->nspans;
+    }
+    find_line l = *line;
+    if (l.nspans)
+        memcpy(s->chosen, line->spans, l.nspans * sizeof *s->chosen);
+    l.spans = s->chosen;
+    l.nspans = find_matcher_select(s->cf->mode, s->chosen, l.nspans);
+    find_print_line(&s->printer, &l);
+}
+
 static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     file_search *s = ctx;
-    if (s->cf->json) {
-        /* Starts are not monotone when patterns differ in length; the line
-         * number is counted in either direction. */
-        s->matched = true;
-        find_print_json(&s->printer, id, start, find_lines_number_at(&s->lines, start));
+    if (!find_matcher_verify(s->matcher, id, s->lines.buf, s->lines.len, &end))
         return 0;
-    }
     if (!find_lines_selects(&s->lines, start, end))
         return 0;
     s->matched = true;
     if (s->first_only)
         return 1;
-    if (find_lines_add(&s->lines, start, end) < 0) {
+    if (find_lines_add(&s->lines, start, end, find_matcher_pattern(s->matcher, id)) < 0) {
         s->nomem = true;
         return 1;
     }
     return 0;
+}
+
+/* The --json summary's totals. */
+static void add_result(find_searcher *r, const find_file_result *res, uint64_t matches)
+{
+    r->t.searches++;
+    r->t.searches_with_match += res->matched;
+    r->t.matched_lines += res->lines;
+    r->t.matches += matches;
 }
 
 static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf,
@@ -87,16 +134,21 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     file_search s;
     memset(&s, 0, sizeof s);
     s.cf = cf;
-    s.printer = (find_printer){ cf, name, r->print_names || (walked && r->names_in_walk),
-                                buf };
+    s.matcher = r->matcher;
+    s.printer = (find_printer){ .cf = cf, .name = name, .buf = buf, .len = len,
+                                .print_name = r->print_names ||
+                                              (walked && r->names_in_walk) };
     s.binary = find_input_is_binary(buf, len);
-    /* Binary files get one line of summary instead of their lines. */
+    /* Binary files get a note instead of their lines. */
     bool binary_note = s.binary && !cf->text;
     s.first_only = cf->list || cf->quiet || (binary_note && prints_lines(cf));
     find_lines_init(&s.lines, buf, len);
-    s.lines.numbers = cf->line_numbers;
-    s.lines.sort_spans = cf->mode == HAY_MATCH_ALL;
-    if (!cf->count_lines) {
+    s.lines.numbers = cf->line_numbers || cf->json;
+    s.lines.sort_spans = cf->mode == HAY_MATCH_ALL || r->matcher->covered;
+    if (!cf->count_lines && r->matcher->reselect) {
+        s.lines.emit = print_chosen;
+        s.lines.emit_ctx = &s;
+    } else if (!cf->count_lines) {
         s.lines.emit = find_print_line;
         s.lines.emit_ctx = &s.printer;
     }
@@ -122,12 +174,20 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
 
     double t0 = cli_now();
     hay_status st = HAY_OK;
-    find_file_result res = { .binary = s.binary };
-    if (cf->count_matches) {
-        if (set && len)
+    find_file_result res = { .binary = s.binary, .bytes = len };
+    if (cf->count_each && !(s.each = calloc(cf->pats.n + 1, sizeof *s.each)))
+        st = HAY_ERR_NOMEM;
+    if (cf->count_matches && (s.each || r->matcher->covered)) {
+        if (set && len && st == HAY_OK)
+            st = hay_scan(set, r->matcher->scratch, buf, len, &so, count_match, &s);
+        res.occurrences = s.counted;
+        res.each = s.each;
+        s.matched = res.occurrences > 0;
+    } else if (cf->count_matches) {
+        if (set && len && st == HAY_OK)
             st = hay_scan_count(set, r->matcher->scratch, buf, len, &so, &res.occurrences);
         s.matched = res.occurrences > 0;
-    } else if (every_line && !cf->only && !cf->json) {
+    } else if (every_line && (!cf->only || cf->json)) {   /* --json ignores -o */
         s.lines.selected = find_lines_count(buf, len);
         s.matched = s.lines.selected > 0;
         if (s.matched && prints_lines(cf) && !binary_note)
@@ -139,7 +199,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
                 st = HAY_OK;
             find_lines_finish(&s.lines);
         }
-        if (every_line && len)   /* -o or --json with an empty pattern */
+        if (every_line && len)   /* -o with an empty pattern */
             s.matched = true;
     }
     r->t.scan_s += cli_now() - t0;
@@ -157,7 +217,10 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     res.matched = s.matched;
     res.lines = s.lines.selected;
     find_print_summary(&s.printer, &res);
+    add_result(r, &res, cf->count_matches ? res.occurrences : s.printer.json_matches);
     find_lines_free(&s.lines);
+    free(s.each);
+    free(s.chosen);
 }
 
 /* --count-matches on a pipe: streamed through in pieces instead of read
@@ -166,12 +229,17 @@ typedef struct stream_count {
     hay_stream *stream;   /* NULL: only empty patterns, nothing to count */
     hay_status st;
     uint64_t count;
+    const find_matcher *matcher;
+    uint64_t *each;       /* --count-matches=each */
 } stream_count;
 
 static int count_one(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
-    (void)id; (void)start; (void)end;
-    ((stream_count *)ctx)->count++;
+    (void)start; (void)end;
+    stream_count *c = ctx;
+    c->count++;
+    if (c->each)
+        c->each[find_matcher_pattern(c->matcher, id)]++;
     return 0;
 }
 
@@ -185,9 +253,11 @@ static int count_piece(const uint8_t *p, size_t n, void *ctx)
 
 static void count_stream(find_searcher *r, int fd, const char *name, bool walked)
 {
-    stream_count c = { NULL, HAY_OK, 0 };
+    stream_count c = { NULL, HAY_OK, 0, r->matcher, NULL };
     uint64_t bytes = 0;
-    if (r->matcher->set)
+    if (r->cf->count_each && !(c.each = calloc(r->cf->pats.n + 1, sizeof *c.each)))
+        c.st = HAY_ERR_NOMEM;
+    if (r->matcher->set && c.st == HAY_OK)
         c.st = hay_stream_open(r->matcher->set, count_one, &c, &c.stream);
     double t0 = cli_now();
     if (c.st == HAY_OK && find_input_read_pieces(fd, name, count_piece, &c, &bytes) < 0)
@@ -201,15 +271,20 @@ static void count_stream(find_searcher *r, int fd, const char *name, bool walked
     }
     if (c.count)
         r->t.any_match = true;
-    find_printer p = { r->cf, name, r->print_names || (walked && r->names_in_walk), NULL };
-    find_file_result res = { .matched = c.count > 0, .occurrences = c.count };
+    find_printer p = { .cf = r->cf, .name = name,
+                       .print_name = r->print_names || (walked && r->names_in_walk) };
+    find_file_result res = { .matched = c.count > 0, .occurrences = c.count,
+                             .each = c.each, .bytes = bytes };
     find_print_summary(&p, &res);
+    add_result(r, &res, c.count);
+    free(c.each);
 }
 
 void find_search_file(void *searcher, int fd, const char *name, bool walked)
 {
     find_searcher *r = searcher;
-    if (r->cf->count_matches && find_input_is_stream(fd)) {
+    /* Prefixes are verified against the bytes after them: not streamed. */
+    if (r->cf->count_matches && !r->matcher->covered && find_input_is_stream(fd)) {
         count_stream(r, fd, name, walked);
         return;
     }

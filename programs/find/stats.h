@@ -18,6 +18,8 @@ typedef struct find_totals {
     unsigned dev_scans;   /* scans that ran on a GPU backend */
     hay_scan_stats lib;   /* the library's per-scan stats, summed */
     bool lib_ran;
+    /* --json's summary */
+    uint64_t searches, searches_with_match, matched_lines, matches;
 } find_totals;
 
 /* Adds one scan's library stats (when the library filled them in). */

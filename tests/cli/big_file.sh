@@ -19,7 +19,7 @@ dir=$2
 mkdir -p "$dir" || exit 2
 f=$dir/hay-big-input.bin
 rm -f "$f"
-trap 'rm -f "$f"' EXIT
+trap 'rm -f "$f" "$f.out"' EXIT
 
 four=4294967296
 at1=$((four - 3))
@@ -38,8 +38,9 @@ failed=0
 check() {   # check LABEL EXPECTED_STATUS EXPECTED_OUTPUT -- ARGS...
     label=$1 want_status=$2 want=$3
     shift 4
-    got=$("$hay" find "$@" 2>&1)
+    "$hay" find "$@" >"$f.out" 2>&1
     status=$?
+    got=$(grep -v '"type":"summary"' "$f.out")   # its time varies
     if [ "$got" = "$want" ] && [ $status -eq "$want_status" ]; then
         echo "PASS $label"
         passed=$((passed + 1))
@@ -58,9 +59,11 @@ check "-a -n -b -o" 0 "1:$at1:NEEDLE
 2:$at2:NEEDLE" -- -a -n -b -o -e NEEDLE "$f"
 check "--count-matches" 0 "2" -- --count-matches -e NEEDLE "$f"
 check "-c" 0 "2" -- -c -e NEEDLE "$f"
-check "binary" 0 "Binary file $f matches" -- -b -o -e NEEDLE "$f"
-check "--json" 0 "{\"file\":\"$f\",\"pattern\":0,\"offset\":$at1,\"line\":1}
-{\"file\":\"$f\",\"pattern\":0,\"offset\":$at2,\"line\":2}" -- --json -e NEEDLE "$f"
+check "binary" 0 "hay: $f: binary file matches" -- -b -o -e NEEDLE "$f"
+# --json: a binary file gives its end record only (its 4 GiB line of NULs is
+# not printed); the byte count must be exact past 4 GiB.
+check "--json" 0 "{\"type\":\"begin\",\"data\":{\"path\":{\"text\":\"$f\"}}}
+{\"type\":\"end\",\"data\":{\"path\":{\"text\":\"$f\"},\"binary_offset\":0,\"stats\":{\"searches\":1,\"searches_with_match\":1,\"bytes_searched\":$((4608 * 1048576)),\"matched_lines\":null,\"matches\":null}}}" -- --json -e NEEDLE "$f"
 check "no match" 1 "0" -- -c -e ELDEEN "$f"
 echo "($(($(date +%s) - t0)) s for $passed + $failed runs over 4.5 GiB)"
 
