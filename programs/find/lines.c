@@ -20,6 +20,11 @@ void find_lines_init(find_lines *l, const uint8_t *buf, uint64_t len)
     l->lineno = 1;
 }
 
+void find_lines_first_number(find_lines *l, uint64_t number)
+{
+    l->lineno = number;
+}
+
 void find_lines_free(find_lines *l)
 {
     free(l->spans);

@@ -47,6 +47,10 @@ typedef struct find_lines {
 } find_lines;
 
 void find_lines_init(find_lines *l, const uint8_t *buf, uint64_t len);
+
+/* The number of the line at buf[0] when buf is a later piece of a file
+ * (1 otherwise); call right after find_lines_init. */
+void find_lines_first_number(find_lines *l, uint64_t number);
 void find_lines_free(find_lines *l);
 
 /* grep is line based: an occurrence holding a newline selects no line. */

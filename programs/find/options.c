@@ -55,6 +55,9 @@ static void usage(FILE *f)
 "Input:\n"
 "  -r, --recursive           search directories recursively\n"
 "  -a, --text                treat binary files as text\n"
+"      --sort=ORDER          the order of a walk's files: path (default: by\n"
+"                            name, directory by directory) or none (as they\n"
+"                            finish; faster)\n"
 "\n"
 "Engine:\n"
 "      --backend=NAME        auto (default), cpu, cuda, opencl\n"
@@ -78,7 +81,8 @@ static void usage(FILE *f)
 enum {
     OPT_ESCAPES = 256, OPT_COUNT_MATCHES, OPT_COLOR, OPT_JSON, OPT_STATS,
     OPT_THREADS, OPT_BACKEND, OPT_ALGO, OPT_SCHEDULE, OPT_CHUNK,
-    OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE, OPT_PARAMS, OPT_DEVICE
+    OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE, OPT_PARAMS, OPT_DEVICE,
+    OPT_SORT
 };
 
 static const struct option long_opts[] = {
@@ -104,6 +108,7 @@ static const struct option long_opts[] = {
     { "json", no_argument, NULL, OPT_JSON },
     { "recursive", no_argument, NULL, 'r' },
     { "text", no_argument, NULL, 'a' },
+    { "sort", required_argument, NULL, OPT_SORT },
     { "backend", required_argument, NULL, OPT_BACKEND },
     { "algo", required_argument, NULL, OPT_ALGO },
     { "threads", required_argument, NULL, OPT_THREADS },
@@ -240,6 +245,13 @@ int find_options_parse(int argc, char **argv, find_config *cf)
                 fprintf(stderr, "hay: unknown backend '%s' (auto, cpu, cuda, opencl)\n", optarg);
                 goto out;
             }
+            break;
+        case OPT_SORT:
+            if (strcmp(optarg, "path") && strcmp(optarg, "none")) {
+                fprintf(stderr, "hay: invalid argument '%s' for --sort (path, none)\n", optarg);
+                goto out;
+            }
+            cf->sort_none = !strcmp(optarg, "none");
             break;
         case OPT_ALGO: cf->algo = optarg; break;
         case OPT_DEVICE: device = optarg; break;

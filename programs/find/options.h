@@ -31,6 +31,9 @@ typedef struct find_config {
 
     /* Input. */
     bool recursive, text;
+    bool sort_none;        /* --sort none: a walk's files print as they
+                              finish, not in path order */
+    bool line_buffered;    /* --line-buffered: flush after every line */
     char **files;          /* the operands after the patterns */
     int nfiles;
 

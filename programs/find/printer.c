@@ -16,15 +16,15 @@
 static void put_sep(const find_printer *p, char sep)
 {
     if (p->cf->color)
-        fputs(C_SEP, stdout), putchar(sep), fputs(C_END, stdout);
+        fputs(C_SEP, p->out), putc(sep, p->out), fputs(C_END, p->out);
     else
-        putchar(sep);
+        putc(sep, p->out);
 }
 
 /* A line number or byte offset and its separator. */
 static void put_number(const find_printer *p, uint64_t v)
 {
-    printf(p->cf->color ? C_NUM "%" PRIu64 C_END : "%" PRIu64, v);
+    fprintf(p->out, p->cf->color ? C_NUM "%" PRIu64 C_END : "%" PRIu64, v);
     put_sep(p, ':');
 }
 
@@ -33,20 +33,20 @@ static void put_prefix(const find_printer *p, uint64_t lineno, uint64_t offset)
     const find_config *cf = p->cf;
     if (p->print_name) {
         if (cf->color)
-            printf(C_FILE "%s" C_END, p->name);
+            fprintf(p->out, C_FILE "%s" C_END, p->name);
         else
-            fputs(p->name, stdout);
+            fputs(p->name, p->out);
         put_sep(p, ':');
     }
     if (cf->line_numbers)
         put_number(p, lineno);
     if (cf->byte_offset)
-        put_number(p, offset);
+        put_number(p, p->base + offset);
 }
 
 static void put_bytes(const find_printer *p, uint64_t from, uint64_t to)
 {
-    fwrite(p->buf + from, 1, to - from, stdout);
+    fwrite(p->buf + from, 1, to - from, p->out);
 }
 
 static void print_only(const find_printer *p, const find_line *l)
@@ -54,11 +54,11 @@ static void print_only(const find_printer *p, const find_line *l)
     for (size_t i = 0; i < l->nspans; i++) {
         put_prefix(p, l->number, l->spans[i].s);
         if (p->cf->color)
-            fputs(C_MATCH, stdout);
+            fputs(C_MATCH, p->out);
         put_bytes(p, l->spans[i].s, l->spans[i].e);
         if (p->cf->color)
-            fputs(C_END, stdout);
-        putchar('\n');
+            fputs(C_END, p->out);
+        putc('\n', p->out);
     }
 }
 
@@ -73,14 +73,14 @@ static void print_whole(const find_printer *p, const find_line *l)
             if (l->spans[i].e <= a)
                 continue;
             put_bytes(p, pos, a);
-            fputs(C_MATCH, stdout);
+            fputs(C_MATCH, p->out);
             put_bytes(p, a, l->spans[i].e);
-            fputs(C_END, stdout);
+            fputs(C_END, p->out);
             pos = l->spans[i].e;
         }
     }
     put_bytes(p, pos, l->end);
-    putchar('\n');
+    putc('\n', p->out);
 }
 
 void find_print_line(void *printer, const find_line *line)
@@ -95,17 +95,17 @@ void find_print_line(void *printer, const find_line *line)
 void find_print_json(const find_printer *p, uint32_t id, uint64_t offset,
                      uint64_t line)
 {
-    fputs("{\"file\":", stdout);
-    cli_json_string(p->name);
-    printf(",\"pattern\":%" PRIu32 ",\"offset\":%" PRIu64 ",\"line\":%" PRIu64 "}\n",
+    fputs("{\"file\":", p->out);
+    cli_json_string_to(p->out, p->name);
+    fprintf(p->out, ",\"pattern\":%" PRIu32 ",\"offset\":%" PRIu64 ",\"line\":%" PRIu64 "}\n",
            id, offset, line);
 }
 
 static void print_count(const find_printer *p, uint64_t n)
 {
     if (p->print_name)
-        printf("%s:", p->name);
-    printf("%" PRIu64 "\n", n);
+        fprintf(p->out, "%s:", p->name);
+    fprintf(p->out, "%" PRIu64 "\n", n);
 }
 
 void find_print_summary(const find_printer *p, const find_file_result *r)
@@ -115,12 +115,12 @@ void find_print_summary(const find_printer *p, const find_file_result *r)
         return;
     if (cf->list) {
         if (r->matched)
-            printf("%s\n", p->name);
+            fprintf(p->out, "%s\n", p->name);
     } else if (cf->count_matches) {
         print_count(p, r->occurrences);
     } else if (cf->count_lines) {
         print_count(p, r->lines);
     } else if (r->matched && r->binary && !cf->text && !cf->json) {
-        printf("Binary file %s matches\n", p->name);
+        fprintf(p->out, "Binary file %s matches\n", p->name);
     }
 }

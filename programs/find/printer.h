@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lines.h"
 #include "options.h"
@@ -20,6 +21,9 @@ typedef struct find_printer {
     const char *name;      /* the file's name as printed */
     bool print_name;       /* prefix lines and counts with it */
     const uint8_t *buf;    /* the file's bytes (line offsets point here) */
+    FILE *out;             /* where the lines go (stdout, or the file's
+                              output held back for ordered output) */
+    uint64_t base;         /* the offset in the file of buf[0] (-b) */
 } find_printer;
 
 /* Prints a selected line, or with -o each of its matches on a line of its

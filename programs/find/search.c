@@ -1,43 +1,66 @@
 /*
- * search.c - one file's search (see search.h).  The outputs take these
- * paths through it:
- *   --count-matches   hay_scan_count over the file, or a stream over a pipe
+ * search.c - one file's search (see search.h).  Each piece of the file
+ * takes one of these paths:
+ *   --count-matches   hay_scan_count over the piece
  *   an empty pattern  every line is selected; no scan unless -o or --json
  *   --json            each occurrence is printed as it comes
  *   lines, -o, -c     matches become lines; -l and -q stop at the first
+ * Offsets and line numbers run on from piece to piece.
+ *
+ * Binary files, as grep 3.8 reads them: a NUL byte in the first 32 KiB
+ * makes the whole file binary (no line is printed); a NUL met later stops
+ * the printing of lines at the first selected line after it (the lines
+ * before it were printed).  Either way a selected line after the NUL gives
+ * the binary-file note instead of lines.  (grep decides per read buffer,
+ * so it may print fewer of the lines before a late NUL; hay prints every
+ * line before it, whatever the buffer sizes.)
  */
 #include "search.h"
 
 #include "cli.h"
-#include "input.h"
 #include "lines.h"
 #include "printer.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROGRESS_MIN ((uint64_t)256 << 20)
+/* Pieces smaller than this are searched on the calling thread alone:
+ * starting the library's threads costs more than they save, and a walk
+ * already keeps every core busy with files. */
+#define SERIAL_MAX ((uint64_t)4 << 20)
 
 /* One file's search. */
 typedef struct file_search {
     const find_config *cf;
+    find_worker *w;
+    const find_input *in;
     find_printer printer;
     find_lines lines;
-    bool binary, matched, nomem;
-    bool first_only;   /* one selected line says all that will be printed */
+    uint64_t base;          /* the offset in the file of the piece */
+    uint64_t lineno;        /* the number of the piece's first line */
+    uint64_t selected, occurrences;
+    bool detect_binary;     /* lines are printed and -a was not given */
+    uint64_t nul_from;      /* the piece holds no NUL below this offset */
+    bool nul_seen;          /* a NUL came before the line being printed */
+    bool binary;            /* a line was selected after a NUL */
+    bool each_from_one;     /* find_lines_each numbers from 1 in every piece */
+    bool matched, nomem, stop;
+    bool first_only;        /* one selected line says all that will be printed */
     double progress_t0, progress_last;
 } file_search;
 
 /* Lines will be printed (not only counted or summed up). */
+static bool prints_lines(const find_config *cf)
+{
+    return !cf->count_lines && !cf->list && !cf->quiet;
+}
+
 static void log_line(const char *line, void *ctx)
 {
     (void)ctx;
     fprintf(stderr, "%s\n", line);
-}
-
-static bool prints_lines(const find_config *cf)
-{
-    return !cf->count_lines && !cf->list && !cf->quiet;
 }
 
 static void on_progress(uint64_t done, uint64_t total, void *ctx)
@@ -57,21 +80,58 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
         fprintf(stderr, "\r\33[K");
 }
 
+/* A selected line on its way to the printer: held back after a NUL, or
+ * once the file was truncated under the mapping. */
+static void emit_line(void *ctx, const find_line *line)
+{
+    file_search *s = ctx;
+    if (s->stop)
+        return;
+    if (find_input_truncated(s->in)) {
+        s->stop = true;
+        return;
+    }
+    if (s->detect_binary) {
+        if (!s->nul_seen && line->end > s->nul_from) {
+            s->nul_seen = memchr(s->printer.buf + s->nul_from, 0,
+                                 (size_t)(line->end - s->nul_from)) != NULL;
+            s->nul_from = line->end;
+        }
+        if (s->nul_seen) {
+            s->binary = true;
+            s->stop = true;
+            return;
+        }
+    }
+    find_line l = *line;
+    if (s->each_from_one)
+        l.number += s->lineno - 1;
+    find_print_line(&s->printer, &l);
+    if (s->w->r->flush_lines)
+        fflush(s->printer.out);
+}
+
 static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     file_search *s = ctx;
+    if (s->stop)
+        return 1;
     if (s->cf->json) {
         /* Starts are not monotone when patterns differ in length; the line
          * number is counted in either direction. */
         s->matched = true;
-        find_print_json(&s->printer, id, start, find_lines_number_at(&s->lines, start));
+        find_print_json(&s->printer, id, s->base + start,
+                        find_lines_number_at(&s->lines, start));
         return 0;
     }
     if (!find_lines_selects(&s->lines, start, end))
         return 0;
     s->matched = true;
-    if (s->first_only)
+    if (s->first_only) {
+        s->binary = s->nul_seen;
+        s->stop = true;
         return 1;
+    }
     if (find_lines_add(&s->lines, start, end) < 0) {
         s->nomem = true;
         return 1;
@@ -79,148 +139,168 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return 0;
 }
 
-static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf,
-                          uint64_t len, bool walked)
+static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_stats *lib)
 {
-    const find_config *cf = r->cf;
-    const hay_patterns *set = r->matcher->set;
-    file_search s;
-    memset(&s, 0, sizeof s);
-    s.cf = cf;
-    s.printer = (find_printer){ cf, name, r->print_names || (walked && r->names_in_walk),
-                                buf };
-    s.binary = find_input_is_binary(buf, len);
-    /* Binary files get one line of summary instead of their lines. */
-    bool binary_note = s.binary && !cf->text;
-    s.first_only = cf->list || cf->quiet || (binary_note && prints_lines(cf));
-    find_lines_init(&s.lines, buf, len);
-    s.lines.numbers = cf->line_numbers;
-    s.lines.sort_spans = cf->mode == HAY_MATCH_ALL;
+    const find_config *cf = s->cf;
+    hay_scan_opts_init(so);
+    /* The library's diagnostic timelines (backend auto's split, the CUDA
+     * driver's pinning), asked for by environment variable. */
+    if (cf->diag_log)
+        so->log = log_line;
+    so->threads = len >= SERIAL_MAX ? s->w->r->threads : 1;
+    so->schedule = cf->schedule;
+    so->chunk_size = cf->chunk;
+    if (cf->progress && len >= PROGRESS_MIN) {
+        so->progress = on_progress;
+        so->progress_ctx = s;
+        s->progress_t0 = cli_now();
+    }
+    memset(lib, 0, sizeof *lib);
+    so->stats = cf->stats ? lib : NULL;
+}
+
+static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
+{
+    const find_config *cf = s->cf;
+    find_worker *w = s->w;
+    const hay_patterns *set = w->r->matcher->set;
+    s->printer.buf = buf;
+    s->printer.base = s->base;
+    s->nul_from = 0;
+    find_lines_init(&s->lines, buf, len);
+    find_lines_first_number(&s->lines, s->lineno);
+    s->lines.numbers = cf->line_numbers;
+    s->lines.sort_spans = cf->mode == HAY_MATCH_ALL;
     if (!cf->count_lines) {
-        s.lines.emit = find_print_line;
-        s.lines.emit_ctx = &s.printer;
+        s->lines.emit = emit_line;
+        s->lines.emit_ctx = s;
     }
     bool every_line = cf->pats.empty > 0;
 
     hay_scan_opts so;
-    hay_scan_opts_init(&so);
-    /* The library's diagnostic timelines (backend auto's split, the CUDA
-     * driver's pinning), asked for by environment variable. */
-    if (cf->diag_log)
-        so.log = log_line;
-    so.threads = cf->threads;
-    so.schedule = cf->schedule;
-    so.chunk_size = cf->chunk;
-    if (cf->progress && len >= PROGRESS_MIN) {
-        so.progress = on_progress;
-        so.progress_ctx = &s;
-        s.progress_t0 = cli_now();
-    }
     hay_scan_stats lib;
-    memset(&lib, 0, sizeof lib);
-    so.stats = cf->stats ? &lib : NULL;
-
+    scan_opts(s, len, &so, &lib);
     double t0 = cli_now();
     hay_status st = HAY_OK;
-    find_file_result res = { .binary = s.binary };
     if (cf->count_matches) {
+        uint64_t n = 0;
         if (set && len)
-            st = hay_scan_count(set, r->matcher->scratch, buf, len, &so, &res.occurrences);
-        s.matched = res.occurrences > 0;
+            st = hay_scan_count(set, w->scratch, buf, len, &so, &n);
+        s->occurrences += n;
+        s->matched |= n > 0;
     } else if (every_line && !cf->only && !cf->json) {
-        s.lines.selected = find_lines_count(buf, len);
-        s.matched = s.lines.selected > 0;
-        if (s.matched && prints_lines(cf) && !binary_note)
-            find_lines_each(buf, len, find_print_line, &s.printer);
+        uint64_t n = find_lines_count(buf, len);
+        s->lines.selected = n;
+        s->matched |= n > 0;
+        s->stop |= n && s->first_only;
+        if (n && prints_lines(cf)) {
+            s->each_from_one = true;
+            find_lines_each(buf, len, emit_line, s);
+        }
     } else {
         if (set && len) {
-            st = hay_scan(set, r->matcher->scratch, buf, len, &so, on_match, &s);
+            st = hay_scan(set, w->scratch, buf, len, &so, on_match, s);
             if (st == HAY_STOPPED)
                 st = HAY_OK;
-            find_lines_finish(&s.lines);
+            find_lines_finish(&s->lines);
         }
         if (every_line && len)   /* -o or --json with an empty pattern */
-            s.matched = true;
+            s->matched = true;
     }
-    r->t.scan_s += cli_now() - t0;
-    r->t.bytes += len;
-    find_totals_add_scan(&r->t, &lib);
-
-    if (s.nomem)
+    w->t.scan_s += cli_now() - t0;
+    w->t.bytes += len;
+    find_totals_add_scan(&w->t, &lib);
+    s->selected += s->lines.selected;
+    if (s->nomem)
         st = HAY_ERR_NOMEM;
     if (st < 0) {
-        fprintf(stderr, "hay: %s: %s\n", name, hay_strerror(st));
-        r->t.error = true;
+        fprintf(stderr, "hay: %s: %s\n", s->printer.name, hay_strerror(st));
+        w->t.error = true;
+        s->stop = true;
     }
-    if (s.matched)
-        r->t.any_match = true;
-    res.matched = s.matched;
-    res.lines = s.lines.selected;
-    find_print_summary(&s.printer, &res);
-    find_lines_free(&s.lines);
+    if ((cf->line_numbers || cf->json) && !s->in->mapped)
+        s->lineno += find_lines_count(buf, len);
+    find_lines_free(&s->lines);
 }
 
-/* --count-matches on a pipe: streamed through in pieces instead of read
- * whole; a match spanning two pieces is counted once. */
-typedef struct stream_count {
-    hay_stream *stream;   /* NULL: only empty patterns, nothing to count */
-    hay_status st;
-    uint64_t count;
-} stream_count;
-
-static int count_one(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+void find_search_file(find_worker *w, int fd, const char *name, bool walked)
 {
-    (void)id; (void)start; (void)end;
-    ((stream_count *)ctx)->count++;
-    return 0;
-}
+    find_searcher *r = w->r;
+    const find_config *cf = r->cf;
+    file_search s;
+    memset(&s, 0, sizeof s);
+    s.cf = cf;
+    s.w = w;
+    s.printer = (find_printer){ cf, name, r->print_names || (walked && r->names_in_walk),
+                                NULL, w->out, 0 };
+    s.lineno = 1;
+    s.detect_binary = !cf->text && !cf->json && prints_lines(cf);
+    s.first_only = cf->list || cf->quiet;
 
-static int count_piece(const uint8_t *p, size_t n, void *ctx)
-{
-    stream_count *c = ctx;
-    if (c->stream)
-        c->st = hay_stream_write(c->stream, p, n);
-    return c->st != HAY_OK;
-}
-
-static void count_stream(find_searcher *r, int fd, const char *name, bool walked)
-{
-    stream_count c = { NULL, HAY_OK, 0 };
-    uint64_t bytes = 0;
-    if (r->matcher->set)
-        c.st = hay_stream_open(r->matcher->set, count_one, &c, &c.stream);
-    double t0 = cli_now();
-    if (c.st == HAY_OK && find_input_read_pieces(fd, name, count_piece, &c, &bytes) < 0)
-        r->t.error = true;
-    r->t.scan_s += cli_now() - t0;
-    r->t.bytes += bytes;
-    hay_stream_close(c.stream);
-    if (c.st < 0) {
-        fprintf(stderr, "hay: %s: %s\n", name, hay_strerror(c.st));
-        r->t.error = true;
-    }
-    if (c.count)
-        r->t.any_match = true;
-    find_printer p = { r->cf, name, r->print_names || (walked && r->names_in_walk), NULL };
-    find_file_result res = { .matched = c.count > 0, .occurrences = c.count };
-    find_print_summary(&p, &res);
-}
-
-void find_search_file(void *searcher, int fd, const char *name, bool walked)
-{
-    find_searcher *r = searcher;
-    if (r->cf->count_matches && find_input_is_stream(fd)) {
-        count_stream(r, fd, name, walked);
-        return;
-    }
     double t0 = cli_now();
     find_input in;
-    if (find_input_open(fd, name, &in) < 0) {
-        r->t.error = true;
-        find_input_close(&in);
-        return;
+    int got = find_input_open(fd, name, !r->whole_lines, &w->rb, &in);
+    s.in = &in;
+    w->t.map_s += cli_now() - t0;
+    bool first = true;
+    const uint8_t *p;
+    size_t n;
+    while (got >= 0 && !s.stop && (got = find_input_next(&in, &p, &n)) > 0) {
+        if (first && s.detect_binary && find_input_is_binary(p, n)) {
+            /* Binary from the start: one selected line settles it. */
+            s.nul_seen = true;
+            s.first_only = true;
+        }
+        first = false;
+        search_piece(&s, p, n);
+        s.base += n;
+        if (w->between && !s.stop) {
+            w->between(w);
+            s.printer.out = w->out;
+        }
     }
-    r->t.map_s += cli_now() - t0;
-    search_buffer(r, name, in.buf, in.len, walked);
+    if (got < 0)
+        w->t.error = true;
+    if (find_input_truncated(&in)) {
+        fflush(s.printer.out);
+        fprintf(stderr, "hay: %s: file truncated while it was searched; "
+                        "its search ends there\n", name);
+    }
     find_input_close(&in);
+    if (s.matched)
+        w->t.any_match = true;
+    find_file_result res = { .matched = s.matched, .binary = s.binary,
+                             .lines = s.selected, .occurrences = s.occurrences };
+    find_print_summary(&s.printer, &res);
+    if (r->flush_lines)
+        fflush(s.printer.out);
+}
+
+void find_searcher_init(find_searcher *r, const find_config *cf, find_matcher *m)
+{
+    memset(r, 0, sizeof *r);
+    r->cf = cf;
+    r->matcher = m;
+    /* As grep: names with several operands; with -r and at most one, names
+     * only for the files found inside directories. */
+    r->print_names = cf->with_filename == 1 || (cf->with_filename == -1 && cf->nfiles > 1);
+    r->names_in_walk = cf->with_filename == -1 && cf->recursive;
+    r->flush_lines = cf->line_buffered || isatty(STDOUT_FILENO);
+    r->whole_lines = true;
+    for (size_t i = 0; i < cf->pats.n; i++)
+        if (memchr(cf->pats.items[i].data, '\n', cf->pats.items[i].len))
+            r->whole_lines = false;
+    r->threads = cf->threads ? cf->threads : cli_cpu_count();
+}
+
+void find_totals_merge(find_totals *into, const find_totals *from)
+{
+    into->map_s += from->map_s;
+    into->scan_s += from->scan_s;
+    into->bytes += from->bytes;
+    into->any_match |= from->any_match;
+    into->error |= from->error;
+    into->dev_scans += from->dev_scans;
+    if (from->lib_ran)
+        find_totals_add_scan(into, &from->lib);
 }
