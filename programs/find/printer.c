@@ -121,6 +121,8 @@ void find_print_summary(const find_printer *p, const find_file_result *r)
     } else if (cf->count_lines) {
         print_count(p, r->lines);
     } else if (r->matched && r->binary && !cf->text && !cf->json) {
-        fprintf(p->out, "Binary file %s matches\n", p->name);
+        /* grep 3.8's note, on standard error after the lines printed. */
+        fflush(p->out);
+        fprintf(stderr, "hay: %s: binary file matches\n", p->name);
     }
 }

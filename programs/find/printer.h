@@ -2,7 +2,8 @@
  * printer.h - everything `hay find` writes to standard output: selected
  * lines (whole, or their matched parts with -o; with the file name, line
  * number and byte offset prefixes, in grep's colours), the per-file
- * summaries (-l, -c, --count-matches, "Binary file ... matches") and the
+ * summaries (-l, -c, --count-matches; the binary-file note goes to
+ * standard error, as grep 3.8 writes it) and the
  * --json records.  A printer is set up per file; it reads only the config's
  * output options and the file's bytes.
  */

@@ -58,7 +58,7 @@ check "-a -n -b -o" 0 "1:$at1:NEEDLE
 2:$at2:NEEDLE" -- -a -n -b -o -e NEEDLE "$f"
 check "--count-matches" 0 "2" -- --count-matches -e NEEDLE "$f"
 check "-c" 0 "2" -- -c -e NEEDLE "$f"
-check "binary" 0 "Binary file $f matches" -- -b -o -e NEEDLE "$f"
+check "binary" 0 "hay: $f: binary file matches" -- -b -o -e NEEDLE "$f"
 check "--json" 0 "{\"file\":\"$f\",\"pattern\":0,\"offset\":$at1,\"line\":1}
 {\"file\":\"$f\",\"pattern\":0,\"offset\":$at2,\"line\":2}" -- --json -e NEEDLE "$f"
 check "no match" 1 "0" -- -c -e ELDEEN "$f"
