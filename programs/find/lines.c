@@ -97,8 +97,19 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end)
         l->have_line = true;
         l->selected++;
     }
-    if (!l->emit)
+    if (!l->emit || l->no_spans)
         return 0;
+    if (l->spans_max && !l->sort_spans && l->nspans == l->spans_max) {
+        find_line part = {
+            .start = l->line_start,
+            .end = l->line_end,
+            .number = l->numbers ? find_lines_number_at(l, l->line_start) : 0,
+            .spans = l->spans,
+            .nspans = l->nspans,
+        };
+        l->emit(l->emit_ctx, &part);
+        l->nspans = 0;
+    }
     if (l->nspans == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         find_span *p = realloc(l->spans, cap * sizeof *p);

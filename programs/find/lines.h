@@ -35,6 +35,11 @@ typedef struct find_lines {
     bool sort_spans;     /* matches may overlap and come in end order */
     find_line_fn emit;   /* NULL: lines are only counted (-c) */
     void *emit_ctx;
+    /* Memory stays bounded on a line with millions of matches: */
+    bool no_spans;       /* the emit callback does not read the spans
+                            (whole lines without colour): none are kept */
+    size_t spans_max;    /* 0, or (spans in order, printed one by one: -o)
+                            hand the line on in parts of this many spans */
 
     uint64_t selected;   /* lines selected so far */
 

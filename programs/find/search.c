@@ -30,6 +30,8 @@
  * starting the library's threads costs more than they save, and a walk
  * already keeps every core busy with files. */
 #define SERIAL_MAX ((uint64_t)4 << 20)
+/* -o prints a line's matches in parts of this many (lines.h). */
+#define SPANS_MAX 4096
 
 /* One file's search. */
 typedef struct file_search {
@@ -175,6 +177,8 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         s->lines.emit = emit_line;
         s->lines.emit_ctx = s;
     }
+    s->lines.no_spans = !cf->only && !cf->color;
+    s->lines.spans_max = cf->only ? SPANS_MAX : 0;
     bool every_line = cf->pats.empty > 0;
 
     hay_scan_opts so;
