@@ -125,8 +125,8 @@ static int try_map(find_input *in, const struct stat *st, off_t pos)
     return 1;
 }
 
-int find_input_open(int fd, const char *name, bool whole, find_readbuf *rb,
-                    find_input *in)
+int find_input_open(int fd, const char *name, bool at_start, bool whole,
+                    find_readbuf *rb, find_input *in)
 {
     memset(in, 0, sizeof *in);
     in->fd = fd;
@@ -142,7 +142,7 @@ int find_input_open(int fd, const char *name, bool whole, find_readbuf *rb,
     in->stream = !S_ISREG(st.st_mode);
     size_t want = READ_CAP;
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
-        off_t pos = lseek(fd, 0, SEEK_CUR);   /* stdin may be part read */
+        off_t pos = at_start ? 0 : lseek(fd, 0, SEEK_CUR);   /* stdin may be part read */
         if (pos < 0)
             pos = 0;
         if (st.st_size <= pos) {
@@ -152,9 +152,12 @@ int find_input_open(int fd, const char *name, bool whole, find_readbuf *rb,
         uint64_t left = (uint64_t)(st.st_size - pos);
         if (left >= FIND_MAP_MIN && try_map(in, &st, pos))
             return 0;
-        /* Small files are read in one piece. */
-        if (left < FIND_MAP_MIN && left + 1 > want)
-            want = (size_t)left + 1;
+        /* Small files are read in one piece, with one read. */
+        if (left < FIND_MAP_MIN) {
+            if (left + 1 > want)
+                want = (size_t)left + 1;
+            in->expect = (size_t)left;
+        }
     }
     if (rb->cap < want) {
         uint8_t *p = realloc(rb->p, want);
@@ -194,6 +197,11 @@ static int fill(find_input *in)
             return 0;
         }
         in->have += (size_t)got;
+        if (in->expect && in->have >= in->expect) {
+            /* The size fstat gave: no read to learn of the end. */
+            in->eof = true;
+            return 0;
+        }
     } while (in->have < rb->cap && (!in->stream || in->whole || ready(in->fd)));
     return 0;
 }

@@ -45,16 +45,18 @@ typedef struct find_input {
     int guard;            /* the SIGBUS guard slot of the mapping, or -1 */
     find_readbuf *rb;
     size_t have, next;    /* rb->p[next, have) is read but not handed out */
+    size_t expect;        /* a small regular file's size: read no further */
     bool eof;
 } find_input;
 
-/* Prepares fd's bytes from its current offset on.  `rb` is the read buffer
- * to use (kept by the caller).  `whole`: hand a read input out in one piece
+/* Prepares fd's bytes from its current offset on (from its start when
+ * `at_start`: a file just opened).  `rb` is the read buffer to use (kept by
+ * the caller).  `whole`: hand a read input out in one piece
  * at its end (a pattern holding a newline may match across lines, so
  * pieces of whole lines would cut its occurrences).  Returns 0, or -1 after
  * printing why; find_input_close() either way. */
-int find_input_open(int fd, const char *name, bool whole, find_readbuf *rb,
-                    find_input *in);
+int find_input_open(int fd, const char *name, bool at_start, bool whole,
+                    find_readbuf *rb, find_input *in);
 void find_input_close(find_input *in);
 
 /* The next piece: whole lines, except that the last piece of the input may

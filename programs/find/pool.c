@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define QUEUE 256               /* files queued, not yet taken */
+#define QUEUE 1024              /* files queued, not yet taken */
+#define BATCH 16                /* files queued, and taken, at once */
 #define WINDOW 4096             /* files found, not yet printed (ordered) */
 #define SPILL ((size_t)1 << 20) /* unordered: held output written between pieces */
 
@@ -38,6 +39,11 @@ typedef struct pool_worker {
     size_t size;
     uint64_t seq;          /* the file being searched */
     bool direct;           /* its output goes straight to standard output */
+    /* Ordered: the finished files of the batch not handed over yet, the
+     * files first, first + 1, ... */
+    uint64_t first;
+    held loc[BATCH];
+    unsigned nloc;
 } pool_worker;
 
 struct find_pool {
@@ -48,6 +54,8 @@ struct find_pool {
     job q[QUEUE];
     size_t qhead, qlen;
     bool closed;
+    job pending[BATCH];            /* the walker's batch, not queued yet */
+    unsigned npending;
     uint64_t next_seq;
     _Atomic uint64_t next_print;   /* ordered: the file that prints next */
     held win[WINDOW];
@@ -72,6 +80,42 @@ static void spill(pool_worker *pw)
     fseeko(pw->ms, 0, SEEK_SET);
 }
 
+/* Prints the finished files that are next in order (lock held). */
+static void drain(find_pool *p)
+{
+    uint64_t next = atomic_load(&p->next_print);
+    held *h;
+    while ((h = &p->win[next % WINDOW])->done) {
+        put_out(p, h->data, h->len);
+        free(h->data);
+        *h = (held){ NULL, 0, false };
+        next++;
+    }
+    atomic_store(&p->next_print, next);
+    pthread_cond_broadcast(&p->room);
+}
+
+/* Hands the batch's finished files over (lock held): unordered they print
+ * now, ordered when their turn comes. */
+static void hand_over(pool_worker *pw)
+{
+    find_pool *p = pw->pool;
+    for (unsigned i = 0; i < pw->nloc; i++) {
+        held *h = &pw->loc[i];
+        if (p->ordered) {
+            p->win[(pw->first + i) % WINDOW] = *h;
+        } else {
+            put_out(p, h->data, h->len);
+            free(h->data);
+        }
+        *h = (held){ NULL, 0, false };
+    }
+    pw->first += pw->nloc;
+    pw->nloc = 0;
+    if (p->ordered)
+        drain(p);
+}
+
 /* Between pieces: the file printing next stops holding its output back;
  * unordered, a big held output goes out. */
 static void between(find_worker *w)
@@ -81,10 +125,14 @@ static void between(find_worker *w)
     if (pw->direct)
         return;
     if (p->ordered) {
-        if (atomic_load(&p->next_print) != pw->seq)
+        if (atomic_load(&p->next_print) != pw->first)
             return;
-        /* The files before this one have printed, and the ones after wait
-         * for it: standard output is this worker's alone. */
+        /* The files before this one have printed but the batch's own: once
+         * those are out, standard output is this worker's alone (the files
+         * after this one wait for it). */
+        pthread_mutex_lock(&p->lock);
+        hand_over(pw);
+        pthread_mutex_unlock(&p->lock);
         spill(pw);
         pw->w.out = stdout;
         pw->direct = true;
@@ -98,41 +146,32 @@ static void between(find_worker *w)
     }
 }
 
-/* The file is done: its output prints now or waits for its turn. */
+/* The file is done: its output is kept with the batch's, or (it printed
+ * straight out) its turn ends. */
 static void file_done(pool_worker *pw)
 {
     find_pool *p = pw->pool;
+    if (pw->direct) {
+        fflush(stdout);
+        pthread_mutex_lock(&p->lock);
+        atomic_store(&p->next_print, pw->seq + 1);
+        pw->first = pw->seq + 1;
+        drain(p);
+        pthread_mutex_unlock(&p->lock);
+        return;
+    }
     fflush(pw->ms);
-    pthread_mutex_lock(&p->lock);
-    if (!p->ordered) {
-        put_out(p, pw->buf, pw->size);
-    } else {
-        uint64_t next = atomic_load(&p->next_print);
-        if (pw->seq == next) {
-            if (!pw->direct)
-                put_out(p, pw->buf, pw->size);
-            next++;
-            held *h;
-            while ((h = &p->win[next % WINDOW])->done) {
-                put_out(p, h->data, h->len);
-                free(h->data);
-                *h = (held){ NULL, 0, false };
-                next++;
-            }
-            atomic_store(&p->next_print, next);
-            pthread_cond_broadcast(&p->room);
+    held *h = &pw->loc[pw->nloc++];
+    *h = (held){ NULL, 0, true };
+    if (pw->size) {
+        h->data = malloc(pw->size);
+        if (h->data) {
+            memcpy(h->data, pw->buf, pw->size);
+            h->len = pw->size;
         } else {
-            held *h = &p->win[pw->seq % WINDOW];
-            h->data = malloc(pw->size ? pw->size : 1);
-            if (h->data)
-                memcpy(h->data, pw->buf, pw->size);
-            else
-                fprintf(stderr, "hay: out of memory; output lost\n");
-            h->len = h->data ? pw->size : 0;
-            h->done = true;
+            fprintf(stderr, "hay: out of memory; output lost\n");
         }
     }
-    pthread_mutex_unlock(&p->lock);
     fseeko(pw->ms, 0, SEEK_SET);
 }
 
@@ -140,54 +179,85 @@ static void *worker_main(void *arg)
 {
     pool_worker *pw = arg;
     find_pool *p = pw->pool;
+    job batch[BATCH];
     for (;;) {
         pthread_mutex_lock(&p->lock);
+        if (pw->nloc)
+            hand_over(pw);
         while (!p->qlen && !p->closed)
             pthread_cond_wait(&p->work, &p->lock);
-        if (!p->qlen) {
-            pthread_mutex_unlock(&p->lock);
-            break;
+        unsigned n = 0;
+        while (p->qlen && n < BATCH) {
+            batch[n++] = p->q[p->qhead];
+            p->qhead = (p->qhead + 1) % QUEUE;
+            p->qlen--;
         }
-        job j = p->q[p->qhead];
-        p->qhead = (p->qhead + 1) % QUEUE;
-        p->qlen--;
-        pthread_cond_broadcast(&p->room);
+        if (n)
+            pthread_cond_broadcast(&p->room);
         pthread_mutex_unlock(&p->lock);
-
-        pw->seq = j.seq;
-        pw->direct = false;
-        pw->w.out = pw->ms;
-        if (!atomic_load(&p->stop))
-            find_search_file(&pw->w, j.fd, j.name, j.walked);
-        close(j.fd);
-        free(j.name);
-        if (p->r->cf->quiet && pw->w.t.any_match)
-            atomic_store(&p->stop, true);
-        file_done(pw);
+        if (!n)
+            break;
+        pw->first = batch[0].seq;
+        for (unsigned i = 0; i < n; i++) {
+            job *j = &batch[i];
+            pw->seq = j->seq;
+            pw->direct = false;
+            pw->w.out = pw->ms;
+            if (!atomic_load(&p->stop))
+                find_search_file(&pw->w, j->fd, j->name, j->walked);
+            close(j->fd);
+            free(j->name);
+            if (p->r->cf->quiet && pw->w.t.any_match)
+                atomic_store(&p->stop, true);
+            file_done(pw);
+        }
     }
     return NULL;
+}
+
+/* Queues the walker's batch (the walker's thread). */
+static bool push_pending(find_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    while (!atomic_load(&p->stop) && p->qlen + p->npending > QUEUE)
+        pthread_cond_wait(&p->room, &p->lock);
+    bool stop = atomic_load(&p->stop);
+    for (unsigned i = 0; i < p->npending && !stop; i++)
+        p->q[(p->qhead + p->qlen++) % QUEUE] = p->pending[i];
+    if (!stop)
+        pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    if (stop) {
+        for (unsigned i = 0; i < p->npending; i++) {
+            close(p->pending[i].fd);
+            free(p->pending[i].name);
+        }
+    }
+    p->npending = 0;
+    return !stop;
 }
 
 bool find_pool_visit(void *pool, int fd, char *name, bool walked)
 {
     find_pool *p = pool;
-    pthread_mutex_lock(&p->lock);
-    while (!atomic_load(&p->stop) &&
-           (p->qlen == QUEUE ||
-            (p->ordered && p->next_seq - atomic_load(&p->next_print) >= WINDOW)))
-        pthread_cond_wait(&p->room, &p->lock);
-    bool stop = atomic_load(&p->stop);
-    if (!stop) {
-        p->q[(p->qhead + p->qlen) % QUEUE] = (job){ fd, name, walked, p->next_seq++ };
-        p->qlen++;
-        pthread_cond_signal(&p->work);
+    if (p->ordered && p->next_seq - atomic_load(&p->next_print) >= WINDOW) {
+        /* Too far ahead of the printing: wait (the batch goes first). */
+        if (p->npending && !push_pending(p)) {
+            close(fd);
+            free(name);
+            return false;
+        }
+        pthread_mutex_lock(&p->lock);
+        while (!atomic_load(&p->stop) &&
+               p->next_seq - atomic_load(&p->next_print) >= WINDOW)
+            pthread_cond_wait(&p->room, &p->lock);
+        pthread_mutex_unlock(&p->lock);
     }
-    pthread_mutex_unlock(&p->lock);
-    if (stop) {
-        close(fd);
-        free(name);
-    }
-    return !stop;
+    p->pending[p->npending++] = (job){ fd, name, walked, p->next_seq++ };
+    /* An operand goes at once: it may be a pipe whose lines are awaited. */
+    if (p->npending == BATCH || !walked)
+        return push_pending(p);
+    return !atomic_load(&p->stop);
 }
 
 static void free_pool(find_pool *p, find_totals *into)
@@ -258,6 +328,8 @@ find_pool *find_pool_start(find_searcher *r, unsigned workers, bool ordered)
 
 void find_pool_finish(find_pool *p, find_totals *into)
 {
+    if (p->npending)
+        push_pending(p);
     stop_workers(p);
     fflush(stdout);
     free_pool(p, into);

@@ -243,7 +243,7 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
 
     double t0 = cli_now();
     find_input in;
-    int got = find_input_open(fd, name, !r->whole_lines, &w->rb, &in);
+    int got = find_input_open(fd, name, walked, !r->whole_lines, &w->rb, &in);
     s.in = &in;
     w->t.map_s += cli_now() - t0;
     bool first = true;
