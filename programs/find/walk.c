@@ -113,6 +113,8 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth, in
         }
         if (type != DT_DIR && type != DT_REG)
             continue;   /* links, devices, FIFOs, sockets (as grep -r) */
+        if (w->keep && !w->keep(w->keep_ctx, name, type == DT_DIR, false))
+            continue;
         char *full = join(w, path, name);
         if (!full) {
             fail(w, path, "out of memory");
@@ -185,6 +187,8 @@ void find_walk_operand(find_walk *w, const char *path)
         fail(w, path, strerror(errno));
         return;
     }
+    if (w->keep && !w->keep(w->keep_ctx, path, S_ISDIR(st.st_mode), true))
+        return;
     if (S_ISDIR(st.st_mode) && !w->recursive) {
         fail(w, path, "Is a directory");
         return;

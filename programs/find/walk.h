@@ -29,6 +29,12 @@ typedef struct find_walk {
     bool sorted;         /* entries in name order */
     find_visit_fn visit;
     void *ctx;
+    /* NULL, or the filter of --include/--exclude style options (globs):
+     * whether to search the file, or enter the directory, `name` (the
+     * entry's own name inside a walk, the path as given for an operand).
+     * Called before anything is opened. */
+    bool (*keep)(void *keep_ctx, const char *name, bool is_dir, bool operand);
+    void *keep_ctx;
     bool error;          /* set when a path could not be read (message printed) */
     bool stopped;        /* visit asked to end the walk */
 } find_walk;
