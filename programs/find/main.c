@@ -65,6 +65,8 @@ int find_main(int argc, char **argv)
         .recursive = cf.recursive,
         .implicit_dot = cf.nfiles == 0 && cf.recursive,
         .sorted = !cf.sort_none,
+        .ignore_files = cf.ignore_files,
+        .skip_hidden = cf.skip_hidden,
         .visit = pool ? find_pool_visit : search_here,
         .ctx = pool ? (void *)pool : &main_worker,
     };

@@ -1,6 +1,8 @@
 /* walk.c - operands and the -r directory walk (see walk.h). */
 #include "walk.h"
 
+#include "ignore.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +87,8 @@ static bool same_dir(int fd, const struct stat *want)
 /* Walks the open directory `dfd` (printed as `path`), then closes it.  With
  * `up`, the parent's descriptor is opened through ".." before that (the
  * parent closed its own to keep descriptors bounded). */
-static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth, int *up)
+static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
+                     find_ignore *rules, int *up)
 {
     DIR *d = fdopendir(dfd);
     if (!d) {
@@ -102,8 +105,19 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth, in
         n = 0;
     }
     int fd = dirfd(d);
+    find_ignore *mine = rules;
+    if (w->ignore_files) {
+        size_t plen = w->implicit_dot && !strcmp(path, ".") ? 0 : strlen(path);
+        mine = find_ignore_enter(rules, fd, plen && path[plen - 1] != '/' ? plen + 1 : plen);
+        if (!mine) {
+            fail(w, path, "out of memory");
+            n = 0;
+        }
+    }
     for (long i = 0; i < n && !w->stopped && fd >= 0; i++) {
         const char *name = v[i].name;
+        if (w->skip_hidden && name[0] == '.')
+            continue;
         unsigned char type = v[i].type;
         if (type == DT_UNKNOWN) {
             struct stat st;
@@ -120,6 +134,10 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth, in
             fail(w, path, "out of memory");
             break;
         }
+        if (mine && find_ignore_skips(mine, full, type == DT_DIR)) {
+            free(full);
+            continue;
+        }
         int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
                     (type == DT_DIR ? O_DIRECTORY : 0);
         int cfd = openat(fd, name, flags);
@@ -135,14 +153,14 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth, in
             continue;
         }
         if (depth + 1 < FIND_WALK_FDS) {
-            walk_dir(w, cfd, full, depth + 1, NULL);
+            walk_dir(w, cfd, full, depth + 1, mine, NULL);
         } else {
             struct stat me;
             int again = -1;
             fstat(fd, &me);
             closedir(d);
             d = NULL;
-            walk_dir(w, cfd, full, depth + 1, &again);
+            walk_dir(w, cfd, full, depth + 1, mine, &again);
             if (!same_dir(again, &me)) {
                 fail(w, path, "moved while it was walked");
                 if (again >= 0)
@@ -153,6 +171,8 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth, in
         }
         free(full);
     }
+    if (mine)
+        find_ignore_leave(mine, rules);
     for (long i = 0; i < n; i++)
         free(v[i].name);
     free(v);
@@ -200,7 +220,7 @@ void find_walk_operand(find_walk *w, const char *path)
         return;
     }
     if (S_ISDIR(st.st_mode)) {
-        walk_dir(w, fd, path, 0, NULL);
+        walk_dir(w, fd, path, 0, NULL, NULL);
         return;
     }
     char *name = strdup(path);

@@ -27,6 +27,8 @@ typedef struct find_walk {
     bool recursive;      /* -r: walk directories, else report them */
     bool implicit_dot;   /* -r with no operand: names relative to "." */
     bool sorted;         /* entries in name order */
+    bool ignore_files;   /* --ignore: honour .gitignore and .ignore (ignore.h) */
+    bool skip_hidden;    /* --no-hidden: skip entries whose name starts with '.' */
     find_visit_fn visit;
     void *ctx;
     /* NULL, or the filter of --include/--exclude style options (globs):
