@@ -58,8 +58,9 @@ int find_main(int argc, char **argv)
     memset(&t, 0, sizeof t);
     t.compile_s = m.compile_s;
     find_worker main_worker = { .r = &s, .scratch = m.scratch, .out = stdout };
-    /* A walk searches many files at once, one per thread. */
-    find_pool *pool = cf.recursive && s.threads > 1
+    /* Many files (a walk, or several operands) are searched at once, one
+     * per thread. */
+    find_pool *pool = (cf.recursive || cf.nfiles > 1) && s.threads > 1
                           ? find_pool_start(&s, s.threads, !cf.sort_none) : NULL;
     find_walk w = {
         .recursive = cf.recursive,
