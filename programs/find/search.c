@@ -196,8 +196,10 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         uint64_t n = find_lines_count(buf, len);
         s->lines.selected = n;
         s->matched |= n > 0;
-        s->stop |= n && s->first_only;
-        if (n && prints_lines(cf)) {
+        if (n && s->first_only) {
+            s->binary = s->nul_seen;
+            s->stop = true;
+        } else if (n && prints_lines(cf)) {
             s->each_from_one = true;
             find_lines_each(buf, len, emit_line, s);
         }
