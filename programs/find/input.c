@@ -15,6 +15,7 @@
 #include "input.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -140,6 +141,11 @@ int find_input_open(int fd, const char *name, bool at_start, bool whole,
         return -1;
     }
     in->stream = !S_ISREG(st.st_mode);
+    /* A bigger pipe lets the writer run ahead: fewer, larger reads and
+     * fewer switches between the two processes.  Not allowed (the
+     * system's pipe-max-size) is no matter. */
+    if (S_ISFIFO(st.st_mode))
+        (void)fcntl(fd, F_SETPIPE_SZ, (int)READ_CAP);
     size_t want = READ_CAP;
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         off_t pos = at_start ? 0 : lseek(fd, 0, SEEK_CUR);   /* stdin may be part read */
