@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-#define QUEUE 1024              /* files queued, not yet taken */
+#include "walk.h"
+
+#define QUEUE 256               /* files queued, not yet taken (at most) */
 #define BATCH 16                /* files queued, and taken, at once */
 #define WINDOW 4096             /* files found, not yet printed (ordered) */
 #define SPILL ((size_t)1 << 20) /* unordered: held output written between pieces */
@@ -53,6 +56,8 @@ struct find_pool {
     pthread_cond_t work, room;
     job q[QUEUE];
     size_t qhead, qlen;
+    size_t qcap;                   /* QUEUE, or fewer under a low limit of
+                                      open files: a queued file is open */
     bool closed;
     job pending[BATCH];            /* the walker's batch, not queued yet */
     unsigned npending;
@@ -219,7 +224,7 @@ static void *worker_main(void *arg)
 static bool push_pending(find_pool *p)
 {
     pthread_mutex_lock(&p->lock);
-    while (!atomic_load(&p->stop) && p->qlen + p->npending > QUEUE)
+    while (!atomic_load(&p->stop) && p->qlen + p->npending > p->qcap)
         pthread_cond_wait(&p->room, &p->lock);
     bool stop = atomic_load(&p->stop);
     for (unsigned i = 0; i < p->npending && !stop; i++)
@@ -302,6 +307,16 @@ find_pool *find_pool_start(find_searcher *r, unsigned workers, bool ordered)
     }
     p->r = r;
     p->ordered = ordered;
+    /* Room for the walk's directories (walk.h), the files being searched
+     * and a margin, then two queued files per descriptor left. */
+    p->qcap = QUEUE;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        rlim_t spare = rl.rlim_cur > FIND_WALK_FDS + 2 * workers + 64
+                           ? (rl.rlim_cur - FIND_WALK_FDS - 2 * workers - 64) / 2 : 0;
+        if (spare < p->qcap)
+            p->qcap = spare > BATCH ? (size_t)spare : BATCH;
+    }
     p->n = workers;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);

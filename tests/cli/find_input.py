@@ -18,6 +18,8 @@ Cases:
   walk-data     -r over DATA_DIR against grep -r (sorted), --sort none, --threads 1
   walk-tree     -r over a generated tree (links, FIFOs, hidden and empty files,
                 a binary file) against grep -r
+  walk-fds      -r over 3,000 files behind a slow big one, with 128 descriptors:
+                the queue of open files stays under the limit
 
 Prints PASS/FAIL lines and "N passed, M failed" last; exits 1 on a failure
 and 77 (skip) when what the case needs is missing.
@@ -333,10 +335,35 @@ def case_walk_tree():
         shutil.rmtree(tmp)
 
 
+def limit_fds_128():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+
+def case_walk_fds():
+    tmp = tempfile.mkdtemp(prefix="hay-fds.")
+    try:
+        with open(os.path.join(tmp, "a_big"), "wb") as f:
+            f.write((b"x" * 99 + b"\n") * 1000000)
+        for i in range(3000):
+            with open(os.path.join(tmp, "f%05d" % i), "wb") as f:
+                f.write(b"needle %d\n" % i)
+        argv = [HAY, "find", "--algo", "naive", "--threads", "2", "-r", "-c", "needle", tmp]
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                           preexec_fn=limit_fds_128, timeout=300)
+        one = run([HAY, "find", "--threads", "1", "-r", "-c", "needle", tmp])
+        check(p.returncode == 0 and not p.stderr and p.stdout == one[1] and
+              p.stdout.count(b"\n") == 3001, "walk-fds: 3,001 files with 128 descriptors",
+              "exit %d, %d lines, stderr %r" % (p.returncode, p.stdout.count(b"\n"),
+                                                p.stderr[:200]))
+    finally:
+        shutil.rmtree(tmp)
+
+
 CASES = {
     "live-pipe": case_live_pipe, "proc": case_proc, "fifo": case_fifo,
     "truncate": case_truncate, "long-line": case_long_line, "deep-tree": case_deep_tree,
     "nul-late": case_nul_late, "walk-data": case_walk_data, "walk-tree": case_walk_tree,
+    "walk-fds": case_walk_fds,
 }
 
 if __name__ == "__main__":
