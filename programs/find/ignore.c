@@ -96,29 +96,31 @@ static int slurp(int dfd, const char *name, char **text, size_t *len)
     return rc;
 }
 
-find_ignore *find_ignore_enter(find_ignore *parent, int dfd, size_t prefix_len)
+int find_ignore_enter(find_ignore *parent, int dfd, size_t prefix_len, find_ignore **out)
 {
     char *text = NULL;
     size_t len = 0;
+    *out = parent;
     if (slurp(dfd, ".gitignore", &text, &len) < 0 || slurp(dfd, ".ignore", &text, &len) < 0) {
         free(text);
-        return NULL;
+        return -1;
     }
     if (!text)
-        return parent;
+        return 0;
     find_ignore *ig = calloc(1, sizeof *ig);
     if (!ig) {
         free(text);
-        return NULL;
+        return -1;
     }
     ig->parent = parent;
     ig->prefix_len = prefix_len;
     ig->text = text;
     if (parse(ig) < 0) {
         find_ignore_leave(ig, NULL);
-        return NULL;
+        return -1;
     }
-    return ig;
+    *out = ig;
+    return 0;
 }
 
 void find_ignore_leave(find_ignore *dir, find_ignore *parent)

@@ -26,11 +26,11 @@ typedef struct find_ignore find_ignore;
 
 /* Reads the rules of `.gitignore` and `.ignore` in the open directory `dfd`,
  * whose printed path has `prefix_len` bytes before its entries' names
- * (the walk's names are prefix + name).  `parent` is the enclosing
- * directory's rules (kept, not copied; it must outlive the result).
- * Returns `parent` itself when the directory has no rules, NULL only when
- * out of memory. */
-find_ignore *find_ignore_enter(find_ignore *parent, int dfd, size_t prefix_len);
+ * (the walk's names are prefix + name), into *out.  `parent` is the
+ * enclosing directory's rules (kept, not copied; it must outlive *out; NULL
+ * for none).  *out is `parent` itself when the directory has no rules.
+ * Returns 0, or -1 when out of memory. */
+int find_ignore_enter(find_ignore *parent, int dfd, size_t prefix_len, find_ignore **out);
 
 /* Frees what find_ignore_enter allocated for this directory (nothing when
  * it returned `parent`). */

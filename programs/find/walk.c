@@ -108,8 +108,8 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
     find_ignore *mine = rules;
     if (w->ignore_files) {
         size_t plen = w->implicit_dot && !strcmp(path, ".") ? 0 : strlen(path);
-        mine = find_ignore_enter(rules, fd, plen && path[plen - 1] != '/' ? plen + 1 : plen);
-        if (!mine) {
+        if (find_ignore_enter(rules, fd, plen && path[plen - 1] != '/' ? plen + 1 : plen,
+                              &mine) < 0) {
             fail(w, path, "out of memory");
             n = 0;
         }
@@ -171,8 +171,7 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
         }
         free(full);
     }
-    if (mine)
-        find_ignore_leave(mine, rules);
+    find_ignore_leave(mine, rules);
     for (long i = 0; i < n; i++)
         free(v[i].name);
     free(v);
