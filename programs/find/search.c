@@ -248,10 +248,15 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     int got = find_input_open(fd, name, walked, !r->whole_lines, &w->rb, &in);
     s.in = &in;
     w->t.map_s += cli_now() - t0;
+    if (got < 0) {   /* nothing read: no summary either, as grep */
+        w->t.error = true;
+        find_input_close(&in);
+        return;
+    }
     bool first = true;
     const uint8_t *p;
     size_t n;
-    while (got >= 0 && !s.stop && (got = find_input_next(&in, &p, &n)) > 0) {
+    while (!s.stop && (got = find_input_next(&in, &p, &n)) > 0) {
         if (first && s.detect_binary && find_input_is_binary(p, n)) {
             /* Binary from the start: one selected line settles it. */
             s.nul_seen = true;
