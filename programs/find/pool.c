@@ -16,7 +16,9 @@
 #define QUEUE 256               /* files queued, not yet taken (at most) */
 #define BATCH 16                /* files queued, and taken, at once */
 #define WINDOW 4096             /* files found, not yet printed (ordered) */
-#define SPILL ((size_t)1 << 20) /* unordered: held output written between pieces */
+#define SPILL ((size_t)1 << 20) /* unordered: held output written out */
+#define HOLD ((size_t)16 << 20) /* ordered: a file holding back more output
+                                   waits for its turn to print it */
 
 typedef struct job {
     int fd;
@@ -121,29 +123,34 @@ static void hand_over(pool_worker *pw)
         drain(p);
 }
 
-/* Between pieces: the file printing next stops holding its output back;
- * unordered, a big held output goes out. */
+/* Between pieces and lines: the file printing next stops holding its
+ * output back, and (ordered) one holding back too much waits for its turn
+ * or (unordered) writes it out. */
 static void between(find_worker *w)
 {
     pool_worker *pw = (pool_worker *)w;
     find_pool *p = pw->pool;
     if (pw->direct)
         return;
+    fflush(pw->ms);
     if (p->ordered) {
-        if (atomic_load(&p->next_print) != pw->first)
+        bool turn = atomic_load(&p->next_print) == pw->first;
+        if (!turn && pw->size < HOLD)
             return;
-        /* The files before this one have printed but the batch's own: once
-         * those are out, standard output is this worker's alone (the files
-         * after this one wait for it). */
+        /* The files before this one print, the batch's own first; then
+         * standard output is this worker's alone (the files after this one
+         * wait for it).  Waiting is only ever for earlier files, and the
+         * earliest file not done is always free to print: no cycle. */
         pthread_mutex_lock(&p->lock);
         hand_over(pw);
+        while (atomic_load(&p->next_print) != pw->first)
+            pthread_cond_wait(&p->room, &p->lock);
         pthread_mutex_unlock(&p->lock);
         spill(pw);
         pw->w.out = stdout;
         pw->direct = true;
         return;
     }
-    fflush(pw->ms);
     if (pw->size >= SPILL || p->r->flush_lines) {
         pthread_mutex_lock(&p->lock);
         spill(pw);

@@ -48,6 +48,7 @@ typedef struct file_search {
     bool nul_seen;          /* a NUL came before the line being printed */
     bool binary;            /* a line was selected after a NUL */
     bool each_from_one;     /* find_lines_each numbers from 1 in every piece */
+    unsigned lines_out;     /* lines printed since the worker's hook ran */
     bool matched, nomem, stop;
     bool first_only;        /* one selected line says all that will be printed */
     double progress_t0, progress_last;
@@ -111,6 +112,11 @@ static void emit_line(void *ctx, const find_line *line)
     find_print_line(&s->printer, &l);
     if (s->w->r->flush_lines)
         fflush(s->printer.out);
+    if (s->w->between && ++s->lines_out == FIND_HOOK_LINES) {
+        s->lines_out = 0;
+        s->w->between(s->w);
+        s->printer.out = s->w->out;
+    }
 }
 
 static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)

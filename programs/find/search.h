@@ -32,8 +32,10 @@ typedef struct find_searcher {
 
 typedef struct find_worker find_worker;
 
-/* Called between the pieces of a file (ordered output may move the file's
- * output from its holding buffer to standard output there). */
+/* Called between the pieces of a file, and every FIND_HOOK_LINES lines
+ * printed: ordered output may move the file's output from its holding
+ * buffer to standard output there (w->out changes). */
+#define FIND_HOOK_LINES 4096
 typedef void (*find_piece_fn)(find_worker *w);
 
 struct find_worker {
@@ -42,7 +44,7 @@ struct find_worker {
     find_readbuf rb;         /* this thread's read buffer */
     find_totals t;           /* summed over the files this worker searched */
     FILE *out;               /* where the file's lines go */
-    find_piece_fn between;   /* NULL, or called between pieces */
+    find_piece_fn between;   /* NULL, or called between pieces and lines */
     void *ctx;               /* the caller's */
 };
 

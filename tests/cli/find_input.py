@@ -355,6 +355,17 @@ def case_walk_fds():
               p.stdout.count(b"\n") == 3001, "walk-fds: 3,001 files with 128 descriptors",
               "exit %d, %d lines, stderr %r" % (p.returncode, p.stdout.count(b"\n"),
                                                 p.stderr[:200]))
+        # Files whose output is bigger than a worker holds back (16 MiB):
+        # they wait for their turn and print in order.
+        big = os.path.join(tmp, "big")
+        os.mkdir(big)
+        for i in range(8):
+            with open(os.path.join(big, "f%d" % i), "wb") as f:
+                f.write(b"".join(b"line %d e\n" % j for j in range(1500000 if i % 3 == 0 else 10)))
+        one = run([HAY, "find", "--threads", "1", "-r", "e", big])
+        many = run([HAY, "find", "--threads", "4", "-r", "e", big])
+        check(one == many and one[1].count(b"\n") == 3 * 1500000 + 5 * 10,
+              "walk-fds: big outputs print in order with 4 threads")
     finally:
         shutil.rmtree(tmp)
 
