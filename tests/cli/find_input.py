@@ -223,8 +223,13 @@ def case_long_line():
         shutil.rmtree(tmp)
 
 
-def limit_fds():
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+def run_with_fds(argv, nofile):
+    """run() with at most `nofile` open descriptors."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                       preexec_fn=limit, timeout=300)
+    return p.returncode, p.stdout, p.stderr
 
 
 def case_deep_tree():
@@ -242,14 +247,12 @@ def case_deep_tree():
             os.close(fd)
             fd = nfd
         os.close(fd)
-        hp = subprocess.run([HAY, "find", "-r", "-n", "needle", tmp], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=ENV, preexec_fn=limit_fds)
+        hs, ho, he = run_with_fds([HAY, "find", "-r", "-n", "needle", tmp], 256)
         gs, go, _ = run(["grep", "-r", "-n", "-F", "needle", tmp])
-        check(hp.returncode == gs == 0 and sorted(hp.stdout.splitlines()) ==
-              sorted(go.splitlines()) and go.count(b"\n") == 16,
-              "deep-tree: -r 1,500 levels with 256 descriptors",
+        check(hs == gs == 0 and sorted(ho.splitlines()) == sorted(go.splitlines())
+              and go.count(b"\n") == 16, "deep-tree: -r 1,500 levels with 256 descriptors",
               "hay exit %d grep %d, %d vs %d lines, hay stderr %r"
-              % (hp.returncode, gs, hp.stdout.count(b"\n"), go.count(b"\n"), hp.stderr[:300]))
+              % (hs, gs, ho.count(b"\n"), go.count(b"\n"), he[:300]))
     finally:
         subprocess.run(["rm", "-rf", tmp])
 
@@ -335,10 +338,6 @@ def case_walk_tree():
         shutil.rmtree(tmp)
 
 
-def limit_fds_128():
-    resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
-
-
 def case_walk_fds():
     tmp = tempfile.mkdtemp(prefix="hay-fds.")
     try:
@@ -348,13 +347,11 @@ def case_walk_fds():
             with open(os.path.join(tmp, "f%05d" % i), "wb") as f:
                 f.write(b"needle %d\n" % i)
         argv = [HAY, "find", "--algo", "naive", "--threads", "2", "-r", "-c", "needle", tmp]
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
-                           preexec_fn=limit_fds_128, timeout=300)
+        hs, ho, he = run_with_fds(argv, 128)
         one = run([HAY, "find", "--threads", "1", "-r", "-c", "needle", tmp])
-        check(p.returncode == 0 and not p.stderr and p.stdout == one[1] and
-              p.stdout.count(b"\n") == 3001, "walk-fds: 3,001 files with 128 descriptors",
-              "exit %d, %d lines, stderr %r" % (p.returncode, p.stdout.count(b"\n"),
-                                                p.stderr[:200]))
+        check(hs == 0 and not he and ho == one[1] and ho.count(b"\n") == 3001,
+              "walk-fds: 3,001 files with 128 descriptors",
+              "exit %d, %d lines, stderr %r" % (hs, ho.count(b"\n"), he[:200]))
         # Files whose output is bigger than a worker holds back (16 MiB):
         # they wait for their turn and print in order.
         big = os.path.join(tmp, "big")
