@@ -153,22 +153,23 @@ def case_fifo():
 
 
 def case_truncate():
-    """The file must be mapped (big) and the scan slow enough (one thread,
-    the naive engine) for the truncation to land inside it; a run that
-    finished before the truncation is tried again with a bigger file."""
+    """The file must be mapped (8 MiB or more) and the scan slow (one thread,
+    the naive engine: about 0.1 s or more for 128 MiB) for the truncation to
+    land inside it; a run that finished before the truncation, or started
+    after it, is tried again with another delay."""
     tmp = tempfile.mkdtemp(prefix="hay-trunc.")
     try:
-        size, hit, died = 64 << 20, False, []
+        hit, died = False, []
         line = b"x" * 63 + b"\n"
-        for attempt in range(6):
-            path = os.path.join(tmp, "log")
+        path = os.path.join(tmp, "log")
+        for delay in (0.05, 0.1, 0.02, 0.2, 0.01, 0.4, 0.03, 0.15):
             with open(path, "wb") as f:
-                for _ in range(size // (1 << 20)):
+                for _ in range(128):
                     f.write(line * ((1 << 20) // len(line)))
             p = subprocess.Popen([HAY, "find", "--threads", "1", "--algo", "naive",
                                   "--no-progress", "-c", "zzz", path],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
-            time.sleep(0.05)
+            time.sleep(delay)
             os.truncate(path, 4096)
             out, err = p.communicate(timeout=300)
             if p.returncode < 0 or p.returncode > 2:
@@ -179,7 +180,6 @@ def case_truncate():
                       "truncate: the search ends with a warning",
                       "exit %d out %r err %r" % (p.returncode, out, err))
                 break
-            size *= 2
         check(not died, "truncate: never killed by a signal", "exits %r" % died)
         check(hit, "truncate: the truncation landed inside a search (else retried)")
     finally:
