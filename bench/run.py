@@ -34,6 +34,8 @@ Parts (default: all of them, in this order):
           GCUPS against length (bench/lib/align.py)
   energy  joules per GB searched and per giga cell update, per phase: RAPL
           for the CPU, NVML for the GPU, "unavailable" where unreadable
+  walk    hay find -r over /usr/include and /usr/share and hay find on a
+          200 MB pipe, beside grep -r and rg -uuu (bench/lib/find_walk.py)
 
 GPU rows are always present: without a CUDA device they read
 "skipped (no GPU)".  Every count and score is cross-checked; a failed check
@@ -66,7 +68,7 @@ import search as benchrun  # noqa: E402  (the search suite, also `run.py search`
 import parts  # noqa: E402  (the parts: bench/lib/parts.py)
 from report import FIELDS, TABLES, header_lines, log, record, report  # noqa: E402
 
-PARTS = ["search", "poster", "bm", "gpu", "pfac", "sw", "energy"]
+PARTS = ["search", "poster", "bm", "gpu", "pfac", "sw", "energy", "walk"]
 
 
 def parse(argv):

@@ -89,18 +89,23 @@ int cli_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-void cli_json_string(const char *text)
+void cli_json_string_to(FILE *out, const char *text)
 {
-    putchar('"');
+    putc('"', out);
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
         if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
+            fprintf(out, "\\%c", *c);
         else if (*c < 0x20)
-            printf("\\u%04x", *c);
+            fprintf(out, "\\u%04x", *c);
         else
-            putchar(*c);
+            putc(*c, out);
     }
-    putchar('"');
+    putc('"', out);
+}
+
+void cli_json_string(const char *text)
+{
+    cli_json_string_to(stdout, text);
 }
 
 double cli_now(void)

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "haystack.h"
 
@@ -24,6 +25,8 @@ int cli_parse_size(const char *s, uint64_t *out);
 /* Writes NUL-terminated text to stdout as a JSON string: quoted, with '"'
  * and '\' escaped and control bytes as \u00XX; other bytes as they are. */
 void cli_json_string(const char *text);
+/* The same, written to `out`. */
+void cli_json_string_to(FILE *out, const char *text);
 
 double cli_now(void);
 unsigned cli_cpu_count(void);

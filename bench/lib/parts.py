@@ -7,6 +7,7 @@ against the others and against bench/defs.json's expected counts.
   pfac    the PFAC paper's tables (hay_ocl_bench, cuda_pfac_bench, hay find)
   sw      Smith-Waterman (sw_cuda_bench, hay align, the alignment peers, run.py align)
   energy  joules per GB and per GCU (lib/energy.py, gpu_phases)
+  walk    hay find -r over trees and on a pipe (lib/find_walk.py)
 """
 import argparse
 import csv
@@ -855,3 +856,6 @@ def median_runs_align(ctx, cmd, runs):
 
 
 # --------------------------------------------------------------------------
+
+
+from find_walk import part_walk  # noqa: E402,F401  (it imports this module's helpers)

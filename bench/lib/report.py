@@ -17,6 +17,8 @@ FIELDS = ["table", "row", "engine", "metric", "value", "unit", "status", "machin
 
 # table id: (title, what it reproduces, plot metric(s), plot kind)
 TABLES = {
+    "find-walk": ("hay find -r over trees and on a pipe, whole commands",
+                  "issue 19: grep -r and rg -uuu on the same files", ["wall_s"], "bar"),
     "search": ("Search suite (bench/defs.json), whole-command throughput",
                "haystack's own suite: hay against grep, ripgrep, Hyperscan", ["wall_GBps"], "bar"),
     "poster-t1": ("Poster Table 1: sherlock.txt, 'METU' planted 10x, and 'Holmes'",

@@ -1,9 +1,25 @@
-/* input.c - mapping files, reading pipes, binary detection (see input.h). */
+/*
+ * input.c - mapped and read inputs, binary detection (see input.h).
+ *
+ * Why a SIGBUS handler and not siglongjmp: a mapped file is scanned by the
+ * library's threads, so the fault can come on any of them, and jumping out
+ * of a library thread is undefined.  The handler instead maps anonymous
+ * zero pages over the mapping from the faulting page to its end, marks the
+ * mapping truncated and returns: the faulting load runs again and reads
+ * zeros, every thread finishes its scan normally, and search.c stops
+ * printing and warns.  mmap(2) is a plain system call on Linux, safe in a
+ * handler.  Small files are read, never mapped, so the handler matters for
+ * big files only; a fault outside every guarded mapping is a real bug and
+ * gets the default action.
+ */
 #include "input.h"
 
-#include "cli.h"
-
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,90 +28,248 @@
 #include <unistd.h>
 
 #define BINARY_PROBE ((size_t)32 << 10)
-#define PIECE ((size_t)1 << 20)
+#define READ_CAP ((size_t)1 << 20)   /* a read buffer's usual size */
+#define GUARDS 64                    /* mappings guarded at once */
+
+/* The guarded mappings: [base, end), and whether a fault hit them.  A slot
+ * is free with base 0, reserved with base 1 (a compare-exchange), in use
+ * with base the mapping's address; the handler only reads base and end and
+ * sets hit. */
+static struct guard {
+    _Atomic uintptr_t base, end;
+    atomic_bool hit;
+} guards[GUARDS];
+static uintptr_t page_mask;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (int i = 0; i < GUARDS; i++) {
+        uintptr_t b = atomic_load(&guards[i].base), e = atomic_load(&guards[i].end);
+        if (b > 1 && a >= b && a < e) {
+            uintptr_t from = a & ~page_mask;
+            if (mmap((void *)from, e - from, PROT_READ,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+                atomic_store(&guards[i].hit, true);
+                return;
+            }
+            break;
+        }
+    }
+    signal(sig, SIG_DFL);   /* not ours: the fault repeats and kills */
+}
+
+static void guard_init(void)
+{
+    page_mask = (uintptr_t)sysconf(_SC_PAGESIZE) - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+static int guard_take(void *m, uint64_t len)
+{
+    pthread_once(&guard_once, guard_init);
+    for (int i = 0; i < GUARDS; i++) {
+        uintptr_t free_slot = 0;
+        if (!atomic_compare_exchange_strong(&guards[i].base, &free_slot, 1))
+            continue;
+        atomic_store(&guards[i].hit, false);
+        atomic_store(&guards[i].end, (uintptr_t)m + (uintptr_t)len);
+        atomic_store(&guards[i].base, (uintptr_t)m);
+        return i;
+    }
+    return -1;
+}
+
+void find_readbuf_free(find_readbuf *rb)
+{
+    free(rb->p);
+    rb->p = NULL;
+    rb->cap = 0;
+}
 
 void find_input_close(find_input *in)
 {
-    if (in->map)
+    if (in->map) {
         munmap(in->map, (size_t)in->map_len);
-    free(in->heap);
-    memset(in, 0, sizeof *in);
+        if (in->guard >= 0) {
+            atomic_store(&guards[in->guard].end, 0);
+            atomic_store(&guards[in->guard].base, 0);
+        }
+    }
+    in->map = NULL;
+    in->guard = -1;
 }
 
-int find_input_open(int fd, const char *name, find_input *in)
+/* Maps a regular file; 0 when it could not be (the caller reads it). */
+static int try_map(find_input *in, const struct stat *st, off_t pos)
+{
+    void *m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, in->fd, 0);
+    if (m == MAP_FAILED)
+        return 0;   /* ENODEV and the like: read it instead */
+    int g = guard_take(m, (uint64_t)st->st_size);
+    if (g < 0) {
+        munmap(m, (size_t)st->st_size);
+        return 0;
+    }
+    in->map = m;
+    in->map_len = (uint64_t)st->st_size;
+    in->map_off = (uint64_t)pos;
+    in->guard = g;
+    in->mapped = true;
+    return 1;
+}
+
+int find_input_open(int fd, const char *name, bool at_start, bool whole,
+                    find_readbuf *rb, find_input *in)
 {
     memset(in, 0, sizeof *in);
+    in->fd = fd;
+    in->name = name;
+    in->guard = -1;
+    in->rb = rb;
+    in->whole = whole;
     struct stat st;
     if (fstat(fd, &st) < 0) {
         fprintf(stderr, "hay: %s: %s\n", name, strerror(errno));
         return -1;
     }
-    if (S_ISREG(st.st_mode)) {
-        off_t pos = lseek(fd, 0, SEEK_CUR);   /* stdin may be part read */
+    in->stream = !S_ISREG(st.st_mode);
+    /* A bigger pipe lets the writer run ahead: fewer, larger reads and
+     * fewer switches between the two processes.  Not allowed (the
+     * system's pipe-max-size) is no matter. */
+    if (S_ISFIFO(st.st_mode))
+        (void)fcntl(fd, F_SETPIPE_SZ, (int)READ_CAP);
+    size_t want = READ_CAP;
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        off_t pos = at_start ? 0 : lseek(fd, 0, SEEK_CUR);   /* stdin may be part read */
         if (pos < 0)
             pos = 0;
-        if (st.st_size <= pos)
+        if (st.st_size <= pos) {
+            in->done = true;
             return 0;
-        /* Shared and read-only: the mapping is the file's page cache and
-         * can never turn into private copies of its pages, so a backend
-         * that reads the caller's memory directly reads the file where it
-         * lies. */
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-        if (m == MAP_FAILED) {
-            fprintf(stderr, "hay: %s: cannot map: %s\n", name, strerror(errno));
+        }
+        uint64_t left = (uint64_t)(st.st_size - pos);
+        if (left >= FIND_MAP_MIN && try_map(in, &st, pos))
+            return 0;
+        /* Small files are read in one piece, with one read. */
+        if (left < FIND_MAP_MIN) {
+            if (left + 1 > want)
+                want = (size_t)left + 1;
+            in->expect = (size_t)left;
+        }
+    }
+    if (rb->cap < want) {
+        uint8_t *p = realloc(rb->p, want);
+        if (!p) {
+            fprintf(stderr, "hay: %s: out of memory\n", name);
             return -1;
         }
-        in->map = m;
-        in->map_len = (uint64_t)st.st_size;
-        in->buf = (const uint8_t *)m + pos;
-        in->len = (uint64_t)(st.st_size - pos);
-        return 0;
+        rb->p = p;
+        rb->cap = want;
     }
-    char err[512];
-    size_t len = 0;
-    if (cli_read_fd(fd, name, &in->heap, &len, err, sizeof err) < 0) {
-        fprintf(stderr, "hay: %s\n", err);
-        return -1;
-    }
-    in->buf = in->heap;
-    in->len = len;
     return 0;
 }
 
-bool find_input_is_stream(int fd)
+/* Whether more bytes can be read from a stream without waiting. */
+static bool ready(int fd)
 {
-    struct stat sb;
-    return fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode);
+    struct pollfd pf = { .fd = fd, .events = POLLIN };
+    return poll(&pf, 1, 0) > 0;
 }
 
-int find_input_read_pieces(int fd, const char *name,
-                           int (*piece)(const uint8_t *p, size_t n, void *ctx),
-                           void *ctx, uint64_t *bytes)
+/* Reads into the buffer's free space: at least one byte unless at the end,
+ * then (a regular file, or a stream that has more ready) on until it is
+ * full.  Returns -1 after printing an error. */
+static int fill(find_input *in)
 {
-    *bytes = 0;
-    uint8_t *buf = malloc(PIECE);
-    if (!buf) {
-        fprintf(stderr, "hay: %s: out of memory\n", name);
-        return -1;
-    }
-    int rc = 0;
-    for (;;) {
-        ssize_t got = read(fd, buf, PIECE);
+    find_readbuf *rb = in->rb;
+    do {
+        ssize_t got = read(in->fd, rb->p + in->have, rb->cap - in->have);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            fprintf(stderr, "hay: %s: %s\n", name, strerror(errno));
-            rc = -1;
-            break;
+            fprintf(stderr, "hay: %s: %s\n", in->name, strerror(errno));
+            return -1;
         }
-        if (got == 0)
-            break;
-        *bytes += (uint64_t)got;
-        if (piece(buf, (size_t)got, ctx))
-            break;
+        if (got == 0) {
+            in->eof = true;
+            return 0;
+        }
+        in->have += (size_t)got;
+        if (in->expect && in->have >= in->expect) {
+            /* The size fstat gave: no read to learn of the end. */
+            in->eof = true;
+            return 0;
+        }
+    } while (in->have < rb->cap && (!in->stream || in->whole || ready(in->fd)));
+    return 0;
+}
+
+int find_input_next(find_input *in, const uint8_t **p, size_t *n)
+{
+    if (in->done)
+        return 0;
+    if (in->mapped) {
+        in->done = true;
+        *p = (const uint8_t *)in->map + in->map_off;
+        *n = (size_t)(in->map_len - in->map_off);
+        return 1;
     }
-    free(buf);
-    return rc;
+    find_readbuf *rb = in->rb;
+    /* The part line left over from the last piece moves to the front. */
+    memmove(rb->p, rb->p + in->next, in->have - in->next);
+    in->have -= in->next;
+    in->next = 0;
+    size_t scanned = 0;   /* rb->p[0, scanned) holds no newline */
+    for (;;) {
+        if (!in->eof) {
+            if (in->have == rb->cap) {
+                /* One line longer than the buffer (or the whole input,
+                 * asked for): the buffer grows. */
+                size_t cap = rb->cap * 2;
+                uint8_t *q = realloc(rb->p, cap);
+                if (!q) {
+                    fprintf(stderr, "hay: %s: out of memory\n", in->name);
+                    return -1;
+                }
+                rb->p = q;
+                rb->cap = cap;
+            }
+            if (fill(in) < 0)
+                return -1;
+        }
+        if (in->eof) {
+            in->done = true;
+            if (!in->have)
+                return 0;
+            *p = rb->p;
+            *n = in->have;
+            in->next = in->have;
+            return 1;
+        }
+        if (in->whole)
+            continue;
+        const uint8_t *nl = memrchr(rb->p + scanned, '\n', in->have - scanned);
+        if (nl) {
+            *p = rb->p;
+            *n = (size_t)(nl - rb->p) + 1;
+            in->next = *n;
+            return 1;
+        }
+        scanned = in->have;
+    }
+}
+
+bool find_input_truncated(const find_input *in)
+{
+    return in->guard >= 0 && atomic_load(&guards[in->guard].hit);
 }
 
 bool find_input_is_binary(const uint8_t *buf, uint64_t len)

@@ -19,7 +19,7 @@ static bool valid_utf8(const uint8_t *p, size_t len)
     return true;
 }
 
-static void put_base64(const uint8_t *p, size_t len)
+static void put_base64(FILE *o, const uint8_t *p, size_t len)
 {
     static const char digits[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -29,45 +29,45 @@ static void put_base64(const uint8_t *p, size_t len)
             v |= (uint32_t)p[i + 1] << 8;
         if (i + 2 < len)
             v |= p[i + 2];
-        putchar(digits[v >> 18 & 63]);
-        putchar(digits[v >> 12 & 63]);
-        putchar(i + 1 < len ? digits[v >> 6 & 63] : '=');
-        putchar(i + 2 < len ? digits[v & 63] : '=');
+        putc(digits[v >> 18 & 63], o);
+        putc(digits[v >> 12 & 63], o);
+        putc(i + 1 < len ? digits[v >> 6 & 63] : '=', o);
+        putc(i + 2 < len ? digits[v & 63] : '=', o);
     }
 }
 
 /* {"text":"..."} for valid UTF-8, else {"bytes":"base64"}. */
-static void put_data(const uint8_t *p, size_t len)
+static void put_data(FILE *o, const uint8_t *p, size_t len)
 {
     if (!valid_utf8(p, len)) {
-        fputs("{\"bytes\":\"", stdout);
-        put_base64(p, len);
-        fputs("\"}", stdout);
+        fputs("{\"bytes\":\"", o);
+        put_base64(o, p, len);
+        fputs("\"}", o);
         return;
     }
-    fputs("{\"text\":\"", stdout);
+    fputs("{\"text\":\"", o);
     for (size_t i = 0; i < len; i++) {
         uint8_t c = p[i];
         if (c == '"' || c == '\\')
-            putchar('\\'), putchar(c);
+            putc('\\', o), putc(c, o);
         else if (c == '\n')
-            fputs("\\n", stdout);
+            fputs("\\n", o);
         else if (c == '\t')
-            fputs("\\t", stdout);
+            fputs("\\t", o);
         else if (c == '\r')
-            fputs("\\r", stdout);
+            fputs("\\r", o);
         else if (c < 0x20)
-            printf("\\u%04x", c);
+            fprintf(o, "\\u%04x", c);
         else
-            putchar(c);
+            putc(c, o);
     }
-    fputs("\"}", stdout);
+    fputs("\"}", o);
 }
 
 static void put_path(const find_printer *p)
 {
-    fputs("\"path\":", stdout);
-    put_data((const uint8_t *)p->name, strlen(p->name));
+    fputs("\"path\":", p->out);
+    put_data(p->out, (const uint8_t *)p->name, strlen(p->name));
 }
 
 static void begin(find_printer *p)
@@ -75,39 +75,39 @@ static void begin(find_printer *p)
     if (p->json_begun)
         return;
     p->json_begun = true;
-    fputs("{\"type\":\"begin\",\"data\":{", stdout);
+    fputs("{\"type\":\"begin\",\"data\":{", p->out);
     put_path(p);
-    fputs("}}\n", stdout);
+    fputs("}}\n", p->out);
 }
 
 void find_json_line(find_printer *p, const find_line *l)
 {
     begin(p);
-    fputs("{\"type\":\"match\",\"data\":{", stdout);
+    fputs("{\"type\":\"match\",\"data\":{", p->out);
     put_path(p);
-    fputs(",\"lines\":", stdout);
+    fputs(",\"lines\":", p->out);
     uint64_t end = l->end < p->len ? l->end + 1 : l->end;   /* with its newline */
-    put_data(p->buf + l->start, (size_t)(end - l->start));
-    printf(",\"line_number\":%" PRIu64 ",\"absolute_offset\":%" PRIu64 ",\"submatches\":[",
-           l->number, l->start);
+    put_data(p->out, p->buf + l->start, (size_t)(end - l->start));
+    fprintf(p->out, ",\"line_number\":%" PRIu64 ",\"absolute_offset\":%" PRIu64 ",\"submatches\":[",
+           l->number, p->base + l->start);
     for (size_t i = 0; i < l->nspans; i++) {
         const find_span *s = &l->spans[i];
-        fputs(i ? ",{\"match\":" : "{\"match\":", stdout);
-        put_data(p->buf + s->s, (size_t)(s->e - s->s));
-        printf(",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"pattern\":%" PRIu32 "}",
+        fputs(i ? ",{\"match\":" : "{\"match\":", p->out);
+        put_data(p->out, p->buf + s->s, (size_t)(s->e - s->s));
+        fprintf(p->out, ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"pattern\":%" PRIu32 "}",
                s->s - l->start, s->e - l->start, s->id);
     }
-    fputs("]}}\n", stdout);
+    fputs("]}}\n", p->out);
     p->json_matches += l->nspans;
 }
 
 /* ,"name":v, or null where the count was not made. */
-static void put_count(const char *name, bool made, uint64_t v)
+static void put_count(FILE *o, const char *name, bool made, uint64_t v)
 {
     if (made)
-        printf(",\"%s\":%" PRIu64, name, v);
+        fprintf(o, ",\"%s\":%" PRIu64, name, v);
     else
-        printf(",\"%s\":null", name);
+        fprintf(o, ",\"%s\":null", name);
 }
 
 void find_json_end(find_printer *p, const find_file_result *r)
@@ -116,43 +116,43 @@ void find_json_end(find_printer *p, const find_file_result *r)
     if (!p->json_begun && !r->matched && !cf->count_lines && !cf->count_matches)
         return;
     begin(p);
-    fputs("{\"type\":\"end\",\"data\":{", stdout);
+    fputs("{\"type\":\"end\",\"data\":{", p->out);
     put_path(p);
-    const uint8_t *nul = r->binary && p->buf ? memchr(p->buf, 0, (size_t)p->len) : NULL;
-    if (nul)
-        printf(",\"binary_offset\":%" PRIu64, (uint64_t)(nul - p->buf));
+    /* The file's bytes may be gone (unmapped) by now: the offset was kept. */
+    if (r->binary)
+        fprintf(p->out, ",\"binary_offset\":%" PRIu64, r->nul_at);
     else
-        fputs(",\"binary_offset\":null", stdout);
-    printf(",\"stats\":{\"searches\":1,\"searches_with_match\":%d,\"bytes_searched\":%"
+        fputs(",\"binary_offset\":null", p->out);
+    fprintf(p->out, ",\"stats\":{\"searches\":1,\"searches_with_match\":%d,\"bytes_searched\":%"
            PRIu64, r->matched ? 1 : 0, r->bytes);
     /* -l and a binary file's note stop at the first match: no counts. */
     bool stopped = cf->list || (r->binary && !cf->text && !cf->count_lines &&
                                 !cf->count_matches);
-    put_count("matched_lines", !stopped && !cf->count_matches, r->lines);
-    put_count("matches", !stopped && !cf->count_lines,
+    put_count(p->out, "matched_lines", !stopped && !cf->count_matches, r->lines);
+    put_count(p->out, "matches", !stopped && !cf->count_lines,
               cf->count_matches ? r->occurrences : p->json_matches);
-    putchar('}');
+    putc('}', p->out);
     if (r->each) {
-        fputs(",\"pattern_counts\":[", stdout);
+        fputs(",\"pattern_counts\":[", p->out);
         for (size_t i = 0; i < cf->pats.n; i++) {
-            fputs(i ? ",{\"pattern\":" : "{\"pattern\":", stdout);
-            put_data(cf->pats.items[i].data, cf->pats.items[i].len);
-            printf(",\"count\":%" PRIu64 "}", r->each[i]);
+            fputs(i ? ",{\"pattern\":" : "{\"pattern\":", p->out);
+            put_data(p->out, cf->pats.items[i].data, cf->pats.items[i].len);
+            fprintf(p->out, ",\"count\":%" PRIu64 "}", r->each[i]);
         }
-        putchar(']');
+        putc(']', p->out);
     }
-    fputs("}}\n", stdout);
+    fputs("}}\n", p->out);
 }
 
 void find_json_summary(const find_config *cf, const find_totals *t, double elapsed_s)
 {
     uint64_t ns = (uint64_t)(elapsed_s * 1e9);
-    printf("{\"type\":\"summary\",\"data\":{\"elapsed_total\":{\"secs\":%" PRIu64
+    fprintf(stdout, "{\"type\":\"summary\",\"data\":{\"elapsed_total\":{\"secs\":%" PRIu64
            ",\"nanos\":%" PRIu64 ",\"human\":\"%.6fs\"},\"stats\":{\"searches\":%" PRIu64
            ",\"searches_with_match\":%" PRIu64 ",\"bytes_searched\":%" PRIu64,
            ns / 1000000000u, ns % 1000000000u, elapsed_s, t->searches,
            t->searches_with_match, t->bytes);
-    put_count("matched_lines", !cf->list && !cf->count_matches, t->matched_lines);
-    put_count("matches", !cf->list && !cf->count_lines, t->matches);
+    put_count(stdout, "matched_lines", !cf->list && !cf->count_matches, t->matched_lines);
+    put_count(stdout, "matches", !cf->list && !cf->count_lines, t->matches);
     fputs("}}}\n", stdout);
 }

@@ -20,6 +20,11 @@ void find_lines_init(find_lines *l, const uint8_t *buf, uint64_t len)
     l->lineno = 1;
 }
 
+void find_lines_first_number(find_lines *l, uint64_t number)
+{
+    l->lineno = number;
+}
+
 void find_lines_free(find_lines *l)
 {
     free(l->spans);
@@ -52,6 +57,20 @@ static int cmp_span(const void *a, const void *b)
     return 0;
 }
 
+/* Hands the line in progress on with the spans kept so far. */
+static void emit_spans(find_lines *l)
+{
+    find_line line = {
+        .start = l->line_start,
+        .end = l->line_end,
+        .number = l->numbers ? find_lines_number_at(l, l->line_start) : 0,
+        .spans = l->spans,
+        .nspans = l->nspans,
+    };
+    l->emit(l->emit_ctx, &line);
+    l->nspans = 0;
+}
+
 void find_lines_finish(find_lines *l)
 {
     if (!l->have_line)
@@ -61,14 +80,7 @@ void find_lines_finish(find_lines *l)
          * every occurrence (--match-mode all) comes in order of end. */
         if (l->sort_spans && l->nspans)
             qsort(l->spans, l->nspans, sizeof *l->spans, cmp_span);
-        find_line line = {
-            .start = l->line_start,
-            .end = l->line_end,
-            .number = l->numbers ? find_lines_number_at(l, l->line_start) : 0,
-            .spans = l->spans,
-            .nspans = l->nspans,
-        };
-        l->emit(l->emit_ctx, &line);
+        emit_spans(l);
     }
     l->nspans = 0;
     l->have_line = false;
@@ -92,8 +104,10 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id)
         l->have_line = true;
         l->selected++;
     }
-    if (!l->emit)
+    if (!l->emit || l->no_spans)
         return 0;
+    if (l->spans_max && !l->sort_spans && l->nspans == l->spans_max)
+        emit_spans(l);   /* -o: this part of the line's matches now */
     if (l->nspans == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         find_span *p = realloc(l->spans, cap * sizeof *p);

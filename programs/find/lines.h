@@ -36,6 +36,11 @@ typedef struct find_lines {
     bool sort_spans;     /* matches may overlap and come in end order */
     find_line_fn emit;   /* NULL: lines are only counted (-c) */
     void *emit_ctx;
+    /* Memory stays bounded on a line with millions of matches: */
+    bool no_spans;       /* the emit callback does not read the spans
+                            (whole lines without colour): none are kept */
+    size_t spans_max;    /* 0, or (spans in order, printed one by one: -o)
+                            hand the line on in parts of this many spans */
 
     uint64_t selected;   /* lines selected so far */
 
@@ -48,6 +53,10 @@ typedef struct find_lines {
 } find_lines;
 
 void find_lines_init(find_lines *l, const uint8_t *buf, uint64_t len);
+
+/* The number of the line at buf[0] when buf is a later piece of a file
+ * (1 otherwise); call right after find_lines_init. */
+void find_lines_first_number(find_lines *l, uint64_t number);
 void find_lines_free(find_lines *l);
 
 /* grep is line based: an occurrence holding a newline selects no line. */

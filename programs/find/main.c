@@ -6,7 +6,8 @@
  *   options.c  the command line into a checked config (and --help)
  *   matcher.c  the config's patterns compiled into a set
  *   walk.c     operands and the -r directory walk: which files, what names
- *   input.c    one file's bytes: mapped, read from a pipe; binary detection
+ *   pool.c     the walk's files searched by many threads, output in order
+ *   input.c    one file's bytes in pieces of lines: mapped or read; binary test
  *   search.c   one file's search: scan, then lines or counts to the printer
  *   lines.c    matches to lines: line bounds, line numbers, lines selected
  *   printer.c  lines, -o, colour, per-file summaries
@@ -19,11 +20,24 @@
 #include "json.h"
 #include "matcher.h"
 #include "options.h"
+#include "pool.h"
 #include "search.h"
 #include "walk.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* A find_visit_fn: the file searched on this thread. */
+static bool search_here(void *worker, int fd, char *name, bool walked)
+{
+    find_worker *w = worker;
+    find_search_file(w, fd, name, walked);
+    close(fd);
+    free(name);
+    return !(w->r->cf->quiet && w->t.any_match);
+}
 
 int find_main(int argc, char **argv)
 {
@@ -42,37 +56,42 @@ int find_main(int argc, char **argv)
     if (find_matcher_open(&cf, &m) < 0)
         goto out;
     find_searcher s;
-    memset(&s, 0, sizeof s);
-    s.cf = &cf;
-    s.matcher = &m;
-    s.t.compile_s = m.compile_s;
-    /* As grep: names with several operands; with -r and at most one, names
-     * only for the files found inside directories. */
-    s.print_names = cf.with_filename == 1 || (cf.with_filename == -1 && cf.nfiles > 1);
-    s.names_in_walk = cf.with_filename == -1 && cf.recursive;
+    find_searcher_init(&s, &cf, &m);
+    find_totals t;
+    memset(&t, 0, sizeof t);
+    t.compile_s = m.compile_s;
+    find_worker main_worker = { .r = &s, .scratch = m.scratch, .out = stdout };
+    /* Many files (a walk, or several operands) are searched at once, one
+     * per thread. */
+    find_pool *pool = (cf.recursive || cf.nfiles > 1) && s.threads > 1
+                          ? find_pool_start(&s, s.threads, !cf.sort_none) : NULL;
     find_walk w = {
         .recursive = cf.recursive,
         .implicit_dot = cf.nfiles == 0 && cf.recursive,
-        .visit = find_search_file,
-        .ctx = &s,
+        .sorted = !cf.sort_none,
+        .ignore_files = cf.ignore_files,
+        .skip_hidden = cf.skip_hidden,
+        .visit = pool ? find_pool_visit : search_here,
+        .ctx = pool ? (void *)pool : &main_worker,
     };
     if (cf.nfiles == 0)
         find_walk_operand(&w, cf.recursive ? "." : "-");
-    for (int i = 0; i < cf.nfiles; i++) {
+    for (int i = 0; i < cf.nfiles && !w.stopped; i++)
         find_walk_operand(&w, cf.files[i]);
-        if (cf.quiet && s.t.any_match)
-            break;
-    }
-    s.t.error |= w.error;
+    if (pool)
+        find_pool_finish(pool, &t);
+    find_totals_merge(&t, &main_worker.t);
+    find_readbuf_free(&main_worker.rb);
+    t.error |= w.error;
     if (cf.json && !cf.quiet)
-        find_json_summary(&cf, &s.t, cli_now() - t0);
+        find_json_summary(&cf, &t, cli_now() - t0);
     fflush(stdout);
     if (cf.stats)
-        find_stats_print(&cf, m.set, &s.t, cli_now() - t0);
-    if (cf.quiet && s.t.any_match)
+        find_stats_print(&cf, m.set, &t, cli_now() - t0);
+    if (cf.quiet && t.any_match)
         rc = 0;
     else
-        rc = s.t.error ? 2 : s.t.any_match ? 0 : 1;
+        rc = t.error ? 2 : t.any_match ? 0 : 1;
 out:
     fflush(stdout);
     find_matcher_close(&m);

@@ -65,6 +65,13 @@ static void usage(FILE *f)
 "Input:\n"
 "  -r, --recursive           search directories recursively\n"
 "  -a, --text                treat binary files as text\n"
+"      --sort=ORDER          the order of a walk's files: path (default: by\n"
+"                            name, directory by directory) or none (as they\n"
+"                            finish; faster)\n"
+"      --ignore              with -r, skip what .gitignore and .ignore files in\n"
+"                            the tree leave out (not by default, as grep)\n"
+"      --no-hidden           with -r, skip files and directories whose name\n"
+"                            starts with '.' (searched by default, as grep)\n"
 "\n"
 "Engine:\n"
 "      --backend=NAME        auto (default), cpu, cuda, opencl\n"
@@ -91,7 +98,8 @@ enum {
     OPT_THREADS, OPT_BACKEND, OPT_ALGO, OPT_SCHEDULE, OPT_CHUNK,
     OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE, OPT_PARAMS, OPT_DEVICE,
     /* find-case: Unicode -i, per-pattern counts */
-    OPT_NO_UNICODE
+    OPT_NO_UNICODE,
+    OPT_SORT, OPT_IGNORE, OPT_NO_HIDDEN
 };
 
 static const struct option long_opts[] = {
@@ -117,6 +125,9 @@ static const struct option long_opts[] = {
     { "json", no_argument, NULL, OPT_JSON },
     { "recursive", no_argument, NULL, 'r' },
     { "text", no_argument, NULL, 'a' },
+    { "sort", required_argument, NULL, OPT_SORT },
+    { "ignore", no_argument, NULL, OPT_IGNORE },
+    { "no-hidden", no_argument, NULL, OPT_NO_HIDDEN },
     { "backend", required_argument, NULL, OPT_BACKEND },
     { "algo", required_argument, NULL, OPT_ALGO },
     { "threads", required_argument, NULL, OPT_THREADS },
@@ -274,6 +285,15 @@ int find_options_parse(int argc, char **argv, find_config *cf)
                 goto out;
             }
             break;
+        case OPT_SORT:
+            if (strcmp(optarg, "path") && strcmp(optarg, "none")) {
+                fprintf(stderr, "hay: invalid argument '%s' for --sort (path, none)\n", optarg);
+                goto out;
+            }
+            cf->sort_none = !strcmp(optarg, "none");
+            break;
+        case OPT_IGNORE: cf->ignore_files = true; break;
+        case OPT_NO_HIDDEN: cf->skip_hidden = true; break;
         case OPT_ALGO: cf->algo = optarg; break;
         case OPT_DEVICE: device = optarg; break;
         case OPT_PARAMS: params = optarg; break;

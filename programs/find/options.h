@@ -36,6 +36,11 @@ typedef struct find_config {
 
     /* Input. */
     bool recursive, text;
+    bool sort_none;        /* --sort none: a walk's files print as they
+                              finish, not in path order */
+    bool line_buffered;    /* --line-buffered: flush after every line */
+    bool ignore_files;     /* --ignore: a walk honours .gitignore, .ignore */
+    bool skip_hidden;      /* --no-hidden: a walk skips names starting '.' */
     char **files;          /* the operands after the patterns */
     int nfiles;
 

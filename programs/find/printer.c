@@ -17,15 +17,15 @@
 static void put_sep(const find_printer *p, char sep)
 {
     if (p->cf->color)
-        fputs(C_SEP, stdout), putchar(sep), fputs(C_END, stdout);
+        fputs(C_SEP, p->out), putc(sep, p->out), fputs(C_END, p->out);
     else
-        putchar(sep);
+        putc(sep, p->out);
 }
 
 /* A line number or byte offset and its separator. */
 static void put_number(const find_printer *p, uint64_t v)
 {
-    printf(p->cf->color ? C_NUM "%" PRIu64 C_END : "%" PRIu64, v);
+    fprintf(p->out, p->cf->color ? C_NUM "%" PRIu64 C_END : "%" PRIu64, v);
     put_sep(p, ':');
 }
 
@@ -34,20 +34,20 @@ static void put_prefix(const find_printer *p, uint64_t lineno, uint64_t offset)
     const find_config *cf = p->cf;
     if (p->print_name) {
         if (cf->color)
-            printf(C_FILE "%s" C_END, p->name);
+            fprintf(p->out, C_FILE "%s" C_END, p->name);
         else
-            fputs(p->name, stdout);
+            fputs(p->name, p->out);
         put_sep(p, ':');
     }
     if (cf->line_numbers)
         put_number(p, lineno);
     if (cf->byte_offset)
-        put_number(p, offset);
+        put_number(p, p->base + offset);
 }
 
 static void put_bytes(const find_printer *p, uint64_t from, uint64_t to)
 {
-    fwrite(p->buf + from, 1, to - from, stdout);
+    fwrite(p->buf + from, 1, to - from, p->out);
 }
 
 static void print_only(const find_printer *p, const find_line *l)
@@ -55,11 +55,11 @@ static void print_only(const find_printer *p, const find_line *l)
     for (size_t i = 0; i < l->nspans; i++) {
         put_prefix(p, l->number, l->spans[i].s);
         if (p->cf->color)
-            fputs(C_MATCH, stdout);
+            fputs(C_MATCH, p->out);
         put_bytes(p, l->spans[i].s, l->spans[i].e);
         if (p->cf->color)
-            fputs(C_END, stdout);
-        putchar('\n');
+            fputs(C_END, p->out);
+        putc('\n', p->out);
     }
 }
 
@@ -74,14 +74,14 @@ static void print_whole(const find_printer *p, const find_line *l)
             if (l->spans[i].e <= a)
                 continue;
             put_bytes(p, pos, a);
-            fputs(C_MATCH, stdout);
+            fputs(C_MATCH, p->out);
             put_bytes(p, a, l->spans[i].e);
-            fputs(C_END, stdout);
+            fputs(C_END, p->out);
             pos = l->spans[i].e;
         }
     }
     put_bytes(p, pos, l->end);
-    putchar('\n');
+    putc('\n', p->out);
 }
 
 void find_print_line(void *printer, const find_line *line)
@@ -98,8 +98,8 @@ void find_print_line(void *printer, const find_line *line)
 static void print_count(const find_printer *p, uint64_t n)
 {
     if (p->print_name)
-        printf("%s:", p->name);
-    printf("%" PRIu64 "\n", n);
+        fprintf(p->out, "%s:", p->name);
+    fprintf(p->out, "%" PRIu64 "\n", n);
 }
 
 /* --count-matches=each: a line per pattern, COUNT, a tab, the pattern with
@@ -109,16 +109,16 @@ static void print_each(const find_printer *p, const uint64_t *each)
     const find_config *cf = p->cf;
     for (size_t i = 0; i < cf->pats.n; i++) {
         if (p->print_name)
-            printf("%s:", p->name);
-        printf("%" PRIu64 "\t", each[i]);
+            fprintf(p->out, "%s:", p->name);
+        fprintf(p->out, "%" PRIu64 "\t", each[i]);
         const uint8_t *d = cf->pats.items[i].data;
         for (size_t k = 0; k < cf->pats.items[i].len; k++) {
             if (d[k] < 0x20 || d[k] == 0x7f || d[k] == '\\')
-                printf("\\x%02x", d[k]);
+                fprintf(p->out, "\\x%02x", d[k]);
             else
-                putchar(d[k]);
+                putc(d[k], p->out);
         }
-        putchar('\n');
+        putc('\n', p->out);
     }
 }
 
@@ -131,7 +131,7 @@ void find_print_summary(find_printer *p, const find_file_result *r)
         find_json_end(p, r);
     } else if (cf->list) {
         if (r->matched)
-            printf("%s\n", p->name);
+            fprintf(p->out, "%s\n", p->name);
     } else if (cf->count_matches && r->each) {
         print_each(p, r->each);
     } else if (cf->count_matches) {
@@ -141,7 +141,7 @@ void find_print_summary(find_printer *p, const find_file_result *r)
     } else if (r->matched && r->binary && !cf->text) {
         /* grep 3.8's note: on standard error, after the lines printed, and
          * kept by -s (only -q drops it). */
-        fflush(stdout);
+        fflush(p->out);
         fprintf(stderr, "hay: %s: binary file matches\n", p->name);
     }
 }

@@ -4,14 +4,15 @@
  * number and byte offset prefixes, in grep's colours), the per-file
  * summaries (-l, -c, --count-matches[=each]), the --json records (through
  * json.c) and, on standard error as grep 3.8, "NAME: binary file matches".
- * A printer is set up per file; it reads only the config's output options
- * and the file's bytes.
+ * A printer is set up per file (its buffer per piece); it reads only the
+ * config's output options and the file's bytes.
  */
 #ifndef HAY_FIND_PRINTER_H
 #define HAY_FIND_PRINTER_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lines.h"
 #include "options.h"
@@ -21,7 +22,10 @@ typedef struct find_printer {
     const char *name;      /* the file's name as printed */
     bool print_name;       /* prefix lines and counts with it */
     const uint8_t *buf;    /* the file's bytes (line offsets point here) */
-    uint64_t len;
+    uint64_t len;          /* bytes in buf */
+    FILE *out;             /* where the lines go (stdout, or the file's
+                              output held back for ordered output) */
+    uint64_t base;         /* the offset in the file of buf[0] (-b) */
     /* --json (json.c): the file's begin record was printed; the matches
      * printed so far */
     bool json_begun;
@@ -38,6 +42,7 @@ typedef struct find_file_result {
     bool matched;          /* a line was selected (or, counting occurrences,
                               one was found) */
     bool binary;
+    uint64_t nul_at;       /* binary: the offset of the first NUL seen */
     uint64_t bytes;        /* searched */
     uint64_t lines;        /* lines selected (-c) */
     uint64_t occurrences;  /* --count-matches */

@@ -1,14 +1,18 @@
 /*
- * search.h - searching one file: its bytes (input.h) go through the
- * compiled set (matcher.h), the matches become lines (lines.h), and the
- * lines and the file's summary go to the printer (printer.h).  Which of
- * them run depends on the output options only.
+ * search.h - searching one file: its bytes come in pieces of whole lines
+ * (input.h), each piece goes through the compiled set (matcher.h), the
+ * matches become lines (lines.h), and the lines and the file's summary go
+ * to the printer (printer.h).  Which of them run depends on the output
+ * options only.  A searcher is shared by every thread; a worker is one
+ * thread's state.
  */
 #ifndef HAY_FIND_SEARCH_H
 #define HAY_FIND_SEARCH_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
+#include "input.h"
 #include "matcher.h"
 #include "options.h"
 #include "stats.h"
@@ -16,13 +20,43 @@
 typedef struct find_searcher {
     const find_config *cf;
     find_matcher *matcher;
-    find_totals t;           /* summed over the files searched */
     bool print_names;        /* always print file names */
     bool names_in_walk;      /* print them for files found inside directories */
+    bool flush_lines;        /* flush after every line (--line-buffered, or
+                                standard output is a terminal) */
+    bool whole_lines;        /* no pattern holds a newline: pieces of whole
+                                lines lose no occurrence */
+    unsigned threads;        /* the library threads of a big piece, resolved
+                                once (--threads, else the CPU count) */
 } find_searcher;
 
-/* Searches the open file `fd` and prints what the options ask for.  A
- * find_visit_fn (walk.h): pass the searcher as ctx. */
-void find_search_file(void *searcher, int fd, const char *name, bool walked);
+typedef struct find_worker find_worker;
+
+/* Called between the pieces of a file, and every FIND_HOOK_LINES lines
+ * printed: ordered output may move the file's output from its holding
+ * buffer to standard output there (w->out changes). */
+#define FIND_HOOK_LINES 4096
+typedef void (*find_piece_fn)(find_worker *w);
+
+struct find_worker {
+    find_searcher *r;
+    hay_scratch *scratch;    /* this thread's */
+    find_readbuf rb;         /* this thread's read buffer */
+    find_totals t;           /* summed over the files this worker searched */
+    FILE *out;               /* where the file's lines go */
+    find_piece_fn between;   /* NULL, or called between pieces and lines */
+    void *ctx;               /* the caller's */
+};
+
+/* Sets up the searcher from the config and the matcher (the CPU count and
+ * the patterns are looked at here, once per process). */
+void find_searcher_init(find_searcher *r, const find_config *cf, find_matcher *m);
+
+/* Searches the open file `fd` and prints what the options ask for to
+ * w->out. */
+void find_search_file(find_worker *w, int fd, const char *name, bool walked);
+
+/* Adds a worker's totals into *into. */
+void find_totals_merge(find_totals *into, const find_totals *from);
 
 #endif

@@ -1,0 +1,82 @@
+"""find_walk.py - the `walk` part of bench/run.py (issue 19): `hay find -r`
+over whole directory trees and `hay find` reading a pipe, beside GNU grep
+and ripgrep, as whole commands (median wall seconds after a warm-up run).
+
+All three search the same files and count the same lines:
+  hay find -r -a -c PATTERN TREE
+  grep -r -a -c -F PATTERN TREE                       (LC_ALL=C)
+  rg --no-config -uuu -a -c -F -E none PATTERN TREE   (-uuu: no ignore files,
+      hidden files, binary files; -a and -E none: every file read as bytes,
+      no UTF-16 transcoding; links are not followed by any of them)
+The pipe rows run `cat FILE | TOOL -c PATTERN` (hay's default threads, rg's
+and grep's).  The summed per-file counts must agree; a tree missing on the
+machine gives "skipped" rows.
+"""
+import os
+import statistics
+import subprocess
+import time
+
+from parts import case, haystack, log, shell_join
+
+TABLE = "find-walk"
+
+
+def timed(argv, env):
+    t = time.perf_counter()
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    return time.perf_counter() - t, p
+
+
+def total(out):
+    """The sum of the per-file counts of -c (PATH:N or N lines)."""
+    n = 0
+    for line in out.decode("utf-8", "replace").splitlines():
+        n += int(line.rsplit(":", 1)[-1])
+    return n
+
+
+def measure(ctx, row, cmds, env):
+    """Runs the tools in turn, round after round (a busy machine slows them
+    alike), one warm-up round first."""
+    walls = {name: [] for name in cmds}
+    counts = {}
+    for i in range(1 + ctx.args.runs):
+        for name, argv in cmds.items():
+            s, p = timed(argv, env)
+            if p.returncode not in (0, 1):
+                log("walk: %s: exit %d: %s" % (shell_join(argv), p.returncode,
+                                               p.stderr.decode("utf-8", "replace")[-300:]))
+            if i:
+                walls[name].append(s)
+            counts[name] = total(p.stdout)
+    for name, argv in cmds.items():
+        med = statistics.median(walls[name])
+        log("walk: %-24s %-5s %.3f s (%d lines)" % (row, name, med, counts[name]))
+        ctx.add(TABLE, row, name, "wall_s", med, "s", argv)
+    ctx.check(len(set(counts.values())) == 1, "walk %s: counts differ %s" % (row, counts))
+
+
+def part_walk(ctx):
+    c, hid = case(ctx, "walk")
+    t = ctx.tools
+    env = dict(os.environ, LC_ALL="C")
+    tools = {"hay": [t["hay"], "find"]}
+    if t.get("grep"):
+        tools["grep"] = [t["grep"].path, "-F"]
+    if t.get("rg"):
+        tools["rg"] = [t["rg"].path, "--no-config", "-uuu", "-F", "-E", "none"]
+    trees = c["trees"][:1] if ctx.args.quick else c["trees"]
+    for tree in trees:
+        row = "-r " + tree
+        if not os.path.isdir(tree):
+            for name in tools:
+                ctx.skip(TABLE, row, name, "wall_s", "s", "skipped (no %s here)" % tree)
+            continue
+        recurse = {"hay": ["-r"], "grep": ["-r"], "rg": []}
+        measure(ctx, row, {n: a + recurse[n] + ["-a", "-c", c["pattern"], tree]
+                           for n, a in tools.items()}, env)
+    path, size = haystack(ctx, hid)
+    row = "pipe %d MB" % round(size / 1e6)
+    measure(ctx, row, {n: ["sh", "-c", 'cat "$0" | "$@"', path] + a + ["-c", c["pipe_pattern"]]
+                       for n, a in tools.items()}, env)
