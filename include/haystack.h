@@ -12,7 +12,10 @@
  *   hay_patterns  a compiled, immutable pattern set.  Any number of threads
  *                 may scan with one set at the same time.
  *   hay_scratch   per-thread working memory.  One scratch may be used by one
- *                 scan at a time; give every thread its own.
+ *                 scan at a time; give every thread its own.  A scan that
+ *                 finds its scratch in use (by another thread, or by the
+ *                 scan whose match callback it is called from) returns
+ *                 HAY_ERR_SCRATCH_IN_USE and does nothing.
  *   hay_stream    a scan over data that arrives in pieces.
  *
  * Matches go to a callback (pattern id, start offset, end offset); a
@@ -82,7 +85,8 @@ typedef enum hay_status {
     HAY_ERR_DEVICE = -6,          /* a device call failed */
     HAY_ERR_UNKNOWN_NAME = -7,    /* unknown backend or algorithm name */
     HAY_ERR_TOO_LARGE = -8,       /* a size exceeds a documented limit */
-    HAY_ERR_STATE = -9            /* call out of order (e.g. write after close) */
+    HAY_ERR_STATE = -9,           /* call out of order (e.g. write after close) */
+    HAY_ERR_SCRATCH_IN_USE = -10  /* the scratch is in use by another scan */
 } hay_status;
 
 /* A static, human-readable description of a status.  Never NULL. */
@@ -350,8 +354,17 @@ typedef struct hay_scan_stats {
     double split_cpu_seconds, split_gpu_seconds;
 } hay_scan_stats;
 
+/*
+ * Threads: a scan runs at most min(4 x the online cores, HAY_MAX_THREADS)
+ * threads; a larger hay_scan_opts.threads (or hay_align_options.threads)
+ * is clamped to that, so that a wild value never costs more than thread
+ * creation can give (the OpenMP runtime ends the process when it cannot
+ * start a thread).
+ */
+#define HAY_MAX_THREADS 1024u
+
 typedef struct hay_scan_opts {
-    unsigned threads;          /* 0 = all cores, 1 = serial */
+    unsigned threads;          /* 0 = all cores, 1 = serial; clamped (above) */
     hay_schedule schedule;     /* for threads > 1 */
     size_t chunk_size;         /* dynamic chunk size in bytes; 0 = default */
     hay_progress_fn progress;  /* may be NULL */

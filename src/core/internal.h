@@ -433,6 +433,10 @@ double hay_now(void);
 /* Number of online cores (at least 1). */
 unsigned hay_cpu_count(void);
 
+/* The threads a scan runs for a request (0: every core), clamped to
+ * min(4 x hay_cpu_count(), HAY_MAX_THREADS) as haystack.h promises. */
+unsigned hay_thread_cap(unsigned requested);
+
 /* Internal hooks exposed for unit tests (declared in tests too). */
 typedef struct hay_bm_tables {
     size_t bad_char[256];
