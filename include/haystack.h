@@ -127,16 +127,23 @@ typedef enum hay_backend {
 /*
  * Algorithms are named.  "auto" (or NULL) picks the best one for the pattern
  * set.  CPU names:
- *   "naive"     the oracle: every position, every pattern; any pattern count
- *   "bm"        Boyer-Moore, bad-character and good-suffix rules; 1 pattern
+ *   "naive"     the oracle: every position, every pattern; any pattern count;
+ *               O(input x total pattern length), kept simple on purpose
+ *   "bm"        Boyer-Moore, bad-character and good-suffix rules, Galil's
+ *               rule after a match; 1 pattern
  *   "horspool"  Boyer-Moore-Horspool; 1 pattern
  *   "simd"      two rare bytes compared 32 (AVX2) or 16 (SSE2) positions at
  *               a time, then verified; 1 pattern
+ *               bm, horspool and simd take time linear in the input whatever
+ *               it holds (horspool and simd hand periodic stretches to a
+ *               KMP search when verifying costs too much)
  *   "ac"        Aho-Corasick automaton; any pattern count
  *   "dfa"       Aho-Corasick with every transition precomputed (byte classes);
  *               refused with HAY_ERR_TOO_LARGE over its table budget
  *   "pfac"      PFAC, the failureless automaton walked from every start
- *               (the GPU algorithm, on CPU threads); any pattern count
+ *               (the GPU algorithm, on CPU threads); any pattern count;
+ *               each start walks as far as a pattern matches, so a long
+ *               periodic pattern over a periodic input costs input x length
  *   "teddy"     nibble-shuffle fingerprints of the first 1..3 bytes in
  *               8 buckets, 32 (AVX2) or 16 (SSSE3) positions at a time,
  *               then verified; at most 64 patterns (more: HAY_ERR_TOO_LARGE)
