@@ -246,7 +246,9 @@ typedef struct hay_compile_opts {
     /* NULL, or a buffer of error_cap bytes that hay_patterns_compile()
      * sets to "" and, when it refuses `params`, to a one-line message
      * naming the key and what it allows (for an unknown key: the keys
-     * this backend and algorithm read). */
+     * this backend and algorithm read); when the algorithm refuses the
+     * set (HAY_ERR_UNSUPPORTED, HAY_ERR_TOO_LARGE), to why (e.g. "brute
+     * takes one pattern (2 given); pfac takes any number"). */
     char *error;
     size_t error_cap;
 } hay_compile_opts;

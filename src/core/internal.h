@@ -217,7 +217,15 @@ struct hay_patterns {
                                  * GPU's, made on first use (src/auto/) */
     size_t states;              /* automaton states of the engine (0: none) */
     hay_match_mode mode;        /* hay_compile_opts.mode */
+    hay_param_msg refusal;      /* during compile only: hay_compile_opts.error */
 };
+
+/* Says why a backend or engine refuses the set being compiled (the
+ * message of hay_compile_opts.error), before it returns
+ * HAY_ERR_UNSUPPORTED or HAY_ERR_TOO_LARGE; e.g. "brute takes one
+ * pattern (2 given)".  Nothing when the caller gave no buffer. */
+void hay_refuse(hay_patterns *set, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)
 {

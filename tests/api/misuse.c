@@ -7,6 +7,8 @@
  *               UINT_MAX / INT_MAX) threads: the OpenMP runtime used to
  *               crash or end the process; the library clamps (haystack.h,
  *               HAY_MAX_THREADS) and answers right.
+ *   refusals    an algorithm that refuses a set says why in
+ *               hay_compile_opts.error (row 13): "brute takes one pattern".
  *   scratch     one scratch used by two scans at once: a scan started from
  *               another thread while the first holds the scratch, and one
  *               started from inside the first's match callback, return
@@ -248,11 +250,58 @@ out:
 
 /* With arguments: only the tests named (to see one fail without the
  * other ending the process first). */
+/* ---- row 13: refusals say why ----------------------------------------------- */
+
+static void refused(hay_backend b, const char *algo, const hay_pattern *p, size_t n,
+                    hay_status want, const char *words)
+{
+    char why[256] = "x";
+    hay_compile_opts co;
+    hay_compile_opts_init(&co);
+    co.backend = b;
+    co.algo = algo;
+    co.error = why;
+    co.error_cap = sizeof why;
+    hay_patterns *set = TU_NOT_NULL;
+    hay_status s = hay_patterns_compile(p, n, &co, &set);
+    CHECK(s == want && set == NULL, "%s/%s, %zu patterns: %s, want %s", hay_backend_name(b),
+          algo, n, hay_strerror(s), hay_strerror(want));
+    CHECK(strstr(why, words) != NULL, "%s/%s, %zu patterns: the message '%s' does not say '%s'",
+          hay_backend_name(b), algo, n, why, words);
+    co.error = NULL;   /* no buffer: the same refusal */
+    CHECK_ST(hay_patterns_compile(p, n, &co, &set), want, "the refusal without a buffer");
+}
+
+static void test_refusals(void)
+{
+    hay_pattern two[2] = { { "a", 1 }, { "b", 1 } };
+    static const char *const one_only[] = { "bm", "horspool", "simd" };
+    for (size_t i = 0; i < sizeof one_only / sizeof one_only[0]; i++) {
+        char words[64];
+        snprintf(words, sizeof words, "%s takes one pattern (2 given)", one_only[i]);
+        refused(HAY_BACKEND_CPU, one_only[i], two, 2, HAY_ERR_UNSUPPORTED, words);
+    }
+    /* More patterns than teddy's buckets hold: refused, and said. */
+    static char bytes[65][4];
+    hay_pattern many[65];
+    for (int i = 0; i < 65; i++) {
+        snprintf(bytes[i], sizeof bytes[i], "%d", i);
+        many[i] = (hay_pattern){ bytes[i], strlen(bytes[i]) };
+    }
+    refused(HAY_BACKEND_CPU, "teddy", many, 65, HAY_ERR_TOO_LARGE, "teddy");
+    if (hay_backend_available(HAY_BACKEND_OPENCL) == HAY_OK)
+        refused(HAY_BACKEND_OPENCL, "brute", two, 2, HAY_ERR_UNSUPPORTED,
+                "brute takes one pattern (2 given)");
+    else
+        printf("refusals: no OpenCL device, brute not tried\n");
+}
+
 int main(int argc, char **argv)
 {
     struct { const char *name; void (*fn)(void); } tests[] = {
         { "wild thread counts", test_threads },
         { "scratch in use", test_scratch_in_use },
+        { "refusals", test_refusals },
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         bool named = argc < 2;
