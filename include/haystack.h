@@ -162,7 +162,8 @@ typedef enum hay_backend {
  * HAY_ERR_INVALID (hay_compile_opts.error says which).
  *
  * The OpenCL backend keeps its compiled kernels on disk, in $HAY_CACHE_DIR,
- * else $XDG_CACHE_HOME/haystack, else $HOME/.cache/haystack, and writes
+ * else $XDG_CACHE_HOME/haystack, else $HOME/.cache/haystack (each entry
+ * checksummed: a damaged one is rebuilt and rewritten), and writes
  * the kernel compiler's messages to the file $HAY_OPENCL_BUILD_LOG names,
  * if set; the library writes no other file.
  */
