@@ -416,7 +416,8 @@ void hay_leftmost_free(hay_leftmost *f);
  * Every scan call of the public API ends here (scan.c): one ask over a
  * host input (r->host) or a device buffer (r->buffer, scanned by
  * set->backend->run), with the set's match mode applied the same way for
- * every backend.  r->opts is set; counts are zeroed by the caller.
+ * every backend.  r->opts is set; counts are zeroed by the caller.  The
+ * scratch is held for the call: HAY_ERR_SCRATCH_IN_USE when it is held.
  */
 hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
                        const hay_run *r);
