@@ -52,18 +52,24 @@ static input make_input(void)
     return in;
 }
 
+/* The input's pattern on the CPU backend, and a scratch. */
+static void open_cpu(const input *in, hay_patterns **set, hay_scratch **scr)
+{
+    hay_compile_opts co;
+    hay_compile_opts_init(&co);
+    co.backend = HAY_BACKEND_CPU;
+    CHECK_ST(hay_patterns_compile(&in->pat, 1, &co, set), HAY_OK, "compile");
+    CHECK_ST(*set ? hay_scratch_create(*set, scr) : HAY_ERR_INVALID, HAY_OK, "scratch");
+}
+
 /* ---- row 3: thread counts -------------------------------------------------- */
 
 static void test_threads(void)
 {
     input in = make_input();
-    hay_compile_opts co;
-    hay_compile_opts_init(&co);
-    co.backend = HAY_BACKEND_CPU;
     hay_patterns *set = NULL;
     hay_scratch *scr = NULL;
-    CHECK_ST(hay_patterns_compile(&in.pat, 1, &co, &set), HAY_OK, "compile");
-    CHECK_ST(hay_scratch_create(set, &scr), HAY_OK, "scratch");
+    open_cpu(&in, &set, &scr);
     static const unsigned wild[] = { 1025, 32768, 65536, UINT_MAX };
     for (size_t i = 0; set && scr && i < sizeof wild / sizeof wild[0]; i++) {
         for (int sched = 0; sched < 2; sched++) {
@@ -206,13 +212,9 @@ static void test_scratch_in_use(void)
     CHECK(strcmp(hay_strerror(HAY_ERR_SCRATCH_IN_USE), hay_strerror((hay_status)-100)) != 0,
           "HAY_ERR_SCRATCH_IN_USE has no text of its own");
     input in = make_input();
-    hay_compile_opts co;
-    hay_compile_opts_init(&co);
-    co.backend = HAY_BACKEND_CPU;
     hay_patterns *set = NULL;
     hay_scratch *scr = NULL;
-    CHECK_ST(hay_patterns_compile(&in.pat, 1, &co, &set), HAY_OK, "compile");
-    CHECK_ST(hay_scratch_create(set, &scr), HAY_OK, "scratch");
+    open_cpu(&in, &set, &scr);
     if (!set || !scr)
         goto out;
 

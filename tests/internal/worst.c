@@ -127,15 +127,9 @@ static void test_periodic(uint64_t seed)
             const tu_engine *e = &engines[i];
             tu_checker ck;
             tu_checker_init(&ck, &exp, 0, &p, 1);
-            hay_compile_opts co;
-            hay_compile_opts_init(&co);
-            co.backend = e->backend;
-            co.algo = e->algo;
-            co.params = e->params;
-            co.flags = caseless ? HAY_CASELESS : 0;
             hay_patterns *set = NULL;
             hay_scratch *scr = NULL;
-            hay_status s = hay_patterns_compile(&p, 1, &co, &set);
+            hay_status s = tu_compile(e, &p, 1, caseless, &set);
             if (s == HAY_OK)
                 s = hay_scratch_create(set, &scr);
             if (s == HAY_OK)
