@@ -232,6 +232,8 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
                      algo ? algo : "auto", n, hay_strerror(s));
         goto fail;
     }
+    if (msg.buf && msg.cap)
+        msg.buf[0] = 0;   /* a refusal on the way (a fallback that served) is no error */
     set->compile_seconds = hay_now() - t0;
     *out = set;
     return HAY_OK;
