@@ -12,7 +12,10 @@
  *   hay_patterns  a compiled, immutable pattern set.  Any number of threads
  *                 may scan with one set at the same time.
  *   hay_scratch   per-thread working memory.  One scratch may be used by one
- *                 scan at a time; give every thread its own.
+ *                 scan at a time; give every thread its own.  A scan that
+ *                 finds its scratch in use (by another thread, or by the
+ *                 scan whose match callback it is called from) returns
+ *                 HAY_ERR_SCRATCH_IN_USE and does nothing.
  *   hay_stream    a scan over data that arrives in pieces.
  *
  * Matches go to a callback (pattern id, start offset, end offset); a
@@ -82,7 +85,8 @@ typedef enum hay_status {
     HAY_ERR_DEVICE = -6,          /* a device call failed */
     HAY_ERR_UNKNOWN_NAME = -7,    /* unknown backend or algorithm name */
     HAY_ERR_TOO_LARGE = -8,       /* a size exceeds a documented limit */
-    HAY_ERR_STATE = -9            /* call out of order (e.g. write after close) */
+    HAY_ERR_STATE = -9,           /* call out of order (e.g. write after close) */
+    HAY_ERR_SCRATCH_IN_USE = -10  /* the scratch is in use by another scan */
 } hay_status;
 
 /* A static, human-readable description of a status.  Never NULL. */
@@ -123,16 +127,23 @@ typedef enum hay_backend {
 /*
  * Algorithms are named.  "auto" (or NULL) picks the best one for the pattern
  * set.  CPU names:
- *   "naive"     the oracle: every position, every pattern; any pattern count
- *   "bm"        Boyer-Moore, bad-character and good-suffix rules; 1 pattern
+ *   "naive"     the oracle: every position, every pattern; any pattern count;
+ *               O(input x total pattern length), kept simple on purpose
+ *   "bm"        Boyer-Moore, bad-character and good-suffix rules, Galil's
+ *               rule after a match; 1 pattern
  *   "horspool"  Boyer-Moore-Horspool; 1 pattern
  *   "simd"      two rare bytes compared 32 (AVX2) or 16 (SSE2) positions at
  *               a time, then verified; 1 pattern
+ *               bm, horspool and simd take time linear in the input whatever
+ *               it holds (horspool and simd hand periodic stretches to a
+ *               KMP search when verifying costs too much)
  *   "ac"        Aho-Corasick automaton; any pattern count
  *   "dfa"       Aho-Corasick with every transition precomputed (byte classes);
  *               refused with HAY_ERR_TOO_LARGE over its table budget
  *   "pfac"      PFAC, the failureless automaton walked from every start
- *               (the GPU algorithm, on CPU threads); any pattern count
+ *               (the GPU algorithm, on CPU threads); any pattern count;
+ *               each start walks as far as a pattern matches, so a long
+ *               periodic pattern over a periodic input costs input x length
  *   "teddy"     nibble-shuffle fingerprints of the first 1..3 bytes in
  *               8 buckets, 32 (AVX2) or 16 (SSSE3) positions at a time,
  *               then verified; at most 64 patterns (more: HAY_ERR_TOO_LARGE)
@@ -151,7 +162,8 @@ typedef enum hay_backend {
  * HAY_ERR_INVALID (hay_compile_opts.error says which).
  *
  * The OpenCL backend keeps its compiled kernels on disk, in $HAY_CACHE_DIR,
- * else $XDG_CACHE_HOME/haystack, else $HOME/.cache/haystack, and writes
+ * else $XDG_CACHE_HOME/haystack, else $HOME/.cache/haystack (each entry
+ * checksummed: a damaged one is rebuilt and rewritten), and writes
  * the kernel compiler's messages to the file $HAY_OPENCL_BUILD_LOG names,
  * if set; the library writes no other file.
  */
@@ -235,7 +247,9 @@ typedef struct hay_compile_opts {
     /* NULL, or a buffer of error_cap bytes that hay_patterns_compile()
      * sets to "" and, when it refuses `params`, to a one-line message
      * naming the key and what it allows (for an unknown key: the keys
-     * this backend and algorithm read). */
+     * this backend and algorithm read); when the algorithm refuses the
+     * set (HAY_ERR_UNSUPPORTED, HAY_ERR_TOO_LARGE), to why (e.g. "brute
+     * takes one pattern (2 given); pfac takes any number"). */
     char *error;
     size_t error_cap;
 } hay_compile_opts;
@@ -350,8 +364,17 @@ typedef struct hay_scan_stats {
     double split_cpu_seconds, split_gpu_seconds;
 } hay_scan_stats;
 
+/*
+ * Threads: a scan runs at most min(4 x the online cores, HAY_MAX_THREADS)
+ * threads; a larger hay_scan_opts.threads (or hay_align_options.threads)
+ * is clamped to that, so that a wild value never costs more than thread
+ * creation can give (the OpenMP runtime ends the process when it cannot
+ * start a thread).
+ */
+#define HAY_MAX_THREADS 1024u
+
 typedef struct hay_scan_opts {
-    unsigned threads;          /* 0 = all cores, 1 = serial */
+    unsigned threads;          /* 0 = all cores, 1 = serial; clamped (above) */
     hay_schedule schedule;     /* for threads > 1 */
     size_t chunk_size;         /* dynamic chunk size in bytes; 0 = default */
     hay_progress_fn progress;  /* may be NULL */

@@ -189,7 +189,8 @@ typedef struct hay_align_options {
                                   score pass on the GPU, the rest on the CPU */
     const char *variant;       /* CPU variant, or the GPU variant; NULL: auto */
     const char *device_params; /* GPU "key=value,..." or NULL */
-    int threads;               /* hay_align_batch: 0 = all cores */
+    int threads;               /* hay_align_batch: 0 = all cores; clamped
+                                  as hay_scan_opts.threads (haystack.h) */
     int score_only;            /* 1: score and end cell only, no start/CIGAR */
     uint64_t traceback_bytes;  /* budget of the full direction matrix, one
                                   byte a cell; larger alignments use linear

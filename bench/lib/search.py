@@ -79,12 +79,22 @@ def read_segment(data_dir, name):
     return b if b.endswith(b"\n") else b + b"\n"
 
 
+def fill_bytes(hdef):
+    """A "fill" haystack: `unit` repeated to `bytes` bytes (the worst cases
+    of one-pattern engines: a run of one byte, a short period)."""
+    unit = hdef["unit"].encode()
+    n = hdef["bytes"]
+    return (unit * (n // len(unit) + 1))[:n]
+
+
 def layout(hdef, seglen):
     """The haystack as a list of (round, times): a round is a list of
     (source, nbytes) pieces written one after the other, `times` times.
     seglen maps a source name to its segment length."""
     files = hdef["files"]
     whole = [(f, seglen[f]) for f in files]
+    if hdef["kind"] == "fill":
+        return [([("=fill", hdef["bytes"])], 1)]
     if hdef["kind"] == "repeat":
         return [(whole, hdef["times"])]
     if hdef["kind"] != "cycle":
@@ -116,6 +126,8 @@ def cut_piece(seg, nbytes):
 
 def haystack_plan(hdef, data_dir):
     segs = {f: read_segment(data_dir, f) for f in hdef["files"]}
+    if hdef["kind"] == "fill":
+        segs["=fill"] = fill_bytes(hdef)
     return segs, layout(hdef, {f: len(sg) for f, sg in segs.items()})
 
 
@@ -161,7 +173,28 @@ def count_overlapping(data, pat):
     return n
 
 
-def oracle_piece(piece, pats, caseless, lines=True):
+def count_overlapping_kmp(data, pat):
+    """The same count in linear time (Knuth-Morris-Pratt), for the fill
+    haystacks where find() from every match is quadratic."""
+    fail, q = [0] * (len(pat) + 1), 0
+    for i in range(1, len(pat)):
+        while q and pat[i] != pat[q]:
+            q = fail[q]
+        q += pat[i] == pat[q]
+        fail[i + 1] = q
+    n = q = 0
+    for c in data:
+        while q and c != pat[q]:
+            q = fail[q]
+        if c == pat[q]:
+            q += 1
+            if q == len(pat):
+                n += 1
+                q = fail[q]
+    return n
+
+
+def oracle_piece(piece, pats, caseless, lines=True, periodic=False):
     """All occurrences (overlapping, per pattern), matching lines (0 when
     lines is false: the slow part for large sets) and newline bytes (the
     count of the memread ceiling engine)."""
@@ -169,7 +202,8 @@ def oracle_piece(piece, pats, caseless, lines=True):
     if caseless:
         piece = piece.lower()
         pats = [p.lower() for p in pats]
-    matches = sum(count_overlapping(piece, p) for p in pats)
+    count = count_overlapping_kmp if periodic else count_overlapping
+    matches = sum(count(piece, p) for p in pats)
     if not lines:
         return matches, 0, newlines
     if len(pats) == 1:
@@ -182,6 +216,9 @@ def oracle_piece(piece, pats, caseless, lines=True):
 
 def oracle(hdef, data_dir, pats, caseless, lines=True):
     segs, rounds = haystack_plan(hdef, data_dir)
+    if hdef["kind"] == "fill":
+        m, l, nl = oracle_piece(segs["=fill"], pats, caseless, lines, periodic=True)
+        return {"matches": m, "lines": l, "newlines": nl}
     if any(b"\n" in p for p in pats):
         # Such a pattern may span two segments: count on the whole haystack.
         data = b"".join(b"".join(cut_piece(segs[src], n).ljust(n, b"\n")
@@ -222,6 +259,9 @@ def bench_patterns(b, data_dir):
         if lines and lines[-1] == b"":
             lines.pop()
         return [decode_escapes(l) for l in lines]
+    if "pattern_repeat" in b:   # {"unit": "ab", "times": 2048}: one long pattern
+        r = b["pattern_repeat"]
+        return [r["unit"].encode("utf-8") * r["times"]]
     return [p.encode("utf-8") for p in b["patterns"]]
 
 
@@ -588,6 +628,9 @@ def markdown(results, machine, versions, targets, args):
         pats = r["pats"]
         ptxt = (repr(pats[0].decode("utf-8", "replace")) if len(pats) == 1
                 else "%d patterns" % len(pats))
+        if len(pats) == 1 and len(pats[0]) > 64:   # the worst cases' 64 KiB patterns
+            ptxt = "%s... (%d bytes)" % (repr(pats[0][:32].decode("utf-8", "replace")),
+                                         len(pats[0]))
         out.append("### %s: %s" % (b["id"], b.get("about", "")))
         out.append("")
         lines = r["expect"].get("lines")   # absent where Hyperscan gives the counts

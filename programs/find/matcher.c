@@ -23,6 +23,8 @@ static void explain(const find_config *cf, hay_status st, const char *why)
                                              cf->backend == HAY_BACKEND_CPU)) {
         fprintf(stderr, "hay: algorithm '%s' searches for one pattern only (%zu given); "
                         "use --algo ac or naive\n", cf->algo, cf->pats.n);
+    } else if (st == HAY_ERR_UNSUPPORTED && why[0]) {
+        fprintf(stderr, "hay: backend %s: %s\n", backend, why);   /* the engine's words */
     } else if (st == HAY_ERR_UNSUPPORTED) {
         fprintf(stderr, "hay: backend %s: this version has no search engine for it yet\n",
                 backend);
@@ -33,6 +35,8 @@ static void explain(const find_config *cf, hay_status st, const char *why)
                cf->pats.n > 64) {
         fprintf(stderr, "hay: teddy searches for at most 64 patterns (%zu given); "
                         "use --algo dfa or ac\n", cf->pats.n);
+    } else if (st == HAY_ERR_TOO_LARGE && why[0]) {
+        fprintf(stderr, "hay: backend %s: %s\n", backend, why);   /* the engine's words */
     } else if (st == HAY_ERR_TOO_LARGE) {
         fprintf(stderr, "hay: a pattern is longer than %u bytes, or there are more "
                         "than %u patterns\n", HAY_MAX_PATTERN_LEN, HAY_MAX_PATTERNS);

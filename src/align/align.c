@@ -22,6 +22,7 @@
  *     silently wrong alignment.
  */
 #include "align_internal.h"
+#include "../core/internal.h"   /* hay_thread_cap */
 #include "sw_device.h"
 
 #include <stdio.h>
@@ -457,7 +458,7 @@ hay_status hay_align_batch(const hay_align_scoring *s,
     size_t npairs = nqueries * ntargets;
     if (npairs == 0)
         return HAY_OK;
-    int threads = o->threads > 0 ? o->threads : omp_get_num_procs();
+    int threads = (int)hay_thread_cap(o->threads > 0 ? (unsigned)o->threads : 0);
     /* GPU score passes are issued one pair at a time: the device entry
      * points make no promise about concurrent callers. */
     if (c.backend != HAY_BACKEND_CPU)

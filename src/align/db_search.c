@@ -19,6 +19,7 @@
  */
 #include "db_internal.h"
 #include "align_internal.h"
+#include "../core/internal.h"   /* hay_thread_cap */
 #ifdef HAY_HAVE_CUDA_SWDB
 #include "db_device.h"
 #endif
@@ -517,7 +518,7 @@ hay_status hay_align_db_search(const hay_align_db *db,
     if (sc.k > db->nseq)
         sc.k = (size_t)db->nseq;
     sc.min_score = o->min_score;
-    sc.threads = o->align.threads > 0 ? o->align.threads : omp_get_num_procs();
+    sc.threads = (int)hay_thread_cap(o->align.threads > 0 ? (unsigned)o->align.threads : 0);
 
     hay_backend be = o->align.backend;
     if (be == HAY_BACKEND_AUTO) {

@@ -569,7 +569,7 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
     /* The count modes run the CPU side as threads with pieces of their
      * own; the list keeps one team per piece (its matches go out in order
      * as it goes). */
-    unsigned threads = co.threads ? co.threads : hay_cpu_count();
+    unsigned threads = hay_thread_cap(co.threads);
     sp.cpu_threads = threads ? threads : 1;
     bool team = mode != HAY_SPLIT_LIST;
     sp.scratch = scratch;

@@ -218,7 +218,15 @@ struct hay_patterns {
                                  * GPU's, made on first use (src/auto/) */
     size_t states;              /* automaton states of the engine (0: none) */
     hay_match_mode mode;        /* hay_compile_opts.mode */
+    hay_param_msg refusal;      /* during compile only: hay_compile_opts.error */
 };
+
+/* Says why a backend or engine refuses the set being compiled (the
+ * message of hay_compile_opts.error), before it returns
+ * HAY_ERR_UNSUPPORTED or HAY_ERR_TOO_LARGE; e.g. "brute takes one
+ * pattern (2 given)".  Nothing when the caller gave no buffer. */
+void hay_refuse(hay_patterns *set, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static inline const uint8_t *hay_pat(const hay_patterns *set, size_t i)
 {
@@ -409,7 +417,8 @@ void hay_leftmost_free(hay_leftmost *f);
  * Every scan call of the public API ends here (scan.c): one ask over a
  * host input (r->host) or a device buffer (r->buffer, scanned by
  * set->backend->run), with the set's match mode applied the same way for
- * every backend.  r->opts is set; counts are zeroed by the caller.
+ * every backend.  r->opts is set; counts are zeroed by the caller.  The
+ * scratch is held for the call: HAY_ERR_SCRATCH_IN_USE when it is held.
  */
 hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
                        const hay_run *r);
@@ -433,6 +442,10 @@ double hay_now(void);
 
 /* Number of online cores (at least 1). */
 unsigned hay_cpu_count(void);
+
+/* The threads a scan runs for a request (0: every core), clamped to
+ * min(4 x hay_cpu_count(), HAY_MAX_THREADS) as haystack.h promises. */
+unsigned hay_thread_cap(unsigned requested);
 
 /* Internal hooks exposed for unit tests (declared in tests too). */
 typedef struct hay_bm_tables {

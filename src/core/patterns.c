@@ -1,6 +1,9 @@
 /* patterns.c - compiling pattern sets and choosing a backend. */
 #include "internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 const hay_backend_ops *hay_backend_ops_of(hay_backend b)
 {
     switch (b) {
@@ -84,6 +87,16 @@ hay_status hay_algo_name(hay_backend backend, size_t i, const char **name)
     return HAY_ERR_INVALID;
 }
 
+
+void hay_refuse(hay_patterns *set, const char *fmt, ...)
+{
+    if (!set->refusal.buf || !set->refusal.cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(set->refusal.buf, set->refusal.cap, fmt, ap);
+    va_end(ap);
+}
 
 void hay_compile_opts_init(hay_compile_opts *opts)
 {
@@ -194,9 +207,19 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
     s = hay_param_set_create(&alloc, set->params, tables, nt, &msg, &set->param_set);
     if (s < 0)
         goto fail;
+    set->refusal = msg;
     s = set->backend->compile(set, algo);
-    if (s < 0)
+    set->refusal = (hay_param_msg){ NULL, 0 };
+    if (s < 0) {
+        /* Every refusal says why: the engine's words, else the status. */
+        if ((s == HAY_ERR_UNSUPPORTED || s == HAY_ERR_TOO_LARGE) && msg.buf &&
+            msg.cap && !msg.buf[0])
+            snprintf(msg.buf, msg.cap, "algorithm '%s' refuses these %zu patterns: %s",
+                     algo ? algo : "auto", n, hay_strerror(s));
         goto fail;
+    }
+    if (msg.buf && msg.cap)
+        msg.buf[0] = 0;   /* a refusal on the way (a fallback that served) is no error */
     set->compile_seconds = hay_now() - t0;
     *out = set;
     return HAY_OK;

@@ -16,6 +16,8 @@
  */
 #include "internal.h"
 
+#include <stdatomic.h>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -45,6 +47,7 @@ struct hay_scratch {
     hay_allocator alloc;
     chunk_buf *bufs;
     size_t nbufs;
+    atomic_bool in_use;   /* a scan holds it (hay_run_ask) */
 };
 
 void hay_scan_opts_init(hay_scan_opts *opts)
@@ -63,6 +66,7 @@ hay_status hay_scratch_create(const hay_patterns *set, hay_scratch **out)
     hay_scratch *s = hay_calloc(&set->alloc, 1, sizeof *s);
     RETURN_ERROR_IF(!s, HAY_ERR_NOMEM);
     s->alloc = set->alloc;
+    atomic_init(&s->in_use, false);
     *out = s;
     return HAY_OK;
 }
@@ -195,7 +199,7 @@ static int scan_range(const hay_patterns *set, const uint8_t *data,
 
 static unsigned thread_count(const hay_scan_opts *o, uint64_t len)
 {
-    unsigned t = o->threads ? o->threads : hay_cpu_count();
+    unsigned t = hay_thread_cap(o->threads);
     if (!o->chunk_size && t > 1 && len / MIN_PER_THREAD < t)
         t = (unsigned)(len / MIN_PER_THREAD > 1 ? len / MIN_PER_THREAD : 1);
 #ifndef _OPENMP
@@ -441,8 +445,8 @@ static hay_status run_backend(const hay_patterns *set, hay_scratch *scratch,
     return b->scan(set, scratch, r->host, r->len, o, r->fn, r->ctx);
 }
 
-hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
-                       const hay_run *r)
+static hay_status run_ask(const hay_patterns *set, hay_scratch *scratch,
+                          const hay_run *r)
 {
     if (set->mode == HAY_MATCH_ALL)
         return run_backend(set, scratch, r);
@@ -464,6 +468,19 @@ hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
     if (s == HAY_OK && hay_leftmost_flush(f))
         s = HAY_STOPPED;
     hay_leftmost_free(f);
+    return s;
+}
+
+/* Documented misuse (haystack.h), detected as Hyperscan's scratch does:
+ * a second scan on a scratch that a scan holds is refused, not run on
+ * match buffers another thread is filling. */
+hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
+                       const hay_run *r)
+{
+    if (atomic_exchange_explicit(&scratch->in_use, true, memory_order_acquire))
+        return HAY_ERR_SCRATCH_IN_USE;
+    hay_status s = run_ask(set, scratch, r);
+    atomic_store_explicit(&scratch->in_use, false, memory_order_release);
     return s;
 }
 

@@ -24,6 +24,8 @@ const char *hay_strerror(hay_status status)
     case HAY_ERR_UNKNOWN_NAME: return "unknown backend or algorithm name";
     case HAY_ERR_TOO_LARGE: return "size exceeds a limit";
     case HAY_ERR_STATE: return "call made in the wrong state";
+    case HAY_ERR_SCRATCH_IN_USE:
+        return "the scratch is in use by another scan (one scratch per thread)";
     }
     return "unknown status";
 }
@@ -39,6 +41,15 @@ unsigned hay_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (unsigned)n : 1u;
+}
+
+unsigned hay_thread_cap(unsigned requested)
+{
+    unsigned cores = hay_cpu_count();
+    unsigned cap = cores < HAY_MAX_THREADS / 4 ? 4 * cores : HAY_MAX_THREADS;
+    if (requested == 0)
+        requested = cores;
+    return requested < cap ? requested : cap;
 }
 
 static void *default_alloc(size_t size, void *ctx) { (void)ctx; return malloc(size); }

@@ -63,7 +63,11 @@ static hay_status cpu_compile(hay_patterns *set, const char *algo)
             if (strcmp(cpu_engines[i]->name, algo) == 0)
                 eng = cpu_engines[i];
         RETURN_ERROR_IF(!eng, HAY_ERR_UNKNOWN_NAME);
-        RETURN_ERROR_IF(set->n > 1 && !eng->multi, HAY_ERR_UNSUPPORTED);
+        if (set->n > 1 && !eng->multi) {
+            hay_refuse(set, "%s takes one pattern (%zu given); ac, dfa, teddy, pfac "
+                       "and naive take several", eng->name, set->n);
+            return HAY_ERR_UNSUPPORTED;
+        }
         set->reason = "algorithm chosen by the caller";
     }
     set->engine = eng;

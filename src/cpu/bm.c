@@ -8,6 +8,12 @@
  * suffix array suff[i] = length of the longest common suffix of
  * pattern[0 .. i] and the pattern, covering the paper's two cases (a
  * matching suffix elsewhere, or a prefix that is also a suffix).
+ *
+ * Galil's rule makes counting every occurrence linear: after a match the
+ * window moves by the pattern's period p, and its first m - p bytes are
+ * then known to match (they are the last m - p of the match), so only
+ * the last p are compared.  Without it a run of 'a' in a run of 'a'
+ * compares the whole pattern at every position.
  */
 #include "../core/internal.h"
 
@@ -15,6 +21,7 @@ typedef struct bm_state {
     hay_bm_tables t;
     uint8_t *pat;      /* folded when caseless */
     size_t m;
+    size_t period;     /* the smallest period: the shift after a match */
     uint8_t fold[256];
 } bm_state;
 
@@ -85,6 +92,13 @@ static hay_status bm_build(hay_patterns *set, void **state)
     hay_bad_char_table(st->pat, m, set->flags & HAY_CASELESS, st->t.bad_char);
     build_suffixes(st->pat, m, st->t.suffix);
     build_good_suffix(m, st->t.suffix, st->t.good_suffix);
+    /* The longest border is the longest prefix that is also a suffix. */
+    st->period = m;
+    for (size_t i = m - 1; i-- > 0;)
+        if (st->t.suffix[i] == i + 1) {
+            st->period = m - 1 - i;
+            break;
+        }
     *state = st;
     set->state_memory = sizeof *st + m * (1 + 2 * sizeof(size_t));
     return HAY_OK;
@@ -102,15 +116,18 @@ static int bm_scan(const hay_patterns *set, const void *state,
     if (n < m)
         return 0;
     size_t j = min_end + 1 > m ? min_end + 1 - m : 0;
+    ptrdiff_t known = 0;   /* window bytes [0, known) match (Galil) */
     while (j <= n - m) {
         ptrdiff_t i = (ptrdiff_t)m - 1;
-        while (i >= 0 && x[i] == fold[y[(size_t)i + j]])
+        while (i >= known && x[i] == fold[y[(size_t)i + j]])
             --i;
-        if (i < 0) {
+        if (i < known) {
             if (emit(sink, 0, base + j, base + j + m))
                 return 1;
-            j += gs[0];
+            j += st->period;
+            known = (ptrdiff_t)(m - st->period);
         } else {
+            known = 0;
             size_t b = bc[y[(size_t)i + j]];
             size_t skip = m - 1 - (size_t)i;
             size_t bad = b > skip ? b - skip : 0;

@@ -5,8 +5,11 @@
  * vector width is chosen once, at build time, from the CPU's features.
  * Caseless: for a letter, OR-ing 0x20 into the haystack byte maps both cases
  * to the lower one and no other byte onto it, so one compare suffices.
+ * Each verification is charged the pattern's length against a budget
+ * proportional to the bytes scanned; past it KMP takes over for a stretch
+ * (linear.h), so a periodic needle in a periodic haystack stays linear.
  */
-#include "../core/internal.h"
+#include "linear.h"
 
 #include <immintrin.h>
 
@@ -34,7 +37,7 @@ static const uint8_t byte_rank[256] = {
 typedef struct simd_state simd_state;
 typedef int (*simd_loop_fn)(const simd_state *st, const uint8_t *y, size_t n,
                             size_t j, uint64_t base, hay_emit_fn emit,
-                            void *sink);
+                            void *sink, hay_budget *bud);
 
 struct simd_state {
     const uint8_t *pat;     /* the set's copy of the pattern */
@@ -45,6 +48,7 @@ struct simd_state {
     bool caseless;
     simd_loop_fn loop;
     const char *isa;
+    hay_kmp kmp;            /* the worst-case fallback */
 };
 
 static inline bool verify(const simd_state *st, const uint8_t *p)
@@ -52,30 +56,38 @@ static inline bool verify(const simd_state *st, const uint8_t *p)
     return hay_eq(p, st->pat, st->m, st->caseless);
 }
 
+/* Verifies window at, reports it, charges the budget; returns from the
+ * loop when emit stops or the budget is spent. */
+#define VERIFY_AT(at)                                                        \
+    do {                                                                     \
+        size_t a_ = (at);                                                    \
+        if (verify(st, y + a_) && emit(sink, 0, base + a_, base + a_ + st->m)) \
+            return 1;                                                        \
+        if (!hay_budget_spend(bud, a_ + 1, st->m))                           \
+            return HAY_FILTER_SPENT;                                         \
+    } while (0)
+
 static int scalar_tail(const simd_state *st, const uint8_t *y, size_t n,
-                       size_t j, uint64_t base, hay_emit_fn emit, void *sink)
+                       size_t j, uint64_t base, hay_emit_fn emit, void *sink,
+                       hay_budget *bud)
 {
     for (; j + st->m <= n; j++) {
         if ((uint8_t)(y[j + st->i1] | st->or1) == st->b1 &&
-            (uint8_t)(y[j + st->i2] | st->or2) == st->b2 && verify(st, y + j) &&
-            emit(sink, 0, base + j, base + j + st->m))
-            return 1;
+            (uint8_t)(y[j + st->i2] | st->or2) == st->b2)
+            VERIFY_AT(j);
     }
     return 0;
 }
 
 #define EMIT_MASK(mask, off)                                                 \
     while (mask) {                                                           \
-        size_t k_ = (size_t)__builtin_ctz(mask);                             \
-        size_t at_ = (off) + k_;                                             \
-        if (verify(st, y + at_) &&                                           \
-            emit(sink, 0, base + at_, base + at_ + st->m))                   \
-            return 1;                                                        \
+        VERIFY_AT((off) + (size_t)__builtin_ctz(mask));                      \
         mask &= mask - 1;                                                    \
     }
 
 static int sse2_loop(const simd_state *st, const uint8_t *y, size_t n,
-                     size_t j, uint64_t base, hay_emit_fn emit, void *sink)
+                     size_t j, uint64_t base, hay_emit_fn emit, void *sink,
+                     hay_budget *bud)
 {
     const __m128i v1 = _mm_set1_epi8((char)st->b1), v2 = _mm_set1_epi8((char)st->b2);
     const __m128i o1 = _mm_set1_epi8((char)st->or1), o2 = _mm_set1_epi8((char)st->or2);
@@ -89,7 +101,7 @@ static int sse2_loop(const simd_state *st, const uint8_t *y, size_t n,
         EMIT_MASK(mask, j);
         j += 16;
     }
-    return scalar_tail(st, y, n, j, base, emit, sink);
+    return scalar_tail(st, y, n, j, base, emit, sink, bud);
 }
 
 /* AVX2: 128 window positions per step.  The case-sensitive loop skips the
@@ -97,7 +109,7 @@ static int sse2_loop(const simd_state *st, const uint8_t *y, size_t n,
 #define AVX2_LOOP(NAME, FOLD)                                                 \
 __attribute__((target("avx2")))                                               \
 static int NAME(const simd_state *st, const uint8_t *y, size_t n, size_t j,   \
-                uint64_t base, hay_emit_fn emit, void *sink)                  \
+                uint64_t base, hay_emit_fn emit, void *sink, hay_budget *bud) \
 {                                                                             \
     const __m256i v1 = _mm256_set1_epi8((char)st->b1);                        \
     const __m256i v2 = _mm256_set1_epi8((char)st->b2);                        \
@@ -127,7 +139,7 @@ static int NAME(const simd_state *st, const uint8_t *y, size_t n, size_t j,   \
         }                                                                     \
         j += 128;                                                             \
     }                                                                         \
-    return sse2_loop(st, y, n, j, base, emit, sink);                          \
+    return sse2_loop(st, y, n, j, base, emit, sink, bud);                    \
 }
 
 AVX2_LOOP(avx2_loop, 0)
@@ -146,6 +158,11 @@ static hay_status simd_build(hay_patterns *set, void **state)
 {
     simd_state *st = hay_calloc(&set->alloc, 1, sizeof *st);
     RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
+    hay_status s = hay_kmp_build(set, &st->kmp);
+    if (s < 0) {
+        hay_free(&set->alloc, st);
+        return s;
+    }
     st->pat = hay_pat(set, 0);
     st->m = set->len[0];
     st->caseless = set->flags & HAY_CASELESS;
@@ -182,14 +199,26 @@ static hay_status simd_build(hay_patterns *set, void **state)
         st->loop = sse2_loop;
         st->isa = "sse2";
     }
-    set->state_memory = sizeof *st;
+    set->state_memory = sizeof *st + hay_kmp_memory(&st->kmp);
     *state = st;
     return HAY_OK;
 }
 
 static void simd_destroy(const hay_patterns *set, void *state)
 {
-    hay_free(&set->alloc, state);
+    simd_state *st = state;
+    if (!st)
+        return;
+    hay_kmp_free(set, &st->kmp);
+    hay_free(&set->alloc, st);
+}
+
+static int simd_filter(const void *state, const uint8_t *y, size_t n, size_t j,
+                       uint64_t base, hay_emit_fn emit, void *sink,
+                       hay_budget *bud)
+{
+    const simd_state *st = state;
+    return st->loop(st, y, n, j, base, emit, sink, bud);
 }
 
 static int simd_scan(const hay_patterns *set, const void *state,
@@ -201,7 +230,7 @@ static int simd_scan(const hay_patterns *set, const void *state,
     if (n < st->m)
         return 0;
     size_t j = min_end + 1 > st->m ? min_end + 1 - st->m : 0;
-    return st->loop(st, y, n, j, base, emit, sink);
+    return hay_guarded_scan(&st->kmp, simd_filter, st, y, n, j, base, emit, sink);
 }
 
 const hay_engine hay_engine_simd = {

@@ -11,6 +11,14 @@
  * (platform, device, driver, the kernel source, the build options); a
  * later process loads it instead.  A cache that cannot be read or written
  * is skipped, never an error.
+ *
+ * A cache file is CACHE_MAGIC, the key and a NUL, the binary's length and
+ * a 64-bit FNV-1a checksum of all that and the binary (8 bytes each,
+ * little-endian), then the binary.  An entry whose length or checksum
+ * does not hold (a truncated file, flipped bits) is never handed to the
+ * driver, whose loader trusts it (PoCL asserts or crashes on one): the
+ * program is built from source and the entry rewritten, as a new file
+ * renamed over the old one, so that readers never see half of it.
  */
 #include "ocl_rt.h"
 #include "ocl_kernels.h"   /* generated: the .cl files as strings */
@@ -26,7 +34,8 @@
 #define MAX_PLATFORMS 16
 #define MAX_DEVICES 64
 #define BUILD_OPTIONS "-cl-std=CL1.2"
-#define CACHE_MAGIC "haystack-opencl-binary-1\n"
+#define CACHE_MAGIC "haystack-opencl-binary-2\n"
+#define FNV_BASIS 1469598103934665603ull
 
 /* Not in the 1.2 headers everywhere: cl_nv_device_attribute_query. */
 #define HAY_CL_DEVICE_PCI_BUS_ID_NV 0x4008
@@ -239,12 +248,12 @@ static void cache_key(const hay_ocl_dev *d, int prog, char *key, size_t cap,
     clGetPlatformInfo(d->pid, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
     clGetPlatformInfo(d->pid, CL_PLATFORM_VERSION, sizeof pversion, pversion, NULL);
     const char *src = prog_src[prog];
-    uint64_t sh = fnv(1469598103934665603ull, src, strlen(src));
+    uint64_t sh = fnv(FNV_BASIS, src, strlen(src));
     snprintf(key, cap, "platform=%s|%s device=%s|%s|%s driver=%s options=%s "
              "source=%016llx lib=%s", pname, pversion, d->name, d->vendor,
              d->version, d->driver, BUILD_OPTIONS, (unsigned long long)sh,
              HAY_VERSION_STRING);
-    uint64_t kh = fnv(1469598103934665603ull, key, strlen(key));
+    uint64_t kh = fnv(FNV_BASIS, key, strlen(key));
     char dir[900];
     hay_ocl_cache_dir(dir, sizeof dir);
     if (!dir[0]) {
@@ -254,53 +263,84 @@ static void cache_key(const hay_ocl_dev *d, int prog, char *key, size_t cap,
     snprintf(file, fcap, "%s/opencl-%016llx.bin", dir, (unsigned long long)kh);
 }
 
+static void put_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The checksum of an entry: the key (with its NUL), the length, the binary. */
+static uint64_t entry_sum(const char *key, const uint8_t len8[8], const uint8_t *bin,
+                          size_t n)
+{
+    uint64_t h = fnv(FNV_BASIS, key, strlen(key) + 1);
+    h = fnv(h, len8, 8);
+    return fnv(h, bin, n);
+}
+
+/* The binary of a whole and intact entry for `key` (NULL otherwise). */
+static uint8_t *read_entry(FILE *f, const char *key, size_t *size)
+{
+    size_t klen = strlen(key), mlen = strlen(CACHE_MAGIC), hlen = mlen + klen + 1 + 16;
+    uint8_t *head = malloc(hlen), *bin = NULL;
+    if (!head || fread(head, 1, hlen, f) != hlen ||
+        memcmp(head, CACHE_MAGIC, mlen) != 0 ||
+        memcmp(head + mlen, key, klen) != 0 || head[mlen + klen] != 0)
+        goto bad;   /* another key with the same hash, an old format, or broken */
+    const uint8_t *len8 = head + mlen + klen + 1;
+    uint64_t n = get_u64(len8), sum = get_u64(len8 + 8);
+    long end;
+    if (fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) < 0 ||
+        (uint64_t)end != hlen + n || n == 0 || n > SIZE_MAX ||
+        fseek(f, (long)hlen, SEEK_SET) != 0)
+        goto bad;   /* truncated, or with bytes after the binary */
+    bin = malloc((size_t)n);
+    if (!bin || fread(bin, 1, (size_t)n, f) != (size_t)n ||
+        entry_sum(key, len8, bin, (size_t)n) != sum)
+        goto bad;
+    free(head);
+    *size = (size_t)n;
+    return bin;
+bad:
+    free(head);
+    free(bin);
+    return NULL;
+}
+
 static cl_program load_cached(hay_ocl_dev *d, const char *key, const char *file)
 {
     FILE *f = fopen(file, "rb");
     if (!f)
         return NULL;
-    cl_program p = NULL;
-    uint8_t *bin = NULL;
-    size_t klen = strlen(key), mlen = strlen(CACHE_MAGIC);
-    char *head = malloc(mlen + klen + 1);
-    if (!head)
-        goto out;
-    if (fread(head, 1, mlen + klen + 1, f) != mlen + klen + 1 ||
-        memcmp(head, CACHE_MAGIC, mlen) != 0 ||
-        memcmp(head + mlen, key, klen) != 0 || head[mlen + klen] != 0)
-        goto out;   /* another key with the same hash, or a broken file */
-    long at = ftell(f);
-    if (at < 0 || fseek(f, 0, SEEK_END) != 0)
-        goto out;
-    long end = ftell(f);
-    if (end <= at || fseek(f, at, SEEK_SET) != 0)
-        goto out;
-    size_t n = (size_t)(end - at);
-    bin = malloc(n);
-    if (!bin || fread(bin, 1, n, f) != n)
-        goto out;
+    size_t n = 0;
+    uint8_t *bin = read_entry(f, key, &n);
+    fclose(f);
+    if (!bin)
+        return NULL;
     const unsigned char *bins[1] = { bin };
     cl_int err, bs;
-    p = clCreateProgramWithBinary(d->ctx, 1, &d->did, &n, bins, &bs, &err);
+    cl_program p = clCreateProgramWithBinary(d->ctx, 1, &d->did, &n, bins, &bs, &err);
     if (err != CL_SUCCESS || bs != CL_SUCCESS) {
         if (p)
             clReleaseProgram(p);
         p = NULL;
-        goto out;
-    }
-    if (clBuildProgram(p, 1, &d->did, BUILD_OPTIONS, NULL, NULL) != CL_SUCCESS) {
+    } else if (clBuildProgram(p, 1, &d->did, BUILD_OPTIONS, NULL, NULL) != CL_SUCCESS) {
         clReleaseProgram(p);
         p = NULL;
     }
-out:
-    free(head);
     free(bin);
-    fclose(f);
     return p;
 }
 
-static void store_cached(hay_ocl_dev *d, cl_program p, const char *key,
-                         const char *file)
+static void store_cached(cl_program p, const char *key, const char *file)
 {
     size_t n = 0;
     if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS || !n)
@@ -319,18 +359,30 @@ static void store_cached(hay_ocl_dev *d, cl_program p, const char *key,
     *slash = 0;
     if (!make_dirs(dir))
         goto out;
+    /* A file of its own (mkstemp), renamed over the entry once whole. */
     char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", file);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
         goto out;
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        remove(tmp);
+        goto out;
+    }
+    uint8_t lens[16];
+    put_u64(lens, n);
+    put_u64(lens + 8, entry_sum(key, lens, bin, n));
     bool ok = fwrite(CACHE_MAGIC, 1, strlen(CACHE_MAGIC), f) == strlen(CACHE_MAGIC) &&
               fwrite(key, 1, strlen(key) + 1, f) == strlen(key) + 1 &&
+              fwrite(lens, 1, sizeof lens, f) == sizeof lens &&
               fwrite(bin, 1, n, f) == n;
+    ok = fflush(f) == 0 && ok;
+    ok = fchmod(fileno(f), 0644) == 0 && ok;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, file) != 0)
         remove(tmp);
-    (void)d;
 out:
     free(bin);
 }
@@ -377,7 +429,7 @@ static hay_status build_program(hay_ocl_dev *d, int prog, int use_cache)
                                                : hay_ocl_status(err);
     }
     if (use_cache && file[0])
-        store_cached(d, p, key, file);
+        store_cached(p, key, file);
     d->prog[prog] = p;
     return HAY_OK;
 }

@@ -298,7 +298,11 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
         set->reason = set->n == 1 ? "one pattern: brute force on the device"
                                   : "several patterns: PFAC on the device";
     } else if (!strcmp(algo, "brute")) {
-        RETURN_ERROR_IF(set->n > 1, HAY_ERR_UNSUPPORTED);
+        if (set->n > 1) {
+            hay_refuse(set, "brute takes one pattern (%zu given); pfac takes any number",
+                       set->n);
+            return HAY_ERR_UNSUPPORTED;
+        }
         which = ALGO_BRUTE;
         set->reason = "algorithm chosen by the caller";
     } else if (!strcmp(algo, "pfac")) {
@@ -357,6 +361,9 @@ static hay_status opencl_compile(hay_patterns *set, const char *algo)
         if (s < 0)
             goto fail;
         if (kn.table == TABLE_DENSE && !st->pfac->next) {
+            hay_refuse(set, "table=dense: the PFAC table of these patterns takes %zu "
+                       "bytes, more than the device allows (%zu); table=compact fits",
+                       st->pfac->dense_bytes, budget);
             s = HAY_ERR_TOO_LARGE;
             goto fail;
         }
