@@ -257,8 +257,9 @@ HAY_API void hay_align_result_clear(hay_align_result *r);
 /*
  * Scores an alignment from its CIGAR ('=', 'X', 'M', 'I', 'D') placed at
  * q[q_start], t[t_start]: *score is what the scoring gives it.  Returns
- * HAY_ERR_INVALID if the CIGAR is malformed, runs past either sequence, or
- * says '=' where residues differ (or 'X' where they are equal).
+ * HAY_ERR_INVALID if the CIGAR is malformed, runs past either sequence,
+ * covers a code that is not one of the scoring's (at least its alphabet
+ * size), or says '=' where residues differ (or 'X' where they are equal).
  */
 HAY_API hay_status hay_align_rescore(const hay_align_scoring *s,
                                      const uint8_t *q, size_t m,
