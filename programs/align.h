@@ -31,8 +31,8 @@ typedef struct aconfig {
     int32_t min_score;              /* --min-score */
     int have_min_score;
     const char *qpath, *tpath;
-    int argc;
-    char **argv;
+    char *command_line;             /* "hay align ARGS" as given, for SAM's
+                                       @PG (malloc'd; NULL if out of memory) */
 } aconfig;
 
 /* DNA when every residue is a nucleotide letter and 90% are A, C, G, T, U
