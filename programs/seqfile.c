@@ -122,8 +122,12 @@ static int append(seq_rec *rec, size_t *cap, const char *s, size_t n)
     return 0;
 }
 
+/* The first word after '>' or '@': "> NAME" is named NAME, as Biopython
+ * and EMBOSS read it. */
 static char *header_id(const char *h)
 {
+    while (*h == ' ' || *h == '\t')
+        h++;
     size_t k = 0;
     while (h[k] && h[k] != ' ' && h[k] != '\t')
         k++;

@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 typedef struct seq_rec {
-    char *id;            /* first word of the header line */
+    char *id;            /* first word of the header line (after '>' or
+                            '@' and any blanks) */
     char *seq;           /* residues as read, whitespace removed */
     size_t len;
     char *qual;          /* FASTQ qualities (len of them), or NULL */
