@@ -65,7 +65,15 @@ static int slurp(const char *path, char **data, size_t *len, char *err,
             break;
         n += (size_t)r;
     }
-    gzclose(gz);
+    /* zlib ends a gzip stream cut short as if it were whole, and says so
+     * only here: the residues read so far are not the file. */
+    int e;
+    gzerror(gz, &e);
+    if (gzclose(gz) == Z_BUF_ERROR || e == Z_BUF_ERROR) {
+        free(buf);
+        return fail(err, cap, "%s: truncated gzip file (unexpected end of "
+                    "file)", path);
+    }
     buf[n] = 0;
     *data = buf;
     *len = n;

@@ -24,7 +24,7 @@ typedef struct seq_file {
  * non-blank character), gzip-compressed or not.  Returns 0, or -1 with a
  * message (naming the file and line) in err.  Empty sequences, a missing
  * '+' line, qualities of the wrong length, text before the first record
- * and a file with no record are errors.
+ * a file with no record and a gzip file cut short are errors.
  */
 int seq_file_read(const char *path, seq_file *f, char *err, size_t errcap);
 void seq_file_free(seq_file *f);
