@@ -22,6 +22,10 @@ static void usage_align(FILE *f)
 "against every sequence of TARGET.  FASTA or FASTQ, gzipped or not; '-' is\n"
 "standard input.  Scores and alignments are exact.\n"
 "\n"
+"Input:\n"
+"      --strict-input        a record with no residues is an error (default:\n"
+"                            left out, with a warning naming it)\n"
+"\n"
 "Scoring:\n"
 "      --dna, --protein      the sequences' kind (default: detected: DNA when\n"
 "                            every residue is a nucleotide letter and 90%\n"
@@ -109,7 +113,7 @@ static void usage_align(FILE *f)
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
-    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE
+    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE, O_STRICT_INPUT
 };
 
 static const struct option align_opts[] = {
@@ -132,6 +136,7 @@ static const struct option align_opts[] = {
     { "fsc", no_argument, NULL, O_FSC },
     { "top", required_argument, NULL, O_TOP },
     { "min-score", required_argument, NULL, O_MIN_SCORE },
+    { "strict-input", no_argument, NULL, O_STRICT_INPUT },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
@@ -231,6 +236,7 @@ static int parse_args(int argc, char **argv, aconfig *cf)
                 return 2;
             cf->have_mismatch = 1;
             break;
+        case O_STRICT_INPUT: cf->strict_input = 1; break;
         case O_DNA: cf->mode = 1; break;
         case O_PROTEIN: cf->mode = 2; break;
         case O_SCORE_ONLY: cf->score_only = 1; break;
@@ -539,13 +545,15 @@ int align_main(int argc, char **argv)
 static int align_pairs(aconfig *cf)
 {
     int rc;
-    seq_file qf, tf, rf = { NULL, 0, 0 };
+    seq_file qf, tf, rf = { 0 };
     char err[1024];
-    if (seq_file_read(cf->qpath, &qf, err, sizeof err)) {
+    if (seq_file_read(cf->qpath, cf->strict_input, "hay align", &qf,
+                      err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
         return 2;
     }
-    if (seq_file_read(cf->tpath, &tf, err, sizeof err)) {
+    if (seq_file_read(cf->tpath, cf->strict_input, "hay align", &tf,
+                      err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
         seq_file_free(&qf);
         return 2;

@@ -30,6 +30,7 @@ typedef struct aconfig {
     size_t top;                     /* --top K; 0: not given */
     int32_t min_score;              /* --min-score */
     int have_min_score;
+    int strict_input;               /* --strict-input: empty records are errors */
     const char *qpath, *tpath;
     char *command_line;             /* "hay align ARGS" as given, for SAM's
                                        @PG (malloc'd; NULL if out of memory) */

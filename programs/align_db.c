@@ -67,7 +67,8 @@ static int open_target(aconfig *cf, const seq_file *qf, seq_file *tf,
 {
     char err[1024];
     if (!file_is_db(cf->tpath)) {
-        if (seq_file_read(cf->tpath, tf, err, sizeof err)) {
+        if (seq_file_read(cf->tpath, cf->strict_input, "hay align", tf,
+                          err, sizeof err)) {
             fprintf(stderr, "hay align: %s\n", err);
             return -1;
         }
@@ -200,7 +201,7 @@ static hay_status search_block(const aconfig *cf, const hay_align_db *db,
 
 int align_db_main(aconfig *cf)
 {
-    seq_file qf, tf, rf = { NULL, 0, 0 };
+    seq_file qf, tf, rf = { 0 };
     int have_tf = 0, rc = 2;
     char err[1024];
     hay_align_db *db = NULL;
@@ -210,7 +211,8 @@ int align_db_main(aconfig *cf)
     char *letters = NULL;
     shit *list = NULL;
     hay_align_db_results *res = NULL, *resm = NULL;
-    if (seq_file_read(cf->qpath, &qf, err, sizeof err)) {
+    if (seq_file_read(cf->qpath, cf->strict_input, "hay align", &qf,
+                      err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
         return 2;
     }

@@ -161,7 +161,20 @@ static int add_rec(seq_file *f, size_t *cap)
     return 0;
 }
 
-int seq_file_read(const char *path, seq_file *f, char *err, size_t errcap)
+/* Warns of the first few empty records by name, then counts the rest. */
+enum { EMPTY_NAMED = 5 };
+
+static void empty_skipped(const char *prog, const char *path, size_t line,
+                          const char *id, size_t nth)
+{
+    if (!prog || nth > EMPTY_NAMED)
+        return;
+    fprintf(stderr, "%s: %s: line %zu: sequence '%s' is empty; skipped "
+            "(--strict-input makes it an error)\n", prog, path, line, id);
+}
+
+int seq_file_read(const char *path, int strict, const char *prog,
+                  seq_file *f, char *err, size_t errcap)
 {
     memset(f, 0, sizeof *f);
     char *data = NULL;
@@ -245,10 +258,25 @@ int seq_file_read(const char *path, seq_file *f, char *err, size_t errcap)
                 ;
         }
         if (rec->len == 0) {
-            fail(err, errcap, "%s: line %zu: sequence '%s' is empty", path,
-                 hline, rec->id);
-            goto out;
+            if (strict) {
+                fail(err, errcap, "%s: line %zu: sequence '%s' is empty",
+                     path, hline, rec->id);
+                goto out;
+            }
+            empty_skipped(prog, path, hline, rec->id, ++f->skipped);
+            free(rec->id);
+            free(rec->seq);
+            free(rec->qual);
+            f->n--;
         }
+    }
+    if (prog && f->skipped > EMPTY_NAMED)
+        fprintf(stderr, "%s: %s: %zu more empty sequences skipped\n", prog,
+                path, f->skipped - EMPTY_NAMED);
+    if (f->n == 0) {
+        fail(err, errcap, "%s: no sequences (%zu empty ones skipped)", path,
+             f->skipped);
+        goto out;
     }
     rc = 0;
     goto out;

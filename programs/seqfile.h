@@ -17,16 +17,21 @@ typedef struct seq_file {
     seq_rec *recs;
     size_t n;
     int fastq;
+    size_t skipped;      /* empty records left out */
 } seq_file;
 
 /*
  * Reads path ("-" = standard input), FASTA or FASTQ (by the first
  * non-blank character), gzip-compressed or not.  Returns 0, or -1 with a
- * message (naming the file and line) in err.  Empty sequences, a missing
- * '+' line, qualities of the wrong length, text before the first record
- * a file with no record and a gzip file cut short are errors.
+ * message (naming the file and line) in err.  A record of no residues is
+ * left out, with a warning "PROG: PATH: line N: sequence 'ID' is empty;
+ * skipped" on standard error for the first few (none when prog is NULL),
+ * or is an error when strict.  A missing '+' line, qualities of the wrong
+ * length, text before the first record, a file with no (non-empty) record
+ * and a gzip file cut short are errors.
  */
-int seq_file_read(const char *path, seq_file *f, char *err, size_t errcap);
+int seq_file_read(const char *path, int strict, const char *prog,
+                  seq_file *f, char *err, size_t errcap);
 void seq_file_free(seq_file *f);
 
 #endif
