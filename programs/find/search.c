@@ -195,6 +195,7 @@ static void count_stream(find_searcher *r, int fd, const char *name, bool walked
     r->t.scan_s += cli_now() - t0;
     r->t.bytes += bytes;
     hay_stream_close(c.stream);
+    hay_stream_free(c.stream);
     if (c.st < 0) {
         fprintf(stderr, "hay: %s: %s\n", name, hay_strerror(c.st));
         r->t.error = true;
