@@ -192,8 +192,9 @@ typedef struct hay_align_options {
     int threads;               /* hay_align_batch: 0 = all cores */
     int score_only;            /* 1: score and end cell only, no start/CIGAR */
     uint64_t traceback_bytes;  /* budget of the full direction matrix, one
-                                  byte a cell; larger alignments use linear
-                                  space (Myers-Miller).  0: 64 MiB */
+                                  byte a cell; larger alignments, and those
+                                  whose matrix cannot be allocated, use
+                                  linear space (Myers-Miller).  0: 64 MiB */
 } hay_align_options;
 
 /* Defaults: backend AUTO, variant auto, all cores, traceback. */
