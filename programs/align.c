@@ -25,6 +25,12 @@ static void usage_align(FILE *f)
 "Input:\n"
 "      --strict-input        a record with no residues is an error (default:\n"
 "                            left out, with a warning naming it)\n"
+"      --force               align sequences of the other kind than the\n"
+"                            scoring's (DNA against a protein matrix or the\n"
+"                            converse; default: an error, as BLAST refuses\n"
+"                            mixed alphabets).  A sequence of 20 or more\n"
+"                            residues, or a file's all together, is DNA by\n"
+"                            the rule of --dna below\n"
 "\n"
 "Scoring:\n"
 "      --dna, --protein      the sequences' kind (default: detected: DNA when\n"
@@ -114,7 +120,7 @@ static void usage_align(FILE *f)
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
-    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE, O_STRICT_INPUT
+    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE, O_STRICT_INPUT, O_FORCE
 };
 
 static const struct option align_opts[] = {
@@ -138,6 +144,7 @@ static const struct option align_opts[] = {
     { "top", required_argument, NULL, O_TOP },
     { "min-score", required_argument, NULL, O_MIN_SCORE },
     { "strict-input", no_argument, NULL, O_STRICT_INPUT },
+    { "force", no_argument, NULL, O_FORCE },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
@@ -238,6 +245,7 @@ static int parse_args(int argc, char **argv, aconfig *cf)
             cf->have_mismatch = 1;
             break;
         case O_STRICT_INPUT: cf->strict_input = 1; break;
+        case O_FORCE: cf->force = 1; break;
         case O_DNA: cf->mode = 1; break;
         case O_PROTEIN: cf->mode = 2; break;
         case O_SCORE_ONLY: cf->score_only = 1; break;
@@ -352,27 +360,6 @@ static int parse_args(int argc, char **argv, aconfig *cf)
         }
     }
     return -1;
-}
-
-/* DNA when every residue is a nucleotide letter (IUPAC codes included) and
- * at least 90% are A, C, G, T, U or N: a peptide such as "MKVHW" is made of
- * IUPAC letters too. */
-int looks_dna(const seq_file *a, const seq_file *b)
-{
-    const seq_file *fs[2] = { a, b };
-    uint64_t all = 0, plain = 0;
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < fs[k]->n; i++) {
-            const char *s = fs[k]->recs[i].seq;
-            for (size_t j = 0; j < fs[k]->recs[i].len; j++) {
-                int c = toupper((unsigned char)s[j]);
-                if (!c || !strchr("ACGTUNRYSWKMBDHV", c))
-                    return 0;
-                plain += strchr("ACGTUN", c) != NULL;
-                all++;
-            }
-        }
-    return plain * 10 >= all * 9;
 }
 
 hay_align_scoring *make_scoring(aconfig *cf, int dna)
@@ -582,6 +569,9 @@ static int align_pairs(aconfig *cf)
     }
     int do_plus = !is_dna || cf->strand != 3;
     int do_minus = is_dna && (cf->strand == 0 || cf->strand == 1 || cf->strand == 3);
+    if (check_kind(cf, s, &qf, cf->qpath, "query") ||
+        check_kind(cf, s, &tf, cf->tpath, "target"))
+        goto out;
     if (encode_all(s, &qf, cf->qpath, qs, qb) ||
         encode_all(s, &tf, cf->tpath, ts, tb))
         goto out;

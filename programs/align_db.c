@@ -75,7 +75,7 @@ static int open_target(aconfig *cf, const seq_file *qf, seq_file *tf,
         *have_tf = 1;
         int dna = cf->mode == 1 || (cf->mode == 0 && looks_dna(qf, tf));
         *s = make_scoring(cf, dna);
-        if (!*s)
+        if (!*s || check_kind(cf, *s, tf, cf->tpath, "target"))
             return -1;
         *db = db_from_seq_file(*s, tf, cf->tpath, "hay align");
         return *db ? 0 : -1;
@@ -216,7 +216,8 @@ int align_db_main(aconfig *cf)
         fprintf(stderr, "hay align: %s\n", err);
         return 2;
     }
-    if (open_target(cf, &qf, &tf, &have_tf, &db, &s))
+    if (open_target(cf, &qf, &tf, &have_tf, &db, &s) ||
+        check_kind(cf, s, &qf, cf->qpath, "query"))
         goto out;
     int is_dna = hay_align_scoring_is_dna(s);
     if (!is_dna && (cf->strand == 1 || cf->strand == 3)) {
