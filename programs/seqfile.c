@@ -181,6 +181,15 @@ int seq_file_read(const char *path, int strict, const char *prog,
     size_t len = 0;
     if (slurp(path, &data, &len, err, errcap))
         return -1;
+    int rc = seq_file_parse(data, len, path, strict, prog, f, err, errcap);
+    free(data);
+    return rc;
+}
+
+int seq_file_parse(char *data, size_t len, const char *path, int strict,
+                   const char *prog, seq_file *f, char *err, size_t errcap)
+{
+    memset(f, 0, sizeof *f);
     reader r = { data, data + len, 0 };
     size_t rcap = 0, scap = 0, hl;
     char *h;
@@ -283,7 +292,6 @@ int seq_file_read(const char *path, int strict, const char *prog,
 nomem:
     fail(err, errcap, "%s: out of memory", path);
 out:
-    free(data);
     if (rc)
         seq_file_free(f);
     return rc;

@@ -32,6 +32,11 @@ typedef struct seq_file {
  */
 int seq_file_read(const char *path, int strict, const char *prog,
                   seq_file *f, char *err, size_t errcap);
+/* The same for len bytes of (uncompressed) text at data, which it
+ * overwrites, data[len] included (len + 1 bytes in all: lines are ended in
+ * place); path names it in messages.  data stays the caller's. */
+int seq_file_parse(char *data, size_t len, const char *path, int strict,
+                   const char *prog, seq_file *f, char *err, size_t errcap);
 void seq_file_free(seq_file *f);
 
 #endif
