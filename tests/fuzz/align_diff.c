@@ -42,3 +42,19 @@ void align_diff_check(const hay_align_scoring *s, const uint8_t *q, size_t m,
         }
     }
 }
+
+void align_diff_bytes(const hay_align_scoring *s, const uint8_t *qb, size_t m,
+                      const uint8_t *tb, size_t n)
+{
+    int alpha = hay_align_scoring_alpha(s);
+    uint8_t *q = malloc(m), *t = malloc(n);
+    if (!q || !t)
+        abort();
+    for (size_t i = 0; i < m; i++)
+        q[i] = (uint8_t)(qb[i] % alpha);
+    for (size_t j = 0; j < n; j++)
+        t[j] = (uint8_t)(tb[j] % alpha);
+    align_diff_check(s, q, m, t, n);
+    free(q);
+    free(t);
+}

@@ -15,4 +15,9 @@
 void align_diff_check(const hay_align_scoring *s, const uint8_t *q, size_t m,
                       const uint8_t *t, size_t n);
 
+/* The same with the query and target made of m and n bytes taken modulo
+ * the scoring's alphabet. */
+void align_diff_bytes(const hay_align_scoring *s, const uint8_t *qb, size_t m,
+                      const uint8_t *tb, size_t n);
+
 #endif

@@ -125,21 +125,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *seq = nul ? nul + 1 : end;
     size_t rest = (size_t)(end - seq);
     if (rest >= 3) {
-        int alpha = hay_align_scoring_alpha(s);
         size_t m = 1 + seq[0] % (rest - 2), n = rest - 1 - m;
-        if (m > MAX_SEQ)
-            m = MAX_SEQ;
-        if (n > MAX_SEQ)
-            n = MAX_SEQ;
-        uint8_t *q = malloc(m), *t = malloc(n);
-        CHECK(q && t);
-        for (size_t i = 0; i < m; i++)
-            q[i] = (uint8_t)(seq[1 + i] % alpha);
-        for (size_t j = 0; j < n; j++)
-            t[j] = (uint8_t)(seq[1 + m + j] % alpha);
-        align_diff_check(s, q, m, t, n);
-        free(q);
-        free(t);
+        align_diff_bytes(s, seq + 1, m < MAX_SEQ ? m : MAX_SEQ, seq + 1 + m,
+                         n < MAX_SEQ ? n : MAX_SEQ);
     }
     hay_align_scoring_free(s);
     return 0;
