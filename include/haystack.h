@@ -461,7 +461,8 @@ HAY_API hay_status hay_scan_count_each_buffer(const hay_patterns *set,
  * Data written piece by piece is searched as if it were one buffer: a match
  * that spans two writes is reported once, with offsets counted from the
  * opening of the stream.  The stream keeps the last (longest pattern - 1)
- * bytes it has seen.  The set must outlive the stream.
+ * bytes it has seen.  The set must outlive the stream.  Open, write, close
+ * (which reports what is pending), free.
  * ---------------------------------------------------------------------- */
 typedef struct hay_stream hay_stream;
 
@@ -476,10 +477,17 @@ HAY_API hay_status hay_stream_open(const hay_patterns *set,
 HAY_API hay_status hay_stream_write(hay_stream *stream, const void *data,
                                     size_t len);
 
-/* Ends the stream and frees it (stream may be NULL).  In the leftmost
- * modes the matches still pending are reported first (HAY_STOPPED when the
- * callback stops them). */
+/*
+ * Ends the stream.  In the leftmost modes the matches still pending are
+ * reported first (HAY_STOPPED when the callback stops them).  The stream
+ * stays allocated until hay_stream_free(): a write or a second close
+ * returns HAY_ERR_STATE.  stream may be NULL (HAY_OK).
+ */
 HAY_API hay_status hay_stream_close(hay_stream *stream);
+
+/* Frees the stream, closed or not (an unclosed stream's pending matches
+ * are dropped, not reported).  NULL is allowed. */
+HAY_API void hay_stream_free(hay_stream *stream);
 
 #ifdef __cplusplus
 }

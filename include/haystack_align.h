@@ -193,8 +193,9 @@ typedef struct hay_align_options {
                                   as hay_scan_opts.threads (haystack.h) */
     int score_only;            /* 1: score and end cell only, no start/CIGAR */
     uint64_t traceback_bytes;  /* budget of the full direction matrix, one
-                                  byte a cell; larger alignments use linear
-                                  space (Myers-Miller).  0: 64 MiB */
+                                  byte a cell; larger alignments, and those
+                                  whose matrix cannot be allocated, use
+                                  linear space (Myers-Miller).  0: 64 MiB */
 } hay_align_options;
 
 /* Defaults: backend AUTO, variant auto, all cores, traceback. */
@@ -258,8 +259,9 @@ HAY_API void hay_align_result_clear(hay_align_result *r);
 /*
  * Scores an alignment from its CIGAR ('=', 'X', 'M', 'I', 'D') placed at
  * q[q_start], t[t_start]: *score is what the scoring gives it.  Returns
- * HAY_ERR_INVALID if the CIGAR is malformed, runs past either sequence, or
- * says '=' where residues differ (or 'X' where they are equal).
+ * HAY_ERR_INVALID if the CIGAR is malformed, runs past either sequence,
+ * covers a code that is not one of the scoring's (at least its alphabet
+ * size), or says '=' where residues differ (or 'X' where they are equal).
  */
 HAY_API hay_status hay_align_rescore(const hay_align_scoring *s,
                                      const uint8_t *q, size_t m,

@@ -22,6 +22,16 @@ static void usage_align(FILE *f)
 "against every sequence of TARGET.  FASTA or FASTQ, gzipped or not; '-' is\n"
 "standard input.  Scores and alignments are exact.\n"
 "\n"
+"Input:\n"
+"      --strict-input        a record with no residues is an error (default:\n"
+"                            left out, with a warning naming it)\n"
+"      --force               align sequences of the other kind than the\n"
+"                            scoring's (DNA against a protein matrix or the\n"
+"                            converse; default: an error, as BLAST refuses\n"
+"                            mixed alphabets).  A sequence of 20 or more\n"
+"                            residues, or a file's all together, is DNA by\n"
+"                            the rule of --dna below\n"
+"\n"
 "Scoring:\n"
 "      --dna, --protein      the sequences' kind (default: detected: DNA when\n"
 "                            every residue is a nucleotide letter and 90%\n"
@@ -89,7 +99,8 @@ static void usage_align(FILE *f)
 "                            (default auto: striped16); see --list\n"
 "  -j, --threads N           threads over pairs (default: all cores)\n"
 "      --traceback-mem SIZE  memory for a full direction matrix (default 64M);\n"
-"                            longer alignments are traced in linear space\n"
+"                            longer alignments, or any whose matrix cannot\n"
+"                            be allocated, are traced in linear space\n"
 "      --list                list the variants and built-in matrices\n"
 "\n"
 "Database search (TARGET a database of 'hay db build', or FASTA with\n"
@@ -109,7 +120,7 @@ static void usage_align(FILE *f)
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
-    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE
+    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE, O_STRICT_INPUT, O_FORCE
 };
 
 static const struct option align_opts[] = {
@@ -132,6 +143,8 @@ static const struct option align_opts[] = {
     { "fsc", no_argument, NULL, O_FSC },
     { "top", required_argument, NULL, O_TOP },
     { "min-score", required_argument, NULL, O_MIN_SCORE },
+    { "strict-input", no_argument, NULL, O_STRICT_INPUT },
+    { "force", no_argument, NULL, O_FORCE },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
@@ -180,12 +193,32 @@ static void list_all(void)
     printf("\n");
 }
 
+/* "hay align" and the arguments in the order given (getopt_long moves the
+ * operands last), tabs and newlines as spaces: SAM's @PG CL. */
+static char *command_line(int argc, char **argv)
+{
+    static const char prog[] = "hay align";
+    size_t n = sizeof prog;
+    for (int i = 1; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *cl = malloc(n), *w = cl;
+    if (!cl)
+        return NULL;
+    w += sprintf(w, "%s", prog);
+    for (int i = 1; i < argc; i++) {
+        *w++ = ' ';
+        for (const char *a = argv[i]; *a; a++)
+            *w++ = *a == '\t' || *a == '\n' || *a == '\r' ? ' ' : *a;
+    }
+    *w = 0;
+    return cl;
+}
+
 static int parse_args(int argc, char **argv, aconfig *cf)
 {
     memset(cf, 0, sizeof *cf);
     hay_align_options_init(&cf->opt);
-    cf->argc = argc;
-    cf->argv = argv;
+    cf->command_line = command_line(argc, argv);
     int c;
     argv[0] = (char *)"hay align";
     while ((c = getopt_long(argc, argv, "f:j:h", align_opts, NULL)) != -1) {
@@ -211,6 +244,8 @@ static int parse_args(int argc, char **argv, aconfig *cf)
                 return 2;
             cf->have_mismatch = 1;
             break;
+        case O_STRICT_INPUT: cf->strict_input = 1; break;
+        case O_FORCE: cf->force = 1; break;
         case O_DNA: cf->mode = 1; break;
         case O_PROTEIN: cf->mode = 2; break;
         case O_SCORE_ONLY: cf->score_only = 1; break;
@@ -325,27 +360,6 @@ static int parse_args(int argc, char **argv, aconfig *cf)
         }
     }
     return -1;
-}
-
-/* DNA when every residue is a nucleotide letter (IUPAC codes included) and
- * at least 90% are A, C, G, T, U or N: a peptide such as "MKVHW" is made of
- * IUPAC letters too. */
-int looks_dna(const seq_file *a, const seq_file *b)
-{
-    const seq_file *fs[2] = { a, b };
-    uint64_t all = 0, plain = 0;
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < fs[k]->n; i++) {
-            const char *s = fs[k]->recs[i].seq;
-            for (size_t j = 0; j < fs[k]->recs[i].len; j++) {
-                int c = toupper((unsigned char)s[j]);
-                if (!c || !strchr("ACGTUNRYSWKMBDHV", c))
-                    return 0;
-                plain += strchr("ACGTUN", c) != NULL;
-                all++;
-            }
-        }
-    return plain * 10 >= all * 9;
 }
 
 hay_align_scoring *make_scoring(aconfig *cf, int dna)
@@ -503,28 +517,38 @@ static hay_status run_batch(const aconfig *cf, const hay_align_scoring *s,
     return st;
 }
 
+static int align_pairs(aconfig *cf);
+
 int align_main(int argc, char **argv)
 {
     aconfig cf;
     int rc = parse_args(argc, argv, &cf);
-    if (rc >= 0)
-        return rc;
-    if (align_db_wanted(&cf))
-        return align_db_main(&cf);
-    seq_file qf, tf, rf = { NULL, 0, 0 };
+    if (rc < 0)
+        rc = align_db_wanted(&cf) ? align_db_main(&cf) : align_pairs(&cf);
+    free(cf.command_line);
+    return rc;
+}
+
+/* Every query against every target (TARGET FASTA or FASTQ). */
+static int align_pairs(aconfig *cf)
+{
+    int rc;
+    seq_file qf, tf, rf = { 0 };
     char err[1024];
-    if (seq_file_read(cf.qpath, &qf, err, sizeof err)) {
+    if (seq_file_read(cf->qpath, cf->strict_input, "hay align", &qf,
+                      err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
         return 2;
     }
-    if (seq_file_read(cf.tpath, &tf, err, sizeof err)) {
+    if (seq_file_read(cf->tpath, cf->strict_input, "hay align", &tf,
+                      err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
         seq_file_free(&qf);
         return 2;
     }
     rc = 2;
-    int dna = cf.mode == 1 || (cf.mode == 0 && looks_dna(&qf, &tf));
-    hay_align_scoring *s = make_scoring(&cf, dna);
+    int dna = cf->mode == 1 || (cf->mode == 0 && looks_dna(&qf, &tf));
+    hay_align_scoring *s = make_scoring(cf, dna);
     hay_align_seq *qs = calloc(qf.n, sizeof *qs), *ts = calloc(tf.n, sizeof *ts);
     hay_align_seq *rs = NULL;
     uint8_t **qb = calloc(qf.n, sizeof *qb), **tb = calloc(tf.n, sizeof *tb);
@@ -539,20 +563,23 @@ int align_main(int argc, char **argv)
     if (!s || !qs || !ts || !qb || !tb)
         goto out;
     int is_dna = hay_align_scoring_is_dna(s);
-    if (!is_dna && (cf.strand == 1 || cf.strand == 3)) {
+    if (!is_dna && (cf->strand == 1 || cf->strand == 3)) {
         fprintf(stderr, "hay align: --strand both or minus is for DNA\n");
         goto out;
     }
-    int do_plus = !is_dna || cf.strand != 3;
-    int do_minus = is_dna && (cf.strand == 0 || cf.strand == 1 || cf.strand == 3);
-    if (encode_all(s, &qf, cf.qpath, qs, qb) ||
-        encode_all(s, &tf, cf.tpath, ts, tb))
+    int do_plus = !is_dna || cf->strand != 3;
+    int do_minus = is_dna && (cf->strand == 0 || cf->strand == 1 || cf->strand == 3);
+    if (check_kind(cf, s, &qf, cf->qpath, "query") ||
+        check_kind(cf, s, &tf, cf->tpath, "target"))
+        goto out;
+    if (encode_all(s, &qf, cf->qpath, qs, qb) ||
+        encode_all(s, &tf, cf->tpath, ts, tb))
         goto out;
     if (do_minus) {
         rs = calloc(qf.n, sizeof *rs);
         rb = calloc(qf.n, sizeof *rb);
         if (!rs || !rb || reverse_complement(&qf, &rf) ||
-            encode_all(s, &rf, cf.qpath, rs, rb)) {
+            encode_all(s, &rf, cf->qpath, rs, rb)) {
             fprintf(stderr, "hay align: out of memory\n");
             goto out;
         }
@@ -563,16 +590,16 @@ int align_main(int argc, char **argv)
     int have_stats = hay_align_stats_get(s, &stats) == HAY_OK;
     /* Fitting to each query's own scores (ssearch's way) where no
      * published parameters exist and TARGET is large enough. */
-    int use_fit = cf.params == 2 ||
-        (cf.params == 0 && tf.n >= HAY_ALIGN_FIT_MIN &&
+    int use_fit = cf->params == 2 ||
+        (cf->params == 0 && tf.n >= HAY_ALIGN_FIT_MIN &&
          (!have_stats || stats.kind == HAY_ALIGN_STATS_COMPUTED));
-    if (cf.params == 2 && tf.n < HAY_ALIGN_FIT_MIN) {
+    if (cf->params == 2 && tf.n < HAY_ALIGN_FIT_MIN) {
         fprintf(stderr, "hay align: --evalue-params fit needs at least %d "
                 "target sequences (TARGET has %zu)\n", HAY_ALIGN_FIT_MIN,
                 tf.n);
         goto out;
     }
-    if (cf.have_evalue && !have_stats && !use_fit) {
+    if (cf->have_evalue && !have_stats && !use_fit) {
         fprintf(stderr, "hay align: --evalue: this scoring has no statistics "
                 "(its expected score is not negative)\n");
         goto out;
@@ -581,8 +608,8 @@ int align_main(int argc, char **argv)
     for (size_t i = 0; i < tf.n; i++)
         db_residues += tf.recs[i].len;
 
-    int threads = cf.opt.threads > 0 ? cf.opt.threads : (int)cli_cpu_count();
-    cf.opt.threads = threads;
+    int threads = cf->opt.threads > 0 ? cf->opt.threads : (int)cli_cpu_count();
+    cf->opt.threads = threads;
     /* Queries in blocks of a few thousand pairs: enough to keep the
      * threads busy between two barriers, few enough to hold the results;
      * every block is printed in order before the next one runs. */
@@ -598,20 +625,20 @@ int align_main(int argc, char **argv)
         fprintf(stderr, "hay align: out of memory\n");
         goto out;
     }
-    if (cf.format == F_SAM)
-        print_sam_header(&cf, &tf);
-    if (cf.format == F_JSON)
-        print_json_head(&cf, s, use_fit, have_stats ? &stats : NULL,
+    if (cf->format == F_SAM)
+        print_sam_header(cf, &tf);
+    if (cf->format == F_JSON)
+        print_json_head(cf, s, use_fit, have_stats ? &stats : NULL,
                         db_residues, tf.n);
     int first = 1;
     double seconds = 0;
     uint64_t cells = 0, pairs = 0, rescored = 0, linear = 0;
     for (size_t q0 = 0; q0 < qf.n; q0 += qblock) {
         size_t nq = qf.n - q0 < qblock ? qf.n - q0 : qblock;
-        if (do_plus && run_batch(&cf, s, qs + q0, nq, ts, tf.n, res,
+        if (do_plus && run_batch(cf, s, qs + q0, nq, ts, tf.n, res,
                                  &seconds) != HAY_OK)
             goto out;
-        if (do_minus && run_batch(&cf, s, rs + q0, nq, ts, tf.n, resm,
+        if (do_minus && run_batch(cf, s, rs + q0, nq, ts, tf.n, resm,
                                   &seconds) != HAY_OK)
             goto out;
         for (size_t a = 0; a < nq; a++) {
@@ -657,7 +684,7 @@ int align_main(int argc, char **argv)
             for (size_t b = 0; b < tf.n; b++) {
                 hit *h = &hits[b];
                 h->have_stats = qst != NULL;
-                if (qst && cf.fsc && qst->fsc)
+                if (qst && cf->fsc && qst->fsc)
                     h->evalue = hay_align_evalue_fsc(qst, h->r->score, q->len,
                                                      tf.recs[b].len,
                                                      db_residues);
@@ -666,26 +693,26 @@ int align_main(int argc, char **argv)
                                                        space[a]);
                 if (qst)
                     h->bits = hay_align_bitscore(qst, h->r->score);
-                if (cf.format == F_SAM && h->r->score > 0 &&
-                    (!cf.have_evalue ||
-                     (h->have_stats && h->evalue <= cf.max_evalue)) &&
+                if (cf->format == F_SAM && h->r->score > 0 &&
+                    (!cf->have_evalue ||
+                     (h->have_stats && h->evalue <= cf->max_evalue)) &&
                     (primary == SIZE_MAX ||
                      h->r->score > hits[primary].r->score))
                     primary = b;
             }
-            if (cf.format == F_SAM && primary == SIZE_MAX)
+            if (cf->format == F_SAM && primary == SIZE_MAX)
                 print_sam_record(q, NULL, NULL, 4);
             for (size_t b = 0; b < tf.n; b++) {
                 const hit *h = &hits[b];
                 const seq_rec *t = &tf.recs[b];
-                if (!cf.have_evalue || (h->have_stats &&
-                                        h->evalue <= cf.max_evalue))
-                    switch (cf.format) {
+                if (!cf->have_evalue || (h->have_stats &&
+                                        h->evalue <= cf->max_evalue))
+                    switch (cf->format) {
                     case F_TSV: print_tsv(t, h); break;
                     case F_BLAST6: print_blast6(t, h); break;
                     case F_JSON: print_json(t, h, &first); break;
                     case F_PAIR:
-                        print_pair(&cf, s, h->qa, t, h->qc, &ts[b], h->r,
+                        print_pair(cf, s, h->qa, t, h->qc, &ts[b], h->r,
                                    h->minus);
                         break;
                     case F_SAM:
@@ -714,12 +741,12 @@ int align_main(int argc, char **argv)
             free(hits);
         }
     }
-    if (cf.format == F_JSON)
+    if (cf->format == F_JSON)
         printf("\n]}\n");
-    if (cf.stats) {
+    if (cf->stats) {
         const char *v = "gpu";
-        if (cf.opt.backend == HAY_BACKEND_CPU || cf.opt.backend == HAY_BACKEND_AUTO)
-            hay_align_variant_check(cf.opt.variant, &v);
+        if (cf->opt.backend == HAY_BACKEND_CPU || cf->opt.backend == HAY_BACKEND_AUTO)
+            hay_align_variant_check(cf->opt.variant, &v);
         fprintf(stderr, "stats: pairs=%" PRIu64 " cells=%" PRIu64
                 " seconds=%.6f gcups=%.3f variant=%s threads=%d "
                 "rescored32=%" PRIu64 " linear_tracebacks=%" PRIu64 "\n",

@@ -30,14 +30,22 @@ typedef struct aconfig {
     size_t top;                     /* --top K; 0: not given */
     int32_t min_score;              /* --min-score */
     int have_min_score;
+    int strict_input;               /* --strict-input: empty records are errors */
+    int force;                      /* --force: align mixed alphabets */
     const char *qpath, *tpath;
-    int argc;
-    char **argv;
+    char *command_line;             /* "hay align ARGS" as given, for SAM's
+                                       @PG (malloc'd; NULL if out of memory) */
 } aconfig;
 
-/* DNA when every residue is a nucleotide letter and 90% are A, C, G, T, U
- * or N (a and b may be the same file). */
+/* seqkind.c: DNA when every residue is a nucleotide letter and 90% are A,
+ * C, G, T, U or N (a and b may be the same file). */
 int looks_dna(const seq_file *a, const seq_file *b);
+/* 0 when f's sequences are of the scoring's kind (DNA or protein: each
+ * sequence of 20 residues or more, and the file's all together, by
+ * looks_dna's rule); else -1 after printing which ("PATH: ROLE 'ID' looks
+ * like DNA but ..."), or 0 after printing it as a warning with --force. */
+int check_kind(const aconfig *cf, const hay_align_scoring *s,
+               const seq_file *f, const char *path, const char *role);
 /* The scoring of the options (defaults filled in cf); NULL after printing
  * why. */
 hay_align_scoring *make_scoring(aconfig *cf, int dna);

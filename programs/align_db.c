@@ -67,14 +67,15 @@ static int open_target(aconfig *cf, const seq_file *qf, seq_file *tf,
 {
     char err[1024];
     if (!file_is_db(cf->tpath)) {
-        if (seq_file_read(cf->tpath, tf, err, sizeof err)) {
+        if (seq_file_read(cf->tpath, cf->strict_input, "hay align", tf,
+                          err, sizeof err)) {
             fprintf(stderr, "hay align: %s\n", err);
             return -1;
         }
         *have_tf = 1;
         int dna = cf->mode == 1 || (cf->mode == 0 && looks_dna(qf, tf));
         *s = make_scoring(cf, dna);
-        if (!*s)
+        if (!*s || check_kind(cf, *s, tf, cf->tpath, "target"))
             return -1;
         *db = db_from_seq_file(*s, tf, cf->tpath, "hay align");
         return *db ? 0 : -1;
@@ -200,7 +201,7 @@ static hay_status search_block(const aconfig *cf, const hay_align_db *db,
 
 int align_db_main(aconfig *cf)
 {
-    seq_file qf, tf, rf = { NULL, 0, 0 };
+    seq_file qf, tf, rf = { 0 };
     int have_tf = 0, rc = 2;
     char err[1024];
     hay_align_db *db = NULL;
@@ -210,11 +211,13 @@ int align_db_main(aconfig *cf)
     char *letters = NULL;
     shit *list = NULL;
     hay_align_db_results *res = NULL, *resm = NULL;
-    if (seq_file_read(cf->qpath, &qf, err, sizeof err)) {
+    if (seq_file_read(cf->qpath, cf->strict_input, "hay align", &qf,
+                      err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
         return 2;
     }
-    if (open_target(cf, &qf, &tf, &have_tf, &db, &s))
+    if (open_target(cf, &qf, &tf, &have_tf, &db, &s) ||
+        check_kind(cf, s, &qf, cf->qpath, "query"))
         goto out;
     int is_dna = hay_align_scoring_is_dna(s);
     if (!is_dna && (cf->strand == 1 || cf->strand == 3)) {

@@ -260,13 +260,9 @@ void print_sam_header(const aconfig *cf, const seq_file *tf)
 
 void print_sam_pg(const aconfig *cf)
 {
-    printf("@PG\tID:hay\tPN:hay\tVN:%s\tCL:hay", hay_version());
-    for (int i = 1; i < cf->argc; i++) {
-        const char *a = cf->argv[i];
-        printf(" ");
-        for (; *a; a++)
-            putchar(*a == '\t' || *a == '\n' ? ' ' : *a);
-    }
+    printf("@PG\tID:hay\tPN:hay\tVN:%s", hay_version());
+    if (cf->command_line)
+        printf("\tCL:%s", cf->command_line);
     printf("\n");
 }
 

@@ -28,7 +28,8 @@ static void usage_db(FILE *f)
 "      --dna, --protein      the sequences' kind (default: detected as hay\n"
 "                            align does)\n"
 "      --matrix NAME|FILE    the protein alphabet: a built-in matrix name or\n"
-"                            an NCBI-format file (default blosum62)\n"
+"                            an NCBI-format file (default blosum62)\n""      --strict-input        a record with no residues is an error (default:\n"
+"                            left out, with a warning naming it)\n"
 "  -h, --help                this help\n"
 "\n"
 "Exit status: 0 done, 2 bad input or usage.\n", f);
@@ -36,11 +37,12 @@ static void usage_db(FILE *f)
 
 static int db_build(int argc, char **argv)
 {
-    enum { O_DNA = 256, O_PROTEIN, O_MATRIX };
+    enum { O_DNA = 256, O_PROTEIN, O_MATRIX, O_STRICT_INPUT };
     static const struct option opts[] = {
         { "dna", no_argument, NULL, O_DNA },
         { "protein", no_argument, NULL, O_PROTEIN },
         { "matrix", required_argument, NULL, O_MATRIX },
+        { "strict-input", no_argument, NULL, O_STRICT_INPUT },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -53,6 +55,7 @@ static int db_build(int argc, char **argv)
         case O_DNA: cf.mode = 1; break;
         case O_PROTEIN: cf.mode = 2; break;
         case O_MATRIX: cf.matrix = optarg; break;
+        case O_STRICT_INPUT: cf.strict_input = 1; break;
         case 'h': usage_db(stdout); return 0;
         default: usage_db(stderr); return 2;
         }
@@ -65,7 +68,8 @@ static int db_build(int argc, char **argv)
     const char *in = argv[optind], *outp = argv[optind + 1];
     seq_file f;
     char err[1024];
-    if (seq_file_read(in, &f, err, sizeof err)) {
+    if (seq_file_read(in, cf.strict_input, "hay db build", &f, err,
+                      sizeof err)) {
         fprintf(stderr, "hay db build: %s\n", err);
         return 2;
     }

@@ -65,7 +65,15 @@ static int slurp(const char *path, char **data, size_t *len, char *err,
             break;
         n += (size_t)r;
     }
-    gzclose(gz);
+    /* zlib ends a gzip stream cut short as if it were whole, and says so
+     * only here: the residues read so far are not the file. */
+    int e;
+    gzerror(gz, &e);
+    if (gzclose(gz) == Z_BUF_ERROR || e == Z_BUF_ERROR) {
+        free(buf);
+        return fail(err, cap, "%s: truncated gzip file (unexpected end of "
+                    "file)", path);
+    }
     buf[n] = 0;
     *data = buf;
     *len = n;
@@ -122,8 +130,12 @@ static int append(seq_rec *rec, size_t *cap, const char *s, size_t n)
     return 0;
 }
 
+/* The first word after '>' or '@': "> NAME" is named NAME, as Biopython
+ * and EMBOSS read it. */
 static char *header_id(const char *h)
 {
+    while (*h == ' ' || *h == '\t')
+        h++;
     size_t k = 0;
     while (h[k] && h[k] != ' ' && h[k] != '\t')
         k++;
@@ -149,13 +161,35 @@ static int add_rec(seq_file *f, size_t *cap)
     return 0;
 }
 
-int seq_file_read(const char *path, seq_file *f, char *err, size_t errcap)
+/* Warns of the first few empty records by name, then counts the rest. */
+enum { EMPTY_NAMED = 5 };
+
+static void empty_skipped(const char *prog, const char *path, size_t line,
+                          const char *id, size_t nth)
+{
+    if (!prog || nth > EMPTY_NAMED)
+        return;
+    fprintf(stderr, "%s: %s: line %zu: sequence '%s' is empty; skipped "
+            "(--strict-input makes it an error)\n", prog, path, line, id);
+}
+
+int seq_file_read(const char *path, int strict, const char *prog,
+                  seq_file *f, char *err, size_t errcap)
 {
     memset(f, 0, sizeof *f);
     char *data = NULL;
     size_t len = 0;
     if (slurp(path, &data, &len, err, errcap))
         return -1;
+    int rc = seq_file_parse(data, len, path, strict, prog, f, err, errcap);
+    free(data);
+    return rc;
+}
+
+int seq_file_parse(char *data, size_t len, const char *path, int strict,
+                   const char *prog, seq_file *f, char *err, size_t errcap)
+{
+    memset(f, 0, sizeof *f);
     reader r = { data, data + len, 0 };
     size_t rcap = 0, scap = 0, hl;
     char *h;
@@ -233,17 +267,31 @@ int seq_file_read(const char *path, seq_file *f, char *err, size_t errcap)
                 ;
         }
         if (rec->len == 0) {
-            fail(err, errcap, "%s: line %zu: sequence '%s' is empty", path,
-                 hline, rec->id);
-            goto out;
+            if (strict) {
+                fail(err, errcap, "%s: line %zu: sequence '%s' is empty",
+                     path, hline, rec->id);
+                goto out;
+            }
+            empty_skipped(prog, path, hline, rec->id, ++f->skipped);
+            free(rec->id);
+            free(rec->seq);
+            free(rec->qual);
+            f->n--;
         }
+    }
+    if (prog && f->skipped > EMPTY_NAMED)
+        fprintf(stderr, "%s: %s: %zu more empty sequences skipped\n", prog,
+                path, f->skipped - EMPTY_NAMED);
+    if (f->n == 0) {
+        fail(err, errcap, "%s: no sequences (%zu empty ones skipped)", path,
+             f->skipped);
+        goto out;
     }
     rc = 0;
     goto out;
 nomem:
     fail(err, errcap, "%s: out of memory", path);
 out:
-    free(data);
     if (rc)
         seq_file_free(f);
     return rc;

@@ -80,8 +80,8 @@ hay_status hay_sw_scalar_score(const hay_align_scoring *s, const uint8_t *q,
  * Global alignment of q[0, m) against t[0, n) (both may be empty), affine
  * gaps, maximum score; writes one op per column ('=', 'X', 'I', 'D') into
  * ops (capacity m + n) and sets *len, *score.  Full direction matrix when
- * (m + 1) * (n + 1) <= budget, Myers-Miller in linear space otherwise
- * (*linear set to 1).
+ * (m + 1) * (n + 1) <= budget and it can be allocated, Myers-Miller in
+ * linear space otherwise (*linear set to 1).
  */
 hay_status hay_sw_global_ops(const hay_align_scoring *s, const uint8_t *q,
                              size_t m, const uint8_t *t, size_t n,

@@ -316,7 +316,8 @@ hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
             if (k > m - i || k > n - j)
                 return HAY_ERR_INVALID;
             for (uint64_t x = 0; x < k; x++, i++, j++) {
-                if ((op == '=' && q[i] != t[j]) || (op == 'X' && q[i] == t[j]))
+                if (q[i] >= s->alpha || t[j] >= s->alpha ||
+                    (op == '=' && q[i] != t[j]) || (op == 'X' && q[i] == t[j]))
                     return HAY_ERR_INVALID;
                 total += s->matrix[q[i] * s->alpha + t[j]];
             }
@@ -324,6 +325,9 @@ hay_status hay_align_rescore(const hay_align_scoring *s, const uint8_t *q,
         case 'I': case 'D':
             if (op == 'I' ? k > m - i : k > n - j)
                 return HAY_ERR_INVALID;
+            for (uint64_t x = 0; x < k; x++)
+                if ((op == 'I' ? q[i + x] : t[j + x]) >= s->alpha)
+                    return HAY_ERR_INVALID;
             if (op == 'I')
                 i += k;
             else

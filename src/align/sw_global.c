@@ -16,7 +16,10 @@
  * the middle) of the cheapest path, and both halves are solved the same
  * way.  tb and te are what a vertical gap at the top and at the bottom of a
  * sub-rectangle costs to open: g, or 0 when it continues a gap of the
- * neighbour.  Costs are 64-bit.
+ * neighbour.  Costs are 64-bit.  When the direction matrix of a
+ * rectangle within the budget cannot be allocated after all (the budget
+ * is the caller's guess; a memory limit has the last word), the rectangle
+ * is split as a larger one would be and the budget lowered below it.
  */
 #include "align_internal.h"
 
@@ -29,7 +32,8 @@ typedef struct mm {
     const hay_align_scoring *s;
     const uint8_t *a, *b;
     int64_t g, h;
-    int64_t *cc, *dd, *rr, *ss;
+    int64_t *cc, *dd, *rr, *ss;     /* linear-space rows, n + 1 each */
+    size_t n;
     char *ops;
     size_t len;
     uint64_t budget;
@@ -43,16 +47,19 @@ static inline char rep(uint8_t qa, uint8_t tb)
 }
 
 /* Full direction matrix: bits 0-1 C's source (0 diagonal, 1 V, 2 Z),
- * bit 2 V extends V above, bit 3 Z extends Z to the left. */
-static void full(mm *x, size_t ai, size_t m, size_t bj, size_t n, int64_t tb,
-                 int64_t te)
+ * bit 2 V extends V above, bit 3 Z extends Z to the left.  Returns 0, or
+ * -1 when the direction matrix cannot be allocated (nothing done). */
+static int full(mm *x, size_t ai, size_t m, size_t bj, size_t n, int64_t tb,
+                int64_t te)
 {
     const int64_t g = x->g, h = x->h;
     size_t cols = n + 1;
     uint8_t *dir = malloc((m + 1) * cols);
+    if (!dir)
+        return -1;
     int64_t *c = malloc(cols * sizeof *c), *v = malloc(cols * sizeof *v);
     char *rev = malloc(m + n + 1);
-    if (!dir || !c || !v || !rev) {
+    if (!c || !v || !rev) {
         x->st = HAY_ERR_NOMEM;
         goto out;
     }
@@ -137,6 +144,22 @@ out:
     free(c);
     free(v);
     free(rev);
+    return 0;
+}
+
+/* The four rows of the linear-space passes, allocated at the first split. */
+static int rows(mm *x)
+{
+    if (x->cc)
+        return 0;
+    x->cc = malloc((x->n + 1) * sizeof(int64_t));
+    x->dd = malloc((x->n + 1) * sizeof(int64_t));
+    x->rr = malloc((x->n + 1) * sizeof(int64_t));
+    x->ss = malloc((x->n + 1) * sizeof(int64_t));
+    if (x->cc && x->dd && x->rr && x->ss)
+        return 0;
+    x->st = HAY_ERR_NOMEM;
+    return -1;
 }
 
 static int fits(const mm *x, size_t m, size_t n)
@@ -153,9 +176,16 @@ static void diff(mm *x, size_t ai, size_t m, size_t bj, size_t n, int64_t tb,
     if (x->st != HAY_OK)
         return;
     if (fits(x, m, n)) {
-        full(x, ai, m, bj, n, tb, te);
-        return;
+        if (full(x, ai, m, bj, n, tb, te) == 0)
+            return;
+        if (m <= 1) {
+            x->st = HAY_ERR_NOMEM;
+            return;
+        }
+        x->budget = (uint64_t)(m + 1) * (n + 1) / 2;
     }
+    if (rows(x))
+        return;
     x->linear = 1;
     const int64_t g = x->g, h = x->h;
     int64_t *cc = x->cc, *dd = x->dd, *rr = x->rr, *ss = x->ss;
@@ -262,15 +292,8 @@ hay_status hay_sw_global_ops(const hay_align_scoring *s, const uint8_t *q,
     x.h = s->extend;
     x.ops = ops;
     x.budget = budget;
+    x.n = n;
     x.st = HAY_OK;
-    if (!fits(&x, m, n)) {
-        x.cc = malloc((n + 1) * sizeof(int64_t));
-        x.dd = malloc((n + 1) * sizeof(int64_t));
-        x.rr = malloc((n + 1) * sizeof(int64_t));
-        x.ss = malloc((n + 1) * sizeof(int64_t));
-        if (!x.cc || !x.dd || !x.rr || !x.ss)
-            x.st = HAY_ERR_NOMEM;
-    }
     diff(&x, 0, m, 0, n, x.g, x.g);
     free(x.cc);
     free(x.dd);

@@ -538,6 +538,7 @@ struct hay_stream {
     uint8_t *buf;        /* tail (up to longest - 1 bytes), then room for a junction */
     size_t tail;
     bool stopped;
+    bool closed;         /* hay_stream_close done: only free is left */
     hay_leftmost *leftmost;   /* the leftmost modes' filter, or NULL */
 };
 
@@ -575,6 +576,7 @@ hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
 hay_status hay_stream_write(hay_stream *st, const void *data, size_t len)
 {
     RETURN_ERROR_IF(!st || (!data && len), HAY_ERR_INVALID);
+    RETURN_ERROR_IF(st->closed, HAY_ERR_STATE);
     if (st->stopped)
         return HAY_STOPPED;
     if (len == 0)
@@ -616,12 +618,19 @@ hay_status hay_stream_close(hay_stream *st)
 {
     if (!st)
         return HAY_OK;
-    hay_status s = HAY_OK;
+    RETURN_ERROR_IF(st->closed, HAY_ERR_STATE);
+    st->closed = true;
     if (st->leftmost && !st->stopped && hay_leftmost_flush(st->leftmost))
-        s = HAY_STOPPED;
+        return HAY_STOPPED;
+    return HAY_OK;
+}
+
+void hay_stream_free(hay_stream *st)
+{
+    if (!st)
+        return;
     hay_leftmost_free(st->leftmost);
     hay_allocator a = st->set->alloc;
     hay_free(&a, st->buf);
     hay_free(&a, st);
-    return s;
 }

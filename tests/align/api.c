@@ -263,6 +263,21 @@ int main(void)
              HAY_ERR_INVALID, "bad op");
     CHECK_ST(hay_align_rescore(dna, a8, 8, b10, 10, 0, 0, "", &sc),
              HAY_ERR_INVALID, "empty");
+    {
+        /* Codes past the alphabet (the caller's, not hay_align_encode's):
+         * refused, not looked up past the end of the matrix. */
+        const uint8_t far[3] = { 250, 0, 255 }, ok3[3] = { 0, 0, 0 };
+        CHECK_ST(hay_align_rescore(prot, far, 3, ok3, 3, 0, 0, "3M", &sc),
+                 HAY_ERR_INVALID, "query code past the alphabet");
+        CHECK_ST(hay_align_rescore(prot, ok3, 3, far, 3, 0, 0, "3M", &sc),
+                 HAY_ERR_INVALID, "target code past the alphabet");
+        CHECK_ST(hay_align_rescore(dna, far, 3, far, 3, 0, 0, "3=", &sc),
+                 HAY_ERR_INVALID, "equal codes past the alphabet");
+        CHECK_ST(hay_align_rescore(prot, far, 3, ok3, 3, 1, 1, "1M", &sc),
+                 HAY_OK, "codes past the alphabet outside the alignment");
+        CHECK_ST(hay_align_rescore(prot, far, 3, ok3, 3, 0, 0, "1I2M", &sc),
+                 HAY_ERR_INVALID, "a code past the alphabet in a gap");
+    }
 
     hay_align_result_clear(NULL);
     hay_align_scoring_free(NULL);

@@ -142,6 +142,7 @@ static void test_free_null(void)
     hay_patterns_free(NULL);
     hay_scratch_free(NULL);
     CHECK_ST(hay_stream_close(NULL), HAY_OK, "hay_stream_close(NULL)");
+    hay_stream_free(NULL);
     hay_compile_opts_init(NULL);
     hay_scan_opts_init(NULL);
     CHECK(true, "free(NULL) calls returned");
@@ -255,6 +256,7 @@ static void test_invalid_args(void)
     CHECK_ST(hay_stream_write(st, NULL, 3), HAY_ERR_INVALID, "write NULL data");
     CHECK_ST(hay_stream_write(st, NULL, 0), HAY_OK, "write NULL, 0");
     CHECK_ST(hay_stream_close(st), HAY_OK, "close unused stream");
+    hay_stream_free(st);
 
     hay_scratch_free(scr);
     hay_patterns_free(set);
@@ -323,6 +325,7 @@ static void test_limits(void)
                 ok = hay_stream_write(st, hay + at, len - at < 4099 ? len - at : 4099)
                      == HAY_OK;
             ok = hay_stream_close(st) == HAY_OK && ok;
+            hay_stream_free(st);
             bool agree = tu_checker_done(&ck, false);
             CHECK(ok && agree, "%s: stream for the longest pattern: %s; %s",
                   e->label, ok ? "calls ok" : "a call failed",
@@ -834,6 +837,7 @@ static bool workflow(const tu_engine *e, const hay_pattern *p, size_t n,
                     "%s: stream writes %s %s; %s", what, hay_strerror(w1),
                     hay_strerror(w2), agree ? "ok" : ck.err);
         ok &= CHECK(hay_stream_close(st) == HAY_OK, "%s: stream close", what);
+        hay_stream_free(st);
     }
     tu_checker_free(&ck);
     hay_scratch_free(scr);

@@ -130,6 +130,7 @@ static void check_stream(const uint8_t *map)
         ok = hay_stream_write(st, map + at, (size_t)n) == HAY_OK;
     }
     ok = hay_stream_close(st) == HAY_OK && ok;
+    hay_stream_free(st);
     bool agree = tu_checker_done(&ck, false);
     CHECK(ok && agree, "stream of 4.5 GiB in 1 GiB writes: %s; %s",
           ok ? "calls ok" : "a call failed", agree ? "offsets agree" : ck.err);

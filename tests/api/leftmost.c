@@ -182,6 +182,7 @@ static void one_case(tu_rng *r, uint64_t iter)
             at += piece;
         }
         hay_status sc = hay_stream_close(st);
+        hay_stream_free(st);
         CHECK(s == HAY_OK && sc == HAY_OK && same(&sq.got, &exp, exp.n, why, sizeof why),
               "stream on %s: %s / %s; %s", en->label, hay_strerror(s),
               hay_strerror(sc), why);
@@ -201,6 +202,7 @@ static void one_case(tu_rng *r, uint64_t iter)
             if (s == HAY_OK)
                 s = hay_stream_write(st, hay, len);
             sc = hay_stream_close(st);
+            hay_stream_free(st);
             CHECK((s == HAY_OK || s == HAY_STOPPED) &&
                   (s == HAY_STOPPED || sc == HAY_STOPPED) &&
                   same(&sq.got, &exp, exp.n, why, sizeof why),

@@ -108,6 +108,7 @@ static void feed_run(const sctx *x, const uint8_t *data, size_t len,
         ok = ok && ck.calls < stop_after && ck.calls == x->c->exp.n;
     }
     hay_status cs = hay_stream_close(st);
+    hay_stream_free(st);
     bool agree = tu_checker_done(&ck, stopped);
     CHECK(ok && cs == HAY_OK && agree,
           "stream '%s' %s %s (%s%s): %s%s, close %s; %s", x->c->name,
@@ -135,6 +136,7 @@ static void run_case_engine(const tu_case *c, const tu_engine *e)
         hay_stream *st = NULL;
         s = hay_stream_open(set, tu_check_cb, NULL, &st);
         hay_stream_close(st);
+        hay_stream_free(st);
         if (s == HAY_ERR_UNSUPPORTED && e->backend != HAY_BACKEND_CPU &&
             e->backend != HAY_BACKEND_AUTO) {
             CHECK(st == NULL, "stream_open unsupported but set the stream");
@@ -243,7 +245,9 @@ static void run_case_engine(const tu_case *c, const tu_engine *e)
                  hay_stream_write(sb, c->hay + p + 1, n - 1) == HAY_OK;
         }
         ok = hay_stream_close(sa) == HAY_OK && ok;
+        hay_stream_free(sa);
         ok = hay_stream_close(sb) == HAY_OK && ok;
+        hay_stream_free(sb);
         bool da = tu_checker_done(&a, false), db = tu_checker_done(&b, false);
         CHECK(ok && da && db, "two streams '%s' %s: %s; %s; %s", c->name,
               e->label, ok ? "calls ok" : "a call failed", da ? "a ok" : a.err,
@@ -256,8 +260,61 @@ static void run_case_engine(const tu_case *c, const tu_engine *e)
     hay_patterns_free(set);
 }
 
+static int count_one(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)id;
+    (void)start;
+    (void)end;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+/* A stream after hay_stream_close: what the header promises
+ * (HAY_ERR_STATE), in every match mode. */
+static void after_close(void)
+{
+    static const hay_match_mode modes[] = { HAY_MATCH_ALL,
+                                            HAY_MATCH_LEFTMOST_FIRST,
+                                            HAY_MATCH_LEFTMOST_LONGEST };
+    const hay_pattern pat = { (const uint8_t *)"abc", 3 };
+    for (size_t m = 0; m < 3; m++) {
+        hay_compile_opts co;
+        hay_compile_opts_init(&co);
+        co.mode = modes[m];
+        hay_patterns *set = NULL;
+        if (!CHECK(hay_patterns_compile(&pat, 1, &co, &set) == HAY_OK,
+                   "after_close: compile, mode %zu", m))
+            continue;
+        hay_stream *st = NULL;
+        size_t n = 0;
+        CHECK_ST(hay_stream_open(set, count_one, &n, &st), HAY_OK,
+                 "after_close: open");
+        CHECK_ST(hay_stream_write(st, "xxab", 4), HAY_OK, "write");
+        CHECK_ST(hay_stream_write(st, "cxx", 3), HAY_OK, "write");
+        CHECK_ST(hay_stream_close(st), HAY_OK, "close");
+        CHECK(n == 1, "after_close: %zu matches before the close", n);
+        CHECK_ST(hay_stream_write(st, "abc", 3), HAY_ERR_STATE,
+                 "write after close");
+        CHECK_ST(hay_stream_write(st, NULL, 0), HAY_ERR_STATE,
+                 "empty write after close");
+        CHECK_ST(hay_stream_close(st), HAY_ERR_STATE, "close after close");
+        CHECK(n == 1, "after_close: %zu matches after the close", n);
+        hay_stream_free(st);
+        /* Freed unclosed: the pending leftmost match is not reported. */
+        st = NULL;
+        n = 0;
+        CHECK_ST(hay_stream_open(set, count_one, &n, &st), HAY_OK, "open");
+        CHECK_ST(hay_stream_write(st, "abc", 3), HAY_OK, "write");
+        hay_stream_free(st);
+        CHECK(n == (modes[m] == HAY_MATCH_ALL), "after_close: %zu matches "
+              "from a stream freed unclosed", n);
+        hay_patterns_free(set);
+    }
+}
+
 int main(void)
 {
+    after_close();
     static const hay_backend backends[] = { HAY_BACKEND_CPU, HAY_BACKEND_CUDA,
                                             HAY_BACKEND_OPENCL };
     tu_engine engines[MAX_ENGINES];

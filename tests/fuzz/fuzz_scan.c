@@ -181,6 +181,7 @@ static void run_stream(const input *in, const hay_patterns *set,
     }
     CHECK(stopped == (stop_at && out->n == stop_at));
     CHECK(hay_stream_close(st) == HAY_OK);
+    hay_stream_free(st);
     CHECK(!out->order_bad);
 }
 

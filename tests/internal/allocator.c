@@ -145,6 +145,7 @@ static long long run(hay_backend backend, const char *algo, const hay_pattern *p
         for (size_t at = 0; at < len; at += 97)
             hay_stream_write(st, hay + at, len - at < 97 ? len - at : 97);
         CHECK_ST(hay_stream_close(st), HAY_OK, what);
+        hay_stream_free(st);
     }
     hay_scratch_free(scr);
     hay_patterns_free(set);
