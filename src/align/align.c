@@ -160,7 +160,21 @@ typedef struct ctx {
     const hay_align_options *o;
     hay_backend backend;
     engines eng;
+    int wave_ok;                    /* CPU, variant auto: long pairs may go
+                                     * to sw_wavefront.c */
+    int pair_threads;               /* threads one pair may use */
+    hay_sw_wavefront_params wave;
 } ctx;
+
+static int wave_size(const ctx *c, size_t m, size_t n)
+{
+    return c->wave_ok && (uint64_t)m * n >= c->wave.min_cells;
+}
+
+static int long_pair(const ctx *c, size_t m, size_t n)
+{
+    return c->pair_threads > 1 && wave_size(c, m, n);
+}
 
 static hay_status gpu_pass(const ctx *c, const uint8_t *q, size_t m,
                            const uint8_t *t, size_t n, sw_end *e)
@@ -209,6 +223,11 @@ static hay_status score_pass(const ctx *c, const void *prof, const uint8_t *q,
 {
     if (c->backend == HAY_BACKEND_CUDA || c->backend == HAY_BACKEND_OPENCL)
         return gpu_pass(c, q, m, t, n, e);
+    if (long_pair(c, m, n)) {
+        *flags |= HAY_ALIGN_WAVEFRONT;
+        return hay_sw_wavefront_score(c->s, q, m, t, n, c->pair_threads,
+                                      (size_t)c->wave.tile, 1, e);
+    }
     hay_status st;
     void *own = NULL;
     if (!prof) {
@@ -399,8 +418,14 @@ static hay_status ctx_init(ctx *c, const hay_align_scoring *s,
     c->s = s;
     c->o = o;
     c->backend = o->backend == HAY_BACKEND_AUTO ? HAY_BACKEND_CPU : o->backend;
-    if (c->backend == HAY_BACKEND_CPU)
+    if (c->backend == HAY_BACKEND_CPU) {
+        hay_status st = hay_sw_wavefront_params_get(o->device_params, &c->wave);
+        if (st != HAY_OK)
+            return st;
+        c->wave_ok = !o->variant || !strcmp(o->variant, "auto");
+        c->pair_threads = o->threads > 0 ? o->threads : omp_get_num_procs();
         return resolve(o->variant, &c->eng);
+    }
     if (c->backend == HAY_BACKEND_CUDA) {
 #ifndef HAY_HAVE_CUDA_SW
         return HAY_ERR_NO_BACKEND;
@@ -482,10 +507,24 @@ hay_status hay_align_batch(const hay_align_scoring *s,
             }
         }
     }
+    /* Long pairs first, one at a time on all the threads (sw_wavefront.c);
+     * then the others, one pair a thread. */
+    int serial = c.pair_threads > 1;
+    memset(results, 0, npairs * sizeof *results);
+    for (size_t p = 0; serial && first == HAY_OK && p < npairs; p++) {
+        const hay_align_seq *x = &queries[p / ntargets];
+        const hay_align_seq *y = &targets[p % ntargets];
+        if (wave_size(&c, x->len, y->len))
+            first = pair_run(&c, prof[p / ntargets], x->codes, x->len,
+                             y->codes, y->len, &results[p]);
+    }
+    c.pair_threads = 1;
     if (first == HAY_OK) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (size_t p = 0; p < npairs; p++) {
             size_t qi = p / ntargets, ti = p % ntargets;
+            if (serial && wave_size(&c, queries[qi].len, targets[ti].len))
+                continue;
             hay_status e = pair_run(&c, cpu ? prof[qi] : NULL,
                                     queries[qi].codes, queries[qi].len,
                                     targets[ti].codes, targets[ti].len,
@@ -496,8 +535,6 @@ hay_status hay_align_batch(const hay_align_scoring *s,
                     first = e;
             }
         }
-    } else {
-        memset(results, 0, npairs * sizeof *results);
     }
     if (cpu)
         for (size_t qi = 0; qi < nqueries; qi++)

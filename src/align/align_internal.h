@@ -77,6 +77,31 @@ hay_status hay_sw_scalar_score(const hay_align_scoring *s, const uint8_t *q,
                                sw_end *e);
 
 /*
+ * One long pair on many threads (sw_wavefront.c): tiles of `tile` x `tile`
+ * cells (a multiple of 8; 0: chosen from the sizes and the threads) in a
+ * wavefront of OpenMP tasks, each tile in AVX2 strips (simd 1 and the CPU
+ * has AVX2) or scalar rows.  32 bits, exact; the tie rule of sw_device.h.
+ */
+hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
+                                  size_t m, const uint8_t *t, size_t n,
+                                  int threads, size_t tile, int simd,
+                                  sw_end *e);
+/* Whether the CPU runs the AVX2 strips. */
+int hay_sw_wavefront_simd(void);
+
+/* The CPU aligner's keys (hay_align_options.device_params on the CPU). */
+typedef struct hay_sw_wavefront_params {
+    uint64_t given;
+    uint64_t min_cells;     /* wavefront_cells */
+    uint64_t tile;          /* wavefront_tile, 0: auto */
+} hay_sw_wavefront_params;
+struct hay_param_table;
+extern const struct hay_param_table hay_sw_wavefront_param_table;
+/* Parses `text` (NULL: the defaults): HAY_OK or HAY_ERR_INVALID. */
+hay_status hay_sw_wavefront_params_get(const char *text,
+                                       hay_sw_wavefront_params *out);
+
+/*
  * Global alignment of q[0, m) against t[0, n) (both may be empty), affine
  * gaps, maximum score; writes one op per column ('=', 'X', 'I', 'D') into
  * ops (capacity m + n) and sets *len, *score.  Full direction matrix when
