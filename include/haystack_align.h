@@ -212,7 +212,7 @@ enum {
  * Long pairs.  On the CPU with variant auto (or NULL), a pair of at least
  * wavefront_cells cells (query length x target length; default 256M) is
  * scored on all of o->threads threads at once: the matrix in tiles of
- * wavefront_tile x wavefront_tile cells (a multiple of 8; default: from the
+ * wavefront_tile x wavefront_tile cells (at least 8; default: from the
  * sizes and the threads), tiles along anti-diagonals, 32-bit AVX2 inside a
  * tile (scalar without AVX2).  Score and end are those of every variant;
  * the reverse pass that finds the start runs the same way, the traceback

@@ -1,9 +1,9 @@
 /*
  * sw_wavefront.c - one long pair's score pass on many cores: the matrix in
- * tiles, a wavefront of tiles on OpenMP threads, each tile in strips of 8
- * rows computed along anti-diagonals in AVX2 vectors (32-bit lanes).  The
- * scheme of the CUDA paper in ../shared/papers (cuda-smith-waterman-
- * wavefront): blocks along anti-diagonals, parallel inside.
+ * tiles, a wavefront of tiles on OpenMP threads, each tile a striped SIMD
+ * pass (Farrar's, as sw_striped_impl.h; AVX2, 32-bit lanes).  The scheme
+ * of the CUDA paper in ../shared/papers (cuda-smith-waterman-wavefront):
+ * blocks along anti-diagonals, parallel inside.
  *
  * Tiles.  Rows (query) in blocks of `tile` rows, columns (target) in blocks
  * of `tile` columns.  Tile (bi, bj) needs, as inputs, the bottom row of
@@ -14,28 +14,17 @@
  * column: the bottom row of the last tile done in that column block),
  * hcol/ecol (one a query row: the right column of the last tile in that row
  * block); corner[bi] carries H(r0 - 1, c0 - 1) from a tile to the next one
- * in its row block (each tile saves hrow[c1 - 1] before its first strip
- * overwrites it).  The tiles of a column block run in order of bi and those
- * of a row block in order of bj, so no entry is written while another tile
- * reads it.  The schedule: OpenMP tasks, made in anti-diagonal order, each
- * depending on its upper and left neighbour.
- *
- * Strips.  Eight rows r .. r + 7 at once, lane l holding row r + 7 - l:
- * at step j lane l computes column j - 7 + l, so the row above (lane l + 1)
- * computed the same column one step before and the cell up-left two steps
- * before.  Up values come in by a lane permutation, the top lane from the
- * row above the strip; the bottom lane's H and F go out to hrow/frow and
- * become the next strip's top.  Lanes outside [c0, c1) at the ramps keep
- * their state (the left column before they start, the right column after).
- * Scores: one gather from a strip profile of 8 x alpha entries; the target
- * codes t[j - 7 .. j] come in as 8 bytes (the target is copied with 8
- * bytes of padding either side).  Rows left over (fewer than 8) and CPUs
- * without AVX2 take a scalar row loop with the same inputs and outputs.
+ * in its row block (each tile saves hrow[c1 - 1] before it overwrites it).
+ * The tiles of a column block run in order of bi and those of a row block
+ * in order of bj, so no entry is written while another tile reads it.  The
+ * schedule: OpenMP tasks, made in anti-diagonal order, each depending on
+ * its upper and left neighbours.  CPUs without AVX2 run the tiles row by
+ * row in scalar code (the same inputs and outputs).
  *
  * Best cell: the first one in row-major order (sw_device.h's tie rule):
- * per row the first column reaching the row's maximum (a strictly greater
- * value replaces), per tile the first row, and across tiles the smallest
- * (row, column) among the tiles holding the largest score.
+ * per tile as the striped engine finds it (smallest row, then smallest
+ * column), across tiles the smallest (row, column) among the tiles holding
+ * the largest score.
  *
  * Values are exact 32-bit integers (align.c keeps scores below 2^30);
  * minus infinity is -2^29 and no value goes far below -open.
@@ -58,9 +47,9 @@ static const hay_param wavefront_keys[] = {
                  "one pair of at least this many cells (query x target) runs "
                  "on all the threads, in tiles along anti-diagonals"),
     HAY_PARAM_U(hay_sw_wavefront_params, tile, "wavefront_tile", 8,
-                (uint64_t)1 << 20, 8, NULL,
-                "tile side in cells, a multiple of 8 (default: from the "
-                "pair's size and the threads, 256 to 4096)"),
+                (uint64_t)1 << 20, 0, NULL,
+                "tile side in cells (default: from the pair's size and the "
+                "threads, 256 to 4096)"),
 };
 const hay_param_table hay_sw_wavefront_param_table =
     HAY_PARAM_TABLE("cpu align", hay_sw_wavefront_params, wavefront_keys);
@@ -91,10 +80,11 @@ static int better(const cell *a, const cell *b)
 
 typedef struct wave {
     const hay_align_scoring *s;
-    const uint8_t *q, *t;       /* t: padded, t[-8 .. n + 8) readable */
+    const uint8_t *q, *t;
     size_t m, n, tile, nbi, nbj;
     int32_t *hrow, *frow, *hcol, *ecol, *corner;
     int simd;
+    char *failed;
 } wave;
 
 static inline int32_t max32(int32_t a, int32_t b)
@@ -136,99 +126,146 @@ static void row_scalar(const wave *w, size_t i, size_t c0, size_t c1,
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* One step of a strip at step j (see the top of the file); masked: lanes
- * outside the tile's columns keep their state. */
-#define STRIP_STEP(MASKED)                                                    \
-    do {                                                                      \
-        int32_t th = NEG, tf = NEG;                                           \
-        if (!(MASKED) || j < c1) {                                            \
-            th = hrow[j];                                                     \
-            tf = frow[j];                                                     \
-        }                                                                     \
-        __m256i up = _mm256_blend_epi32(                                      \
-            _mm256_permutevar8x32_epi32(h, down), _mm256_set1_epi32(th), 0x80); \
-        __m256i fu = _mm256_blend_epi32(                                      \
-            _mm256_permutevar8x32_epi32(f, down), _mm256_set1_epi32(tf), 0x80); \
-        __m256i tv = _mm256_cvtepu8_epi32(                                    \
-            _mm_loadl_epi64((const __m128i *)(w->t + j - 7)));                \
-        __m256i sc = _mm256_i32gather_epi32(                                  \
-            prof, _mm256_add_epi32(_mm256_slli_epi32(tv, 3), iota), 4);       \
-        __m256i fn = _mm256_max_epi32(_mm256_sub_epi32(fu, vext),             \
-                                      _mm256_sub_epi32(up, vopen));           \
-        __m256i en = _mm256_max_epi32(_mm256_sub_epi32(e, vext),              \
-                                      _mm256_sub_epi32(h, vopen));            \
-        __m256i hn = _mm256_max_epi32(                                        \
-            _mm256_max_epi32(_mm256_add_epi32(diag, sc), zero),               \
-            _mm256_max_epi32(en, fn));                                        \
-        diag = up;                                                            \
-        __m256i upd = _mm256_cmpgt_epi32(hn, bh);                             \
-        if (MASKED) {                                                         \
-            __m256i rel = _mm256_add_epi32(                                   \
-                _mm256_set1_epi32((int32_t)(j - c0) - 7), iota);              \
-            __m256i act = _mm256_and_si256(                                   \
-                _mm256_cmpgt_epi32(rel, _mm256_set1_epi32(-1)),               \
-                _mm256_cmpgt_epi32(width, rel));                              \
-            hn = _mm256_blendv_epi8(h, hn, act);                              \
-            en = _mm256_blendv_epi8(e, en, act);                              \
-            upd = _mm256_and_si256(upd, act);                                 \
-        }                                                                     \
-        bh = _mm256_blendv_epi8(bh, hn, upd);                                 \
-        bj = _mm256_blendv_epi8(bj, _mm256_set1_epi32((int32_t)(j - c0)), upd); \
-        h = hn;                                                               \
-        e = en;                                                               \
-        f = fn;                                                               \
-        if (!(MASKED) || j >= c0 + 7) {                                       \
-            hrow[j - 7] = _mm256_cvtsi256_si32(hn);                           \
-            frow[j - 7] = _mm256_cvtsi256_si32(fn);                           \
-        }                                                                     \
-    } while (0)
-
-/* Rows r .. r + 7 over columns [c0, c1); diag is H(r - 1, c0 - 1). */
-AVX2 static void strip_avx2(const wave *w, size_t r, size_t c0, size_t c1,
-                            int32_t corner, cell *best)
+/* Rows [r0, r1) over columns [c0, c1) as Farrar's striped pass
+ * (sw_striped_impl.h) with the tile's inputs and outputs: vector k holds
+ * rows k, seg + k, ..., 7 seg + k of the tile.  The pass also keeps F per
+ * row (fv), for the bottom row's F that goes out.  Where the lazy F loop
+ * stops early, an F it did not raise is at most 0: the values that stay
+ * wrong there are all at most 0 and never reach an H (H is at least 0,
+ * and F and E only fall along a gap), so every H is exact. */
+AVX2 static hay_status tile_striped_avx2(const wave *w, size_t r0, size_t r1,
+                                         size_t c0, size_t c1, int32_t corner,
+                                         cell *best)
 {
     const hay_align_scoring *s = w->s;
-    int32_t prof[HAY_ALIGN_MAX_ALPHA * LANES] __attribute__((aligned(32)));
+    const size_t rows = r1 - r0, seg = (rows + LANES - 1) / LANES;
+    __m256i *prof = aligned_alloc(32, ((size_t)s->alpha + 4) * seg * 32);
+    if (!prof)
+        return HAY_ERR_NOMEM;
+    __m256i *ha = prof + (size_t)s->alpha * seg, *hb = ha + seg;
+    __m256i *ev = hb + seg, *fv = ev + seg;
+    int32_t *pe = (int32_t *)prof;
     for (int c = 0; c < s->alpha; c++)
-        for (int l = 0; l < LANES; l++)
-            prof[c * LANES + l] = s->matrix[w->q[r + 7 - l] * s->alpha + c];
-    int32_t *hrow = w->hrow, *frow = w->frow;
-    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i rev = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m256i down = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7);
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i vopen = _mm256_set1_epi32(s->open);
-    const __m256i vext = _mm256_set1_epi32(s->extend);
-    const __m256i width = _mm256_set1_epi32((int32_t)(c1 - c0));
-    __m256i h = _mm256_permutevar8x32_epi32(
-        _mm256_loadu_si256((const __m256i *)(w->hcol + r)), rev);
-    __m256i e = _mm256_permutevar8x32_epi32(
-        _mm256_loadu_si256((const __m256i *)(w->ecol + r)), rev);
-    __m256i f = _mm256_set1_epi32(NEG);
-    __m256i diag = _mm256_blend_epi32(zero, _mm256_set1_epi32(corner), 0x80);
-    __m256i bh = zero, bj = zero;
-    size_t j = c0;
-    size_t ramp = c0 + 7 < c1 ? c0 + 7 : c1;
-    for (; j < ramp; j++)
-        STRIP_STEP(1);
-    for (; j < c1; j++)
-        STRIP_STEP(0);
-    for (; j < c1 + 7; j++)
-        STRIP_STEP(1);
-    _mm256_storeu_si256((__m256i *)(w->hcol + r),
-                        _mm256_permutevar8x32_epi32(h, rev));
-    _mm256_storeu_si256((__m256i *)(w->ecol + r),
-                        _mm256_permutevar8x32_epi32(e, rev));
-    int32_t vb[LANES] __attribute__((aligned(32)));
-    int32_t vj[LANES] __attribute__((aligned(32)));
-    _mm256_store_si256((__m256i *)vb, bh);
-    _mm256_store_si256((__m256i *)vj, bj);
-    for (int l = LANES - 1; l >= 0; l--)
-        if (vb[l] > best->score) {
-            best->score = vb[l];
-            best->i = r + 7 - (size_t)l;
-            best->j = c0 + (size_t)vj[l] - 7 + (size_t)l;
+        for (size_t k = 0; k < seg; k++)
+            for (int l = 0; l < LANES; l++) {
+                size_t i = (size_t)l * seg + k;
+                *pe++ = i < rows ? s->matrix[w->q[r0 + i] * s->alpha + c] : NEG;
+            }
+    const int32_t open = s->open, ext = s->extend;
+    int32_t *h0 = (int32_t *)ha, *e0 = (int32_t *)ev;
+    for (size_t k = 0; k < seg; k++)
+        for (int l = 0; l < LANES; l++) {
+            size_t i = (size_t)l * seg + k;
+            int32_t hl = i < rows ? w->hcol[r0 + i] : 0;
+            int32_t el = i < rows ? w->ecol[r0 + i] : NEG;
+            h0[k * LANES + (size_t)l] = hl;
+            e0[k * LANES + (size_t)l] = max32(el - ext, hl - open);
         }
+    const __m256i zero = _mm256_setzero_si256(), vneg = _mm256_set1_epi32(NEG);
+    const __m256i vopen = _mm256_set1_epi32(open), vext = _mm256_set1_epi32(ext);
+    const __m256i up1 = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
+    const int update_e = s->min_score + 2 * ext < 0;
+    const int strict_stop = open > ext;
+    const size_t kb = (rows - 1) % seg, lb = (rows - 1) / seg;
+    __m256i *hstore = ha, *hload = hb;
+    int32_t bestv = 0, prev_top = corner;
+    size_t bi = 0;
+    __m256i vthr = zero;
+    for (size_t j = c0; j < c1; j++) {
+        if (j + 1 == c1)        /* E(., c1 - 1): the right column's E */
+            for (size_t i = 0; i < rows; i++)
+                w->ecol[r0 + i] = ((int32_t *)ev)[(i % seg) * LANES + i / seg];
+        const int32_t htop = w->hrow[j], ftop = w->frow[j];
+        const __m256i *vp = prof + (size_t)w->t[j] * seg;
+        __m256i vf = _mm256_blend_epi32(
+            vneg, _mm256_set1_epi32(max32(ftop - ext, htop - open)), 1);
+        __m256i vh = _mm256_blend_epi32(
+            _mm256_permutevar8x32_epi32(hstore[seg - 1], up1),
+            _mm256_set1_epi32(prev_top), 1);
+        prev_top = htop;
+        __m256i *sw = hload;
+        hload = hstore;
+        hstore = sw;
+        __m256i vmax = zero;
+        for (size_t k = 0; k < seg; k++) {
+            vh = _mm256_add_epi32(vh, vp[k]);
+            __m256i ve = ev[k];
+            fv[k] = vf;
+            vh = _mm256_max_epi32(vh, zero);
+            vh = _mm256_max_epi32(vh, ve);
+            vh = _mm256_max_epi32(vh, vf);
+            hstore[k] = vh;
+            vmax = _mm256_max_epi32(vmax, vh);
+            vh = _mm256_sub_epi32(vh, vopen);
+            ev[k] = _mm256_max_epi32(_mm256_sub_epi32(ve, vext), vh);
+            vf = _mm256_max_epi32(_mm256_sub_epi32(vf, vext), vh);
+            vh = hload[k];
+        }
+        /* Lazy F, as in sw_striped_impl.h, F kept in fv too. */
+        vf = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(vf, up1), vneg, 1);
+        for (int round = 0; round < LANES; round++) {
+            for (size_t k = 0; k < seg; k++) {
+                fv[k] = _mm256_max_epi32(fv[k], vf);
+                vh = _mm256_max_epi32(hstore[k], vf);
+                hstore[k] = vh;
+                vh = _mm256_sub_epi32(vh, vopen);
+                if (update_e)
+                    ev[k] = _mm256_max_epi32(ev[k], vh);
+                vf = _mm256_sub_epi32(vf, vext);
+                __m256i go = strict_stop
+                    ? _mm256_cmpgt_epi32(vf, _mm256_max_epi32(vh, zero))
+                    : _mm256_andnot_si256(_mm256_cmpgt_epi32(vh, vf),
+                                          _mm256_cmpgt_epi32(vf, zero));
+                if (!_mm256_movemask_epi8(go))
+                    goto lazy_done;
+            }
+            vf = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(vf, up1), vneg, 1);
+        }
+lazy_done:
+        w->hrow[j] = ((const int32_t *)hstore)[kb * LANES + lb];
+        w->frow[j] = ((const int32_t *)fv)[kb * LANES + lb];
+        if (_mm256_movemask_epi8(_mm256_cmpgt_epi32(vmax, vthr))) {
+            /* The column's maximum and its smallest row (tie rule). */
+            int32_t tmp[LANES] __attribute__((aligned(32)));
+            _mm256_store_si256((__m256i *)tmp, vmax);
+            int32_t cmax = tmp[0];
+            for (int l = 1; l < LANES; l++)
+                cmax = max32(cmax, tmp[l]);
+            /* The smallest row holding cmax lies in the lowest lane whose
+             * maximum is cmax; a tie matters only above the best row. */
+            unsigned mask = (unsigned)_mm256_movemask_epi8(
+                _mm256_cmpeq_epi32(vmax, _mm256_set1_epi32(cmax)));
+            size_t lane = (size_t)__builtin_ctz(mask) / 4, limit = seg;
+            if (cmax == bestv) {
+                if (lane > bi / seg)
+                    continue;
+                if (lane == bi / seg)
+                    limit = bi % seg;
+            }
+            const int32_t *col = (const int32_t *)hstore;
+            size_t i = SIZE_MAX;
+            for (size_t k = 0; k < limit; k++)
+                if (col[k * LANES + lane] == cmax) {
+                    i = lane * seg + k;
+                    break;
+                }
+            if (i >= rows)
+                i = SIZE_MAX;
+            if (i != SIZE_MAX && (cmax > bestv || i < bi)) {
+                bestv = cmax;
+                bi = i;
+                best->score = cmax;
+                best->i = r0 + i;
+                best->j = j;
+                vthr = _mm256_set1_epi32(bestv - 1);
+            }
+        }
+    }
+    const int32_t *hlast = (const int32_t *)hstore;
+    for (size_t i = 0; i < rows; i++)
+        w->hcol[r0 + i] = hlast[(i % seg) * LANES + i / seg];
+    free(prof);
+    return HAY_OK;
 }
 
 static void tile_run(const wave *w, size_t bi, size_t bj, cell *best)
@@ -238,14 +275,11 @@ static void tile_run(const wave *w, size_t bi, size_t bj, cell *best)
     int32_t corner = w->corner[bi];
     w->corner[bi] = w->hrow[c1 - 1];
     cell b = { 0, 0, 0 };
-    size_t r = r0;
-    if (w->simd)
-        for (; r + LANES <= r1; r += LANES) {
-            int32_t next = w->hcol[r + LANES - 1];
-            strip_avx2(w, r, c0, c1, corner, &b);
-            corner = next;
-        }
-    for (; r < r1; r++) {
+    if (w->simd && tile_striped_avx2(w, r0, r1, c0, c1, corner, &b) != HAY_OK) {
+#pragma omp atomic write
+        w->failed[0] = 1;
+    }
+    for (size_t r = r0; !w->simd && r < r1; r++) {
         int32_t next = w->hcol[r];
         row_scalar(w, r, c0, c1, corner, &b);
         corner = next;
@@ -257,8 +291,7 @@ static void tile_run(const wave *w, size_t bi, size_t bj, cell *best)
 static size_t auto_tile(size_t m, size_t n, int threads)
 {
     size_t side = (m < n ? m : n) / (4 * (size_t)threads);
-    side = side < 256 ? 256 : side > 4096 ? 4096 : side;
-    return side / LANES * LANES;
+    return side < 256 ? 256 : side > 4096 ? 4096 : side;
 }
 
 int hay_sw_wavefront_simd(void)
@@ -289,28 +322,25 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
     w.nbi = (m + tile - 1) / tile;
     w.nbj = (n + tile - 1) / tile;
     w.simd = simd && hay_sw_wavefront_simd();
-    uint8_t *tpad = malloc(n + 2 * LANES);
+    char failed = 0;
+    w.failed = &failed;
     w.hrow = malloc(n * sizeof *w.hrow);
     w.frow = malloc(n * sizeof *w.frow);
-    /* hcol/ecol: 8 more entries, so that an 8-row load never passes them */
-    w.hcol = malloc((m + LANES) * sizeof *w.hcol);
-    w.ecol = malloc((m + LANES) * sizeof *w.ecol);
+    w.hcol = malloc(m * sizeof *w.hcol);
+    w.ecol = malloc(m * sizeof *w.ecol);
     w.corner = calloc(w.nbi, sizeof *w.corner);
     cell *best = calloc((size_t)threads, sizeof *best);
     char *dep = calloc((w.nbi + 1) * (w.nbj + 1), 1);
     hay_status st = HAY_ERR_NOMEM;
-    if (!tpad || !w.hrow || !w.frow || !w.hcol || !w.ecol || !w.corner ||
+    if (!w.hrow || !w.frow || !w.hcol || !w.ecol || !w.corner ||
         !best || !dep)
         goto out;
-    memset(tpad, 0, LANES);
-    memcpy(tpad + LANES, t, n);
-    memset(tpad + LANES + n, 0, LANES);
-    w.t = tpad + LANES;
+    w.t = t;
     for (size_t j = 0; j < n; j++) {
         w.hrow[j] = 0;
         w.frow[j] = NEG;
     }
-    for (size_t i = 0; i < m + LANES; i++) {
+    for (size_t i = 0; i < m; i++) {
         w.hcol[i] = 0;
         w.ecol[i] = NEG;
     }
@@ -336,6 +366,8 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
             }
         }
     }
+    if (failed)
+        goto out;
     cell b = { 0, 0, 0 };
     for (int k = 0; k < threads; k++)
         if (best[k].score > 0 && better(&best[k], &b))
@@ -345,7 +377,6 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
     e->t_end = b.j;
     st = HAY_OK;
 out:
-    free(tpad);
     free(w.hrow);
     free(w.frow);
     free(w.hcol);
