@@ -224,9 +224,16 @@ static hay_status score_pass(const ctx *c, const void *prof, const uint8_t *q,
     if (c->backend == HAY_BACKEND_CUDA || c->backend == HAY_BACKEND_OPENCL)
         return gpu_pass(c, q, m, t, n, e);
     if (long_pair(c, m, n)) {
+        /* 16 bits, redone in 32 when a score may have saturated */
         *flags |= HAY_ALIGN_WAVEFRONT;
+        hay_status st = hay_sw_wavefront_score(c->s, q, m, t, n,
+                                               c->pair_threads,
+                                               (size_t)c->wave.tile, 16, e);
+        if (st != HAY_OK || !e->saturated)
+            return st;
+        *flags |= HAY_ALIGN_RESCORED32;
         return hay_sw_wavefront_score(c->s, q, m, t, n, c->pair_threads,
-                                      (size_t)c->wave.tile, 1, e);
+                                      (size_t)c->wave.tile, 32, e);
     }
     hay_status st;
     void *own = NULL;

@@ -83,8 +83,8 @@ typedef struct wave {
     const uint8_t *q, *t;
     size_t m, n, tile, nbi, nbj;
     int32_t *hrow, *frow, *hcol, *ecol, *corner;
-    int simd;
-    char *failed;
+    int bits;                   /* 16, 32: AVX2 tiles; 0: scalar rows */
+    int *failed;                /* 1: saturated (16 bits), -1: no memory */
 } wave;
 
 static inline int32_t max32(int32_t a, int32_t b)
@@ -126,147 +126,12 @@ static void row_scalar(const wave *w, size_t i, size_t c0, size_t c1,
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* Rows [r0, r1) over columns [c0, c1) as Farrar's striped pass
- * (sw_striped_impl.h) with the tile's inputs and outputs: vector k holds
- * rows k, seg + k, ..., 7 seg + k of the tile.  The pass also keeps F per
- * row (fv), for the bottom row's F that goes out.  Where the lazy F loop
- * stops early, an F it did not raise is at most 0: the values that stay
- * wrong there are all at most 0 and never reach an H (H is at least 0,
- * and F and E only fall along a gap), so every H is exact. */
-AVX2 static hay_status tile_striped_avx2(const wave *w, size_t r0, size_t r1,
-                                         size_t c0, size_t c1, int32_t corner,
-                                         cell *best)
-{
-    const hay_align_scoring *s = w->s;
-    const size_t rows = r1 - r0, seg = (rows + LANES - 1) / LANES;
-    __m256i *prof = aligned_alloc(32, ((size_t)s->alpha + 4) * seg * 32);
-    if (!prof)
-        return HAY_ERR_NOMEM;
-    __m256i *ha = prof + (size_t)s->alpha * seg, *hb = ha + seg;
-    __m256i *ev = hb + seg, *fv = ev + seg;
-    int32_t *pe = (int32_t *)prof;
-    for (int c = 0; c < s->alpha; c++)
-        for (size_t k = 0; k < seg; k++)
-            for (int l = 0; l < LANES; l++) {
-                size_t i = (size_t)l * seg + k;
-                *pe++ = i < rows ? s->matrix[w->q[r0 + i] * s->alpha + c] : NEG;
-            }
-    const int32_t open = s->open, ext = s->extend;
-    int32_t *h0 = (int32_t *)ha, *e0 = (int32_t *)ev;
-    for (size_t k = 0; k < seg; k++)
-        for (int l = 0; l < LANES; l++) {
-            size_t i = (size_t)l * seg + k;
-            int32_t hl = i < rows ? w->hcol[r0 + i] : 0;
-            int32_t el = i < rows ? w->ecol[r0 + i] : NEG;
-            h0[k * LANES + (size_t)l] = hl;
-            e0[k * LANES + (size_t)l] = max32(el - ext, hl - open);
-        }
-    const __m256i zero = _mm256_setzero_si256(), vneg = _mm256_set1_epi32(NEG);
-    const __m256i vopen = _mm256_set1_epi32(open), vext = _mm256_set1_epi32(ext);
-    const __m256i up1 = _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6);
-    const int update_e = s->min_score + 2 * ext < 0;
-    const int strict_stop = open > ext;
-    const size_t kb = (rows - 1) % seg, lb = (rows - 1) / seg;
-    __m256i *hstore = ha, *hload = hb;
-    int32_t bestv = 0, prev_top = corner;
-    size_t bi = 0;
-    __m256i vthr = zero;
-    for (size_t j = c0; j < c1; j++) {
-        if (j + 1 == c1)        /* E(., c1 - 1): the right column's E */
-            for (size_t i = 0; i < rows; i++)
-                w->ecol[r0 + i] = ((int32_t *)ev)[(i % seg) * LANES + i / seg];
-        const int32_t htop = w->hrow[j], ftop = w->frow[j];
-        const __m256i *vp = prof + (size_t)w->t[j] * seg;
-        __m256i vf = _mm256_blend_epi32(
-            vneg, _mm256_set1_epi32(max32(ftop - ext, htop - open)), 1);
-        __m256i vh = _mm256_blend_epi32(
-            _mm256_permutevar8x32_epi32(hstore[seg - 1], up1),
-            _mm256_set1_epi32(prev_top), 1);
-        prev_top = htop;
-        __m256i *sw = hload;
-        hload = hstore;
-        hstore = sw;
-        __m256i vmax = zero;
-        for (size_t k = 0; k < seg; k++) {
-            vh = _mm256_add_epi32(vh, vp[k]);
-            __m256i ve = ev[k];
-            fv[k] = vf;
-            vh = _mm256_max_epi32(vh, zero);
-            vh = _mm256_max_epi32(vh, ve);
-            vh = _mm256_max_epi32(vh, vf);
-            hstore[k] = vh;
-            vmax = _mm256_max_epi32(vmax, vh);
-            vh = _mm256_sub_epi32(vh, vopen);
-            ev[k] = _mm256_max_epi32(_mm256_sub_epi32(ve, vext), vh);
-            vf = _mm256_max_epi32(_mm256_sub_epi32(vf, vext), vh);
-            vh = hload[k];
-        }
-        /* Lazy F, as in sw_striped_impl.h, F kept in fv too. */
-        vf = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(vf, up1), vneg, 1);
-        for (int round = 0; round < LANES; round++) {
-            for (size_t k = 0; k < seg; k++) {
-                fv[k] = _mm256_max_epi32(fv[k], vf);
-                vh = _mm256_max_epi32(hstore[k], vf);
-                hstore[k] = vh;
-                vh = _mm256_sub_epi32(vh, vopen);
-                if (update_e)
-                    ev[k] = _mm256_max_epi32(ev[k], vh);
-                vf = _mm256_sub_epi32(vf, vext);
-                __m256i go = strict_stop
-                    ? _mm256_cmpgt_epi32(vf, _mm256_max_epi32(vh, zero))
-                    : _mm256_andnot_si256(_mm256_cmpgt_epi32(vh, vf),
-                                          _mm256_cmpgt_epi32(vf, zero));
-                if (!_mm256_movemask_epi8(go))
-                    goto lazy_done;
-            }
-            vf = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(vf, up1), vneg, 1);
-        }
-lazy_done:
-        w->hrow[j] = ((const int32_t *)hstore)[kb * LANES + lb];
-        w->frow[j] = ((const int32_t *)fv)[kb * LANES + lb];
-        if (_mm256_movemask_epi8(_mm256_cmpgt_epi32(vmax, vthr))) {
-            /* The column's maximum and its smallest row (tie rule). */
-            int32_t tmp[LANES] __attribute__((aligned(32)));
-            _mm256_store_si256((__m256i *)tmp, vmax);
-            int32_t cmax = tmp[0];
-            for (int l = 1; l < LANES; l++)
-                cmax = max32(cmax, tmp[l]);
-            /* The smallest row holding cmax lies in the lowest lane whose
-             * maximum is cmax; a tie matters only above the best row. */
-            unsigned mask = (unsigned)_mm256_movemask_epi8(
-                _mm256_cmpeq_epi32(vmax, _mm256_set1_epi32(cmax)));
-            size_t lane = (size_t)__builtin_ctz(mask) / 4, limit = seg;
-            if (cmax == bestv) {
-                if (lane > bi / seg)
-                    continue;
-                if (lane == bi / seg)
-                    limit = bi % seg;
-            }
-            const int32_t *col = (const int32_t *)hstore;
-            size_t i = SIZE_MAX;
-            for (size_t k = 0; k < limit; k++)
-                if (col[k * LANES + lane] == cmax) {
-                    i = lane * seg + k;
-                    break;
-                }
-            if (i >= rows)
-                i = SIZE_MAX;
-            if (i != SIZE_MAX && (cmax > bestv || i < bi)) {
-                bestv = cmax;
-                bi = i;
-                best->score = cmax;
-                best->i = r0 + i;
-                best->j = j;
-                vthr = _mm256_set1_epi32(bestv - 1);
-            }
-        }
-    }
-    const int32_t *hlast = (const int32_t *)hstore;
-    for (size_t i = 0; i < rows; i++)
-        w->hcol[r0 + i] = hlast[(i % seg) * LANES + i / seg];
-    free(prof);
-    return HAY_OK;
-}
+#define WT_BITS 16
+#include "sw_wavefront_tile.h"
+#undef WT_BITS
+#define WT_BITS 32
+#include "sw_wavefront_tile.h"
+#undef WT_BITS
 
 static void tile_run(const wave *w, size_t bi, size_t bj, cell *best)
 {
@@ -275,11 +140,20 @@ static void tile_run(const wave *w, size_t bi, size_t bj, cell *best)
     int32_t corner = w->corner[bi];
     w->corner[bi] = w->hrow[c1 - 1];
     cell b = { 0, 0, 0 };
-    if (w->simd && tile_striped_avx2(w, r0, r1, c0, c1, corner, &b) != HAY_OK) {
+    int bad;
+#pragma omp atomic read
+    bad = *w->failed;
+    if (bad)
+        return;                 /* saturated or out of memory: all redone */
+    if (w->bits) {
+        bad = w->bits == 16 ? tile16(w, r0, r1, c0, c1, corner, &b)
+                            : tile32(w, r0, r1, c0, c1, corner, &b);
+        if (bad) {
 #pragma omp atomic write
-        w->failed[0] = 1;
+            *w->failed = bad;
+        }
     }
-    for (size_t r = r0; !w->simd && r < r1; r++) {
+    for (size_t r = r0; !w->bits && r < r1; r++) {
         int32_t next = w->hcol[r];
         row_scalar(w, r, c0, c1, corner, &b);
         corner = next;
@@ -302,7 +176,7 @@ int hay_sw_wavefront_simd(void)
 
 hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
                                   size_t m, const uint8_t *t, size_t n,
-                                  int threads, size_t tile, int simd,
+                                  int threads, size_t tile, int bits,
                                   sw_end *e)
 {
     memset(e, 0, sizeof *e);
@@ -321,8 +195,12 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
     w.tile = tile;
     w.nbi = (m + tile - 1) / tile;
     w.nbj = (n + tile - 1) / tile;
-    w.simd = simd && hay_sw_wavefront_simd();
-    char failed = 0;
+    /* 16 bits as the striped engine allows them (its usable test) */
+    if (bits == 16 && (s->max_score > 8192 || s->min_score < -8192 ||
+                       s->open > 8192))
+        bits = 32;
+    w.bits = hay_sw_wavefront_simd() ? bits : 0;
+    int failed = 0;
     w.failed = &failed;
     w.hrow = malloc(n * sizeof *w.hrow);
     w.frow = malloc(n * sizeof *w.frow);
@@ -366,8 +244,13 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
             }
         }
     }
-    if (failed)
+    if (failed < 0)
         goto out;
+    if (failed) {
+        e->saturated = 1;
+        st = HAY_OK;
+        goto out;
+    }
     cell b = { 0, 0, 0 };
     for (int k = 0; k < threads; k++)
         if (best[k].score > 0 && better(&best[k], &b))

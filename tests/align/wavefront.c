@@ -4,7 +4,8 @@
  *
  *   1. Lengths around the tile boundaries (1, tile - 1, tile, tile + 1,
  *      several tiles, very unequal), small tiles, every scoring of
- *      engines.c, AVX2 strips and scalar rows, threads 1, 2, 3 and 7.
+ *      engines.c, AVX2 tiles in 16 and 32 bits and scalar rows, threads
+ *      1, 2, 3 and 7; ties; scores past 16 bits.
  *   2. hay_align_pair: above wavefront_cells with more than one thread the
  *      pair runs there (HAY_ALIGN_WAVEFRONT) and its alignment equals the
  *      scalar variant's; below it, or on one thread, it does not; bad keys
@@ -86,17 +87,25 @@ static void check_engine(const hay_align_scoring *s, const uint8_t *q,
     static const int thread_counts[] = { 1, 2, 3, 7 };
     sw_end ref, got;
     CHECK_ST(hay_sw_scalar_score(s, q, m, t, n, &ref), HAY_OK, what);
-    for (int simd = 0; simd < 2; simd++)
+    static const int bits[] = { 0, 16, 32 };
+    for (size_t b = 0; b < 3; b++)
         for (size_t k = 0; k < 4; k++) {
             int th = thread_counts[k];
             hay_status st = hay_sw_wavefront_score(s, q, m, t, n, th, tile,
-                                                   simd, &got);
+                                                   bits[b], &got);
+            /* 16 bits: saturated only near 2^15 */
+            if (st == HAY_OK && bits[b] == 16 && got.saturated) {
+                CHECK(ref.score > 32767 - 64, "%s: m=%zu n=%zu tile=%zu "
+                      "threads=%d: 16 bits saturated at score %d", what, m, n,
+                      tile, th, (int)ref.score);
+                continue;
+            }
             CHECK(st == HAY_OK && got.score == ref.score &&
                   got.q_end == ref.q_end && got.t_end == ref.t_end &&
                   !got.saturated,
                   "%s: m=%zu n=%zu tile=%zu threads=%d %s: got %d (%llu,%llu) "
                   "want %d (%llu,%llu)", what, m, n, tile, th,
-                  simd ? "striped avx2" : "scalar", (int)got.score,
+                  bits[b] ? (bits[b] == 16 ? "avx2 16" : "avx2 32") : "scalar", (int)got.score,
                   (unsigned long long)got.q_end, (unsigned long long)got.t_end,
                   (int)ref.score, (unsigned long long)ref.q_end,
                   (unsigned long long)ref.t_end);
@@ -161,6 +170,40 @@ static void part_ties(void)
     memset(t, 1, sizeof t);
     check_engine(s, q, sizeof q, t, sizeof t, 16, "ties (periodic)");
     hay_align_scoring_free(s);
+}
+
+/* Scores past 16 bits: the 16-bit tiles say so, the 32-bit ones and
+ * hay_align_pair (flags WAVEFRONT and RESCORED32) are exact. */
+static void part_saturation(tu_rng *rng)
+{
+    hay_align_scoring *s;
+    hay_align_scoring_dna(10, -9, 12, 3, &s);
+    size_t m = 4000;
+    uint8_t *q = malloc(m), *t = malloc(m);
+    make_pair(rng, 4, q, m, t, m, 0);
+    memcpy(t, q, m);
+    t[m / 2] = (uint8_t)((t[m / 2] + 1) % 4);
+    sw_end ref, got;
+    hay_sw_scalar_score(s, q, m, t, m, &ref);
+    CHECK(ref.score > 32767, "saturation: score %d", (int)ref.score);
+    CHECK_ST(hay_sw_wavefront_score(s, q, m, t, m, 3, 256, 16, &got), HAY_OK,
+             "16 bits");
+    CHECK(got.saturated, "16 bits: a score of %d not flagged", (int)ref.score);
+    check_engine(s, q, m, t, m, 256, "saturation");
+    hay_align_options o;
+    hay_align_options_init(&o);
+    o.threads = 2;
+    o.score_only = 1;
+    o.device_params = "wavefront_cells=1M";
+    hay_align_result r;
+    CHECK_ST(hay_align_pair(s, q, m, t, m, &o, &r), HAY_OK, "saturation pair");
+    CHECK(r.score == ref.score && r.q_end == ref.q_end && r.t_end == ref.t_end &&
+          (r.flags & HAY_ALIGN_WAVEFRONT) && (r.flags & HAY_ALIGN_RESCORED32),
+          "saturation pair: score %d flags %u", (int)r.score, r.flags);
+    hay_align_result_clear(&r);
+    hay_align_scoring_free(s);
+    free(q);
+    free(t);
 }
 
 static void part_api(tu_rng *rng)
@@ -273,12 +316,14 @@ static void real_pair(const hay_align_scoring *s, const char *dir,
         sw_end ref, got;
         CHECK_ST(hay_sw_scalar_score(s, q, m, t, n, &ref), HAY_OK, what);
         static const int th[] = { 2, 3 };
-        for (int k = 0; k < 2; k++) {
-            CHECK_ST(hay_sw_wavefront_score(s, q, m, t, n, th[k], tile, 1,
-                                            &got), HAY_OK, what);
+        for (int k = 0; k < 4; k++) {
+            int bits = k < 2 ? 16 : 32;
+            CHECK_ST(hay_sw_wavefront_score(s, q, m, t, n, th[k % 2], tile,
+                                            bits, &got), HAY_OK, what);
             CHECK(got.score == ref.score && got.q_end == ref.q_end &&
-                  got.t_end == ref.t_end, "%s, %d threads: got %d (%llu,%llu) "
-                  "want %d (%llu,%llu)", what, th[k], (int)got.score,
+                  got.t_end == ref.t_end && !got.saturated, "%s, %d threads, "
+                  "%d bits: got %d (%llu,%llu) want %d (%llu,%llu)", what,
+                  th[k % 2], bits, (int)got.score,
                   (unsigned long long)got.q_end, (unsigned long long)got.t_end,
                   (int)ref.score, (unsigned long long)ref.q_end,
                   (unsigned long long)ref.t_end);
@@ -296,6 +341,7 @@ int main(int argc, char **argv)
            "scalar rows only)");
     part_boundaries(&rng);
     part_ties();
+    part_saturation(&rng);
     part_api(&rng);
     const char *dir = argc > 1 ? argv[1] : "../shared/data";
     char probe[1024];
