@@ -191,15 +191,8 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
         threads = 1;
     if (tile == 0)
         tile = auto_tile(m, n, threads);
-    wave w;
-    memset(&w, 0, sizeof w);
-    w.s = s;
-    w.q = q;
-    w.m = m;
-    w.n = n;
-    w.tile = tile;
-    w.nbi = (m + tile - 1) / tile;
-    w.nbj = (n + tile - 1) / tile;
+    wave w = { .s = s, .q = q, .t = t, .m = m, .n = n, .tile = tile,
+               .nbi = (m + tile - 1) / tile, .nbj = (n + tile - 1) / tile };
     /* 16 bits as the striped engine allows them (its usable test) */
     if (bits == 16 && (s->max_score > 8192 || s->min_score < -8192 ||
                        s->open > 8192))
@@ -218,7 +211,6 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
     if (!w.hrow || !w.frow || !w.hcol || !w.ecol || !w.corner ||
         !best || !dep)
         goto out;
-    w.t = t;
     for (size_t j = 0; j < n; j++) {
         w.hrow[j] = 0;
         w.frow[j] = NEG;

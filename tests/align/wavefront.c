@@ -3,9 +3,9 @@
  * scalar reference (sw_scalar.c): score and end cell, equal on every pair.
  *
  *   1. Lengths around the tile boundaries (1, tile - 1, tile, tile + 1,
- *      several tiles, very unequal), small tiles, every scoring of
- *      engines.c, AVX2 tiles in 16 and 32 bits and scalar rows, threads
- *      1, 2, 3 and 7; ties; scores past 16 bits.
+ *      several tiles, very unequal), small tiles, every scoring of the
+ *      engine tests (au_cases), AVX2 tiles in 16 and 32 bits and scalar
+ *      rows, threads 1, 2, 3 and 7; ties; scores past 16 bits.
  *   2. hay_align_pair: above wavefront_cells with more than one thread the
  *      pair runs there (HAY_ALIGN_WAVEFRONT) and its alignment equals the
  *      scalar variant's; below it, or on one thread, it does not; bad keys
@@ -21,37 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct scoring_case {
-    const char *matrix;        /* NULL: DNA */
-    int32_t match, mismatch, open, extend;
-} scoring_case;
-
-/* The gap settings of engines.c. */
-static const scoring_case cases[] = {
-    { "blosum62", 0, 0, 11, 1 }, { "blosum62", 0, 0, 5, 2 },
-    { "blosum62", 0, 0, 1, 1 },  { "blosum62", 0, 0, 3, 0 },
-    { "blosum45", 0, 0, 14, 2 }, { "blosum50", 0, 0, 13, 2 },
-    { "blosum80", 0, 0, 10, 1 }, { "blosum90", 0, 0, 10, 1 },
-    { "pam30", 0, 0, 9, 1 },     { "pam70", 0, 0, 10, 1 },
-    { "pam250", 0, 0, 14, 2 },   { NULL, 2, -3, 5, 2 },
-    { NULL, 1, -1, 2, 1 },       { NULL, 5, -4, 10, 1 },
-    { NULL, 1, -3, 1, 1 },
-};
-#define NCASES (sizeof cases / sizeof cases[0])
-
-static hay_align_scoring *make(const scoring_case *c)
-{
-    hay_align_scoring *s = NULL;
-    hay_status st = c->matrix
-        ? hay_align_scoring_builtin(c->matrix, c->open, c->extend, &s)
-        : hay_align_scoring_dna(c->match, c->mismatch, c->open, c->extend, &s);
-    if (st != HAY_OK) {
-        fprintf(stderr, "scoring: %s\n", hay_strerror(st));
-        exit(1);
-    }
-    return s;
-}
 
 /* q random; t random or (related) q's relative (point changes and gap runs of
  * up to 40, so that gaps cross tile edges), cut or padded to n. */
@@ -117,8 +86,8 @@ static void part_boundaries(tu_rng *rng)
     static const size_t tiles[] = { 8, 13, 64 };
     char what[160];
     uint8_t *q = malloc(4096), *t = malloc(4096);
-    for (size_t c = 0; c < NCASES; c++) {
-        hay_align_scoring *s = make(&cases[c]);
+    for (size_t c = 0; c < au_ncases; c++) {
+        hay_align_scoring *s = au_make(&au_cases[c]);
         int alpha = hay_align_scoring_alpha(s);
         for (size_t ti = 0; ti < 3; ti++) {
             size_t T = tiles[ti];
@@ -130,8 +99,8 @@ static void part_boundaries(tu_rng *rng)
                         continue;
                     make_pair(rng, alpha, q, m, t, n, tu_below(rng, 4) != 0);
                     snprintf(what, sizeof what, "case %zu (%s %d/%d)", c,
-                             cases[c].matrix ? cases[c].matrix : "dna",
-                             (int)cases[c].open, (int)cases[c].extend);
+                             au_cases[c].matrix ? au_cases[c].matrix : "dna",
+                             (int)au_cases[c].open, (int)au_cases[c].extend);
                     check_engine(s, q, m, t, n, T, what);
                 }
             /* very unequal: one row or column against many tiles */
@@ -208,7 +177,7 @@ static void part_saturation(tu_rng *rng)
 
 static void part_api(tu_rng *rng)
 {
-    hay_align_scoring *s = make(&cases[0]);
+    hay_align_scoring *s = au_make(&au_cases[0]);
     size_t m = 900, n = 1100;
     uint8_t *q = malloc(m), *t = malloc(n);
     make_pair(rng, 20, q, m, t, n, 1);
