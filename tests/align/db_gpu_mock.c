@@ -120,6 +120,8 @@ static void same_hits(const hay_align_db *db, const hay_align_scoring *s,
     o.align.backend = HAY_BACKEND_CPU;
     CHECK_ST(hay_align_db_search(db, s, qs, nq, &o, &cpu), HAY_OK, what);
     o.align.backend = HAY_BACKEND_CUDA;
+    /* GPU keys go to the GPU only, not to the CPU's tracebacks */
+    o.align.device_params = "blocks=64";
     CHECK_ST(hay_align_db_search(db, s, qs, nq, &o, &gpu), HAY_OK, what);
     if (cpu && gpu) {
         CHECK(gpu->backend == HAY_BACKEND_CUDA, "%s: backend", what);
