@@ -168,7 +168,8 @@ typedef struct ctx {
 
 static int wave_size(const ctx *c, size_t m, size_t n)
 {
-    return c->wave_ok && (uint64_t)m * n >= c->wave.min_cells;
+    return c->wave_ok && (uint64_t)m * n >= c->wave.min_cells &&
+           m >= HAY_SW_WAVEFRONT_MIN_SIDE && n >= HAY_SW_WAVEFRONT_MIN_SIDE;
 }
 
 static int long_pair(const ctx *c, size_t m, size_t n)
@@ -514,9 +515,13 @@ hay_status hay_align_batch(const hay_align_scoring *s,
             }
         }
     }
-    /* Long pairs first, one at a time on all the threads (sw_wavefront.c);
-     * then the others, one pair a thread. */
-    int serial = c.pair_threads > 1;
+    /* Fewer long pairs than threads: they go first, one at a time on all
+     * the threads (sw_wavefront.c); then the others, one pair a thread. */
+    size_t nlong = 0;
+    for (size_t p = 0; c.pair_threads > 1 && p < npairs; p++)
+        nlong += wave_size(&c, queries[p / ntargets].len,
+                           targets[p % ntargets].len);
+    int serial = nlong > 0 && nlong < (size_t)c.pair_threads;
     memset(results, 0, npairs * sizeof *results);
     for (size_t p = 0; serial && first == HAY_OK && p < npairs; p++) {
         const hay_align_seq *x = &queries[p / ntargets];

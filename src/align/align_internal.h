@@ -78,7 +78,7 @@ hay_status hay_sw_scalar_score(const hay_align_scoring *s, const uint8_t *q,
 
 /*
  * One long pair on many threads (sw_wavefront.c): tiles of `tile` x `tile`
- * cells (0: chosen from the sizes and the threads) in a wavefront of
+ * cells (0: each side from its length and the threads) in a wavefront of
  * OpenMP tasks, each tile a striped AVX2 pass in `bits` 16 or 32 (16: may
  * set e->saturated, as a 16-bit engine does) or, with bits 0 or without
  * AVX2, scalar rows (32 bits).  The tie rule of sw_device.h.
@@ -87,6 +87,10 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
                                   size_t m, const uint8_t *t, size_t n,
                                   int threads, size_t tile, int bits,
                                   sw_end *e);
+/* The shorter side of a pair worth the wavefront: two tiles of the
+ * smallest side (a read against a genome has no wavefront to spread). */
+#define HAY_SW_WAVEFRONT_MIN_SIDE 512
+
 /* Whether the CPU runs the AVX2 tiles. */
 int hay_sw_wavefront_simd(void);
 

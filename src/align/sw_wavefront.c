@@ -48,7 +48,7 @@ static const hay_param wavefront_keys[] = {
                  "on all the threads, in tiles along anti-diagonals"),
     HAY_PARAM_U(hay_sw_wavefront_params, tile, "wavefront_tile", 8,
                 (uint64_t)1 << 20, 0, NULL,
-                "tile side in cells (default: from the pair's size and the "
+                "tile side in cells (default: each side's length / 6 "
                 "threads, 256 to 2048)"),
 };
 const hay_param_table hay_sw_wavefront_param_table =
@@ -81,7 +81,7 @@ static int better(const cell *a, const cell *b)
 typedef struct wave {
     const hay_align_scoring *s;
     const uint8_t *q, *t;
-    size_t m, n, tile, nbi, nbj;
+    size_t m, n, th, tw, nbi, nbj;  /* tiles of th rows, tw columns */
     int32_t *hrow, *frow, *hcol, *ecol, *corner;
     int bits;                   /* 16, 32: AVX2 tiles; 0: scalar rows */
     int *failed;                /* 1: saturated (16 bits), -1: no memory */
@@ -135,8 +135,8 @@ static void row_scalar(const wave *w, size_t i, size_t c0, size_t c1,
 
 static void tile_run(const wave *w, size_t bi, size_t bj, cell *best)
 {
-    size_t r0 = bi * w->tile, r1 = r0 + w->tile < w->m ? r0 + w->tile : w->m;
-    size_t c0 = bj * w->tile, c1 = c0 + w->tile < w->n ? c0 + w->tile : w->n;
+    size_t r0 = bi * w->th, r1 = r0 + w->th < w->m ? r0 + w->th : w->m;
+    size_t c0 = bj * w->tw, c1 = c0 + w->tw < w->n ? c0 + w->tw : w->n;
     int32_t corner = w->corner[bi];
     w->corner[bi] = w->hrow[c1 - 1];
     cell b = { 0, 0, 0 };
@@ -162,14 +162,14 @@ static void tile_run(const wave *w, size_t bi, size_t bj, cell *best)
         *best = b;
 }
 
-/* At least 6 tiles a thread along the shorter side, so that the wavefront
- * fills the threads soon; at most 2,048 rows, whose arrays stay in the
- * first cache levels (16 cores of a Xeon, 100 kbp pairs: 32-bit tiles of
- * 1,024 and 2,048 ran at 2.3 GCUPS a core, of 4,096 at 1.5; 16-bit tiles of
- * 2,048 at 8.8, of 1,024 at 7.6). */
-static size_t auto_tile(size_t m, size_t n, int threads)
+/* A tile side for a side of len cells: 6 tiles a thread or more, so that
+ * the wavefront fills the threads soon; 256 to 2,048, whose arrays stay in
+ * the first cache levels (16 cores of a Xeon, 100 kbp pairs: 32-bit tiles
+ * of 1,024 and 2,048 rows ran at 2.3 GCUPS a core, of 4,096 at 1.5; 16-bit
+ * tiles of 2,048 at 8.8, of 1,024 at 7.6). */
+static size_t auto_tile(size_t len, int threads)
 {
-    size_t side = (m < n ? m : n) / (6 * (size_t)threads);
+    size_t side = len / (6 * (size_t)threads);
     return side < 256 ? 256 : side > 2048 ? 2048 : side;
 }
 
@@ -189,10 +189,10 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
         return HAY_OK;
     if (threads < 1)
         threads = 1;
-    if (tile == 0)
-        tile = auto_tile(m, n, threads);
-    wave w = { .s = s, .q = q, .t = t, .m = m, .n = n, .tile = tile,
-               .nbi = (m + tile - 1) / tile, .nbj = (n + tile - 1) / tile };
+    size_t th = tile ? tile : auto_tile(m, threads);
+    size_t tw = tile ? tile : auto_tile(n, threads);
+    wave w = { .s = s, .q = q, .t = t, .m = m, .n = n, .th = th, .tw = tw,
+               .nbi = (m + th - 1) / th, .nbj = (n + tw - 1) / tw };
     /* 16 bits as the striped engine allows them (its usable test) */
     if (bits == 16 && (s->max_score > 8192 || s->min_score < -8192 ||
                        s->open > 8192))

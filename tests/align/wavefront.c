@@ -112,10 +112,11 @@ static void part_boundaries(tu_rng *rng)
             make_pair(rng, alpha, q, 9 * T + 1, t, T / 2 + 1, 1);
             check_engine(s, q, 9 * T + 1, t, T / 2 + 1, T, "tall");
         }
-        /* random sizes with the automatic tile */
+        /* random sizes with the automatic tiles (rows and columns of
+         * different sides past 1,536 residues on one thread) */
         for (int k = 0; k < 3; k++) {
-            size_t m = (size_t)tu_range(rng, 1, 1500);
-            size_t n = (size_t)tu_range(rng, 1, 1500);
+            size_t m = (size_t)tu_range(rng, 1, k ? 1500 : 4096);
+            size_t n = (size_t)tu_range(rng, 1, k ? 1500 : 4096);
             make_pair(rng, alpha, q, m, t, n, tu_below(rng, 4) != 0);
             check_engine(s, q, m, t, n, 0, "auto tile");
         }
@@ -228,6 +229,33 @@ static void part_api(tu_rng *rng)
     CHECK(!(r.flags & HAY_ALIGN_WAVEFRONT), "a forced variant was replaced");
     hay_align_result_clear(&r);
     o.variant = NULL;
+    /* A side shorter than two of the smallest tiles (a read against a
+     * genome): no wavefront, however many cells. */
+    o.threads = 3;
+    CHECK_ST(hay_align_pair(s, q, HAY_SW_WAVEFRONT_MIN_SIDE - 1, t, n, &o, &r),
+             HAY_OK, "thin");
+    CHECK(!(r.flags & HAY_ALIGN_WAVEFRONT), "a thin pair used the wavefront");
+    hay_align_result_clear(&r);
+    /* Batches: fewer long pairs than threads run on the wavefront, as many
+     * as the threads or more run one a thread. */
+    {
+        hay_align_seq qs2[3] = { { q, m }, { q, 100 }, { q + 10, m - 10 } };
+        hay_align_result rs[3];
+        o.score_only = 1;
+        CHECK_ST(hay_align_batch(s, qs2, 3, &ts, 1, &o, rs), HAY_OK, "batch 3");
+        CHECK((rs[0].flags & HAY_ALIGN_WAVEFRONT) &&
+              !(rs[1].flags & HAY_ALIGN_WAVEFRONT) &&
+              (rs[2].flags & HAY_ALIGN_WAVEFRONT) && rs[0].score == ref.score,
+              "batch, 2 long pairs on 3 threads: flags %u %u %u", rs[0].flags,
+              rs[1].flags, rs[2].flags);
+        o.threads = 2;
+        CHECK_ST(hay_align_batch(s, qs2, 3, &ts, 1, &o, rs), HAY_OK, "batch 2");
+        CHECK(!(rs[0].flags & HAY_ALIGN_WAVEFRONT) &&
+              !(rs[2].flags & HAY_ALIGN_WAVEFRONT) && rs[0].score == ref.score,
+              "batch, 2 long pairs on 2 threads: flags %u %u", rs[0].flags,
+              rs[2].flags);
+        o.score_only = 0;
+    }
     /* Bad keys and values. */
     static const char *const bad[] = {
         "wavefront_cells=0", "wavefront_tile=7", "wavefront_tile=x",
