@@ -210,16 +210,19 @@ enum {
 
 /*
  * Long pairs.  On the CPU with variant auto (or NULL), a pair of at least
- * wavefront_cells cells (query length x target length; default 256M) is
- * scored on all of o->threads threads at once: the matrix in tiles of
- * wavefront_tile x wavefront_tile cells (at least 8; default: from the
- * sizes and the threads), tiles along anti-diagonals, 32-bit AVX2 inside a
- * tile (scalar without AVX2).  Score and end are those of every variant;
- * the reverse pass that finds the start runs the same way, the traceback
- * (linear-space for long alignments) on one thread.  hay_align_batch runs
- * such pairs one after another on all threads, before the others.  Keys
- * come in o->device_params ("wavefront_cells=64M,wavefront_tile=2048");
- * an unknown key or a bad value is HAY_ERR_INVALID.
+ * wavefront_cells cells (query length x target length; default 256M), both
+ * sequences 512 residues or longer, is scored on all of o->threads threads
+ * at once: the matrix in tiles of wavefront_tile x wavefront_tile cells (at
+ * least 8; default: each side's length / (6 x threads), 256 to 2048),
+ * tiles along anti-diagonals, striped AVX2 inside a tile (16 bits, redone
+ * in 32 bits when a score may have saturated; scalar without AVX2).  Score
+ * and end are those of every variant; the reverse pass that finds the
+ * start runs the same way, the traceback (linear-space for long
+ * alignments) on one thread.  hay_align_batch runs such pairs first, one
+ * after another on all threads, when there are fewer of them than threads
+ * (else every pair on one thread).  Keys come in o->device_params
+ * ("wavefront_cells=64M,wavefront_tile=2048"); an unknown key or a bad
+ * value is HAY_ERR_INVALID.
  */
 
 typedef struct hay_align_result {
