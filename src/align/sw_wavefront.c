@@ -39,7 +39,6 @@
 #include <omp.h>
 
 #define NEG (-(1 << 29))
-#define LANES 8
 
 static const hay_param wavefront_keys[] = {
     HAY_PARAM_SZ(hay_sw_wavefront_params, min_cells, "wavefront_cells", 1,
