@@ -188,9 +188,13 @@ typedef struct hay_align_options {
     hay_backend backend;       /* AUTO or CPU: the CPU; CUDA, OPENCL: the
                                   score pass on the GPU, the rest on the CPU */
     const char *variant;       /* CPU variant, or the GPU variant; NULL: auto */
-    const char *device_params; /* GPU "key=value,..." or NULL */
-    int threads;               /* hay_align_batch: 0 = all cores; clamped
-                                  as hay_scan_opts.threads (haystack.h) */
+    const char *device_params; /* the backend's "key=value,..." or NULL:
+                                   GPU keys; on the CPU wavefront_cells and
+                                   wavefront_tile (see "Long pairs") */
+    int threads;               /* 0 = all cores: hay_align_batch's threads
+                                  over pairs, and a long pair's threads;
+                                  clamped as hay_scan_opts.threads
+                                  (haystack.h) */
     int score_only;            /* 1: score and end cell only, no start/CIGAR */
     uint64_t traceback_bytes;  /* budget of the full direction matrix, one
                                   byte a cell; larger alignments, and those
@@ -203,8 +207,26 @@ HAY_API void hay_align_options_init(hay_align_options *o);
 
 enum {
     HAY_ALIGN_RESCORED32 = 1,  /* the 16-bit pass could have saturated */
-    HAY_ALIGN_LINEAR = 2       /* traceback in linear space (Myers-Miller) */
+    HAY_ALIGN_LINEAR = 2,      /* traceback in linear space (Myers-Miller) */
+    HAY_ALIGN_WAVEFRONT = 4    /* score passes on several threads (below) */
 };
+
+/*
+ * Long pairs.  On the CPU with variant auto (or NULL), a pair of at least
+ * wavefront_cells cells (query length x target length; default 256M), both
+ * sequences 512 residues or longer, is scored on all of o->threads threads
+ * at once: the matrix in tiles of wavefront_tile x wavefront_tile cells (at
+ * least 8; default: each side's length / (6 x threads), 256 to 2048),
+ * tiles along anti-diagonals, striped AVX2 inside a tile (16 bits, redone
+ * in 32 bits when a score may have saturated; scalar without AVX2).  Score
+ * and end are those of every variant; the reverse pass that finds the
+ * start runs the same way, the traceback (linear-space for long
+ * alignments) on one thread.  hay_align_batch runs such pairs first, one
+ * after another on all threads, when there are fewer of them than threads
+ * (else every pair on one thread).  Keys come in o->device_params
+ * ("wavefront_cells=64M,wavefront_tile=2048"); an unknown key or a bad
+ * value is HAY_ERR_INVALID.
+ */
 
 typedef struct hay_align_result {
     int32_t score;             /* 0: nothing aligns (no start, no CIGAR) */

@@ -97,7 +97,10 @@ static void usage_align(FILE *f)
 "                            runs (the traceback runs on the CPU)\n"
 "      --variant NAME        scalar, striped16, striped32, striped16_sse2, ...\n"
 "                            (default auto: striped16); see --list\n"
-"  -j, --threads N           threads over pairs (default: all cores)\n"
+"  -j, --threads N           threads (default: all cores): over pairs, and\n"
+"                            all of them on a pair of wavefront_cells or more\n"
+"      --params KEY=VAL,...  the backend's keys; cpu: wavefront_cells (default\n"
+"                            256M), wavefront_tile (default: from the sizes)\n"
 "      --traceback-mem SIZE  memory for a full direction matrix (default 64M);\n"
 "                            longer alignments, or any whose matrix cannot\n"
 "                            be allocated, are traced in linear space\n"
@@ -120,7 +123,8 @@ static void usage_align(FILE *f)
 enum {
     O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
-    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE, O_STRICT_INPUT, O_FORCE
+    O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE, O_STRICT_INPUT, O_FORCE,
+    O_BACKEND_PARAMS
 };
 
 static const struct option align_opts[] = {
@@ -140,6 +144,7 @@ static const struct option align_opts[] = {
     { "strand", required_argument, NULL, O_STRAND },
     { "evalue", required_argument, NULL, O_EVALUE },
     { "evalue-params", required_argument, NULL, O_PARAMS },
+    { "params", required_argument, NULL, O_BACKEND_PARAMS },
     { "fsc", no_argument, NULL, O_FSC },
     { "top", required_argument, NULL, O_TOP },
     { "min-score", required_argument, NULL, O_MIN_SCORE },
@@ -258,6 +263,7 @@ static int parse_args(int argc, char **argv, aconfig *cf)
             }
             break;
         case O_VARIANT: cf->opt.variant = optarg; break;
+        case O_BACKEND_PARAMS: cf->opt.device_params = optarg; break;
         case O_TBMEM: {
             uint64_t v;
             if (cli_parse_size(optarg, &v) || v == 0) {
@@ -497,6 +503,26 @@ void reverse_complement_free(seq_file *rc)
     free(rc->recs);
 }
 
+/* --params, checked once on a one-residue pair before any work (the
+ * library says only HAY_ERR_INVALID). */
+static int check_params(const aconfig *cf, const hay_align_scoring *s)
+{
+    const uint8_t c = 0;
+    hay_align_options o = cf->opt;
+    o.score_only = 1;
+    o.threads = 1;
+    hay_align_result r;
+    if (hay_align_pair(s, &c, 1, &c, 1, &o, &r) != HAY_ERR_INVALID)
+        return 0;
+    int cpu = o.backend == HAY_BACKEND_CPU || o.backend == HAY_BACKEND_AUTO;
+    fprintf(stderr, "hay align: --params '%s': an unknown key or a bad value "
+            "(%s)\n", o.device_params,
+            cpu ? "cpu keys: wavefront_cells=SIZE (at least 1), "
+                  "wavefront_tile=N (8 to 1048576)"
+                : "see the backend's keys in docs/DESIGN.md");
+    return 1;
+}
+
 static hay_status run_batch(const aconfig *cf, const hay_align_scoring *s,
                             const hay_align_seq *qs, size_t nq,
                             const hay_align_seq *ts, size_t nt,
@@ -561,6 +587,8 @@ static int align_pairs(aconfig *cf)
     double fit_lo = 0, fit_hi = 0;
     size_t qblock = 0;
     if (!s || !qs || !ts || !qb || !tb)
+        goto out;
+    if (cf->opt.device_params && check_params(cf, s))
         goto out;
     int is_dna = hay_align_scoring_is_dna(s);
     if (!is_dna && (cf->strand == 1 || cf->strand == 3)) {
@@ -632,7 +660,7 @@ static int align_pairs(aconfig *cf)
                         db_residues, tf.n);
     int first = 1;
     double seconds = 0;
-    uint64_t cells = 0, pairs = 0, rescored = 0, linear = 0;
+    uint64_t cells = 0, pairs = 0, rescored = 0, linear = 0, wavefront = 0;
     for (size_t q0 = 0; q0 < qf.n; q0 += qblock) {
         size_t nq = qf.n - q0 < qblock ? qf.n - q0 : qblock;
         if (do_plus && run_batch(cf, s, qs + q0, nq, ts, tf.n, res,
@@ -735,6 +763,7 @@ static int align_pairs(aconfig *cf)
                     pairs++;
                     rescored += (r->flags & HAY_ALIGN_RESCORED32) != 0;
                     linear += (r->flags & HAY_ALIGN_LINEAR) != 0;
+                    wavefront += (r->flags & HAY_ALIGN_WAVEFRONT) != 0;
                     hay_align_result_clear(r);
                 }
             }
@@ -749,10 +778,11 @@ static int align_pairs(aconfig *cf)
             hay_align_variant_check(cf->opt.variant, &v);
         fprintf(stderr, "stats: pairs=%" PRIu64 " cells=%" PRIu64
                 " seconds=%.6f gcups=%.3f variant=%s threads=%d "
-                "rescored32=%" PRIu64 " linear_tracebacks=%" PRIu64 "\n",
+                "rescored32=%" PRIu64 " linear_tracebacks=%" PRIu64
+                " wavefront=%" PRIu64 "\n",
                 pairs, cells, seconds,
                 seconds > 0 ? (double)cells / seconds * 1e-9 : 0.0, v,
-                threads, rescored, linear);
+                threads, rescored, linear, wavefront);
         if (use_fit)
             fprintf(stderr, "stats: lambda and K fitted to each query's "
                     "scores: %" PRIu64 " queries fitted (lambda %.4g to "

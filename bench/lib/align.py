@@ -10,16 +10,17 @@ Workloads (../shared/data/bio):
   hpylori-B the H. pylori B slices (one pair, 70 kb; scores past 16 bits)
   hpylori-E the H. pylori E slices (one pair, 275 x 265 kb; --full only)
   ecoli-pair-L  one E. coli pair [0, L) x [2 Mbp, 2 Mbp + L) for each L of
-            --long (e.g. 100000,300000,1000000); engines above
-            --cpu-max-cells (one thread) are left out, since parasail and
-            hay give one pair to one thread
+            --long (default: bench/defs.json parts.align.long, 200000; none
+            with --quick); engines above --cpu-max-cells are left out
 Engines: hay scalar (1 thread), hay auto = striped16 with the 32-bit
 fallback (1 and N threads), parasail striped 16-bit profile with the 32-bit
 fallback (bench/adapters/parasail_bench.c; 1 and N threads), and with --cuda
 hay --backend cuda --variant fast (one kernel per pair, pairs in turn; its
 seconds include the CUDA context's start, about 0.3 s on the H200 machine).  Threads
-work over pairs, so one-pair workloads gain nothing from N threads (those
-rows are left out there).
+work over pairs; one pair of at least wavefront_cells cells (256M) goes to
+all of them at once (src/align/sw_wavefront.c), so one-pair workloads have
+"hay auto 2T" and "hay auto NT" rows (the wavefront) beside "hay striped16
+1T" (one pair on one thread, as before it) and no parasail NT row.
 
 Times are each engine's own alignment phase (hay --stats 'seconds', the
 adapter's 'seconds': profiles included, file reading excluded), median of
@@ -32,7 +33,7 @@ Usage: python3 bench/run.py align [--hay build/hay] [--data DIR]
        [--workloads REGEX] [--engines REGEX] [--scalar-max-cells N]
        [--parasail-bench PATH] [--cuda] [--long L,L,...] [--cpu-max-cells N]
 """
-import argparse, csv, datetime, os, platform, re, statistics
+import argparse, csv, datetime, json, os, platform, re, statistics
 import subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -145,8 +146,9 @@ def main(argv=None):
                     help="a prebuilt parasail_bench (else built with cc)")
     ap.add_argument("--cuda", action="store_true",
                     help="add hay --backend cuda --variant fast")
-    ap.add_argument("--long", default="",
-                    help="E. coli one-pair lengths, e.g. 100000,300000,1000000")
+    ap.add_argument("--long", default=None,
+                    help="E. coli one-pair lengths, e.g. 100000,300000,1000000 "
+                    "(default: bench/defs.json parts.align.long)")
     ap.add_argument("--cpu-max-cells", type=float, default=1e11,
                     help="one-pair workloads: leave out CPU engines above this")
     a = ap.parse_args(argv)
@@ -160,6 +162,10 @@ def main(argv=None):
         src = os.path.join(ROOT, "bench/adapters/parasail_bench.c")
         sh(["cc", "-O2", "-fopenmp", src, "-lparasail", "-o", pb])
     N = a.threads
+    if a.long is None:
+        with open(os.path.join(ROOT, "bench/defs.json")) as f:
+            a.long = "" if a.quick else ",".join(
+                str(x) for x in json.load(f)["parts"]["align"]["long"])
     long_lens = [int(x) for x in a.long.split(",") if x]
     rows, failed = [], False
     for name, q, t, kind in workloads(a.data, a.out, a.full, a.quick, long_lens):
@@ -189,8 +195,13 @@ def main(argv=None):
         if cells > a.scalar_max_cells:
             engines = engines[1:]
         if pair:
-            # One pair is one thread's work in hay and parasail alike.
+            # One pair is one thread's work in parasail; hay runs a long
+            # pair on all the threads (the wavefront).
             engines = [e for e in engines if "%dT" % N not in e[0] or N == 1]
+            if N > 1:
+                engines += [("hay auto %dT" % k, run_hay,
+                             hay_cmd(a.hay, kind, None, k, q, t))
+                            for k in sorted({2, N})]
             if cells > a.cpu_max_cells:
                 engines = [e for e in engines if "cuda" in e[0]]
         engines = [e for e in engines if re.search(a.engines, e[0])]

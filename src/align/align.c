@@ -161,7 +161,22 @@ typedef struct ctx {
     const hay_align_options *o;
     hay_backend backend;
     engines eng;
+    int wave_ok;                    /* CPU, variant auto: long pairs may go
+                                     * to sw_wavefront.c */
+    int pair_threads;               /* threads one pair may use */
+    hay_sw_wavefront_params wave;
 } ctx;
+
+static int wave_size(const ctx *c, size_t m, size_t n)
+{
+    return c->wave_ok && (uint64_t)m * n >= c->wave.min_cells &&
+           m >= HAY_SW_WAVEFRONT_MIN_SIDE && n >= HAY_SW_WAVEFRONT_MIN_SIDE;
+}
+
+static int long_pair(const ctx *c, size_t m, size_t n)
+{
+    return c->pair_threads > 1 && wave_size(c, m, n);
+}
 
 static hay_status gpu_pass(const ctx *c, const uint8_t *q, size_t m,
                            const uint8_t *t, size_t n, sw_end *e)
@@ -210,6 +225,18 @@ static hay_status score_pass(const ctx *c, const void *prof, const uint8_t *q,
 {
     if (c->backend == HAY_BACKEND_CUDA || c->backend == HAY_BACKEND_OPENCL)
         return gpu_pass(c, q, m, t, n, e);
+    if (long_pair(c, m, n)) {
+        /* 16 bits, redone in 32 when a score may have saturated */
+        *flags |= HAY_ALIGN_WAVEFRONT;
+        hay_status st = hay_sw_wavefront_score(c->s, q, m, t, n,
+                                               c->pair_threads,
+                                               (size_t)c->wave.tile, 16, e);
+        if (st != HAY_OK || !e->saturated)
+            return st;
+        *flags |= HAY_ALIGN_RESCORED32;
+        return hay_sw_wavefront_score(c->s, q, m, t, n, c->pair_threads,
+                                      (size_t)c->wave.tile, 32, e);
+    }
     hay_status st;
     void *own = NULL;
     if (!prof) {
@@ -400,8 +427,14 @@ static hay_status ctx_init(ctx *c, const hay_align_scoring *s,
     c->s = s;
     c->o = o;
     c->backend = o->backend == HAY_BACKEND_AUTO ? HAY_BACKEND_CPU : o->backend;
-    if (c->backend == HAY_BACKEND_CPU)
+    if (c->backend == HAY_BACKEND_CPU) {
+        hay_status st = hay_sw_wavefront_params_get(o->device_params, &c->wave);
+        if (st != HAY_OK)
+            return st;
+        c->wave_ok = !o->variant || !strcmp(o->variant, "auto");
+        c->pair_threads = o->threads > 0 ? o->threads : omp_get_num_procs();
         return resolve(o->variant, &c->eng);
+    }
     if (c->backend == HAY_BACKEND_CUDA) {
 #ifndef HAY_HAVE_CUDA_SW
         return HAY_ERR_NO_BACKEND;
@@ -483,10 +516,28 @@ hay_status hay_align_batch(const hay_align_scoring *s,
             }
         }
     }
+    /* Fewer long pairs than threads: they go first, one at a time on all
+     * the threads (sw_wavefront.c); then the others, one pair a thread. */
+    size_t nlong = 0;
+    for (size_t p = 0; c.pair_threads > 1 && p < npairs; p++)
+        nlong += wave_size(&c, queries[p / ntargets].len,
+                           targets[p % ntargets].len);
+    int serial = nlong > 0 && nlong < (size_t)c.pair_threads;
+    memset(results, 0, npairs * sizeof *results);
+    for (size_t p = 0; serial && first == HAY_OK && p < npairs; p++) {
+        const hay_align_seq *x = &queries[p / ntargets];
+        const hay_align_seq *y = &targets[p % ntargets];
+        if (wave_size(&c, x->len, y->len))
+            first = pair_run(&c, prof[p / ntargets], x->codes, x->len,
+                             y->codes, y->len, &results[p]);
+    }
+    c.pair_threads = 1;
     if (first == HAY_OK) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (size_t p = 0; p < npairs; p++) {
             size_t qi = p / ntargets, ti = p % ntargets;
+            if (serial && wave_size(&c, queries[qi].len, targets[ti].len))
+                continue;
             hay_status e = pair_run(&c, cpu ? prof[qi] : NULL,
                                     queries[qi].codes, queries[qi].len,
                                     targets[ti].codes, targets[ti].len,
@@ -497,8 +548,6 @@ hay_status hay_align_batch(const hay_align_scoring *s,
                     first = e;
             }
         }
-    } else {
-        memset(results, 0, npairs * sizeof *results);
     }
     if (cpu)
         for (size_t qi = 0; qi < nqueries; qi++)

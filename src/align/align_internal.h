@@ -77,6 +77,36 @@ hay_status hay_sw_scalar_score(const hay_align_scoring *s, const uint8_t *q,
                                sw_end *e);
 
 /*
+ * One long pair on many threads (sw_wavefront.c): tiles of `tile` x `tile`
+ * cells (0: each side from its length and the threads) in a wavefront of
+ * OpenMP tasks, each tile a striped AVX2 pass in `bits` 16 or 32 (16: may
+ * set e->saturated, as a 16-bit engine does) or, with bits 0 or without
+ * AVX2, scalar rows (32 bits).  The tie rule of sw_device.h.
+ */
+hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
+                                  size_t m, const uint8_t *t, size_t n,
+                                  int threads, size_t tile, int bits,
+                                  sw_end *e);
+/* The shorter side of a pair worth the wavefront: two tiles of the
+ * smallest side (a read against a genome has no wavefront to spread). */
+#define HAY_SW_WAVEFRONT_MIN_SIDE 512
+
+/* Whether the CPU runs the AVX2 tiles. */
+int hay_sw_wavefront_simd(void);
+
+/* The CPU aligner's keys (hay_align_options.device_params on the CPU). */
+typedef struct hay_sw_wavefront_params {
+    uint64_t given;
+    uint64_t min_cells;     /* wavefront_cells */
+    uint64_t tile;          /* wavefront_tile, 0: auto */
+} hay_sw_wavefront_params;
+struct hay_param_table;
+extern const struct hay_param_table hay_sw_wavefront_param_table;
+/* Parses `text` (NULL: the defaults): HAY_OK or HAY_ERR_INVALID. */
+hay_status hay_sw_wavefront_params_get(const char *text,
+                                       hay_sw_wavefront_params *out);
+
+/*
  * Global alignment of q[0, m) against t[0, n) (both may be empty), affine
  * gaps, maximum score; writes one op per column ('=', 'X', 'I', 'D') into
  * ops (capacity m + n) and sets *len, *score.  Full direction matrix when

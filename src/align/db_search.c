@@ -645,6 +645,8 @@ hay_status hay_align_db_search(const hay_align_db *db,
     hay_align_options po = o->align;
     po.backend = HAY_BACKEND_CPU;
     po.variant = cpu_variant;
+    if (be != HAY_BACKEND_CPU)
+        po.device_params = NULL;    /* the GPU's keys, not the CPU's */
     hay_status first = HAY_OK;
     if (need) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(sc.threads)

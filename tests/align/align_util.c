@@ -6,6 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+const au_case au_cases[] = {
+    { "blosum62", 0, 0, 11, 1 }, { "blosum62", 0, 0, 5, 2 },
+    { "blosum62", 0, 0, 1, 1 },  { "blosum62", 0, 0, 3, 0 },
+    { "blosum45", 0, 0, 14, 2 }, { "blosum50", 0, 0, 13, 2 },
+    { "blosum80", 0, 0, 10, 1 }, { "blosum90", 0, 0, 10, 1 },
+    { "pam30", 0, 0, 9, 1 },     { "pam70", 0, 0, 10, 1 },
+    { "pam250", 0, 0, 14, 2 },   { NULL, 2, -3, 5, 2 },
+    { NULL, 1, -1, 2, 1 },       { NULL, 5, -4, 10, 1 },
+    { NULL, 1, -3, 1, 1 },
+};
+const size_t au_ncases = sizeof au_cases / sizeof au_cases[0];
+
+hay_align_scoring *au_make(const au_case *c)
+{
+    hay_align_scoring *s = NULL;
+    hay_status st = c->matrix
+        ? hay_align_scoring_builtin(c->matrix, c->open, c->extend, &s)
+        : hay_align_scoring_dna(c->match, c->mismatch, c->open, c->extend, &s);
+    if (st != HAY_OK) {
+        fprintf(stderr, "scoring: %s\n", hay_strerror(st));
+        exit(1);
+    }
+    return s;
+}
+
 void au_scoring_from(const hay_align_scoring *s, au_scoring *out)
 {
     out->alpha = hay_align_scoring_alpha(s);

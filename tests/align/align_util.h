@@ -21,6 +21,18 @@ typedef struct au_scoring {
 
 void au_scoring_from(const hay_align_scoring *s, au_scoring *out);
 
+/* The scorings of the engine tests: every built-in matrix, DNA scorings
+ * (matrix NULL: match/mismatch), gaps from 1/1 to 20/5. */
+typedef struct au_case {
+    const char *matrix;
+    int32_t match, mismatch, open, extend;
+} au_case;
+extern const au_case au_cases[];
+extern const size_t au_ncases;
+
+/* The scoring of a case; exits on failure. */
+hay_align_scoring *au_make(const au_case *c);
+
 /* Best score and first best cell in row-major order (query outer). */
 int64_t au_oracle(const au_scoring *s, const uint8_t *q, size_t m,
                   const uint8_t *t, size_t n, uint64_t *qe, uint64_t *te);

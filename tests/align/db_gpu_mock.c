@@ -130,9 +130,14 @@ static void same_hits(const hay_align_db *db, const hay_align_scoring *s,
     o.align.backend = HAY_BACKEND_CPU;
     CHECK_ST(hay_align_db_search(db, s, qs, nq, &o, &cpu), HAY_OK, what);
     o.align.backend = HAY_BACKEND_CUDA;
+    /* The device's capacity (the mock's max_targets) and a GPU key, which
+     * goes to the GPU only, not to the CPU's tracebacks. */
     char params[64];
-    snprintf(params, sizeof params, "max_targets=%zu", mock_max_targets);
-    o.align.device_params = mock_max_targets ? params : NULL;
+    if (mock_max_targets)
+        snprintf(params, sizeof params, "max_targets=%zu,blocks=64", mock_max_targets);
+    else
+        snprintf(params, sizeof params, "blocks=64");
+    o.align.device_params = params;
     CHECK_ST(hay_align_db_search(db, s, qs, nq, &o, &gpu), HAY_OK, what);
     if (cpu && gpu) {
         CHECK(gpu->backend == HAY_BACKEND_CUDA, "%s: backend", what);

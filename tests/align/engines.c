@@ -11,36 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct scoring_case {
-    const char *matrix;        /* NULL: DNA */
-    int32_t match, mismatch, open, extend;
-} scoring_case;
-
-static const scoring_case cases[] = {
-    { "blosum62", 0, 0, 11, 1 }, { "blosum62", 0, 0, 5, 2 },
-    { "blosum62", 0, 0, 1, 1 },  { "blosum62", 0, 0, 3, 0 },
-    { "blosum45", 0, 0, 14, 2 }, { "blosum50", 0, 0, 13, 2 },
-    { "blosum80", 0, 0, 10, 1 }, { "blosum90", 0, 0, 10, 1 },
-    { "pam30", 0, 0, 9, 1 },     { "pam70", 0, 0, 10, 1 },
-    { "pam250", 0, 0, 14, 2 },   { NULL, 2, -3, 5, 2 },
-    { NULL, 1, -1, 2, 1 },       { NULL, 5, -4, 10, 1 },
-    { NULL, 1, -3, 1, 1 },
-};
-#define NCASES (sizeof cases / sizeof cases[0])
-
-static hay_align_scoring *make(const scoring_case *c)
-{
-    hay_align_scoring *s = NULL;
-    hay_status st = c->matrix
-        ? hay_align_scoring_builtin(c->matrix, c->open, c->extend, &s)
-        : hay_align_scoring_dna(c->match, c->mismatch, c->open, c->extend, &s);
-    if (st != HAY_OK) {
-        fprintf(stderr, "scoring: %s\n", hay_strerror(st));
-        exit(1);
-    }
-    return s;
-}
-
 /* A random sequence, and a relative of it (substitutions and indels). */
 static void random_seq(tu_rng *r, uint8_t *x, size_t n, int alpha)
 {
@@ -154,8 +124,8 @@ int main(void)
 
     /* 1. Small pairs: the oracle, every variant, traceback both ways. */
     size_t rounds = tu_scaled(40, 4);
-    for (size_t c = 0; c < NCASES; c++) {
-        hay_align_scoring *s = make(&cases[c]);
+    for (size_t c = 0; c < au_ncases; c++) {
+        hay_align_scoring *s = au_make(&au_cases[c]);
         au_scoring as;
         au_scoring_from(s, &as);
         for (size_t k = 0; k < rounds; k++) {
@@ -165,8 +135,8 @@ int main(void)
             uint64_t qe, te;
             int64_t want = au_oracle(&as, q, m, t, n, &qe, &te);
             snprintf(what, sizeof what, "case %zu (%s %d/%d) round %zu", c,
-                     cases[c].matrix ? cases[c].matrix : "dna",
-                     (int)cases[c].open, (int)cases[c].extend, k);
+                     au_cases[c].matrix ? au_cases[c].matrix : "dna",
+                     (int)au_cases[c].open, (int)au_cases[c].extend, k);
             check_scores(s, q, m, t, n, want, qe, te, what);
             check_traceback(s, &as, q, m, t, n, want, qe, te, what);
         }
@@ -176,8 +146,8 @@ int main(void)
     /* 2. Longer pairs, lengths sampled up to 10,000: scalar is the truth. */
     size_t long_rounds = tu_scaled(12, 2);
     for (size_t k = 0; k < long_rounds; k++) {
-        const scoring_case *c = &cases[k % NCASES];
-        hay_align_scoring *s = make(c);
+        const au_case *c = &au_cases[k % au_ncases];
+        hay_align_scoring *s = au_make(c);
         au_scoring as;
         au_scoring_from(s, &as);
         size_t m = (size_t)tu_range(&rng, 1, k % 3 ? 3000 : cap);
@@ -237,7 +207,7 @@ int main(void)
 
     /* 4. Batches on 3 threads equal pair by pair. */
     {
-        hay_align_scoring *s = make(&cases[0]);
+        hay_align_scoring *s = au_make(&au_cases[0]);
         enum { NQ = 5, NT = 7 };
         uint8_t *seqs[NQ + NT];
         hay_align_seq qs[NQ], ts[NT];

@@ -8,6 +8,7 @@
 #include "core/internal.h"
 #include "cuda/cuda_params.h"
 #include "opencl/hay_opencl.h"
+#include "align/align_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -249,6 +250,7 @@ static const hay_param_table *const all_tables[] = {
     &hay_cpu_param_table, &hay_opencl_param_table, &hay_cuda_driver_param_table,
     &hay_auto_param_table, &hay_cuda_pfac_param_table, &hay_cuda_brute_param_table,
     &hay_cuda_bm_param_table, &hay_cuda_fast_param_table, &hay_cuda_sw_param_table,
+    &hay_sw_wavefront_param_table,
 };
 #define N_TABLES (sizeof all_tables / sizeof all_tables[0])
 
