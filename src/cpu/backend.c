@@ -10,10 +10,10 @@
 static const hay_engine *const cpu_engines[] = {
     &hay_engine_simd, &hay_engine_bm, &hay_engine_horspool,
     &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, &hay_engine_pfac,
-    &hay_engine_teddy, NULL
+    &hay_engine_teddy, &hay_engine_fdr, NULL
 };
 static const char *const cpu_algos[] = { "simd", "bm", "horspool", "dfa", "ac",
-                                         "naive", "pfac", "teddy", NULL };
+                                         "naive", "pfac", "teddy", "fdr", NULL };
 
 static hay_status cpu_available(void) { return HAY_OK; }
 static int cpu_device_count(void) { return 1; }
