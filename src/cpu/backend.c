@@ -47,9 +47,11 @@ static hay_status cpu_describe(int index, char *buf, size_t cap)
  * fits dfa_budget, else the compact Aho-Corasick).  The limits come from
  * one-thread measurements of every engine on sets of 2 to 2,663 literals
  * over English text (docs/notes/2026-11-26-cpu-sets.md): teddy wins while
- * its 3-byte fingerprints stay selective; fdr needs prefixes long enough
- * to stride and no 1-2 byte literals, which it checks at every byte; the
- * DFA is never far behind on dense matches and takes everything else.
+ * its 3-byte fingerprints stay selective (a dozen literals); fdr beats
+ * the DFA up to a few hundred literals of 4+ bytes, and on any number of
+ * long ones (8-byte prefixes), where the DFA's table outgrows the caches;
+ * 1-2 byte literals make fdr check every byte, so the DFA takes them and
+ * everything else.
  */
 typedef struct cpu_rule {
     size_t max_n;          /* at most this many patterns */
@@ -60,11 +62,12 @@ typedef struct cpu_rule {
 
 static const cpu_rule cpu_rules[] = {
     { 1, 1, &hay_engine_simd, "one pattern: SIMD rare-byte-pair filter" },
-    { 32, 3, &hay_engine_teddy,
-      "2-32 literals of 3+ bytes: teddy (SIMD fingerprints in 8 buckets)" },
-    { 20000, 4, &hay_engine_fdr,
-      "33-20,000 literals of 4+ bytes: fdr (bucketed shift-or filter, "
-      "stride 2-4)" },
+    { 12, 3, &hay_engine_teddy,
+      "2-12 literals of 3+ bytes: teddy (SIMD fingerprints in 8 buckets)" },
+    { 300, 4, &hay_engine_fdr,
+      "13-300 literals of 4+ bytes: fdr (bucketed shift-or filter)" },
+    { 50000, 8, &hay_engine_fdr,
+      "up to 50,000 literals of 8+ bytes: fdr (bucketed shift-or filter)" },
     { SIZE_MAX, 0, NULL, NULL },
 };
 
