@@ -8,7 +8,7 @@
  * one of 8 buckets, and each bucket has a prefix length P (1..8 bytes,
  * the same for all its literals: min(len, 8) of theirs).  The filter's
  * table T has one 64-bit word per window key: the key of input position i
- * hashes the bytes y[i-1] and y[i] into D bits; bit 8p + b of T[k] is 0
+ * is y[i-1] and the low D - 8 bits of y[i] (D = 12..15); bit 8p + b of T[k] is 0
  * when some literal of bucket b has a window of key k p bytes before the
  * end of its prefix (for the literal's first byte, any byte before it), or
  * when p >= P of bucket b.  A block of 8 input positions i .. i+7 ORs
@@ -42,8 +42,6 @@
  */
 #include "../core/internal.h"
 #include "fdr.h"
-
-#include <stdlib.h>
 
 #define BLOCK 8
 #define PEND_CAP 4096      /* matches waiting for their turn (64 KiB of stack) */
@@ -98,9 +96,17 @@ typedef struct fdr_ctx {
 
 /* ---- keys, folding and hashing ------------------------------------------------ */
 
+/* The key of the window (prev, cur): prev and the low domain - 8 bits of
+ * cur, which for ASCII letters are the letter (a 16-bit load and a mask). */
 static inline uint32_t window_key(uint8_t prev, uint8_t cur, uint32_t domain)
 {
-    return (((uint32_t)cur << (domain - 8)) ^ prev) & ((1u << domain) - 1);
+    return ((uint32_t)prev | (uint32_t)cur << 8) & ((1u << domain) - 1);
+}
+
+/* The key of the window ending at p (one 16-bit load on x86). */
+static inline uint32_t key_at(const uint8_t *p, uint32_t mask)
+{
+    return ((uint32_t)p[-1] | (uint32_t)p[0] << 8) & mask;
 }
 
 /* ASCII lower case of 8 bytes at once. */
@@ -273,10 +279,10 @@ static inline __attribute__((always_inline)) uint64_t
 block(const fdr_state *st, const uint8_t *p, const uint32_t s, uint64_t *high)
 {
     const uint64_t *t = st->table;
-    const uint32_t d = st->domain;
-    uint64_t lo = t[window_key(p[-1], p[0], d)], hi = 0;
+    const uint32_t mask = (1u << st->domain) - 1;
+    uint64_t lo = t[key_at(p, mask)], hi = 0;
     for (uint32_t j = s; j < BLOCK; j += s) {
-        uint64_t m = t[window_key(p[j - 1], p[j], d)];
+        uint64_t m = t[key_at(p + j, mask)];
         lo |= m << (8 * j);
         hi |= m >> (64 - 8 * j);
     }
@@ -335,9 +341,8 @@ typedef struct sort_item {
     uint32_t len, id;
 } sort_item;
 
-static int by_bytes(const void *pa, const void *pb)
+static int by_bytes(const sort_item *a, const sort_item *b)
 {
-    const sort_item *a = pa, *b = pb;
     uint32_t m = a->len < b->len ? a->len : b->len;
     int c = memcmp(a->f, b->f, m);
     if (c)
@@ -345,6 +350,33 @@ static int by_bytes(const void *pa, const void *pb)
     if (a->len != b->len)
         return a->len < b->len ? -1 : 1;
     return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Heapsort by by_bytes: in place, so that compiling calls no malloc of its
+ * own (qsort may; the allocator contract of haystack.h forbids it). */
+static void sift(sort_item *it, size_t root, size_t n)
+{
+    for (size_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && by_bytes(&it[c], &it[c + 1]) < 0)
+            c++;
+        if (by_bytes(&it[root], &it[c]) >= 0)
+            return;
+        sort_item t = it[root];
+        it[root] = it[c];
+        it[c] = t;
+    }
+}
+
+static void sort_items(sort_item *it, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift(it, i, n);
+    for (size_t end = n; end > 1; end--) {
+        sort_item t = it[0];
+        it[0] = it[end - 1];
+        it[end - 1] = t;
+        sift(it, 0, end - 1);
+    }
 }
 
 /* The cases of byte c: 1 or 2 (ASCII letters of a caseless set). */
@@ -427,17 +459,25 @@ static void assign_buckets(fdr_state *st, fdr_lit *lits, uint32_t n)
     }
 }
 
-/* Domain (key bits) and stride for a set: larger sets want more keys (a
- * sparser table, fewer false candidates); longer prefixes allow longer
- * strides.  Measured in docs/notes/2026-11-26-cpu-sets.md. */
+/* Domain (key bits) and stride for a set, from one-thread measurements
+ * on English text (docs/notes/2026-11-26-cpu-sets.md): more literals want
+ * more keys (fewer false candidates, a larger table); a stride of 2 halves
+ * the lookups and pays while the filter stays selective (up to a few
+ * hundred literals of 4+ bytes, a few thousand of 8+), 4 only for a few
+ * long literals; above that every window is looked up (stride 1). */
 static void choose_shape(fdr_state *st, uint32_t nlong)
 {
-    st->domain = nlong < 256 ? 12 : nlong < 4096 ? 13 : nlong < 16384 ? 14 : 15;
+    st->domain = nlong < 1024 ? 13 : nlong < 8192 ? 14 : 16;
     uint32_t minp = 8;
     for (int b = 0; b < 8; b++)
         if (st->plen[b] && st->plen[b] < minp)
             minp = st->plen[b];
-    st->stride = minp >= 8 && nlong < 1024 ? 4 : minp >= 4 ? 2 : 1;
+    if (minp >= 6 && nlong <= 16)
+        st->stride = 4;
+    else if ((minp >= 4 && nlong <= 300) || (minp >= 8 && nlong <= 4096))
+        st->stride = 2;
+    else
+        st->stride = 1;
 }
 
 static void fdr_destroy(const hay_patterns *set, void *state)
@@ -475,7 +515,7 @@ static hay_status collect(hay_patterns *set, fdr_state *st, fdr_lit **out,
         f[i] = st->caseless ? hay_fold(set->bytes[i]) : set->bytes[i];
     for (size_t i = 0; i < n; i++)
         it[i] = (sort_item){ f + set->off[i], (uint32_t)set->len[i], (uint32_t)i };
-    qsort(it, n, sizeof *it, by_bytes);
+    sort_items(it, n);
     uint32_t m = 0;
     for (size_t i = 0; i < n; i++) {
         st->id_list[i] = it[i].id;

@@ -21,6 +21,8 @@
  *            (fdr: the same with sets of up to 400 literals, teddy skipped)
  *   limits   teddy: 64 literals compile, 65 are HAY_ERR_TOO_LARGE; the
  *            hooks of both engines
+ *   auto     the CPU backend's choice (cpu_rules in src/cpu/backend.c) at
+ *            each boundary of its table
  *   realdata sets of 2, 8, 64 (and for fdr 1,000) literals drawn from
  *            english-words and snort-community (<data>/patterns), exact
  *            and caseless: the count of every file of <data>/text and
@@ -434,6 +436,62 @@ static void test_limits(void)
     hay_patterns_free(set);
 }
 
+/* ---- auto's choice ------------------------------------------------------------ */
+
+/* n literals of len bytes each ("w" then the number, padded with 'x'), and
+ * with_short: the last one 2 bytes long. */
+static const char *auto_pick(size_t n, size_t len, bool with_short,
+                             const char **reason)
+{
+    static char words[1000][32];
+    static hay_pattern pats[1000];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(words[i], sizeof words[i], "w%zuxxxxxxxxxxxx", i);
+        pats[i].data = words[i];
+        pats[i].len = with_short && i == n - 1 ? 2 : len;
+    }
+    hay_compile_opts o;
+    hay_compile_opts_init(&o);
+    o.backend = HAY_BACKEND_CPU;
+    hay_patterns *set = NULL;
+    static char algo[16];
+    static char why[256];
+    snprintf(algo, sizeof algo, "(failed)");
+    why[0] = 0;
+    if (hay_patterns_compile(pats, n, &o, &set) == HAY_OK) {
+        hay_patterns_info info;
+        hay_patterns_info_get(set, &info);
+        snprintf(algo, sizeof algo, "%s", info.algo);
+        snprintf(why, sizeof why, "%s", info.reason);
+    }
+    hay_patterns_free(set);
+    *reason = why;
+    return algo;
+}
+
+static void test_auto(void)
+{
+    static const struct {
+        size_t n, len;
+        bool with_short;
+        const char *want;
+    } rows[] = {
+        { 1, 5, false, "simd" },   { 2, 3, false, "teddy" },  { 12, 6, false, "teddy" },
+        { 12, 6, true, "dfa" },    { 13, 4, false, "fdr" },   { 300, 5, false, "fdr" },
+        { 301, 5, false, "dfa" },  { 13, 4, true, "dfa" },    { 1000, 8, false, "fdr" },
+        { 1000, 7, false, "dfa" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const char *why;
+        const char *got = auto_pick(rows[i].n, rows[i].len, rows[i].with_short, &why);
+        CHECK(strcmp(got, rows[i].want) == 0 && why[0] != 0,
+              "auto for %zu literals of %zu bytes%s: %s (\"%s\"), want %s", rows[i].n,
+              rows[i].len, rows[i].with_short ? " and one of 2" : "", got, why,
+              rows[i].want);
+    }
+    printf("auto: %zu choices checked\n", sizeof rows / sizeof *rows);
+}
+
 /* ---- real data ------------------------------------------------------------ */
 
 static int hexval(uint8_t c)
@@ -602,6 +660,7 @@ int main(int argc, char **argv)
     printf("litsets: HAY_SEED=%" PRIu64 "\n", seed);
     fflush(stdout);
     test_limits();
+    test_auto();
     test_carry();
     test_dense();
     test_props(seed, tu_scaled(PROP_ITERATIONS, 20));
