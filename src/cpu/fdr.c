@@ -32,20 +32,17 @@
  * table (256 bits, 64 Kib) confirms them; they are then looked up like
  * long prefixes.
  *
- * Order: candidates come by prefix end; the contract wants match ends.
- * Verified matches wait in a buffer sorted by (end, length); once every
- * start up to S is verified, the matches ending at or before S + shortest
- * are final.  Should the buffer fill, the ends since the last flush are
- * checked directly, end by end and length by length (one hash probe per
- * distinct length), for a stretch of max(longest, 4096) ends, and the
- * filter resumes after it: the same (end, length) order either way.
+ * Order: candidates come by prefix end; the contract wants match ends:
+ * verified matches wait in endorder.h's buffer, sorted by (end, length).
+ * Should it fill, the ends since the last flush are checked directly, end
+ * by end and length by length (one hash probe per distinct length): the
+ * same (end, length) order either way.
  */
 #include "../core/internal.h"
+#include "endorder.h"
 #include "fdr.h"
 
 #define BLOCK 8
-#define PEND_CAP 4096      /* matches waiting for their turn (64 KiB of stack) */
-#define DIRECT_MIN 4096    /* ends checked directly after an overflow */
 #define SHORT 8            /* the bucket of the short literals */
 #define ANY 9              /* probe: any bucket */
 
@@ -56,11 +53,6 @@ typedef struct fdr_lit {   /* one distinct literal (after folding) */
     uint32_t bucket;       /* its filter bucket; SHORT for 1 and 2 bytes */
     uint32_t ids, nids;    /* its ids: id_list[ids .. ids + nids) */
 } fdr_lit;
-
-typedef struct fdr_match {
-    uint64_t end;
-    uint32_t lit, len;
-} fdr_match;
 
 typedef struct fdr_state {
     uint64_t *table;         /* 1 << domain words */
@@ -86,9 +78,7 @@ typedef struct fdr_ctx {
     size_t n, from, min_end;
     bool counting;
     uint64_t count;
-    size_t flushed;          /* every match ending at or before it is out */
-    fdr_match *pend;
-    size_t npend;
+    hay_eo *q;               /* matches waiting for their turn (endorder.h) */
     uint64_t base;
     hay_emit_fn emit;
     void *sink;
@@ -162,36 +152,6 @@ static int emit_lit(fdr_ctx *x, uint32_t k, uint64_t end)
     return 0;
 }
 
-static int flush(fdr_ctx *x, size_t upto)
-{
-    size_t k = 0;
-    for (; k < x->npend && x->pend[k].end <= upto; k++)
-        if (emit_lit(x, x->pend[k].lit, x->pend[k].end))
-            return 1;
-    if (k) {
-        memmove(x->pend, x->pend + k, (x->npend - k) * sizeof *x->pend);
-        x->npend -= k;
-    }
-    if (upto > x->flushed)
-        x->flushed = upto;
-    return 0;
-}
-
-/* Inserts in (end, length) order; false when full. */
-static inline bool push(fdr_ctx *x, uint64_t end, uint32_t lit, uint32_t len)
-{
-    if (x->npend == PEND_CAP)
-        return false;
-    size_t k = x->npend;
-    while (k > 0 && (x->pend[k - 1].end > end ||
-                     (x->pend[k - 1].end == end && x->pend[k - 1].len > len))) {
-        x->pend[k] = x->pend[k - 1];
-        k--;
-    }
-    x->pend[k] = (fdr_match){ end, lit, len };
-    return ++x->npend, true;
-}
-
 /* The literals of `bucket` (or ANY) whose prefix of plen bytes starts at
  * s; len != 0: only that length, reported at once.  Returns 1 when emit
  * stopped, 2 when the buffer is full. */
@@ -212,7 +172,7 @@ static int probe(fdr_ctx *x, size_t s, uint32_t plen, uint32_t bucket,
             x->count += l->nids;
         else if (len)
             return emit_lit(x, k, end);
-        else if (!push(x, end, k, l->len))
+        else if (!hay_eo_push(x->q, end, l->len, k))
             return 2;
     }
     return 0;
@@ -262,13 +222,13 @@ static int on_block(fdr_ctx *x, uint64_t res, size_t i)
                 if (r)
                     return r;
             }
-    if (x->counting || !x->npend)
+    if (x->counting || !x->q->n)
         return 0;
     /* Starts up to i + 8 - max_plen are verified. */
     size_t upto = i + BLOCK - st->max_plen + st->min_long;
     if (st->has_short && upto > i + BLOCK)
         upto = i + BLOCK;
-    return i + BLOCK >= st->max_plen ? flush(x, upto) : 0;
+    return i + BLOCK >= st->max_plen ? hay_eo_flush(x->q, upto) : 0;
 }
 
 /* ---- the block loop ------------------------------------------------------ */
@@ -660,37 +620,37 @@ static int direct_ends(fdr_ctx *x, size_t lo, size_t hi)
     return 0;
 }
 
-static size_t first_start(const fdr_state *st, size_t min_end)
+static int fdr_out(void *ctx, const hay_eo_match *m)
 {
-    return min_end + 1 > st->max_len ? min_end + 1 - st->max_len : 0;
+    return emit_lit(ctx, m->val, m->end);
+}
+
+static int fdr_filter(void *ctx, hay_eo *q, size_t min_end)
+{
+    fdr_ctx *x = ctx;
+    (void)q;
+    x->from = hay_eo_first_start(x->st->max_len, min_end);
+    x->min_end = min_end;
+    return run_loop(x);
+}
+
+static int fdr_direct(void *ctx, size_t lo, size_t hi)
+{
+    return direct_ends(ctx, lo, hi);
 }
 
 static int fdr_scan(const hay_patterns *set, const void *state,
                     const uint8_t *y, size_t n, size_t min_end,
                     uint64_t base, hay_emit_fn emit, void *sink)
 {
-    const fdr_state *st = state;
-    fdr_match pend[PEND_CAP];
-    while (min_end < n) {
-        fdr_ctx x = {
-            .st = st, .set = set, .y = y, .n = n,
-            .from = first_start(st, min_end), .min_end = min_end,
-            .flushed = min_end, .pend = pend, .base = base, .emit = emit,
-            .sink = sink,
-        };
-        int r = run_loop(&x);
-        if (r == 1)
-            return 1;
-        if (r == 0)
-            return flush(&x, SIZE_MAX);
-        size_t stretch = st->max_len > DIRECT_MIN ? st->max_len : DIRECT_MIN;
-        size_t stop = n - x.flushed > stretch ? x.flushed + stretch : n;
-        x.npend = 0;
-        if (direct_ends(&x, x.flushed, stop))
-            return 1;
-        min_end = stop;
-    }
-    return 0;
+    hay_eo_match buf[HAY_EO_CAP];
+    fdr_ctx x = {
+        .st = state, .set = set, .y = y, .n = n, .base = base, .emit = emit,
+        .sink = sink,
+    };
+    hay_eo q = { .buf = buf, .out = fdr_out, .ctx = &x };
+    x.q = &q;
+    return hay_eo_scan(&q, n, min_end, x.st->max_len, fdr_filter, fdr_direct, &x);
 }
 
 static uint64_t fdr_count(const hay_patterns *set, const void *state,
@@ -701,7 +661,8 @@ static uint64_t fdr_count(const hay_patterns *set, const void *state,
         return 0;
     fdr_ctx x = {
         .st = st, .set = set, .y = y, .n = n,
-        .from = first_start(st, min_end), .min_end = min_end, .counting = true,
+        .from = hay_eo_first_start(st->max_len, min_end), .min_end = min_end,
+        .counting = true,
     };
     run_loop(&x);
     return x.count;

@@ -19,6 +19,8 @@
  *            to overflow the buffer that puts matches in end order (both
  *            engines keep one)
  *            (fdr: the same with sets of up to 400 literals, teddy skipped)
+ *   nested   literals of 3..30 bytes nested on runs of one byte: every
+ *            end has several lengths, found in different blocks
  *   limits   teddy: 64 literals compile, 65 are HAY_ERR_TOO_LARGE; the
  *            hooks of both engines
  *   auto     the CPU backend's choice (cpu_rules in src/cpu/backend.c) at
@@ -381,6 +383,48 @@ static void test_dense(void)
     free(hay);
 }
 
+/* Nested literals of 3..30 bytes (none short, so the order buffer is
+ * flushed by the long literals' bound alone) on a run of one byte, and on
+ * runs broken every 37 bytes: every end has matches of several lengths,
+ * found at different blocks; flushing a match before a shorter one that
+ * ends earlier is found breaks the order. */
+static void test_nested(void)
+{
+    static const size_t lens[] = { 3, 5, 8, 9, 13, 30 };
+    static uint8_t as[32];
+    memset(as, 'a', sizeof as);
+    hay_pattern pats[6];
+    for (size_t i = 0; i < 6; i++) {
+        pats[i].data = as;
+        pats[i].len = lens[i];
+    }
+    size_t len = 5000;
+    uint8_t *hay = malloc(len);
+    for (int broken = 0; broken < 2; broken++) {
+        memset(hay, 'a', len);
+        for (size_t i = 36; broken && i < len; i += 37)
+            hay[i] = 'b';
+        tu_mlist exp = { 0 };
+        tu_oracle(hay, len, pats, 6, false, &exp);
+        for (size_t k = 0; k < NISA; k++) {
+            hay_patterns *set = compile_isa(pats, 6, false, &isas[k]);
+            if (!set)
+                continue;
+            hay_scratch *scr = NULL;
+            hay_scratch_create(set, &scr);
+            run(broken ? "nested, broken runs" : "nested", isas[k].label, set, scr,
+                hay, len, &exp, 0, pats, 6, 1, 0);
+            run(broken ? "nested, broken runs" : "nested", isas[k].label, set, scr,
+                hay, len, &exp, 0, pats, 6, 2, 101);
+            hay_scratch_free(scr);
+            hay_patterns_free(set);
+        }
+        tu_mlist_free(&exp);
+    }
+    free(hay);
+    printf("nested: done\n");
+}
+
 /* ---- limits and the hook ------------------------------------------------------ */
 
 static void test_limits(void)
@@ -663,6 +707,7 @@ int main(int argc, char **argv)
     test_auto();
     test_carry();
     test_dense();
+    test_nested();
     test_props(seed, tu_scaled(PROP_ITERATIONS, 20));
     test_cases();
     if (argc > 1)
