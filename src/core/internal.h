@@ -398,6 +398,7 @@ extern const hay_engine hay_engine_ac;
 extern const hay_engine hay_engine_dfa;
 extern const hay_engine hay_engine_pfac;
 extern const hay_engine hay_engine_teddy;
+extern const hay_engine hay_engine_fdr;
 
 /*
  * The leftmost match modes (leftmost.c): a filter between a backend's

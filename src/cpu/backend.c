@@ -10,10 +10,10 @@
 static const hay_engine *const cpu_engines[] = {
     &hay_engine_simd, &hay_engine_bm, &hay_engine_horspool,
     &hay_engine_dfa, &hay_engine_ac, &hay_engine_naive, &hay_engine_pfac,
-    &hay_engine_teddy, NULL
+    &hay_engine_teddy, &hay_engine_fdr, NULL
 };
 static const char *const cpu_algos[] = { "simd", "bm", "horspool", "dfa", "ac",
-                                         "naive", "pfac", "teddy", NULL };
+                                         "naive", "pfac", "teddy", "fdr", NULL };
 
 static hay_status cpu_available(void) { return HAY_OK; }
 static int cpu_device_count(void) { return 1; }
@@ -41,16 +41,53 @@ static hay_status cpu_describe(int index, char *buf, size_t cap)
     return HAY_OK;
 }
 
+/*
+ * The automatic choice, in one table: the first row whose limits the set
+ * meets names its engine (NULL: the automaton, a full DFA when its table
+ * fits dfa_budget, else the compact Aho-Corasick).  The limits come from
+ * one-thread measurements of every engine on sets of 2 to 2,663 literals
+ * over English text (docs/notes/2026-11-26-cpu-sets.md): teddy wins while
+ * its 3-byte fingerprints stay selective (a dozen literals); fdr beats
+ * the DFA up to a few hundred literals of 4+ bytes, and on any number of
+ * long ones (8-byte prefixes), where the DFA's table outgrows the caches;
+ * 1-2 byte literals make fdr check every byte, so the DFA takes them and
+ * everything else.
+ */
+typedef struct cpu_rule {
+    size_t max_n;          /* at most this many patterns */
+    size_t min_len;        /* the shortest at least this long */
+    const hay_engine *engine;
+    const char *reason;
+} cpu_rule;
+
+static const cpu_rule cpu_rules[] = {
+    { 1, 1, &hay_engine_simd, "one pattern: SIMD rare-byte-pair filter" },
+    { 12, 3, &hay_engine_teddy,
+      "2-12 literals of 3+ bytes: teddy (SIMD fingerprints in 8 buckets)" },
+    { 300, 4, &hay_engine_fdr,
+      "13-300 literals of 4+ bytes: fdr (bucketed shift-or filter)" },
+    { 50000, 8, &hay_engine_fdr,
+      "up to 50,000 literals of 8+ bytes: fdr (bucketed shift-or filter)" },
+    { SIZE_MAX, 0, NULL, NULL },
+};
+
+/* The row of cpu_rules for a set (never NULL: the last row takes all). */
+static const cpu_rule *cpu_rule_for(const hay_patterns *set)
+{
+    const cpu_rule *r = cpu_rules;
+    while (r->engine && (set->n > r->max_n || set->min_len < r->min_len))
+        r++;
+    return r;
+}
+
 static hay_status cpu_compile(hay_patterns *set, const char *algo)
 {
     const hay_engine *eng = NULL;
     if (!algo) {
-        if (set->n == 1) {
-            eng = &hay_engine_simd;
-            set->reason = "one pattern: SIMD rare-byte-pair filter";
-        } else {
-            /* The full DFA when its table fits the budget, else the
-             * compact automaton. */
+        const cpu_rule *r = cpu_rule_for(set);
+        eng = r->engine;
+        set->reason = r->reason;
+        if (!eng) {
             FORWARD_IF_ERROR(hay_cpu_auto_build(set, &eng, &set->state));
             set->engine = eng;
             set->reason = eng == &hay_engine_dfa

@@ -23,25 +23,22 @@
  * equal fingerprints kept in one bucket and neighbouring runs (which share
  * leading bytes, so their nibble sets overlap) in the same bucket.
  *
- * Order: candidates come by start, the contract wants ends.  Verified
- * matches wait in a small buffer sorted by (end, id); once every start up
- * to S has been verified, the matches ending at or before S + shortest are
- * final and go out.  Should the buffer fill (many duplicate or overlapping
- * literals on dense input), the ends since the last flush are reported by
- * a direct per-end check for a stretch of max(longest, 4096) ends, and the
- * filter resumes after it.  Counting needs no order and no buffer.
+ * Order: candidates come by start, the contract wants ends: verified
+ * matches wait in endorder.h's buffer, sorted by (end, id); should it fill
+ * (many duplicate or overlapping literals on dense input), the ends since
+ * the last flush are reported by a direct per-end check, every literal at
+ * every end.  Counting needs no order and no buffer.
  *
  * The block loop (AVX2, SSSE3, or scalar tables for CPUs without SSSE3)
  * is chosen once at build time from the CPU's features, as simd.c does.
  */
 #include "../core/internal.h"
+#include "endorder.h"
 #include "teddy.h"
 
 #include <immintrin.h>
 
 #define BUCKETS 8
-#define PEND_CAP 4096      /* matches waiting for their turn (64 KiB of stack) */
-#define DIRECT_MIN 4096    /* ends reported directly after an overflow */
 #define HASH_BITS 10       /* fingerprint hash: 1024 slots for <= 64 literals */
 
 typedef struct teddy_lit {
@@ -53,27 +50,21 @@ typedef struct teddy_lit {
     uint32_t key;      /* the folded fingerprint, byte p at bits 8p */
 } teddy_lit;
 
-typedef struct teddy_match {
-    uint64_t end;
-    uint32_t id;
-} teddy_match;
+typedef struct teddy_state teddy_state;
 
 /* One scan's working state. */
 typedef struct teddy_ctx {
+    const teddy_state *st;
     const uint8_t *y;
     size_t n, from, min_end;
     bool counting;
     uint64_t count;
-    size_t flushed;          /* every match ending at or before it is out */
-    teddy_match *pend;
-    size_t npend;
+    hay_eo *q;               /* matches waiting for their turn (endorder.h) */
     uint64_t base;
     hay_emit_fn emit;
     void *sink;
     const hay_patterns *set;
 } teddy_ctx;
-
-typedef struct teddy_state teddy_state;
 /* Runs the filter over starts from x->from; 0 done, 1 stopped by emit,
  * 2 the pending buffer overflowed. */
 typedef int (*teddy_loop_fn)(const teddy_state *st, teddy_ctx *x);
@@ -105,42 +96,6 @@ static inline bool lit_match(const teddy_lit *l, const uint8_t *y, size_t n,
                hay_eq(y + s + 8, l->pat + 8, l->len - 8, caseless);
     }
     return hay_eq(y + s, l->pat, l->len, caseless);
-}
-
-static int flush(teddy_ctx *x, size_t upto)
-{
-    size_t k = 0;
-    const hay_patterns *set = x->set;
-    while (k < x->npend && x->pend[k].end <= upto) {
-        const teddy_match *m = &x->pend[k++];
-        if (x->emit(x->sink, m->id, x->base + m->end - set->len[m->id],
-                    x->base + m->end))
-            return 1;
-    }
-    if (k) {
-        memmove(x->pend, x->pend + k, (x->npend - k) * sizeof *x->pend);
-        x->npend -= k;
-    }
-    if (upto > x->flushed)
-        x->flushed = upto;
-    return 0;
-}
-
-/* Inserts in (end, id) order; false when full. */
-static inline bool push(teddy_ctx *x, uint64_t end, uint32_t id)
-{
-    if (x->npend == PEND_CAP)
-        return false;
-    size_t k = x->npend;
-    while (k > 0 && (x->pend[k - 1].end > end ||
-                     (x->pend[k - 1].end == end && x->pend[k - 1].id > id))) {
-        x->pend[k] = x->pend[k - 1];
-        k--;
-    }
-    x->pend[k].end = end;
-    x->pend[k].id = id;
-    x->npend++;
-    return true;
 }
 
 static inline uint32_t hash_key(uint32_t key)
@@ -177,13 +132,13 @@ static int on_block(const teddy_state *st, teddy_ctx *x, uint32_t cand,
                 continue;
             if (x->counting)
                 x->count++;
-            else if (!push(x, end, l->id))
+            else if (!hay_eo_push(x->q, end, l->id, l->id))
                 return 2;
         }
     }
     /* Every start up to i + B - F is verified. */
-    if (!x->counting && x->npend)
-        return flush(x, i + B - F + st->min_len);
+    if (!x->counting && x->q->n)
+        return hay_eo_flush(x->q, i + B - F + st->min_len);
     return 0;
 }
 
@@ -486,35 +441,40 @@ static int direct_ends(const hay_patterns *set, const teddy_state *st,
     return 0;
 }
 
-static size_t first_start(const teddy_state *st, size_t min_end)
+static int teddy_out(void *ctx, const hay_eo_match *m)
 {
-    return min_end + 1 > st->max_len ? min_end + 1 - st->max_len : 0;
+    const teddy_ctx *x = ctx;
+    return x->emit(x->sink, m->val, x->base + m->end - x->set->len[m->val],
+                   x->base + m->end);
+}
+
+static int teddy_filter(void *ctx, hay_eo *q, size_t min_end)
+{
+    teddy_ctx *x = ctx;
+    (void)q;
+    x->from = hay_eo_first_start(x->st->max_len, min_end);
+    x->min_end = min_end;
+    return x->st->loop(x->st, x);
+}
+
+static int teddy_direct(void *ctx, size_t lo, size_t hi)
+{
+    const teddy_ctx *x = ctx;
+    return direct_ends(x->set, x->st, x->y, lo, hi, x->base, x->emit, x->sink);
 }
 
 static int teddy_scan(const hay_patterns *set, const void *state,
                       const uint8_t *y, size_t n, size_t min_end,
                       uint64_t base, hay_emit_fn emit, void *sink)
 {
-    const teddy_state *st = state;
-    teddy_match pend[PEND_CAP];
-    while (min_end < n) {
-        teddy_ctx x = {
-            .y = y, .n = n, .from = first_start(st, min_end), .min_end = min_end,
-            .flushed = min_end, .pend = pend, .base = base, .emit = emit,
-            .sink = sink, .set = set,
-        };
-        int r = st->loop(st, &x);
-        if (r == 1)
-            return 1;
-        if (r == 0)
-            return flush(&x, SIZE_MAX);
-        size_t stretch = st->max_len > DIRECT_MIN ? st->max_len : DIRECT_MIN;
-        size_t stop = n - x.flushed > stretch ? x.flushed + stretch : n;
-        if (direct_ends(set, st, y, x.flushed, stop, base, emit, sink))
-            return 1;
-        min_end = stop;
-    }
-    return 0;
+    hay_eo_match buf[HAY_EO_CAP];
+    teddy_ctx x = {
+        .st = state, .y = y, .n = n, .base = base, .emit = emit, .sink = sink,
+        .set = set,
+    };
+    hay_eo q = { .buf = buf, .out = teddy_out, .ctx = &x };
+    x.q = &q;
+    return hay_eo_scan(&q, n, min_end, x.st->max_len, teddy_filter, teddy_direct, &x);
 }
 
 static uint64_t teddy_count(const hay_patterns *set, const void *state,
@@ -524,8 +484,8 @@ static uint64_t teddy_count(const hay_patterns *set, const void *state,
     if (min_end >= n)
         return 0;
     teddy_ctx x = {
-        .y = y, .n = n, .from = first_start(st, min_end), .min_end = min_end,
-        .counting = true, .set = set,
+        .st = st, .y = y, .n = n, .from = hay_eo_first_start(st->max_len, min_end),
+        .min_end = min_end, .counting = true, .set = set,
     };
     st->loop(st, &x);
     return x.count;

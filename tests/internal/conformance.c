@@ -294,7 +294,8 @@ done:
 static void check_engine_kinds(const tu_engine *es, size_t n)
 {
     static const char *const single[] = { "bm", "horspool", "simd" };
-    static const char *const multi[] = { "naive", "ac", "dfa", "pfac", "teddy" };
+    static const char *const multi[] = { "naive", "ac", "dfa", "pfac", "teddy",
+                                         "fdr" };
     for (size_t i = 0; i < n; i++) {
         const tu_engine *e = &es[i];
         if (!e->algo)
@@ -303,7 +304,7 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
         for (size_t k = 0; k < 3; k++)
             if (strcmp(e->algo, single[k]) == 0)
                 known = true;
-        for (size_t k = 0; k < 5; k++)
+        for (size_t k = 0; k < 6; k++)
             if (strcmp(e->algo, multi[k]) == 0)
                 known = want_multi = true;
         if (e->backend == HAY_BACKEND_CPU && known)

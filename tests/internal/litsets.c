@@ -1,6 +1,8 @@
 /*
- * teddy.c - the teddy engine (src/cpu/teddy.c) on each of its block loops
- * (AVX2, SSSE3, scalar; those this CPU runs), against the oracle:
+ * litsets.c - the literal-set engines against the oracle: teddy
+ * (src/cpu/teddy.c) on each of its block loops (AVX2, SSSE3, scalar; those
+ * this CPU runs) and fdr (src/cpu/fdr.c) at each stride (1, 2, 4), the
+ * "variants" below:
  *
  *   cases    the conformance table (cases.c) with 0..34 pad bytes before
  *            and after, and chunk sizes 1..40 and every pattern length
@@ -14,20 +16,29 @@
  *            1..3-byte literals and frequent bytes, caseless at random,
  *            with matches planted around 16- and 32-byte boundaries
  *   dense    duplicates and nested literals on a run of one byte, enough
- *            to overflow the buffer that puts matches in end order
- *   limits   64 literals compile, 65 are HAY_ERR_TOO_LARGE; the hook
- *   realdata sets of 2, 8 and 64 literals drawn from english-words and
- *            snort-community (<data>/patterns), exact and caseless: the
- *            count of every file of <data>/text and <data>/logs equals the
- *            DFA's (which tests/hyperscan_counts.c holds to Hyperscan's),
- *            on the AVX2 and SSSE3 loops, serial, chunked and by callback
+ *            to overflow the buffer that puts matches in end order (both
+ *            engines keep one)
+ *            (fdr: the same with sets of up to 400 literals, teddy skipped)
+ *   nested   literals of 3..30 bytes nested on runs of one byte: every
+ *            end has several lengths, found in different blocks
+ *   limits   teddy: 64 literals compile, 65 are HAY_ERR_TOO_LARGE; the
+ *            hooks of both engines
+ *   auto     the CPU backend's choice (cpu_rules in src/cpu/backend.c) at
+ *            each boundary of its table
+ *   realdata sets of 2, 8, 64 (and for fdr 1,000) literals drawn from
+ *            english-words and snort-community (<data>/patterns), exact
+ *            and caseless: the count of every file of <data>/text and
+ *            <data>/logs equals the DFA's (which tests/hyperscan_counts.c
+ *            holds to Hyperscan's), on teddy's AVX2 and SSSE3 loops and
+ *            fdr's strides, serial, chunked and by callback
  *
- *   test_teddy [DATA_DIR]     (realdata is skipped without it)
+ *   test_litsets [DATA_DIR]     (realdata is skipped without it)
  *
  * HAY_SEED fixes the random part's seed (printed at the start).
  */
 #include "cases.h"
 #include "testutil.h"
+#include "cpu/fdr.h"
 #include "cpu/teddy.h"
 
 #include <dirent.h>
@@ -41,30 +52,57 @@
 #define MAX_PAD 34
 #define PROP_ITERATIONS 400
 
-static const char *const isas[] = { "avx2", "ssse3", "scalar" };
+/* An engine and the loop it is forced to: teddy's block loop (isa) or
+ * fdr's stride. */
+typedef struct variant {
+    const char *algo, *isa;
+    unsigned stride;
+    const char *label;
+} variant;
+
+static const variant isas[] = {
+    { "teddy", "avx2", 0, "teddy/avx2" },
+    { "teddy", "ssse3", 0, "teddy/ssse3" },
+    { "teddy", "scalar", 0, "teddy/scalar" },
+    { "fdr", NULL, 1, "fdr/stride1" },
+    { "fdr", NULL, 2, "fdr/stride2" },
+    { "fdr", NULL, 4, "fdr/stride4" },
+};
 #define NISA (sizeof isas / sizeof *isas)
 
-/* Compiles pats with teddy on the block loop `isa`; NULL (and a failed
- * check unless the CPU lacks the ISA or want_fail) otherwise. */
+static bool is_teddy(const variant *v) { return strcmp(v->algo, "teddy") == 0; }
+
+/* Compiles pats with variant v; NULL when teddy's loop needs what the CPU
+ * lacks, or teddy is given more than its literals (and a failed check
+ * when the compile or the hook fails otherwise). */
 static hay_patterns *compile_isa(const hay_pattern *pats, size_t n,
-                                 bool caseless, const char *isa)
+                                 bool caseless, const variant *v)
 {
+    if (is_teddy(v) && n > HAY_TEDDY_MAX_LITERALS)
+        return NULL;
     hay_compile_opts o;
     hay_compile_opts_init(&o);
     o.backend = HAY_BACKEND_CPU;
-    o.algo = "teddy";
+    o.algo = v->algo;
     o.flags = caseless ? HAY_CASELESS : 0;
     hay_patterns *set = NULL;
     hay_status s = hay_patterns_compile(pats, n, &o, &set);
-    if (!CHECK(s == HAY_OK, "compile %zu literals: %s", n, hay_strerror(s)))
+    if (!CHECK(s == HAY_OK, "compile %zu literals with %s: %s", n, v->label,
+               hay_strerror(s)))
         return NULL;
-    s = hay_teddy_select_isa(set, isa);
+    if (!is_teddy(v)) {
+        s = hay_fdr_set_stride(set, v->stride);
+        CHECK(s == HAY_OK && hay_fdr_stride(set) == v->stride, "%s: %s",
+              v->label, hay_strerror(s));
+        return set;
+    }
+    s = hay_teddy_select_isa(set, v->isa);
     if (s == HAY_ERR_UNSUPPORTED) {
         hay_patterns_free(set);
         return NULL;
     }
-    CHECK(s == HAY_OK && strcmp(hay_teddy_isa(set), isa) == 0,
-          "select %s: %s", isa, hay_strerror(s));
+    CHECK(s == HAY_OK && strcmp(hay_teddy_isa(set), v->isa) == 0,
+          "select %s: %s", v->label, hay_strerror(s));
     return set;
 }
 
@@ -110,10 +148,9 @@ static void test_cases(void)
             CHECK(s == HAY_ERR_TOO_LARGE && set == NULL, "'%s' (%zu literals): %s",
                   c->name, c->npats, hay_strerror(s));
             refused++;
-            continue;
         }
         for (size_t k = 0; k < NISA; k++) {
-            hay_patterns *set = compile_isa(c->pats, c->npats, c->caseless, isas[k]);
+            hay_patterns *set = compile_isa(c->pats, c->npats, c->caseless, &isas[k]);
             if (!set)
                 continue;
             hay_scratch *scr = NULL;
@@ -124,20 +161,20 @@ static void test_cases(void)
                     if (pa != pb && pa != 0 && pa != MAX_PAD - pb)
                         continue;
                     uint8_t *buf = tu_case_padded(c, pb, pa);
-                    run(c->name, isas[k], set, scr, buf, pb + c->len + pa,
+                    run(c->name, isas[k].label, set, scr, buf, pb + c->len + pa,
                         &c->exp, pb, c->pats, c->npats, 1, 0);
                     free(buf);
                 }
             /* Chunk sweep: boundaries through every match at every offset
              * for short cases, and the lengths that matter for all. */
             for (size_t ch = 1; ch <= 40 && ch <= c->len + 1; ch++)
-                run(c->name, isas[k], set, scr, c->hay, c->len, &c->exp, 0,
+                run(c->name, isas[k].label, set, scr, c->hay, c->len, &c->exp, 0,
                     c->pats, c->npats, 2 + (unsigned)(ch % 2), ch);
             for (size_t p = 0; p < c->npats; p++)
                 for (size_t d = 0; d < 3; d++) {
                     size_t ch = c->pats[p].len + d - 1;
                     if (ch > 40 && ch <= c->len)
-                        run(c->name, isas[k], set, scr, c->hay, c->len, &c->exp,
+                        run(c->name, isas[k].label, set, scr, c->hay, c->len, &c->exp,
                             0, c->pats, c->npats, 3, ch);
                 }
             hay_scratch_free(scr);
@@ -166,7 +203,7 @@ static void test_carry(void)
     for (size_t si = 0; si < 3; si++)
         for (int caseless = 0; caseless < 2; caseless++)
             for (size_t k = 0; k < NISA; k++) {
-                hay_patterns *set = compile_isa(sets[si], 3, caseless, isas[k]);
+                hay_patterns *set = compile_isa(sets[si], 3, caseless, &isas[k]);
                 if (!set)
                     continue;
                 hay_scratch *scr = NULL;
@@ -185,7 +222,7 @@ static void test_carry(void)
                         char what[64];
                         snprintf(what, sizeof what, "carry set %zu literal %zu at %zu%s",
                                  si, lit, at, caseless ? " caseless" : "");
-                        run(what, isas[k], set, scr, hay, len, &exp, 0, sets[si], 3, 1, 0);
+                        run(what, isas[k].label, set, scr, hay, len, &exp, 0, sets[si], 3, 1, 0);
                         tu_mlist_free(&exp);
                         runs++;
                     }
@@ -199,13 +236,14 @@ static void test_carry(void)
 
 #define MAX_HAY 6000
 #define MAX_LIT 12
+#define PROP_MAX_LITERALS 400
 
 static void test_props(uint64_t seed, uint64_t iterations)
 {
     static const char frequent[] = "etaoin shr";
     uint8_t *hay = malloc(MAX_HAY);
-    uint8_t buf[HAY_TEDDY_MAX_LITERALS][MAX_LIT];
-    hay_pattern pats[HAY_TEDDY_MAX_LITERALS];
+    static uint8_t buf[PROP_MAX_LITERALS][MAX_LIT];
+    static hay_pattern pats[PROP_MAX_LITERALS];
     char note[128];
     tu_fail_note = note;
     uint64_t matches = 0, runs = 0;
@@ -216,7 +254,9 @@ static void test_props(uint64_t seed, uint64_t iterations)
         /* Alphabet: a few frequent letters, or them and some others. */
         const char *alpha = tu_below(&r, 2) ? "etaoin" : "etaoin shrdluETAOIN\n,.";
         size_t na = strlen(alpha);
-        size_t np = (size_t)tu_range(&r, 2, HAY_TEDDY_MAX_LITERALS);
+        /* One set in four is past teddy's limit: fdr's alone. */
+        size_t np = (size_t)tu_range(&r, 2, tu_below(&r, 4) ? HAY_TEDDY_MAX_LITERALS
+                                                            : PROP_MAX_LITERALS);
         size_t short_max = tu_below(&r, 3) == 0 ? 3 : MAX_LIT;
         /* A few shared prefixes that many literals start with. */
         uint8_t prefix[4][3];
@@ -266,7 +306,7 @@ static void test_props(uint64_t seed, uint64_t iterations)
         tu_oracle(h, len, pats, np, caseless, &exp);
         matches += exp.n;
         for (size_t k = 0; k < NISA; k++) {
-            hay_patterns *set = compile_isa(pats, np, caseless, isas[k]);
+            hay_patterns *set = compile_isa(pats, np, caseless, &isas[k]);
             if (!set)
                 continue;
             hay_scratch *scr = NULL;
@@ -274,9 +314,9 @@ static void test_props(uint64_t seed, uint64_t iterations)
             char what[64];
             snprintf(what, sizeof what, "%zu literals, %zu bytes%s", np, len,
                      caseless ? ", caseless" : "");
-            run(what, isas[k], set, scr, h, len, &exp, 0, pats, np, 1, 0);
+            run(what, isas[k].label, set, scr, h, len, &exp, 0, pats, np, 1, 0);
             size_t chunk = (size_t)tu_range(&r, 1, 100);
-            run(what, isas[k], set, scr, h, len, &exp, 0, pats, np, 2, chunk);
+            run(what, isas[k].label, set, scr, h, len, &exp, 0, pats, np, 2, chunk);
             runs += 2;
             hay_scratch_free(scr);
             hay_patterns_free(set);
@@ -314,14 +354,14 @@ static void test_dense(void)
     tu_mlist exp = { 0 };
     tu_oracle(hay, len, pats, HAY_TEDDY_MAX_LITERALS, false, &exp);
     for (size_t k = 0; k < NISA; k++) {
-        hay_patterns *set = compile_isa(pats, HAY_TEDDY_MAX_LITERALS, false, isas[k]);
+        hay_patterns *set = compile_isa(pats, HAY_TEDDY_MAX_LITERALS, false, &isas[k]);
         if (!set)
             continue;
         hay_scratch *scr = NULL;
         hay_scratch_create(set, &scr);
-        run("dense", isas[k], set, scr, hay, len, &exp, 0, pats,
+        run("dense", isas[k].label, set, scr, hay, len, &exp, 0, pats,
             HAY_TEDDY_MAX_LITERALS, 1, 0);
-        run("dense", isas[k], set, scr, hay, len, &exp, 0, pats,
+        run("dense", isas[k].label, set, scr, hay, len, &exp, 0, pats,
             HAY_TEDDY_MAX_LITERALS, 3, 7001);
         /* Stopping inside the direct (overflow) part. */
         tu_checker ck;
@@ -332,7 +372,7 @@ static void test_dense(void)
         o.threads = 1;
         hay_status s = hay_scan(set, scr, hay, len, &o, tu_check_cb, &ck);
         bool ok = tu_checker_done(&ck, true);
-        CHECK(s == HAY_STOPPED && ok, "dense stop on %s: %s; %s", isas[k],
+        CHECK(s == HAY_STOPPED && ok, "dense stop on %s: %s; %s", isas[k].label,
               hay_strerror(s), ok ? "ok" : ck.err);
         tu_checker_free(&ck);
         hay_scratch_free(scr);
@@ -341,6 +381,48 @@ static void test_dense(void)
     printf("dense: %zu matches\n", exp.n);
     tu_mlist_free(&exp);
     free(hay);
+}
+
+/* Nested literals of 3..30 bytes (none short, so the order buffer is
+ * flushed by the long literals' bound alone) on a run of one byte, and on
+ * runs broken every 37 bytes: every end has matches of several lengths,
+ * found at different blocks; flushing a match before a shorter one that
+ * ends earlier is found breaks the order. */
+static void test_nested(void)
+{
+    static const size_t lens[] = { 3, 5, 8, 9, 13, 30 };
+    static uint8_t as[32];
+    memset(as, 'a', sizeof as);
+    hay_pattern pats[6];
+    for (size_t i = 0; i < 6; i++) {
+        pats[i].data = as;
+        pats[i].len = lens[i];
+    }
+    size_t len = 5000;
+    uint8_t *hay = malloc(len);
+    for (int broken = 0; broken < 2; broken++) {
+        memset(hay, 'a', len);
+        for (size_t i = 36; broken && i < len; i += 37)
+            hay[i] = 'b';
+        tu_mlist exp = { 0 };
+        tu_oracle(hay, len, pats, 6, false, &exp);
+        for (size_t k = 0; k < NISA; k++) {
+            hay_patterns *set = compile_isa(pats, 6, false, &isas[k]);
+            if (!set)
+                continue;
+            hay_scratch *scr = NULL;
+            hay_scratch_create(set, &scr);
+            run(broken ? "nested, broken runs" : "nested", isas[k].label, set, scr,
+                hay, len, &exp, 0, pats, 6, 1, 0);
+            run(broken ? "nested, broken runs" : "nested", isas[k].label, set, scr,
+                hay, len, &exp, 0, pats, 6, 2, 101);
+            hay_scratch_free(scr);
+            hay_patterns_free(set);
+        }
+        tu_mlist_free(&exp);
+    }
+    free(hay);
+    printf("nested: done\n");
 }
 
 /* ---- limits and the hook ------------------------------------------------------ */
@@ -382,7 +464,76 @@ static void test_limits(void)
     CHECK_ST(hay_patterns_compile(pats, 2, &o, &set), HAY_OK, "dfa set");
     CHECK_ST(hay_teddy_select_isa(set, "scalar"), HAY_ERR_INVALID, "hook on a dfa set");
     CHECK(hay_teddy_isa(set) == NULL, "hay_teddy_isa of a dfa set");
+    CHECK_ST(hay_fdr_set_stride(set, 2), HAY_ERR_INVALID, "fdr hook on a dfa set");
+    CHECK(hay_fdr_stride(set) == 0, "hay_fdr_stride of a dfa set");
     hay_patterns_free(set);
+    /* fdr takes more than teddy's limit; its stride hook takes 1, 2, 4. */
+    o.algo = "fdr";
+    set = NULL;
+    CHECK_ST(hay_patterns_compile(pats, HAY_TEDDY_MAX_LITERALS + 1, &o, &set), HAY_OK,
+             "fdr, 65 literals");
+    unsigned st = hay_fdr_stride(set);
+    CHECK(st == 1 || st == 2 || st == 4, "fdr's default stride %u", st);
+    CHECK_ST(hay_fdr_set_stride(set, 3), HAY_ERR_INVALID, "stride 3");
+    CHECK_ST(hay_fdr_set_stride(set, 0), HAY_ERR_INVALID, "stride 0");
+    CHECK(hay_fdr_stride(set) == st, "a refused stride changed it");
+    hay_patterns_free(set);
+}
+
+/* ---- auto's choice ------------------------------------------------------------ */
+
+/* n literals of len bytes each ("w" then the number, padded with 'x'), and
+ * with_short: the last one 2 bytes long. */
+static const char *auto_pick(size_t n, size_t len, bool with_short,
+                             const char **reason)
+{
+    static char words[1000][32];
+    static hay_pattern pats[1000];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(words[i], sizeof words[i], "w%zuxxxxxxxxxxxx", i);
+        pats[i].data = words[i];
+        pats[i].len = with_short && i == n - 1 ? 2 : len;
+    }
+    hay_compile_opts o;
+    hay_compile_opts_init(&o);
+    o.backend = HAY_BACKEND_CPU;
+    hay_patterns *set = NULL;
+    static char algo[16];
+    static char why[256];
+    snprintf(algo, sizeof algo, "(failed)");
+    why[0] = 0;
+    if (hay_patterns_compile(pats, n, &o, &set) == HAY_OK) {
+        hay_patterns_info info;
+        hay_patterns_info_get(set, &info);
+        snprintf(algo, sizeof algo, "%s", info.algo);
+        snprintf(why, sizeof why, "%s", info.reason);
+    }
+    hay_patterns_free(set);
+    *reason = why;
+    return algo;
+}
+
+static void test_auto(void)
+{
+    static const struct {
+        size_t n, len;
+        bool with_short;
+        const char *want;
+    } rows[] = {
+        { 1, 5, false, "simd" },   { 2, 3, false, "teddy" },  { 12, 6, false, "teddy" },
+        { 12, 6, true, "dfa" },    { 13, 4, false, "fdr" },   { 300, 5, false, "fdr" },
+        { 301, 5, false, "dfa" },  { 13, 4, true, "dfa" },    { 1000, 8, false, "fdr" },
+        { 1000, 7, false, "dfa" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        const char *why;
+        const char *got = auto_pick(rows[i].n, rows[i].len, rows[i].with_short, &why);
+        CHECK(strcmp(got, rows[i].want) == 0 && why[0] != 0,
+              "auto for %zu literals of %zu bytes%s: %s (\"%s\"), want %s", rows[i].n,
+              rows[i].len, rows[i].with_short ? " and one of 2" : "", got, why,
+              rows[i].want);
+    }
+    printf("auto: %zu choices checked\n", sizeof rows / sizeof *rows);
 }
 
 /* ---- real data ------------------------------------------------------------ */
@@ -462,7 +613,7 @@ static void test_realdata(const char *data, uint64_t seed)
 {
     static const char *const pfiles[] = { "english-words", "snort-community" };
     static const char *const tdirs[] = { "text", "logs" };
-    static const size_t sizes[] = { 2, 8, 64 };
+    static const size_t sizes[] = { 2, 8, 64, 1000 };
     char path[1200];
     uint8_t *files[64];
     size_t lens[64], nf = 0;
@@ -495,10 +646,10 @@ static void test_realdata(const char *data, uint64_t seed)
         snprintf(path, sizeof path, "%s/patterns/%s.txt", data, pfiles[pf]);
         hay_pattern *all;
         size_t na = read_patterns(path, &all);
-        if (!CHECK(na >= 64, "%s: %zu patterns", path, na))
+        if (!CHECK(na >= 1000, "%s: %zu patterns", path, na))
             continue;
-        for (size_t si = 0; si < 3; si++) {
-            hay_pattern pick[64];
+        for (size_t si = 0; si < 4; si++) {
+            static hay_pattern pick[1000];
             for (size_t i = 0; i < sizes[si]; i++)
                 pick[i] = all[tu_below(&r, na)];
             for (int caseless = 0; caseless < 2; caseless++) {
@@ -511,8 +662,10 @@ static void test_realdata(const char *data, uint64_t seed)
                 if (!CHECK(hay_patterns_compile(pick, sizes[si], &o, &ref) == HAY_OK,
                            "dfa of %zu %s", sizes[si], pfiles[pf]))
                     continue;
-                for (size_t k = 0; k < 2; k++) {
-                    hay_patterns *set = compile_isa(pick, sizes[si], caseless, isas[k]);
+                for (size_t k = 0; k < NISA; k++) {
+                    if (isas[k].isa && strcmp(isas[k].isa, "scalar") == 0)
+                        continue;   /* the slow loop: the other tests */
+                    hay_patterns *set = compile_isa(pick, sizes[si], caseless, &isas[k]);
                     if (!set)
                         continue;
                     for (size_t f = 0; f < nf; f++) {
@@ -525,7 +678,7 @@ static void test_realdata(const char *data, uint64_t seed)
                         for (int v = 0; v < 3; v++)
                             CHECK(got[v] == want, "%zu %s%s on %s, %s, run %d: %" PRIu64
                                   ", dfa %" PRIu64, sizes[si], pfiles[pf],
-                                  caseless ? " -i" : "", isas[k], names[f], v, got[v], want);
+                                  caseless ? " -i" : "", isas[k].label, names[f], v, got[v], want);
                         total += want;
                         checks++;
                     }
@@ -548,11 +701,13 @@ int main(int argc, char **argv)
     const char *sv = getenv("HAY_SEED");
     uint64_t seed = sv && *sv ? strtoull(sv, NULL, 0)
                               : (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
-    printf("teddy: HAY_SEED=%" PRIu64 "\n", seed);
+    printf("litsets: HAY_SEED=%" PRIu64 "\n", seed);
     fflush(stdout);
     test_limits();
+    test_auto();
     test_carry();
     test_dense();
+    test_nested();
     test_props(seed, tu_scaled(PROP_ITERATIONS, 20));
     test_cases();
     if (argc > 1)
