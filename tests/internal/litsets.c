@@ -487,7 +487,7 @@ static void test_limits(void)
 static const char *auto_pick(size_t n, size_t len, bool with_short,
                              const char **reason)
 {
-    static char words[1000][32];
+    static char words[1000][40];   /* room for any %zu */
     static hay_pattern pats[1000];
     for (size_t i = 0; i < n; i++) {
         snprintf(words[i], sizeof words[i], "w%zuxxxxxxxxxxxx", i);
