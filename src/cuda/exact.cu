@@ -681,27 +681,14 @@ int brute_launch(const void *dstate, const hay_cuda_job *job)
     if (blocks > 0x7fffffffu)
         blocks = 0x7fffffffu;
     dim3 g((unsigned)blocks), b((unsigned)st->threads);
-    bool ci = st->caseless;
-    switch (st->kind) {
-    case EX_BRUTE_GLOBAL:
-        if (ci)
-            brute_kernel<EX_BRUTE_GLOBAL, true><<<g, b, 0, s>>>(a, k);
-        else
-            brute_kernel<EX_BRUTE_GLOBAL, false><<<g, b, 0, s>>>(a, k);
-        break;
-    case EX_BRUTE_REG:
-        if (ci)
-            brute_kernel<EX_BRUTE_REG, true><<<g, b, 0, s>>>(a, k);
-        else
-            brute_kernel<EX_BRUTE_REG, false><<<g, b, 0, s>>>(a, k);
-        break;
-    default:
-        if (ci)
-            brute_kernel<EX_BRUTE_FIRST, true><<<g, b, 0, s>>>(a, k);
-        else
-            brute_kernel<EX_BRUTE_FIRST, false><<<g, b, 0, s>>>(a, k);
-        break;
-    }
+    // [kind][caseless]; the kinds EX_BRUTE_GLOBAL, _REG, _FIRST are 0, 1, 2.
+    static void (*const kernels[3][2])(ex_args, ex_key) = {
+        { brute_kernel<EX_BRUTE_GLOBAL, false>, brute_kernel<EX_BRUTE_GLOBAL, true> },
+        { brute_kernel<EX_BRUTE_REG, false>, brute_kernel<EX_BRUTE_REG, true> },
+        { brute_kernel<EX_BRUTE_FIRST, false>, brute_kernel<EX_BRUTE_FIRST, true> },
+    };
+    int kind = st->kind <= EX_BRUTE_FIRST ? st->kind : EX_BRUTE_FIRST;
+    kernels[kind][st->caseless ? 1 : 0]<<<g, b, 0, s>>>(a, k);
     return launch_check();
 }
 
@@ -742,17 +729,14 @@ int bm_launch(const void *dstate, const hay_cuda_job *job)
         bytes = (size_t)st->smem_dyn;
     dim3 g((unsigned)blocks), b((unsigned)st->threads);
     uint32_t seg = (uint32_t)st->seg, cas = (uint32_t)st->cascade;
-    if (st->caseless) {
-        if (sh)
-            bm_kernel<true, true><<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg, cas);
-        else
-            bm_kernel<true, false><<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg, cas);
-    } else {
-        if (sh)
-            bm_kernel<false, true><<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg, cas);
-        else
-            bm_kernel<false, false><<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg, cas);
-    }
+    // [caseless][tile in shared memory]
+    static void (*const kernels[2][2])(ex_args, const int32_t *, const int32_t *, uint32_t,
+                                       uint32_t) = {
+        { bm_kernel<false, false>, bm_kernel<false, true> },
+        { bm_kernel<true, false>, bm_kernel<true, true> },
+    };
+    kernels[st->caseless ? 1 : 0][sh ? 1 : 0]<<<g, b, bytes, s>>>(a, st->d_bc, st->d_gs, seg,
+                                                                   cas);
     return launch_check();
 }
 
