@@ -73,7 +73,8 @@ struct find_pool {
 
 static void put_out(find_pool *p, const char *data, size_t len)
 {
-    fwrite(data, 1, len, stdout);
+    if (len)   /* an empty held output may have no buffer at all */
+        fwrite(data, 1, len, stdout);
     if (p->r->flush_lines)
         fflush(stdout);
 }

@@ -17,8 +17,8 @@
  * in its row block (each tile saves hrow[c1 - 1] before it overwrites it).
  * The tiles of a column block run in order of bi and those of a row block
  * in order of bj, so no entry is written while another tile reads it.  The
- * schedule: OpenMP tasks, made in anti-diagonal order, each depending on
- * its upper and left neighbours.  CPUs without AVX2 run the tiles row by
+ * schedule: one anti-diagonal of tiles after another, the tiles of one
+ * diagonal shared among the threads (omp for, dynamic).  CPUs without AVX2 run the tiles row by
  * row in scalar code (the same inputs and outputs).
  *
  * Best cell: the first one in row-major order (sw_device.h's tie rule):
@@ -205,10 +205,9 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
     w.ecol = malloc(m * sizeof *w.ecol);
     w.corner = calloc(w.nbi, sizeof *w.corner);
     cell *best = calloc((size_t)threads, sizeof *best);
-    char *dep = calloc((w.nbi + 1) * (w.nbj + 1), 1);
     hay_status st = HAY_ERR_NOMEM;
     if (!w.hrow || !w.frow || !w.hcol || !w.ecol || !w.corner ||
-        !best || !dep)
+        !best)
         goto out;
     for (size_t j = 0; j < n; j++) {
         w.hrow[j] = 0;
@@ -223,21 +222,21 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
             for (size_t bj = 0; bj < w.nbj; bj++)
                 tile_run(&w, bi, bj, &best[0]);
     } else {
+        /* One anti-diagonal of tiles at a time: a tile needs the one above
+         * and the one to its left, both on the diagonal before, and the
+         * tiles of one diagonal touch disjoint rows and columns.  (Tasks
+         * with depend clauses overlapped the diagonals, but libgomp keeps
+         * their dependence tables past the region: LeakSanitizer reports
+         * them.) */
         const wave *wp = &w;
-        const size_t nbi = w.nbi, nbj = w.nbj, stride = nbj + 1;
+        const size_t nbi = w.nbi, nbj = w.nbj;
 #pragma omp parallel num_threads(threads)
-#pragma omp single
         for (size_t d = 0; d < nbi + nbj - 1; d++) {
             size_t lo = d < nbj ? 0 : d - nbj + 1;
             size_t hi = d < nbi ? d : nbi - 1;
-            for (size_t bi = lo; bi <= hi; bi++) {
-                size_t bj = d - bi;
-                char *out = &dep[(bi + 1) * stride + bj + 1];
-                char *up = &dep[bi * stride + bj + 1];
-                char *left = &dep[(bi + 1) * stride + bj];
-#pragma omp task firstprivate(bi, bj) depend(in: *up, *left) depend(out: *out)
-                tile_run(wp, bi, bj, &best[omp_get_thread_num()]);
-            }
+#pragma omp for schedule(dynamic, 1)
+            for (size_t bi = lo; bi <= hi; bi++)
+                tile_run(wp, bi, d - bi, &best[omp_get_thread_num()]);
         }
     }
     if (failed < 0)
@@ -262,6 +261,5 @@ out:
     free(w.ecol);
     free(w.corner);
     free(best);
-    free(dep);
     return st;
 }

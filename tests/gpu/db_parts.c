@@ -79,6 +79,10 @@ int main(void)
     hay_status st = hay_align_db_search(db, s, qs, NQ, &o, &gpu);
     if (st == HAY_ERR_NO_DEVICE || st == HAY_ERR_NO_BACKEND) {
         printf("no CUDA device: skipped\n");
+        hay_align_db_results_free(cpu);
+        hay_align_db_free(db);
+        hay_align_scoring_free(s);
+        free(fa);
         return TU_SKIP;
     }
     CHECK_ST(st, HAY_OK, "cuda");
