@@ -16,9 +16,10 @@ typedef struct find_span {
     uint64_t s, e;   /* [s, e), offsets in the input */
 } find_span;
 
-/* One selected line: [start, end) without its newline. */
+/* One line: [start, end) without its newline. */
 typedef struct find_line {
     uint64_t start, end;
+    char sep;                  /* ':' a selected line, '-' a context line */
     uint64_t number;           /* 1-based; 0 unless numbers were asked for */
     const find_span *spans;    /* its matches by start, longest first at
                                   equal starts; may overlap (HAY_MATCH_ALL) */
@@ -33,7 +34,12 @@ typedef struct find_lines {
     uint64_t len;
     bool numbers;        /* number the lines handed on */
     bool sort_spans;     /* matches may overlap and come in end order */
-    find_line_fn emit;   /* NULL: lines are only counted (-c) */
+    bool word, whole;    /* -w, -x: find_lines_passes() tests matches */
+    bool pick;           /* keep grep's non-overlapping matches, longest
+                            first, of those handed in (-w, -x) */
+    bool keep_spans;     /* hand the matches on with the line */
+    uint8_t eol;         /* the line terminator: '\n', or '\0' (-z) */
+    find_line_fn emit;   /* NULL: lines are only counted */
     void *emit_ctx;
 
     uint64_t selected;   /* lines selected so far */
@@ -52,6 +58,10 @@ void find_lines_free(find_lines *l);
 /* grep is line based: an occurrence holding a newline selects no line. */
 bool find_lines_selects(const find_lines *l, uint64_t start, uint64_t end);
 
+/* -w: no letter, digit or '_' right before or after the occurrence; -x:
+ * the occurrence is its whole line.  True when neither is asked for. */
+bool find_lines_passes(const find_lines *l, uint64_t start, uint64_t end);
+
 /* Takes the next match (in order of end; it selects a line).  A match on a
  * new line hands the previous line on.  Returns -1 when out of memory. */
 int find_lines_add(find_lines *l, uint64_t start, uint64_t end);
@@ -63,12 +73,13 @@ void find_lines_finish(find_lines *l);
  * near each other, in either direction. */
 uint64_t find_lines_number_at(find_lines *l, uint64_t offset);
 
-/* The number of lines of buf[0, len) (a last line without a newline
- * counts). */
-uint64_t find_lines_count(const uint8_t *buf, uint64_t len);
+/* The number of lines of buf[0, len) ending in eol (a last line without
+ * one counts). */
+uint64_t find_lines_count(const uint8_t *buf, uint64_t len, uint8_t eol);
 
 /* Hands on every line of buf[0, len), numbered, without matches (an empty
  * pattern selects them all). */
-void find_lines_each(const uint8_t *buf, uint64_t len, find_line_fn emit, void *ctx);
+void find_lines_each(const uint8_t *buf, uint64_t len, uint8_t eol, find_line_fn emit,
+                     void *ctx);
 
 #endif

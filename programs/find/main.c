@@ -8,7 +8,9 @@
  *   walk.c     operands and the -r directory walk: which files, what names
  *   input.c    one file's bytes: mapped, read from a pipe; binary detection
  *   search.c   one file's search: scan, then lines or counts to the printer
- *   lines.c    matches to lines: line bounds, line numbers, lines selected
+ *   lines.c    matches to lines: line bounds, line numbers, -w and -x
+ *   context.c  lines selected (-v, -m) and the context around them
+ *   globs.c    --include, --exclude, --exclude-dir
  *   printer.c  lines, -o, colour, per-file summaries, --json
  *   stats.c    totals over the files and the --stats report
  */
@@ -31,7 +33,18 @@ int find_main(int argc, char **argv)
         find_options_free(&cf);
         return parsed > 0 ? 0 : 2;   /* --help, or a bad command line */
     }
-    static char outbuf[1 << 16];
+    /* grep reads nothing when no line can be selected: -m 0, no pattern
+     * at all, or -v with one empty pattern (every line matches); only -L
+     * would print. */
+    bool none = (cf.has_max && cf.max_count == 0) ||
+                (cf.pats.n == 0 && cf.pats.empty == 0 && !cf.invert) ||
+                (cf.pats.n == 0 && cf.pats.empty > 0 && cf.invert && !cf.word &&
+                 !cf.whole_line);
+    if (none && !cf.list_without && !cf.json && !cf.count_matches) {
+        find_options_free(&cf);
+        return 1;
+    }
+        static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
     int rc = 2;
@@ -49,6 +62,10 @@ int find_main(int argc, char **argv)
     s.names_in_walk = cf.with_filename == -1 && cf.recursive;
     find_walk w = {
         .recursive = cf.recursive,
+        .follow = cf.follow_links,
+        .no_messages = cf.no_messages,
+        .stdin_name = cf.label,
+        .globs = cf.globs,
         .implicit_dot = cf.nfiles == 0 && cf.recursive,
         .visit = find_search_file,
         .ctx = &s,

@@ -65,16 +65,16 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
     char why[1024] = "";
     co.error = why;
     co.error_cap = sizeof why;
-    /* Lines never match across a newline (grep), so for the line outputs a
-     * pattern holding one is left out: selected by the leftmost modes it
-     * would hide the matches it overlaps. */
+    /* Lines never match across a newline (grep; a NUL with -z), so for the
+     * line outputs a pattern holding one is left out: selected by the
+     * leftmost modes it would hide the matches it overlaps. */
     const hay_pattern *items = cf->pats.items;
     hay_pattern *kept = NULL;
     size_t n = cf->pats.n;
     if (!cf->json && !cf->count_matches) {
         size_t k = 0;
         for (size_t i = 0; i < cf->pats.n; i++)
-            k += memchr(items[i].data, '\n', items[i].len) == NULL;
+            k += memchr(items[i].data, cf->eol, items[i].len) == NULL;
         if (k < n) {
             kept = malloc((k ? k : 1) * sizeof *kept);
             if (!kept) {
@@ -83,7 +83,7 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
             }
             k = 0;
             for (size_t i = 0; i < cf->pats.n; i++)
-                if (!memchr(items[i].data, '\n', items[i].len))
+                if (!memchr(items[i].data, cf->eol, items[i].len))
                     kept[k++] = items[i];
             items = kept;
             n = k;

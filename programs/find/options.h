@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "haystack.h"
 #include "patfile.h"
@@ -21,6 +22,20 @@ typedef struct find_config {
      * --count-matches, -c; --json reports occurrences (see search.c). */
     bool quiet, list, count_matches, count_lines, json;
     bool only, line_numbers, byte_offset;
+    bool list_without;     /* -L: names of files with no selected line */
+    bool null_names;       /* -Z: a NUL after file names */
+    bool initial_tab;      /* -T */
+    bool line_buffered;    /* --line-buffered: flush after every line */
+    const char *label;     /* --label: standard input's name */
+    const char *group_sep; /* "--", or NULL (--no-group-separator) */
+
+    /* Selection (grep's -v, -w, -x, -m, -A/-B/-C; see context.h). */
+    bool invert, word, whole_line;
+    bool has_max;          /* -m given */
+    uint64_t max_count;
+    bool context;          /* -A, -B, -C or -NUM given (even 0) */
+    uint64_t before, after;
+    unsigned char eol;     /* '\n', or '\0' with -z */
     int with_filename;     /* -H 1, -h 0, neither -1 (grep's rule, main.c) */
     bool color;            /* --color resolved against the terminal */
     bool progress;         /* stderr is a terminal and --no-progress was
@@ -31,6 +46,10 @@ typedef struct find_config {
 
     /* Input. */
     bool recursive, text;
+    bool follow_links;     /* -R: symbolic links inside the walk too */
+    bool skip_binary;      /* --binary-files=without-match, -I */
+    bool no_messages;      /* -s: no messages about unreadable files */
+    struct find_globs *globs;   /* --include/--exclude/--exclude-dir */
     char **files;          /* the operands after the patterns */
     int nfiles;
 
@@ -49,7 +68,8 @@ typedef struct find_config {
 
 /*
  * Parses `hay find`'s arguments (argv[0] is the subcommand) into *cf,
- * reading -f files.  Returns 0 to search, 1 when --help was printed (exit
+ * reading -f files.  Returns 0 to search, 1 when --help or --version was
+ * printed (exit
  * 0), -1 after printing why the command line is wrong (exit 2).  In every
  * case call find_options_free(cf) afterwards.  cf->files points into argv.
  */

@@ -20,11 +20,24 @@ typedef struct find_printer {
     const char *name;      /* the file's name as printed */
     bool print_name;       /* prefix lines and counts with it */
     const uint8_t *buf;    /* the file's bytes (line offsets point here) */
+    int width;             /* -T: the width of line numbers and offsets */
 } find_printer;
 
-/* Prints a selected line, or with -o each of its matches on a line of its
- * own.  A find_line_fn: pass the printer as ctx. */
+/* -T's number width for a file, as grep 3.8 makes it: the digits of
+ * size + 1 for a regular file of `size` bytes, 19 for a pipe. */
+int find_print_width(bool regular, uint64_t size);
+
+/* Prints a selected line (sep ':') or a context line (sep '-'), or with -o
+ * each of a selected line's matches on a line of its own.  A find_line_fn:
+ * pass the printer as ctx. */
 void find_print_line(void *printer, const find_line *line);
+
+/* Selected lines without prefixes, written as they lie in the file:
+ * buf[from, to), ending in a line terminator. */
+void find_print_lines_raw(void *printer, uint64_t from, uint64_t to);
+
+/* The separator between groups of context lines ("--"). */
+void find_print_group_sep(void *printer);
 
 /* One --json record: an occurrence of pattern `id` at `offset`, on line
  * `line`. */
@@ -36,12 +49,13 @@ typedef struct find_file_result {
     bool matched;          /* a line was selected (or, counting occurrences,
                               one was found) */
     bool binary;
+    bool skipped;          /* a binary file passed over (-I) */
     uint64_t lines;        /* lines selected (-c) */
     uint64_t occurrences;  /* --count-matches */
 } find_file_result;
 
-/* The per-file line of -l, -c and --count-matches, or grep's note that a
- * binary file matches; nothing with -q or when lines were printed. */
+/* The per-file line of -l, -L, -c and --count-matches, or grep's note that
+ * a binary file matches; nothing with -q or when lines were printed. */
 void find_print_summary(const find_printer *p, const find_file_result *r);
 
 #endif

@@ -9,6 +9,7 @@
 #include "search.h"
 
 #include "cli.h"
+#include "context.h"
 #include "input.h"
 #include "lines.h"
 #include "printer.h"
@@ -23,8 +24,10 @@ typedef struct file_search {
     const find_config *cf;
     find_printer printer;
     find_lines lines;
+    find_select sel;
     bool binary, matched, nomem;
-    bool first_only;   /* one selected line says all that will be printed */
+    uint64_t stop_lines;   /* without -v: stop the scan once this many
+                              matching lines were started (0: never) */
     double progress_t0, progress_last;
 } file_search;
 
@@ -37,7 +40,7 @@ static void log_line(const char *line, void *ctx)
 
 static bool prints_lines(const find_config *cf)
 {
-    return !cf->count_lines && !cf->list && !cf->quiet;
+    return !cf->count_lines && !cf->list && !cf->list_without && !cf->quiet;
 }
 
 static void on_progress(uint64_t done, uint64_t total, void *ctx)
@@ -67,20 +70,100 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         find_print_json(&s->printer, id, start, find_lines_number_at(&s->lines, start));
         return 0;
     }
-    if (!find_lines_selects(&s->lines, start, end))
+    if (!find_lines_selects(&s->lines, start, end) ||
+        !find_lines_passes(&s->lines, start, end))
         return 0;
-    s->matched = true;
-    if (s->first_only)
-        return 1;
     if (find_lines_add(&s->lines, start, end) < 0) {
         s->nomem = true;
         return 1;
     }
-    return 0;
+    if (s->stop_lines && s->lines.selected >= s->stop_lines)
+        return 1;
+    return find_select_done(&s->sel);
+}
+
+/* -w or -x with an empty pattern: whether the line [a, b) holds an empty
+ * match that passes (-x: an empty line; -w: a place with no word byte on
+ * either side). */
+static bool empty_passes(const find_lines *l, uint64_t a, uint64_t b)
+{
+    if (a == b || !l->word)
+        return a == b;
+    for (uint64_t p = a; p <= b; p++)
+        if (find_lines_passes(l, p, p))   /* the terminators are not word bytes */
+            return true;
+    return false;
+}
+
+/* An empty pattern: every line matches (with -w or -x, those with an
+ * empty match that passes), and goes to the selection. */
+static void every_line_select(file_search *s)
+{
+    find_lines *l = &s->lines;
+    uint64_t pos = 0;
+    while (pos < l->len && !find_select_done(&s->sel)) {
+        const uint8_t *nl = memchr(l->buf + pos, l->eol, l->len - pos);
+        uint64_t end = nl ? (uint64_t)(nl - l->buf) : l->len;
+        if (!(l->word || l->whole) || empty_passes(l, pos, end)) {
+            find_line line = { .start = pos, .end = end, .sep = ':',
+                               .number = l->numbers ? find_lines_number_at(l, pos) : 0 };
+            find_select_matching(&s->sel, &line);
+        }
+        pos = end + 1;
+    }
+    find_select_finish(&s->sel);
+}
+
+/* Sets up the file's lines and the selection of them from the options. */
+static void setup_selection(find_searcher *r, file_search *s, bool binary_note)
+{
+    const find_config *cf = r->cf;
+    find_lines *l = &s->lines;
+    l->numbers = cf->line_numbers;
+    l->sort_spans = cf->mode == HAY_MATCH_ALL;
+    l->word = cf->word;
+    l->whole = cf->whole_line;
+    l->pick = cf->word || cf->whole_line;
+    l->eol = cf->eol;
+    bool print = prints_lines(cf) && !binary_note;
+    l->keep_spans = print && (cf->only || cf->color);
+    l->emit = find_select_matching;
+    l->emit_ctx = &s->sel;
+
+    find_select *sel = &s->sel;
+    find_select_init(sel, l);
+    sel->invert = cf->invert;
+    sel->has_max = cf->has_max;
+    sel->max = cf->max_count;
+    /* One selected line says all that -l, -L, -q and the binary note say. */
+    if ((cf->list || cf->list_without || cf->quiet || (binary_note && prints_lines(cf))) &&
+        !(cf->has_max && cf->max_count == 0)) {
+        sel->has_max = true;
+        sel->max = 1;
+    }
+    sel->done = sel->has_max && sel->max == 0;   /* -m 0 */
+    sel->context = cf->context;
+    sel->before = cf->before;
+    sel->after = cf->after;
+    sel->group_sep = cf->group_sep;
+    sel->only = cf->only;
+    sel->used = &r->used;
+    if (print) {
+        sel->out = find_print_line;
+        sel->out_raw = find_print_lines_raw;
+        sel->out_sep = find_print_group_sep;
+        sel->out_ctx = &s->printer;
+        sel->raw = cf->invert && !cf->context && !sel->has_max && !cf->line_numbers &&
+                   !cf->byte_offset && !s->printer.print_name && !cf->only;
+    }
+    /* Without -v the scan may stop at the line after the last one selected
+     * (its matches are still needed for -o and colours), or at that one. */
+    if (!cf->invert && sel->has_max)
+        s->stop_lines = sel->max + (l->keep_spans ? 1 : 0);
 }
 
 static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf,
-                          uint64_t len, bool walked)
+                          uint64_t len, bool walked, bool regular)
 {
     const find_config *cf = r->cf;
     const hay_patterns *set = r->matcher->set;
@@ -88,18 +171,20 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     memset(&s, 0, sizeof s);
     s.cf = cf;
     s.printer = (find_printer){ cf, name, r->print_names || (walked && r->names_in_walk),
-                                buf };
-    s.binary = find_input_is_binary(buf, len);
+                                buf, find_print_width(regular, len) };
+    /* With -z a NUL ends a line: no file is binary for it (grep, C locale). */
+    s.binary = cf->eol == '\n' && find_input_is_binary(buf, len);
+    find_file_result res = { .binary = s.binary };
+    if (s.binary && cf->skip_binary) {
+        /* -I: as if it held no match at all. */
+        res.skipped = true;
+        find_print_summary(&s.printer, &res);
+        return;
+    }
     /* Binary files get one line of summary instead of their lines. */
     bool binary_note = s.binary && !cf->text;
-    s.first_only = cf->list || cf->quiet || (binary_note && prints_lines(cf));
     find_lines_init(&s.lines, buf, len);
-    s.lines.numbers = cf->line_numbers;
-    s.lines.sort_spans = cf->mode == HAY_MATCH_ALL;
-    if (!cf->count_lines) {
-        s.lines.emit = find_print_line;
-        s.lines.emit_ctx = &s.printer;
-    }
+    setup_selection(r, &s, binary_note);
     bool every_line = cf->pats.empty > 0;
 
     hay_scan_opts so;
@@ -122,16 +207,28 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
 
     double t0 = cli_now();
     hay_status st = HAY_OK;
-    find_file_result res = { .binary = s.binary };
+    bool plain = !cf->invert && !cf->has_max && !cf->context && !cf->word &&
+                 !cf->whole_line;
     if (cf->count_matches) {
         if (set && len)
             st = hay_scan_count(set, r->matcher->scratch, buf, len, &so, &res.occurrences);
         s.matched = res.occurrences > 0;
-    } else if (every_line && !cf->only && !cf->json) {
-        s.lines.selected = find_lines_count(buf, len);
-        s.matched = s.lines.selected > 0;
-        if (s.matched && prints_lines(cf) && !binary_note)
-            find_lines_each(buf, len, find_print_line, &s.printer);
+    } else if (every_line && !cf->json && !(plain && cf->only)) {
+        if (plain) {
+            s.sel.selected = find_lines_count(buf, len, cf->eol);
+            if (s.sel.selected && prints_lines(cf) && !binary_note)
+                find_lines_each(buf, len, cf->eol, find_print_line, &s.printer);
+        } else {
+            every_line_select(&s);
+        }
+        s.matched = s.sel.selected > 0;
+    } else if (cf->json) {
+        if (set && len)
+            st = hay_scan(set, r->matcher->scratch, buf, len, &so, on_match, &s);
+        if (st == HAY_STOPPED)
+            st = HAY_OK;
+        if (every_line && len)   /* an empty pattern */
+            s.matched = true;
     } else {
         if (set && len) {
             st = hay_scan(set, r->matcher->scratch, buf, len, &so, on_match, &s);
@@ -139,7 +236,9 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
                 st = HAY_OK;
             find_lines_finish(&s.lines);
         }
-        if (every_line && len)   /* -o or --json with an empty pattern */
+        find_select_finish(&s.sel);
+        s.matched = s.sel.selected > 0;
+        if (every_line && len)   /* -o with an empty pattern */
             s.matched = true;
     }
     r->t.scan_s += cli_now() - t0;
@@ -155,7 +254,9 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     if (s.matched)
         r->t.any_match = true;
     res.matched = s.matched;
-    res.lines = s.lines.selected;
+    res.lines = s.sel.selected;
+    if (cf->has_max && res.lines > cf->max_count)
+        res.lines = cf->max_count;
     find_print_summary(&s.printer, &res);
     find_lines_free(&s.lines);
 }
@@ -201,7 +302,7 @@ static void count_stream(find_searcher *r, int fd, const char *name, bool walked
     }
     if (c.count)
         r->t.any_match = true;
-    find_printer p = { r->cf, name, r->print_names || (walked && r->names_in_walk), NULL };
+    find_printer p = { r->cf, name, r->print_names || (walked && r->names_in_walk), NULL, 0 };
     find_file_result res = { .matched = c.count > 0, .occurrences = c.count };
     find_print_summary(&p, &res);
 }
@@ -221,6 +322,6 @@ void find_search_file(void *searcher, int fd, const char *name, bool walked)
         return;
     }
     r->t.map_s += cli_now() - t0;
-    search_buffer(r, name, in.buf, in.len, walked);
+    search_buffer(r, name, in.buf, in.len, walked, in.heap == NULL);
     find_input_close(&in);
 }

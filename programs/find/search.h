@@ -19,6 +19,8 @@ typedef struct find_searcher {
     find_totals t;           /* summed over the files searched */
     bool print_names;        /* always print file names */
     bool names_in_walk;      /* print them for files found inside directories */
+    bool used;               /* a line was printed (a group separator may
+                                follow) */
 } find_searcher;
 
 /* Searches the open file `fd` and prints what the options ask for.  A

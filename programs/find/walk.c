@@ -1,6 +1,8 @@
 /* walk.c - operands and the -r directory walk (see walk.h). */
 #include "walk.h"
 
+#include "globs.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +14,8 @@
 
 static void fail(find_walk *w, const char *path, const char *why)
 {
-    fprintf(stderr, "hay: %s: %s\n", path, why);
+    if (!w->no_messages)
+        fprintf(stderr, "hay: %s: %s\n", path, why);
     w->error = true;
 }
 
@@ -77,15 +80,21 @@ static void walk_dir(find_walk *w, const char *path)
 static void walk_path(find_walk *w, const char *path, bool top)
 {
     if (top && !strcmp(path, "-")) {
-        w->visit(w->ctx, STDIN_FILENO, "(standard input)", false);
+        w->visit(w->ctx, STDIN_FILENO, w->stdin_name ? w->stdin_name : "(standard input)",
+                 false);
         return;
     }
     struct stat st;
-    /* Inside a walk, symbolic links are not followed (as grep -r). */
-    if ((top ? stat(path, &st) : lstat(path, &st)) < 0) {
+    /* Inside a walk, symbolic links are not followed (as grep -r; -R
+     * follows them). */
+    if ((top || w->follow ? stat(path, &st) : lstat(path, &st)) < 0) {
         fail(w, path, strerror(errno));
         return;
     }
+    /* "." that -r searches when no operand is given is never left out. */
+    if (!(top && w->implicit_dot) &&
+        find_globs_skip(w->globs, path, S_ISDIR(st.st_mode), top))
+        return;
     if (S_ISDIR(st.st_mode)) {
         if (w->recursive)
             walk_dir(w, path);

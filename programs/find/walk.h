@@ -14,8 +14,14 @@
  * was found inside a directory rather than named as an operand. */
 typedef void (*find_visit_fn)(void *ctx, int fd, const char *name, bool walked);
 
+struct find_globs;
+
 typedef struct find_walk {
     bool recursive;      /* -r: walk directories, else report them */
+    bool follow;         /* -R: follow symbolic links inside the walk too */
+    bool no_messages;    /* -s: say nothing about unreadable paths */
+    const char *stdin_name;            /* "-" is printed as this */
+    const struct find_globs *globs;    /* --include/--exclude(-dir) */
     bool implicit_dot;   /* -r with no operand: names relative to "." */
     find_visit_fn visit;
     void *ctx;
