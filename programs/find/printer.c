@@ -13,12 +13,12 @@
 #define C_SEP "\33[36m\33[K"
 #define C_END "\33[m\33[K"
 
-int find_print_width(bool regular, uint64_t size)
+int find_print_width(bool regular, uint64_t size, bool numbers)
 {
     if (!regular)
         return 19;   /* the digits of INTMAX_MAX */
     int w = 1;
-    for (size++; size >= 10; size /= 10)
+    for (size += numbers; size >= 10; size /= 10)
         w++;
     return w;
 }

@@ -23,9 +23,10 @@ typedef struct find_printer {
     int width;             /* -T: the width of line numbers and offsets */
 } find_printer;
 
-/* -T's number width for a file, as grep 3.8 makes it: the digits of
- * size + 1 for a regular file of `size` bytes, 19 for a pipe. */
-int find_print_width(bool regular, uint64_t size);
+/* -T's number width for a file, as grep 3.8 makes it: the digits of the
+ * largest value a regular file of `size` bytes can need (size, plus one
+ * with line numbers), 19 for a pipe. */
+int find_print_width(bool regular, uint64_t size, bool numbers);
 
 /* Prints a selected line (sep ':') or a context line (sep '-'), or with -o
  * each of a selected line's matches on a line of its own.  A find_line_fn:

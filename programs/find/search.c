@@ -171,7 +171,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     memset(&s, 0, sizeof s);
     s.cf = cf;
     s.printer = (find_printer){ cf, name, r->print_names || (walked && r->names_in_walk),
-                                buf, find_print_width(regular, len) };
+                                buf, find_print_width(regular, len, cf->line_numbers) };
     /* With -z a NUL ends a line: no file is binary for it (grep, C locale). */
     s.binary = cf->eol == '\n' && find_input_is_binary(buf, len);
     find_file_result res = { .binary = s.binary };
