@@ -40,6 +40,11 @@ static bool word_byte(uint8_t c)
            c == '_';
 }
 
+bool find_lines_passes_after(const find_lines *l, uint64_t end)
+{
+    return end == l->len || !word_byte(l->buf[end]);
+}
+
 bool find_lines_passes(const find_lines *l, uint64_t start, uint64_t end)
 {
     if (l->whole)
@@ -52,14 +57,16 @@ bool find_lines_passes(const find_lines *l, uint64_t start, uint64_t end)
 }
 
 /* grep's matches among the sorted spans: from the left, the longest at
- * the leftmost start, then the next that starts at or after its end. */
+ * the leftmost start, then the next that starts at or after its end (where
+ * grep -o does not look at the byte before a match that starts right at
+ * the end of the previous one: a weak span counts there). */
 static void pick_spans(find_lines *l)
 {
     size_t k = 0;
     uint64_t from = 0;
     for (size_t i = 0; i < l->nspans; i++) {
         const find_span sp = l->spans[i];
-        if ((k && sp.s < from) || sp.e == sp.s)
+        if ((k && sp.s < from) || sp.e == sp.s || (sp.weak && !(k && sp.s == from)))
             continue;
         l->spans[k++] = sp;
         from = sp.e;
@@ -91,7 +98,7 @@ void find_lines_finish(find_lines *l)
 {
     if (!l->have_line)
         return;
-    if (l->emit) {
+    if (l->emit && l->line_strong) {
         /* The leftmost modes give the spans in order without overlaps;
          * every occurrence (--match-mode all) comes in order of end. */
         if (l->sort_spans && l->nspans)
@@ -109,10 +116,10 @@ void find_lines_finish(find_lines *l)
         l->emit(l->emit_ctx, &line);
     }
     l->nspans = 0;
-    l->have_line = false;
+    l->have_line = l->line_strong = false;
 }
 
-int find_lines_add(find_lines *l, uint64_t start, uint64_t end)
+int find_lines_add(find_lines *l, uint64_t start, uint64_t end, bool strong)
 {
     bool same_line = l->have_line && start >= l->line_start && start < l->line_end;
     if (!same_line) {
@@ -128,6 +135,9 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end)
         l->line_end = e ? (uint64_t)(e - l->buf) : l->len;
         l->next_line_from = l->line_end < l->len ? l->line_end + 1 : l->len;
         l->have_line = true;
+    }
+    if (strong && !l->line_strong) {
+        l->line_strong = true;
         l->selected++;
     }
     if (!l->emit || !l->keep_spans)
@@ -140,7 +150,7 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end)
         l->spans = p;
         l->cap = cap;
     }
-    l->spans[l->nspans++] = (find_span){ start, end };
+    l->spans[l->nspans++] = (find_span){ start, end, !strong };
     return 0;
 }
 

@@ -14,6 +14,8 @@
 
 typedef struct find_span {
     uint64_t s, e;   /* [s, e), offsets in the input */
+    bool weak;       /* -w: only the byte after it is not a word byte; it
+                        counts right after another match (grep -o) */
 } find_span;
 
 /* One line: [start, end) without its newline. */
@@ -45,7 +47,7 @@ typedef struct find_lines {
     uint64_t selected;   /* lines selected so far */
 
     /* private */
-    bool have_line;
+    bool have_line, line_strong;
     uint64_t line_start, line_end, next_line_from;
     uint64_t lineno, lineno_pos;   /* lineno is the line of lineno_pos */
     find_span *spans;
@@ -62,9 +64,15 @@ bool find_lines_selects(const find_lines *l, uint64_t start, uint64_t end);
  * the occurrence is its whole line.  True when neither is asked for. */
 bool find_lines_passes(const find_lines *l, uint64_t start, uint64_t end);
 
-/* Takes the next match (in order of end; it selects a line).  A match on a
- * new line hands the previous line on.  Returns -1 when out of memory. */
-int find_lines_add(find_lines *l, uint64_t start, uint64_t end);
+/* -w: no word byte right after the occurrence (the test grep -o makes of
+ * a match that starts where the previous one ended). */
+bool find_lines_passes_after(const find_lines *l, uint64_t end);
+
+/* Takes the next match (in order of end).  A strong one selects its line;
+ * a weak one (see find_span) is only kept for -o and colours.  A match on a
+ * new line hands the previous line on if it was selected.  Returns -1 when
+ * out of memory. */
+int find_lines_add(find_lines *l, uint64_t start, uint64_t end, bool strong);
 
 /* Hands on the line in progress, if any (at the end of the input). */
 void find_lines_finish(find_lines *l);

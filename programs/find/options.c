@@ -472,11 +472,6 @@ int find_options_parse(int argc, char **argv, find_config *cf)
     for (size_t i = 0; i < nsrc; i++)
         if (add_source(cf, src[i], escapes) < 0)
             goto out;
-    if ((cf->word || cf->whole_line) && cf->pats.empty && cf->pats.n) {
-        fprintf(stderr, "hay: -w and -x with an empty pattern among other patterns "
-                        "are not supported\n");
-        goto out;
-    }
     /* -A and -B win over -C and -NUM, whatever their order (grep). */
     if (after < 0)
         cf->after = default_context;

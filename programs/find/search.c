@@ -28,6 +28,7 @@ typedef struct file_search {
     bool binary, matched, nomem;
     uint64_t stop_lines;   /* without -v: stop the scan once this many
                               matching lines were started (0: never) */
+    uint64_t merge_pos;    /* an empty pattern: lines before it were seen */
     double progress_t0, progress_last;
 } file_search;
 
@@ -70,10 +71,15 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         find_print_json(&s->printer, id, start, find_lines_number_at(&s->lines, start));
         return 0;
     }
-    if (!find_lines_selects(&s->lines, start, end) ||
-        !find_lines_passes(&s->lines, start, end))
+    if (!find_lines_selects(&s->lines, start, end))
         return 0;
-    if (find_lines_add(&s->lines, start, end) < 0) {
+    bool strong = find_lines_passes(&s->lines, start, end);
+    /* -w -o and colours: a match failing only the test of the byte before
+     * it may still be printed (see find_span). */
+    if (!strong && !(s->lines.word && s->lines.keep_spans &&
+                     find_lines_passes_after(&s->lines, end)))
+        return 0;
+    if (find_lines_add(&s->lines, start, end, strong) < 0) {
         s->nomem = true;
         return 1;
     }
@@ -96,12 +102,14 @@ static bool empty_passes(const find_lines *l, uint64_t a, uint64_t b)
 }
 
 /* An empty pattern: every line matches (with -w or -x, those with an
- * empty match that passes), and goes to the selection. */
-static void every_line_select(file_search *s)
+ * empty match that passes).  The lines before `upto` not yet seen go to
+ * the selection; the scan's matching lines, when there is a scan, come in
+ * between through merge_emit. */
+static void every_line_upto(file_search *s, uint64_t upto)
 {
     find_lines *l = &s->lines;
-    uint64_t pos = 0;
-    while (pos < l->len && !find_select_done(&s->sel)) {
+    uint64_t pos = s->merge_pos;
+    while (pos < upto && !find_select_done(&s->sel)) {
         const uint8_t *nl = memchr(l->buf + pos, l->eol, l->len - pos);
         uint64_t end = nl ? (uint64_t)(nl - l->buf) : l->len;
         if (!(l->word || l->whole) || empty_passes(l, pos, end)) {
@@ -111,7 +119,18 @@ static void every_line_select(file_search *s)
         }
         pos = end + 1;
     }
-    find_select_finish(&s->sel);
+    s->merge_pos = pos > upto ? pos : upto;
+}
+
+/* -w or -x with an empty pattern among others: the scan's lines and the
+ * lines the empty pattern selects, in order.  A find_line_fn. */
+static void merge_emit(void *ctx, const find_line *line)
+{
+    file_search *s = ctx;
+    every_line_upto(s, line->start);
+    if (!find_select_done(&s->sel))
+        find_select_matching(&s->sel, line);
+    s->merge_pos = line->end + 1;
 }
 
 /* Sets up the file's lines and the selection of them from the options. */
@@ -213,13 +232,15 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
         if (set && len)
             st = hay_scan_count(set, r->matcher->scratch, buf, len, &so, &res.occurrences);
         s.matched = res.occurrences > 0;
-    } else if (every_line && !cf->json && !(plain && cf->only)) {
+    } else if (every_line && !cf->json && !cf->word && !cf->whole_line &&
+               !(plain && cf->only)) {
         if (plain) {
             s.sel.selected = find_lines_count(buf, len, cf->eol);
             if (s.sel.selected && prints_lines(cf) && !binary_note)
                 find_lines_each(buf, len, cf->eol, find_print_line, &s.printer);
         } else {
-            every_line_select(&s);
+            every_line_upto(&s, len);
+            find_select_finish(&s.sel);
         }
         s.matched = s.sel.selected > 0;
     } else if (cf->json) {
@@ -230,15 +251,22 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
         if (every_line && len)   /* an empty pattern */
             s.matched = true;
     } else {
+        bool merge = every_line && (cf->word || cf->whole_line);
+        if (merge) {
+            s.lines.emit = merge_emit;
+            s.lines.emit_ctx = &s;
+        }
         if (set && len) {
             st = hay_scan(set, r->matcher->scratch, buf, len, &so, on_match, &s);
             if (st == HAY_STOPPED)
                 st = HAY_OK;
             find_lines_finish(&s.lines);
         }
+        if (merge)
+            every_line_upto(&s, len);
         find_select_finish(&s.sel);
         s.matched = s.sel.selected > 0;
-        if (every_line && len)   /* -o with an empty pattern */
+        if (every_line && len && !merge)   /* -o with an empty pattern */
             s.matched = true;
     }
     r->t.scan_s += cli_now() - t0;
