@@ -46,7 +46,7 @@ static void usage(FILE *f)
 "      --no-group-separator  print nothing between them\n"
 "\n"
 "Output:\n"
-"  -c, --count               print the number of matching lines per file\n"
+"  -c, --count               print the number of selected lines per file\n"
 "      --count-matches       print the number of occurrences of every pattern,\n"
 "                            overlapping ones included, per file\n"
 "  -o, --only-matching       print only the matched parts (leftmost-longest,\n"
