@@ -1,7 +1,16 @@
 /* context.c - -v, -m and context lines (see context.h). */
 #include "context.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* A matching line kept for the context before a selected one (-v with
+ * colours): its bounds and matches. */
+typedef struct saved_line {
+    find_line line;
+    find_span *spans;
+    size_t cap;
+} saved_line;
 
 void find_select_init(find_select *s, find_lines *lines)
 {
@@ -9,9 +18,48 @@ void find_select_init(find_select *s, find_lines *lines)
     s->lines = lines;
 }
 
+void find_select_free(find_select *s)
+{
+    for (size_t i = 0; s->saved && i < s->before; i++)
+        free(s->saved[i].spans);
+    free(s->saved);
+    s->saved = NULL;
+}
+
 bool find_select_done(const find_select *s)
 {
-    return s->done;
+    return s->done && !(s->keep_matches && s->after_left);
+}
+
+/* Keeps a matching line in the ring of the last `before` ones. */
+static void save_line(find_select *s, const find_line *m)
+{
+    if (!s->keep_matches || !s->before || s->before > 4096)
+        return;
+    if (!s->saved && !(s->saved = calloc((size_t)s->before, sizeof *s->saved)))
+        return;
+    saved_line *v = &s->saved[s->nsaved++ % s->before];
+    if (v->cap < m->nspans) {
+        find_span *p = realloc(v->spans, m->nspans * sizeof *p);
+        if (!p) {
+            v->line.start = UINT64_MAX;
+            return;
+        }
+        v->spans = p;
+        v->cap = m->nspans;
+    }
+    if (m->nspans)
+        memcpy(v->spans, m->spans, m->nspans * sizeof *v->spans);
+    v->line = *m;
+    v->line.spans = v->spans;
+}
+
+static const find_line *saved_at(const find_select *s, uint64_t start)
+{
+    for (size_t i = 0; s->saved && i < s->before && i < s->nsaved; i++)
+        if (s->saved[i].line.start == start)
+            return &s->saved[i].line;
+    return NULL;
 }
 
 /* The end of the line starting at `from`, without its terminator. */
@@ -83,7 +131,9 @@ static void selected(find_select *s, uint64_t start, uint64_t end, const find_li
         s->out_sep(s->out_ctx);
     while (from < start) {
         uint64_t e = line_end(s, from);
-        put_line(s, from, e, '-', NULL, 0, number_at(s, from));
+        const find_line *c = saved_at(s, from);
+        put_line(s, from, e, '-', c ? c->spans : NULL, c ? c->nspans : 0,
+                 number_at(s, from));
         from = next_start(s, e);
     }
     if (m)
@@ -120,14 +170,16 @@ void find_select_matching(void *select, const find_line *line)
 {
     find_select *s = select;
     uint64_t after = next_start(s, line->end);
-    if (s->done) {
-        not_selected(s, s->pos, after, NULL);
-    } else if (s->invert) {
-        all_selected(s, s->pos, line->start);
-        if (s->done)   /* the run's last lines were dealt with as context */
-            not_selected(s, line->start, after, line);
+    if (s->invert) {
+        /* The matching line is context; its matches are coloured. */
+        if (s->done)
+            not_selected(s, s->pos, line->start, NULL);
         else
-            not_selected(s, line->start, after, line);
+            all_selected(s, s->pos, line->start);
+        not_selected(s, line->start, after, line);
+        save_line(s, line);
+    } else if (s->done) {
+        not_selected(s, s->pos, after, NULL);
     } else {
         not_selected(s, s->pos, line->start, NULL);
         selected(s, line->start, line->end, line);

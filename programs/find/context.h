@@ -28,6 +28,8 @@ typedef struct find_select {
     uint64_t before, after;
     const char *group_sep;  /* NULL: none (--no-group-separator) */
     bool only;              /* -o: context lines are not printed */
+    bool keep_matches;      /* -v with colours: context lines (lines that
+                               match) are printed with their matches */
     bool raw;               /* -v with no prefixes, no context, no -m:
                                runs of selected lines go out whole */
     find_line_fn out;       /* prints a line; NULL: count only */
@@ -46,6 +48,9 @@ typedef struct find_select {
     bool have_out;
     uint64_t after_left;    /* trailing context lines still to print */
     bool done;              /* max reached: nothing more is selected */
+    struct saved_line *saved;   /* keep_matches: the last `before` matching
+                                   lines, for the context before a line */
+    size_t nsaved;
 } find_select;
 
 /* `lines` gives the buffer, its line terminator and line numbers; set its
@@ -59,7 +64,10 @@ void find_select_matching(void *select, const find_line *line);
 void find_select_finish(find_select *s);
 
 /* True once nothing more can be selected: the scan may stop (the trailing
- * context is printed by find_select_finish). */
+ * context is printed by find_select_finish; with keep_matches it needs the
+ * matching lines up to its end). */
 bool find_select_done(const find_select *s);
+
+void find_select_free(find_select *s);
 
 #endif

@@ -166,6 +166,7 @@ static void setup_selection(find_searcher *r, file_search *s, bool binary_note)
     sel->after = cf->after;
     sel->group_sep = cf->group_sep;
     sel->only = cf->only;
+    sel->keep_matches = cf->invert && cf->color && print;
     sel->used = &r->used;
     if (print) {
         sel->out = find_print_line;
@@ -287,6 +288,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
         res.lines = cf->max_count;
     find_print_summary(&s.printer, &res);
     find_lines_free(&s.lines);
+    find_select_free(&s.sel);
 }
 
 /* --count-matches on a pipe: streamed through in pieces instead of read
