@@ -305,7 +305,9 @@ def expand_engines(b, pats, args):
     if b.get("find_args"):   # lines printed, counted (bench/lib/find_output.py)
         for e in out:
             e.kind = "output"
-            e.key = e.key.split("/")[0] + "/output" if e.tool != "hay" else e.key
+            if e.tool != "hay":
+                e.key = e.tool + "/output"
+                e.label = e.label.split(" (")[0] + " " + " ".join(b["find_args"])
     keys = [e.key for e in out]
     if len(set(keys)) != len(keys):
         raise BenchError("%s: duplicate engines" % b["id"])

@@ -123,8 +123,7 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end, bool strong)
 {
     bool same_line = l->have_line && start >= l->line_start && start < l->line_end;
     if (!same_line) {
-        if (l->emit)
-            find_lines_finish(l);
+        find_lines_finish(l);
         /* The new line starts after the last newline before the match, which
          * is no earlier than the end of the previous line. */
         uint64_t floor = l->next_line_from;

@@ -31,11 +31,24 @@ static void put_sep(const find_printer *p, char sep)
         putchar(sep);
 }
 
-/* A line number or byte offset and its separator. */
+/* A line number or byte offset and its separator (-T: right-aligned in
+ * the file's width).  Written by hand: printf was a tenth of -n's time. */
 static void put_number(const find_printer *p, uint64_t v, char sep)
 {
+    char b[40];
+    size_t n = 0;
     int w = p->cf->initial_tab ? p->width : 0;
-    printf(p->cf->color ? C_NUM "%*" PRIu64 C_END : "%*" PRIu64, w, v);
+    do {
+        b[sizeof b - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while ((int)n < w && n < sizeof b)
+        b[sizeof b - 1 - n++] = ' ';
+    if (p->cf->color)
+        fputs(C_NUM, stdout);
+    fwrite(b + sizeof b - n, 1, n, stdout);
+    if (p->cf->color)
+        fputs(C_END, stdout);
     put_sep(p, sep);
 }
 

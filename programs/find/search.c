@@ -29,6 +29,7 @@ typedef struct file_search {
     uint64_t stop_lines;   /* without -v: stop the scan once this many
                               matching lines were started (0: never) */
     uint64_t merge_pos;    /* an empty pattern: lines before it were seen */
+    bool direct;           /* lines go from lines.c to the printer */
     double progress_t0, progress_last;
 } file_search;
 
@@ -161,6 +162,13 @@ static void setup_selection(find_searcher *r, file_search *s, bool binary_note)
         sel->max = 1;
     }
     sel->done = sel->has_max && sel->max == 0;   /* -m 0 */
+    /* Nothing to select or add around the matching lines: they go straight
+     * to the printer (or are only counted), as before there was context. */
+    s->direct = !cf->invert && !sel->has_max && !cf->context;
+    if (s->direct) {
+        l->emit = print ? find_print_line : NULL;
+        l->emit_ctx = &s->printer;
+    }
     sel->context = cf->context;
     sel->before = cf->before;
     sel->after = cf->after;
@@ -254,6 +262,7 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
     } else {
         bool merge = every_line && (cf->word || cf->whole_line);
         if (merge) {
+            s.direct = false;
             s.lines.emit = merge_emit;
             s.lines.emit_ctx = &s;
         }
@@ -266,6 +275,8 @@ static void search_buffer(find_searcher *r, const char *name, const uint8_t *buf
         if (merge)
             every_line_upto(&s, len);
         find_select_finish(&s.sel);
+        if (s.direct)
+            s.sel.selected = s.lines.selected;
         s.matched = s.sel.selected > 0;
         if (every_line && len && !merge)   /* -o with an empty pattern */
             s.matched = true;
