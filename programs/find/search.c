@@ -74,7 +74,8 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     }
     if (!find_lines_selects(&s->lines, start, end))
         return 0;
-    bool strong = find_lines_passes(&s->lines, start, end);
+    bool strong = !(s->lines.word || s->lines.whole) ||
+                  find_lines_passes(&s->lines, start, end);
     /* -w -o and colours: a match failing only the test of the byte before
      * it may still be printed (see find_span). */
     if (!strong && !(s->lines.word && s->lines.keep_spans &&
@@ -86,7 +87,7 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     }
     if (s->stop_lines && s->lines.selected >= s->stop_lines)
         return 1;
-    return find_select_done(&s->sel);
+    return !s->direct && find_select_done(&s->sel);
 }
 
 /* -w or -x with an empty pattern: whether the line [a, b) holds an empty
