@@ -21,6 +21,23 @@ static void fail(find_walk *w, const char *path, const char *why)
 
 static void walk_path(find_walk *w, const char *path, bool top);
 
+/* A directory being walked, linked to the one holding it: -R follows
+ * links, and one back to a directory on the way makes a loop, which grep
+ * skips with a warning (not an error). */
+struct walk_dir_link {
+    dev_t dev;
+    ino_t ino;
+    const struct walk_dir_link *up;
+};
+
+static bool in_loop(const find_walk *w, const struct stat *st)
+{
+    for (const struct walk_dir_link *d = w->dirs; d; d = d->up)
+        if (d->dev == st->st_dev && d->ino == st->st_ino)
+            return true;
+    return false;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -96,10 +113,17 @@ static void walk_path(find_walk *w, const char *path, bool top)
         find_globs_skip(w->globs, path, S_ISDIR(st.st_mode), top))
         return;
     if (S_ISDIR(st.st_mode)) {
-        if (w->recursive)
+        if (w->recursive && in_loop(w, &st)) {
+            if (!w->no_messages)
+                fprintf(stderr, "hay: %s: warning: recursive directory loop\n", path);
+        } else if (w->recursive) {
+            struct walk_dir_link link = { st.st_dev, st.st_ino, w->dirs };
+            w->dirs = &link;
             walk_dir(w, path);
-        else
+            w->dirs = link.up;
+        } else {
             fail(w, path, "Is a directory");
+        }
         return;
     }
     if (!top && !S_ISREG(st.st_mode))

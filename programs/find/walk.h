@@ -26,6 +26,8 @@ typedef struct find_walk {
     find_visit_fn visit;
     void *ctx;
     bool error;          /* set when a path could not be read (message printed) */
+    const struct walk_dir_link *dirs;   /* private: the directories being
+                                           walked, for -R's loop test */
 } find_walk;
 
 /* Searches one operand: a file, "-", or (with -r) a directory tree. */
