@@ -62,6 +62,8 @@ typedef struct file_search {
     find_select sel;        /* not direct: the selection, across pieces */
     bool direct;            /* no -v, -m or context: lines go from lines.c
                                to the printer */
+    bool sep_pending;       /* a group separator goes before the next line
+                               printed (none if a late NUL stops them) */
     uint64_t stop_lines;    /* -m without -v: the scan of the piece may stop
                                once this many lines were started (0: never) */
     uint64_t merge_pos;     /* an empty pattern: lines before it were seen */
@@ -134,6 +136,15 @@ static bool held_back(file_search *s, uint64_t end, char sep)
     return s->nul_seen;
 }
 
+/* Before a line printed: the group separator owed. */
+static void line_in(file_search *s)
+{
+    if (s->sep_pending) {
+        s->sep_pending = false;
+        find_print_group_sep(&s->printer);
+    }
+}
+
 /* After a line printed: --line-buffered's flush, the worker's hook. */
 static void line_out(file_search *s)
 {
@@ -179,17 +190,17 @@ static void emit_line(void *ctx, const find_line *line)
         l.spans = s->chosen;
         l.nspans = find_matcher_select(s->cf->mode, s->chosen, l.nspans);
     }
+    line_in(s);
     find_print_line(&s->printer, &l);
     line_out(s);
 }
 
-/* The separator between groups of context lines (none after a late NUL:
- * nothing more is printed then). */
+/* The separator between groups of context lines: printed with the next
+ * line (none if a late NUL holds that line back). */
 static void emit_sep(void *ctx)
 {
     file_search *s = ctx;
-    if (!s->stop && !s->nul_seen)
-        find_print_group_sep(&s->printer);
+    s->sep_pending = !s->stop && !s->nul_seen;
 }
 
 /* -v's selected lines written whole, buf[from, to): up to the line holding
@@ -203,19 +214,26 @@ static void emit_raw(void *ctx, uint64_t from, uint64_t to)
         s->stop = true;
         return;
     }
-    uint64_t upto = to;
-    if (s->detect_binary && !s->nul_seen && to > s->nul_from && from >= s->nul_from) {
-        const uint8_t *z = memchr(s->printer.buf + from, 0, (size_t)(to - from));
-        if (z) {
-            const uint8_t *nl = memrchr(s->printer.buf + from, s->cf->eol,
-                                        (size_t)(z - s->printer.buf - from));
-            upto = nl ? (uint64_t)(nl - s->printer.buf) + 1 : from;
+    /* The NUL may lie before `from`, on a matching line (not printed). */
+    const uint8_t *buf = s->printer.buf;
+    uint64_t upto = s->nul_seen ? from : to;
+    if (s->detect_binary && !s->nul_seen && to > s->nul_from) {
+        const uint8_t *z = memchr(buf + s->nul_from, 0, (size_t)(to - s->nul_from));
+        uint64_t at = z ? (uint64_t)(z - buf) : to;
+        if (z && at < from) {
+            upto = from;
+        } else if (z) {
+            const uint8_t *nl = memrchr(buf + from, s->cf->eol, (size_t)(at - from));
+            upto = nl ? (uint64_t)(nl - buf) + 1 : from;
         }
     }
-    find_print_lines_raw(&s->printer, from, upto);
+    if (upto > from) {
+        line_in(s);
+        find_print_lines_raw(&s->printer, from, upto);
+        line_out(s);
+    }
     if (upto < to)
         held_back(s, to, ':');
-    line_out(s);
 }
 
 /* --count-matches through a callback (=each, or prefixes to verify): every
@@ -476,6 +494,14 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     } else {
         st = scan_lines(s, buf, len, &so);
     }
+    /* -I when lines are only counted or listed: a NUL in what was searched
+     * (grep stops at the first selected line for -l, -L and -q) makes the
+     * file one without a match. */
+    if (cf->skip_binary && !cf->text && cf->eol == '\n' && !cf->count_matches &&
+        !prints_lines(cf) && !s->stop && memchr(buf, 0, len)) {
+        s->skipped = true;
+        s->stop = true;
+    }
     w->t.scan_s += cli_now() - t0;
     w->t.bytes += len;
     find_totals_add_scan(&w->t, &lib);
@@ -582,8 +608,10 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
                         "its search ends there\n", name);
     }
     find_input_close(&in);
-    if (s.skipped)
+    if (s.skipped) {
         s.matched = false;
+        s.selected = 0;
+    }
     if (s.matched)
         w->t.any_match = true;
     if (cf->has_max && s.selected > cf->max_count)
