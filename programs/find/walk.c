@@ -151,7 +151,7 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
             type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
         }
         struct stat target;
-        bool link_dir = false;
+        bool dir_known = false;   /* a directory, its stat in target */
         if (type == DT_LNK && w->follow) {   /* -R: where the link leads */
             if (fstatat(fd, name, &target, 0) < 0) {
                 char *full = join(w, path, name);
@@ -160,7 +160,7 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
                 continue;
             }
             type = S_ISDIR(target.st_mode) ? DT_DIR : S_ISREG(target.st_mode) ? DT_REG : DT_UNKNOWN;
-            link_dir = type == DT_DIR;
+            dir_known = type == DT_DIR;
         }
         if (type != DT_DIR && type != DT_REG)
             continue;   /* links, devices, FIFOs, sockets (as grep -r) */
@@ -175,7 +175,12 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
             free(full);
             continue;
         }
-        if (link_dir && in_loop(w, &target)) {
+        /* -R: a directory reached through a link may lead back to one on
+         * the way, by a link or not. */
+        if (w->follow && type == DT_DIR && !dir_known &&
+            fstatat(fd, name, &target, AT_SYMLINK_NOFOLLOW) == 0)
+            dir_known = true;
+        if (dir_known && in_loop(w, &target)) {
             if (!w->no_messages)
                 fprintf(stderr, "hay: %s: warning: recursive directory loop\n", full);
             free(full);
