@@ -505,7 +505,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     w->t.scan_s += cli_now() - t0;
     w->t.bytes += len;
     find_totals_add_scan(&w->t, &lib);
-    if (s->direct) {
+    if (s->direct || cf->count_matches) {   /* (--count-matches selects no lines) */
         s->selected += l->selected;
     } else {
         s->selected += s->sel.selected - sel_before;
