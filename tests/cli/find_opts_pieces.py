@@ -8,7 +8,8 @@ A pipe whose writer stops for a while after a part of the input makes
 `hay find` search it in several pieces, cut where the writer stopped (at the
 last newline before).  For cut points before, on and after matching lines,
 -v, -m, -A/-B/-C (group separators at the cut), -n, -b, -T, -c, -o, -w and
--x must print what grep prints from the whole input.  Then: -m ends the
+-x must print what grep prints from the whole input, and --count-matches
+(with -v, -m, -A) count what grep -o | wc -l counts.  Then: -m ends the
 search of an endless pipe; -A prints a line's trailing context as it comes
 (before the pipe closes); several files with context and threads print
 grep's separators between files.
@@ -107,6 +108,18 @@ def check_pieces(hay):
                           "hay %r, grep %r" % (got, want))
 
 
+def check_count_matches(hay):
+    """--count-matches counts every piece, whatever -v and -m say."""
+    p = subprocess.run(["grep", "-F", "-o", "key"], input=DATA, stdout=subprocess.PIPE,
+                       env=ENV, timeout=60)
+    want = (0, b"%d\n" % p.stdout.count(b"\n"))
+    for args in (["-m", "0"], ["-m", "1"], ["-v"], ["-A", "1"]):
+        for cut in cut_points()[::4]:
+            got = hay_pieces(hay, ["--count-matches"] + args + ["key"], cut)
+            clitest.check("--count-matches %s cut at %d" % (" ".join(args), cut), got == want,
+                          "hay %r, grep -o | wc -l %r" % (got, want))
+
+
 def check_endless(hay):
     """-m stops reading: `yes | hay find -m2 -A1` ends (grep does too)."""
     for args in (["-m", "2", "-A", "1", "y"], ["-m", "1", "-v", "x"], ["-m", "1", "-c", "y"]):
@@ -173,6 +186,7 @@ def main():
         clitest.skip("grep or yes is missing")
     hay = sys.argv[1]
     check_pieces(hay)
+    check_count_matches(hay)
     check_endless(hay)
     check_live_context(hay)
     check_files(hay)
