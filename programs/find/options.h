@@ -78,8 +78,8 @@ typedef struct find_config {
 /*
  * Parses `hay find`'s arguments (argv[0] is the subcommand) into *cf,
  * reading -f files.  Returns 0 to search, 1 when --help or --version was
- * printed (exit 0), -1 after printing why the command line is wrong (exit 2).  In every
- * case call find_options_free(cf) afterwards.  cf->files points into argv.
+ * printed (exit 0), -1 after printing why the command line is wrong (exit
+ * 2).  In every case call find_options_free(cf) afterwards.  cf->files points into argv.
  */
 int find_options_parse(int argc, char **argv, find_config *cf);
 

@@ -159,7 +159,9 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
                 free(full);
                 continue;
             }
-            type = S_ISDIR(target.st_mode) ? DT_DIR : S_ISREG(target.st_mode) ? DT_REG : DT_UNKNOWN;
+            type = S_ISDIR(target.st_mode)   ? DT_DIR
+                   : S_ISREG(target.st_mode) ? DT_REG
+                                             : DT_UNKNOWN;
             dir_known = type == DT_DIR;
         }
         if (type != DT_DIR && type != DT_REG)
