@@ -41,6 +41,7 @@ ROOT = os.path.dirname(BENCH)
 DEFS = os.path.join(BENCH, "defs.json")
 sys.path[:0] = [HERE, os.path.join(BENCH, "adapters")]
 import energy  # noqa: E402  (bench/lib/energy.py: the RAPL reader)
+import find_output  # noqa: E402  (bench/lib/find_output.py: rows with grep's options)
 import peers  # noqa: E402  (bench/adapters/peers.py: the peers behind one interface)
 GEN_VERSION = 1          # bump when the generator's output changes
 COPY_BLOCK = 1 << 24
@@ -341,6 +342,12 @@ def expand_engines(b, pats, args):
                                   "static", None))
         else:
             raise BenchError("%s: unknown tool %r" % (b["id"], tool))
+    if b.get("find_args"):   # lines printed, counted (bench/lib/find_output.py)
+        for e in out:
+            e.kind = "output"
+            if e.tool != "hay":
+                e.key = e.tool + "/output"
+                e.label = e.label.split(" (")[0] + " " + " ".join(b["find_args"])
     keys = [e.key for e in out]
     if len(set(keys)) != len(keys):
         raise BenchError("%s: duplicate engines" % b["id"])
@@ -351,6 +358,9 @@ def build_command(e, tools, pats, patfiles, b, path):
     """Sets e.cmd (timed end to end) and, for hay, e.stats_cmd: the same with
     --stats, run apart because --stats itself costs time (it probes for a GPU).
     A peer's command comes from its adapter (bench/adapters/peers.py)."""
+    if b.get("find_args"):
+        find_output.command(e, tools, pats, patfiles, b, path)
+        return
     caseless = bool(b.get("caseless"))
     if e.tool == "hay":
         cmd = [tools["hay"], "find", "--count-matches", "--backend", "cpu",
@@ -823,7 +833,11 @@ def update_expect(defs, args):
             continue   # --bench: recompute only those
         pats = bench_patterns(b, args.data)
         t0 = time.time()
-        if b.get("expect_by") == "hs":
+        if b.get("find_args"):
+            path, _ = generate(b["haystack"], defs["haystacks"][b["haystack"]], args.data,
+                               os.path.abspath(args.work))
+            b["expect"] = find_output.expect(path, pats, b["find_args"])
+        elif b.get("expect_by") == "hs":
             b["expect"] = hs_expect(defs, b, pats, args)
         else:
             b["expect"] = oracle(defs["haystacks"][b["haystack"]], args.data, pats,

@@ -83,7 +83,10 @@ static void begin(find_printer *p)
 void find_json_line(find_printer *p, const find_line *l)
 {
     begin(p);
-    fputs("{\"type\":\"match\",\"data\":{", p->out);
+    /* A context line (-A/-B/-C, sep '-') is ripgrep's context record. */
+    bool context = l->sep == '-';
+    fputs(context ? "{\"type\":\"context\",\"data\":{" : "{\"type\":\"match\",\"data\":{",
+          p->out);
     put_path(p);
     fputs(",\"lines\":", p->out);
     uint64_t end = l->end < p->len ? l->end + 1 : l->end;   /* with its newline */
@@ -98,7 +101,8 @@ void find_json_line(find_printer *p, const find_line *l)
                s->s - l->start, s->e - l->start, s->id);
     }
     fputs("]}}\n", p->out);
-    p->json_matches += l->nspans;
+    if (!context)
+        p->json_matches += l->nspans;
 }
 
 /* ,"name":v, or null where the count was not made. */
@@ -113,7 +117,9 @@ static void put_count(FILE *o, const char *name, bool made, uint64_t v)
 void find_json_end(find_printer *p, const find_file_result *r)
 {
     const find_config *cf = p->cf;
-    if (!p->json_begun && !r->matched && !cf->count_lines && !cf->count_matches)
+    /* -L prints the files without a selected line */
+    bool listed = cf->list_without ? !r->matched : r->matched;
+    if (!p->json_begun && !listed && !cf->count_lines && !cf->count_matches)
         return;
     begin(p);
     fputs("{\"type\":\"end\",\"data\":{", p->out);
@@ -126,7 +132,7 @@ void find_json_end(find_printer *p, const find_file_result *r)
     fprintf(p->out, ",\"stats\":{\"searches\":1,\"searches_with_match\":%d,\"bytes_searched\":%"
            PRIu64, r->matched ? 1 : 0, r->bytes);
     /* -l and a binary file's note stop at the first match: no counts. */
-    bool stopped = cf->list || (r->binary && !cf->text && !cf->count_lines &&
+    bool stopped = cf->list || cf->list_without || (r->binary && !cf->text && !cf->count_lines &&
                                 !cf->count_matches);
     put_count(p->out, "matched_lines", !stopped && !cf->count_matches, r->lines);
     put_count(p->out, "matches", !stopped && !cf->count_lines,
@@ -152,7 +158,8 @@ void find_json_summary(const find_config *cf, const find_totals *t, double elaps
            ",\"searches_with_match\":%" PRIu64 ",\"bytes_searched\":%" PRIu64,
            ns / 1000000000u, ns % 1000000000u, elapsed_s, t->searches,
            t->searches_with_match, t->bytes);
-    put_count(stdout, "matched_lines", !cf->list && !cf->count_matches, t->matched_lines);
-    put_count(stdout, "matches", !cf->list && !cf->count_lines, t->matches);
+    bool listing = cf->list || cf->list_without;
+    put_count(stdout, "matched_lines", !listing && !cf->count_matches, t->matched_lines);
+    put_count(stdout, "matches", !listing && !cf->count_lines, t->matches);
     fputs("}}}\n", stdout);
 }

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t count_newlines(const uint8_t *p, uint64_t n)
+static uint64_t count_eol(const uint8_t *p, uint64_t n, uint8_t eol)
 {
     uint64_t c = 0;
     for (uint64_t i = 0; i < n; i++)
-        c += p[i] == '\n';
+        c += p[i] == eol;
     return c;
 }
 
@@ -18,6 +18,7 @@ void find_lines_init(find_lines *l, const uint8_t *buf, uint64_t len)
     l->buf = buf;
     l->len = len;
     l->lineno = 1;
+    l->eol = '\n';
 }
 
 void find_lines_first_number(find_lines *l, uint64_t number)
@@ -34,15 +35,56 @@ void find_lines_free(find_lines *l)
 
 bool find_lines_selects(const find_lines *l, uint64_t start, uint64_t end)
 {
-    return !memchr(l->buf + start, '\n', end - start);
+    return !memchr(l->buf + start, l->eol, end - start);
+}
+
+/* A letter, digit or '_' (grep's word constituents in the C locale). */
+static bool word_byte(uint8_t c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '_';
+}
+
+bool find_lines_passes_after(const find_lines *l, uint64_t end)
+{
+    return end == l->len || !word_byte(l->buf[end]);
+}
+
+bool find_lines_passes(const find_lines *l, uint64_t start, uint64_t end)
+{
+    if (l->whole)
+        return (start == 0 || l->buf[start - 1] == l->eol) &&
+               (end == l->len || l->buf[end] == l->eol);
+    if (l->word)
+        return (start == 0 || !word_byte(l->buf[start - 1])) &&
+               (end == l->len || !word_byte(l->buf[end]));
+    return true;
+}
+
+/* grep's matches among the sorted spans: from the left, the longest at
+ * the leftmost start, then the next that starts at or after its end (where
+ * grep -o does not look at the byte before a match that starts right at
+ * the end of the previous one: a weak span counts there). */
+static void pick_spans(find_lines *l)
+{
+    size_t k = 0;
+    uint64_t from = 0;
+    for (size_t i = 0; i < l->nspans; i++) {
+        const find_span sp = l->spans[i];
+        if ((k && sp.s < from) || sp.e == sp.s || (sp.weak && !(k && sp.s == from)))
+            continue;
+        l->spans[k++] = sp;
+        from = sp.e;
+    }
+    l->nspans = k;
 }
 
 uint64_t find_lines_number_at(find_lines *l, uint64_t offset)
 {
     if (offset >= l->lineno_pos)
-        l->lineno += count_newlines(l->buf + l->lineno_pos, offset - l->lineno_pos);
+        l->lineno += count_eol(l->buf + l->lineno_pos, offset - l->lineno_pos, l->eol);
     else
-        l->lineno -= count_newlines(l->buf + offset, l->lineno_pos - offset);
+        l->lineno -= count_eol(l->buf + offset, l->lineno_pos - offset, l->eol);
     l->lineno_pos = offset;
     return l->lineno;
 }
@@ -63,6 +105,7 @@ static void emit_spans(find_lines *l)
     find_line line = {
         .start = l->line_start,
         .end = l->line_end,
+        .sep = ':',
         .number = l->numbers ? find_lines_number_at(l, l->line_start) : 0,
         .spans = l->spans,
         .nspans = l->nspans,
@@ -75,33 +118,37 @@ void find_lines_finish(find_lines *l)
 {
     if (!l->have_line)
         return;
-    if (l->emit) {
+    if (l->emit && l->line_strong) {
         /* The leftmost modes give the spans in order without overlaps;
          * every occurrence (--match-mode all) comes in order of end. */
         if (l->sort_spans && l->nspans)
             qsort(l->spans, l->nspans, sizeof *l->spans, cmp_span);
+        if (l->pick)
+            pick_spans(l);
         emit_spans(l);
     }
     l->nspans = 0;
-    l->have_line = false;
+    l->have_line = l->line_strong = false;
 }
 
-int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id)
+int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id, bool strong)
 {
     bool same_line = l->have_line && start >= l->line_start && start < l->line_end;
     if (!same_line) {
-        if (l->emit)
-            find_lines_finish(l);
+        find_lines_finish(l);
         /* The new line starts after the last newline before the match, which
          * is no earlier than the end of the previous line. */
         uint64_t floor = l->next_line_from;
         const uint8_t *nl = start > floor
-                                ? memrchr(l->buf + floor, '\n', start - floor) : NULL;
+                                ? memrchr(l->buf + floor, l->eol, start - floor) : NULL;
         l->line_start = nl ? (uint64_t)(nl - l->buf) + 1 : floor;
-        const uint8_t *e = memchr(l->buf + end, '\n', l->len - end);
+        const uint8_t *e = memchr(l->buf + end, l->eol, l->len - end);
         l->line_end = e ? (uint64_t)(e - l->buf) : l->len;
         l->next_line_from = l->line_end < l->len ? l->line_end + 1 : l->len;
         l->have_line = true;
+    }
+    if (strong && !l->line_strong) {
+        l->line_strong = true;
         l->selected++;
     }
     if (!l->emit || l->no_spans)
@@ -116,25 +163,26 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id)
         l->spans = p;
         l->cap = cap;
     }
-    l->spans[l->nspans++] = (find_span){ start, end, id };
+    l->spans[l->nspans++] = (find_span){ start, end, id, !strong };
     return 0;
 }
 
-uint64_t find_lines_count(const uint8_t *buf, uint64_t len)
+uint64_t find_lines_count(const uint8_t *buf, uint64_t len, uint8_t eol)
 {
-    uint64_t lines = count_newlines(buf, len);
-    if (len && buf[len - 1] != '\n')
+    uint64_t lines = count_eol(buf, len, eol);
+    if (len && buf[len - 1] != eol)
         lines++;
     return lines;
 }
 
-void find_lines_each(const uint8_t *buf, uint64_t len, find_line_fn emit, void *ctx)
+void find_lines_each(const uint8_t *buf, uint64_t len, uint8_t eol, find_line_fn emit,
+                     void *ctx)
 {
     uint64_t pos = 0, number = 1;
     while (pos < len) {
-        const uint8_t *nl = memchr(buf + pos, '\n', len - pos);
+        const uint8_t *nl = memchr(buf + pos, eol, len - pos);
         uint64_t end = nl ? (uint64_t)(nl - buf) : len;
-        find_line line = { .start = pos, .end = end, .number = number++ };
+        find_line line = { .start = pos, .end = end, .sep = ':', .number = number++ };
         emit(ctx, &line);
         pos = end + 1;
     }

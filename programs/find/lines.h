@@ -15,11 +15,14 @@
 typedef struct find_span {
     uint64_t s, e;   /* [s, e), offsets in the input */
     uint32_t id;     /* the pattern (an index in the config's patterns) */
+    bool weak;       /* -w: only the byte after it is not a word byte; it
+                        counts right after another match (grep -o) */
 } find_span;
 
-/* One selected line: [start, end) without its newline. */
+/* One line: [start, end) without its newline. */
 typedef struct find_line {
     uint64_t start, end;
+    char sep;                  /* ':' a selected line, '-' a context line */
     uint64_t number;           /* 1-based; 0 unless numbers were asked for */
     const find_span *spans;    /* its matches by start, longest first at
                                   equal starts; may overlap (HAY_MATCH_ALL) */
@@ -34,7 +37,11 @@ typedef struct find_lines {
     uint64_t len;
     bool numbers;        /* number the lines handed on */
     bool sort_spans;     /* matches may overlap and come in end order */
-    find_line_fn emit;   /* NULL: lines are only counted (-c) */
+    bool word, whole;    /* -w, -x: find_lines_passes() tests matches */
+    bool pick;           /* keep grep's non-overlapping matches, longest
+                            first, of those handed in (-w, -x) */
+    uint8_t eol;         /* the line terminator: '\n', or '\0' (-z) */
+    find_line_fn emit;   /* NULL: lines are only counted */
     void *emit_ctx;
     /* Memory stays bounded on a line with millions of matches: */
     bool no_spans;       /* the emit callback does not read the spans
@@ -45,7 +52,7 @@ typedef struct find_lines {
     uint64_t selected;   /* lines selected so far */
 
     /* private */
-    bool have_line;
+    bool have_line, line_strong;
     uint64_t line_start, line_end, next_line_from;
     uint64_t lineno, lineno_pos;   /* lineno is the line of lineno_pos */
     find_span *spans;
@@ -62,9 +69,19 @@ void find_lines_free(find_lines *l);
 /* grep is line based: an occurrence holding a newline selects no line. */
 bool find_lines_selects(const find_lines *l, uint64_t start, uint64_t end);
 
-/* Takes the next match (in order of end; it selects a line).  A match on a
- * new line hands the previous line on.  Returns -1 when out of memory. */
-int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id);
+/* -w: no letter, digit or '_' right before or after the occurrence; -x:
+ * the occurrence is its whole line.  True when neither is asked for. */
+bool find_lines_passes(const find_lines *l, uint64_t start, uint64_t end);
+
+/* -w: no word byte right after the occurrence (the test grep -o makes of
+ * a match that starts where the previous one ended). */
+bool find_lines_passes_after(const find_lines *l, uint64_t end);
+
+/* Takes the next match of pattern `id` (in order of end).  A strong one
+ * selects its line; a weak one (see find_span) is only kept for -o and
+ * colours.  A match on a new line hands the previous line on if it was
+ * selected.  Returns -1 when out of memory. */
+int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id, bool strong);
 
 /* Hands on the line in progress, if any (at the end of the input). */
 void find_lines_finish(find_lines *l);
@@ -73,12 +90,13 @@ void find_lines_finish(find_lines *l);
  * near each other, in either direction. */
 uint64_t find_lines_number_at(find_lines *l, uint64_t offset);
 
-/* The number of lines of buf[0, len) (a last line without a newline
- * counts). */
-uint64_t find_lines_count(const uint8_t *buf, uint64_t len);
+/* The number of lines of buf[0, len) ending in eol (a last line without
+ * one counts). */
+uint64_t find_lines_count(const uint8_t *buf, uint64_t len, uint8_t eol);
 
 /* Hands on every line of buf[0, len), numbered, without matches (an empty
  * pattern selects them all). */
-void find_lines_each(const uint8_t *buf, uint64_t len, find_line_fn emit, void *ctx);
+void find_lines_each(const uint8_t *buf, uint64_t len, uint8_t eol, find_line_fn emit,
+                     void *ctx);
 
 #endif

@@ -9,7 +9,9 @@
  *   pool.c     the walk's files searched by many threads, output in order
  *   input.c    one file's bytes in pieces of lines: mapped or read; binary test
  *   search.c   one file's search: scan, then lines or counts to the printer
- *   lines.c    matches to lines: line bounds, line numbers, lines selected
+ *   lines.c    matches to lines: line bounds, line numbers, -w and -x
+ *   context.c  lines selected (-v, -m) and the context around them
+ *   globs.c    --include, --exclude, --exclude-dir
  *   printer.c  lines, -o, colour, per-file summaries
  *   json.c     the --json records
  *   casefold.c -i's case variants of UTF-8 patterns (Unicode folding)
@@ -17,6 +19,7 @@
  */
 #include "cli.h"
 
+#include "globs.h"
 #include "json.h"
 #include "matcher.h"
 #include "options.h"
@@ -28,6 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The walk's keep hook: --include, --exclude and --exclude-dir. */
+static bool keep_globbed(void *globs, const char *name, bool is_dir, bool operand)
+{
+    return !find_globs_skip(globs, name, is_dir, operand);
+}
 
 /* A find_visit_fn: the file searched on this thread. */
 static bool search_here(void *worker, int fd, char *name, bool walked)
@@ -48,6 +57,17 @@ int find_main(int argc, char **argv)
         find_options_free(&cf);
         return parsed > 0 ? 0 : 2;   /* --help, or a bad command line */
     }
+    /* grep reads nothing when no line can be selected: -m 0, no pattern
+     * at all, or -v with one empty pattern (every line matches); only -L
+     * would print. */
+    bool none = (cf.has_max && cf.max_count == 0) ||
+                (cf.pats.n == 0 && cf.pats.empty == 0 && !cf.invert) ||
+                (cf.pats.n == 0 && cf.pats.empty > 0 && cf.invert && !cf.word &&
+                 !cf.whole_line);
+    if (none && !cf.list_without && !cf.json && !cf.count_matches) {
+        find_options_free(&cf);
+        return 1;
+    }
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
@@ -62,15 +82,21 @@ int find_main(int argc, char **argv)
     t.compile_s = m.compile_s;
     find_worker main_worker = { .r = &s, .scratch = m.scratch, .out = stdout };
     /* Many files (a walk, or several operands) are searched at once, one
-     * per thread. */
-    find_pool *pool = (cf.recursive || cf.nfiles > 1) && s.threads > 1
+     * per thread; not with context lines, whose group separator between
+     * files depends on whether an earlier file printed a line. */
+    find_pool *pool = (cf.recursive || cf.nfiles > 1) && s.threads > 1 && !cf.context
                           ? find_pool_start(&s, s.threads, !cf.sort_none) : NULL;
     find_walk w = {
         .recursive = cf.recursive,
+        .follow = cf.follow_links,
+        .no_messages = cf.no_messages,
+        .stdin_name = cf.label,
         .implicit_dot = cf.nfiles == 0 && cf.recursive,
         .sorted = !cf.sort_none,
         .ignore_files = cf.ignore_files,
         .skip_hidden = cf.skip_hidden,
+        .keep = cf.globs ? keep_globbed : NULL,
+        .keep_ctx = cf.globs,
         .visit = pool ? find_pool_visit : search_here,
         .ctx = pool ? (void *)pool : &main_worker,
     };

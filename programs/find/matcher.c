@@ -61,7 +61,7 @@ static void explain(const find_config *cf, hay_status st, const char *why)
  * hide the matches it overlaps. */
 static bool left_out(const find_config *cf, const hay_pattern *p)
 {
-    return !cf->count_matches && memchr(p->data, '\n', p->len) != NULL;
+    return !cf->count_matches && memchr(p->data, cf->eol, p->len) != NULL;
 }
 
 static bool expanded(const find_config *cf, const hay_pattern *p)

@@ -7,8 +7,11 @@
 
 #include "casefold.h"
 #include "cli.h"
+#include "globs.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +37,21 @@ static void usage(FILE *f)
 "                            ASCII by Unicode simple case folding\n"
 "      --no-unicode          -i folds ASCII letters only, whatever the locale\n"
 "  -F, --fixed-strings       accepted for grep compatibility (always on)\n"
+"  -w, --word-regexp         select only matches that are whole words (letters,\n"
+"                            digits and '_' do not touch them on either side)\n"
+"  -x, --line-regexp         select only lines equal to a pattern\n"
+"\n"
+"Selection and context:\n"
+"  -v, --invert-match        select the lines that do not match\n"
+"  -m, --max-count=NUM       stop after NUM selected lines per file\n"
+"  -A, --after-context=NUM   print NUM lines of context after selected lines\n"
+"  -B, --before-context=NUM  print NUM lines of context before them\n"
+"  -C, --context=NUM, -NUM   print NUM lines of context around them\n"
+"      --group-separator=SEP print SEP between groups of context (default --)\n"
+"      --no-group-separator  print nothing between them\n"
 "\n"
 "Output:\n"
-"  -c, --count               print the number of matching lines per file\n"
+"  -c, --count               print the number of selected lines per file\n"
 "      --count-matches[=each]\n"
 "                            print the number of occurrences, overlapping ones\n"
 "                            included, per file: of all patterns together, or\n"
@@ -53,9 +68,14 @@ static void usage(FILE *f)
 "  -n, --line-number         prefix lines with their line number\n"
 "  -b, --byte-offset         prefix with the 0-based byte offset\n"
 "  -l, --files-with-matches  print only names of files with matches\n"
+"  -L, --files-without-match print only names of files with no selected line\n"
 "  -q, --quiet               print nothing; exit status only\n"
 "  -H, --with-filename       print the file name for each match\n"
 "  -h, --no-filename         never print file names\n"
+"      --label=LABEL         the name standard input is printed as\n"
+"  -Z, --null                print a NUL byte after file names\n"
+"  -T, --initial-tab         line up the lines after the prefixes with a tab\n"
+"      --line-buffered       flush the output after every line\n"
 "      --color[=WHEN]        highlight matches: never, always, auto\n"
 "      --json                JSON Lines as ripgrep's --json: begin, match (a\n"
 "                            selected line and its matches), end per file and\n"
@@ -63,7 +83,12 @@ static void usage(FILE *f)
 "                            counts only (docs/JSON.md)\n"
 "\n"
 "Input:\n"
-"  -r, --recursive           search directories recursively\n"
+"  -r, --recursive           search directories recursively (symbolic links\n"
+"                            found inside them are not followed)\n"
+"  -R, --dereference-recursive  the same, following every symbolic link\n"
+"      --include=GLOB        search only files whose base name matches GLOB\n"
+"      --exclude=GLOB        skip files whose base name matches GLOB\n"
+"      --exclude-dir=GLOB    skip directories whose base name matches GLOB\n"
 "  -a, --text                treat binary files as text\n"
 "      --sort=ORDER          the order of a walk's files: path (default: by\n"
 "                            name, directory by directory) or none (as they\n"
@@ -72,6 +97,11 @@ static void usage(FILE *f)
 "                            the tree leave out (not by default, as grep)\n"
 "      --no-hidden           with -r, skip files and directories whose name\n"
 "                            starts with '.' (searched by default, as grep)\n"
+"  -I                        skip binary files (--binary-files=without-match)\n"
+"      --binary-files=TYPE   binary (default: one line saying the file matches),\n"
+"                            text (as -a) or without-match (as -I)\n"
+"  -z, --null-data           lines end with a NUL byte, not a newline\n"
+"  -s, --no-messages         no messages about missing or unreadable files\n"
 "\n"
 "Engine:\n"
 "      --backend=NAME        auto (default), cpu, cuda, opencl\n"
@@ -89,6 +119,7 @@ static void usage(FILE *f)
 "      --device=P:D          OpenCL platform P, device D (see 'hay devices')\n"
 "      --no-progress         no progress bar (drawn on standard error for long\n"
 "                            scans when it is a terminal other than stdout's)\n"
+"  -V, --version             print the version and exit\n"
 "\n"
 "Exit status: 0 if a line was selected, 1 if none, 2 on error.\n", f);
 }
@@ -99,7 +130,9 @@ enum {
     OPT_NO_PROGRESS, OPT_HELP, OPT_MATCH_MODE, OPT_PARAMS, OPT_DEVICE,
     /* find-case: Unicode -i, per-pattern counts */
     OPT_NO_UNICODE,
-    OPT_SORT, OPT_IGNORE, OPT_NO_HIDDEN
+    OPT_SORT, OPT_IGNORE, OPT_NO_HIDDEN,
+    OPT_GROUP_SEP, OPT_NO_GROUP_SEP, OPT_INCLUDE, OPT_EXCLUDE, OPT_EXCLUDE_DIR,
+    OPT_BINARY_FILES, OPT_LABEL, OPT_LINE_BUFFERED
 };
 
 static const struct option long_opts[] = {
@@ -139,6 +172,28 @@ static const struct option long_opts[] = {
     { "help", no_argument, NULL, OPT_HELP },
     /* find-case: Unicode -i */
     { "no-unicode", no_argument, NULL, OPT_NO_UNICODE },
+    { "version", no_argument, NULL, 'V' },
+    { "invert-match", no_argument, NULL, 'v' },
+    { "word-regexp", no_argument, NULL, 'w' },
+    { "line-regexp", no_argument, NULL, 'x' },
+    { "max-count", required_argument, NULL, 'm' },
+    { "after-context", required_argument, NULL, 'A' },
+    { "before-context", required_argument, NULL, 'B' },
+    { "context", required_argument, NULL, 'C' },
+    { "group-separator", required_argument, NULL, OPT_GROUP_SEP },
+    { "no-group-separator", no_argument, NULL, OPT_NO_GROUP_SEP },
+    { "files-without-match", no_argument, NULL, 'L' },
+    { "no-messages", no_argument, NULL, 's' },
+    { "null", no_argument, NULL, 'Z' },
+    { "null-data", no_argument, NULL, 'z' },
+    { "initial-tab", no_argument, NULL, 'T' },
+    { "line-buffered", no_argument, NULL, OPT_LINE_BUFFERED },
+    { "label", required_argument, NULL, OPT_LABEL },
+    { "dereference-recursive", no_argument, NULL, 'R' },
+    { "include", required_argument, NULL, OPT_INCLUDE },
+    { "exclude", required_argument, NULL, OPT_EXCLUDE },
+    { "exclude-dir", required_argument, NULL, OPT_EXCLUDE_DIR },
+    { "binary-files", required_argument, NULL, OPT_BINARY_FILES },
     { NULL, 0, NULL, 0 },
 };
 
@@ -224,6 +279,36 @@ static int join_params(const char *device, const char *params, char **out)
     return 0;
 }
 
+/* A context length: a decimal count, saturated when huge (grep). */
+static int parse_context(const char *s, uint64_t *out)
+{
+    if (!*s)
+        return -1;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v > (UINT64_MAX - 9) / 10 ? UINT64_MAX : v * 10 + (uint64_t)(*p - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* -m's NUM: a decimal count; a negative one means no limit (grep 3.8). */
+static int parse_max(const char *s, find_config *cf)
+{
+    char *end;
+    errno = 0;
+    intmax_t v = strtoimax(s, &end, 10);
+    if (end == s || *end)
+        return -1;
+    if (errno == ERANGE && v > 0)
+        v = INTMAX_MAX;
+    cf->has_max = v >= 0;
+    cf->max_count = v >= 0 ? (uint64_t)v : 0;
+    return 0;
+}
+
 int find_options_parse(int argc, char **argv, find_config *cf)
 {
     memset(cf, 0, sizeof *cf);
@@ -231,7 +316,13 @@ int find_options_parse(int argc, char **argv, find_config *cf)
     cf->backend = HAY_BACKEND_AUTO;
     cf->schedule = HAY_SCHEDULE_DYNAMIC;
     cf->progress = true;
+    cf->eol = '\n';
+    cf->label = "(standard input)";
+    cf->group_sep = "--";
     bool escapes = false, mode_given = false, no_unicode = false;
+    bool have_default = false;
+    uint64_t default_context = 0, digits = 0;
+    int before = -1, after = -1, digit_optind = -1;
     int color = 0;
     const char *device = NULL, *params = NULL;
     source *src = calloc((size_t)argc + 1, sizeof *src);
@@ -242,7 +333,23 @@ int find_options_parse(int argc, char **argv, find_config *cf)
     uint64_t v;
     optind = 1;
     argv[0] = (char *)"hay find";   /* getopt's messages name the program */
-    while ((c = getopt_long(argc, argv, "e:f:iFconblqHhraV", long_opts, NULL)) != -1) {
+    for (;;) {
+        int this_optind = optind;
+        c = getopt_long(argc, argv, "e:f:iFconblqHhraVvwxm:A:B:C:LsZzTRI0123456789",
+                        long_opts, NULL);
+        if (c == -1)
+            break;
+        if (c >= '0' && c <= '9') {
+            /* -NUM: the digits of one argument make one number (grep). */
+            if (digit_optind != this_optind)
+                digits = 0;
+            digits = digits > (UINT64_MAX - 9) / 10 ? UINT64_MAX
+                                                    : digits * 10 + (uint64_t)(c - '0');
+            digit_optind = this_optind;
+            default_context = digits;
+            have_default = true;
+            continue;
+        }
         switch (c) {
         case 'e': src[nsrc++] = (source){ false, optarg }; break;
         case 'f': src[nsrc++] = (source){ true, optarg }; break;
@@ -264,12 +371,82 @@ int find_options_parse(int argc, char **argv, find_config *cf)
         case 'o': cf->only = true; break;
         case 'n': cf->line_numbers = true; break;
         case 'b': cf->byte_offset = true; break;
-        case 'l': cf->list = true; break;
+        case 'l': cf->list = true; cf->list_without = false; break;
         case 'q': cf->quiet = true; break;
         case 'H': cf->with_filename = 1; break;
         case 'h': cf->with_filename = 0; break;
         case 'r': cf->recursive = true; break;
-        case 'a': cf->text = true; break;
+        case 'a': cf->text = true; cf->skip_binary = false; break;
+        case 'I': cf->skip_binary = true; cf->text = false; break;
+        case 'R': cf->recursive = cf->follow_links = true; break;
+        case 'v': cf->invert = true; break;
+        case 'w': cf->word = true; break;
+        case 'x': cf->whole_line = true; break;
+        case 'L': cf->list_without = true; cf->list = false; break;
+        case 's': cf->no_messages = true; break;
+        case 'Z': cf->null_names = true; break;
+        case 'z': cf->eol = '\0'; break;
+        case 'T': cf->initial_tab = true; break;
+        case OPT_LINE_BUFFERED: cf->line_buffered = true; break;
+        case OPT_LABEL: cf->label = optarg; break;
+        case OPT_GROUP_SEP: cf->group_sep = optarg; break;
+        case OPT_NO_GROUP_SEP: cf->group_sep = NULL; break;
+        case 'm':
+            if (parse_max(optarg, cf) < 0) {
+                fprintf(stderr, "hay: invalid max count\n");
+                goto out;
+            }
+            break;
+        case 'A':
+        case 'B':
+        case 'C': {
+            uint64_t n;
+            if (parse_context(optarg, &n) < 0) {
+                fprintf(stderr, "hay: %s: invalid context length argument\n", optarg);
+                goto out;
+            }
+            if (c == 'C') {
+                default_context = n;
+                have_default = true;
+            } else if (c == 'A') {
+                cf->after = n;
+                after = 1;
+            } else {
+                cf->before = n;
+                before = 1;
+            }
+            break;
+        }
+        case OPT_INCLUDE:
+        case OPT_EXCLUDE:
+        case OPT_EXCLUDE_DIR:
+            if (find_globs_add(&cf->globs, c == OPT_INCLUDE ? FIND_GLOB_INCLUDE
+                                           : c == OPT_EXCLUDE ? FIND_GLOB_EXCLUDE
+                                                              : FIND_GLOB_EXCLUDE_DIR,
+                               optarg) < 0) {
+                fprintf(stderr, "hay: out of memory\n");
+                goto out;
+            }
+            break;
+        case OPT_BINARY_FILES:
+            if (!strcmp(optarg, "binary")) {
+                cf->text = cf->skip_binary = false;
+            } else if (!strcmp(optarg, "text")) {
+                cf->text = true;
+                cf->skip_binary = false;
+            } else if (!strcmp(optarg, "without-match")) {
+                cf->skip_binary = true;
+                cf->text = false;
+            } else {
+                fprintf(stderr, "hay: unknown binary-files type\n");
+                goto out;
+            }
+            break;
+        case 'V':
+            printf("hay find (haystack) %d.%d.%d\n", HAY_VERSION_MAJOR,
+                   HAY_VERSION_MINOR, HAY_VERSION_PATCH);
+            rc = 1;
+            goto out;
         case OPT_JSON: cf->json = true; break;
         case OPT_STATS: cf->stats = true; break;
         case OPT_NO_PROGRESS: cf->progress = false; break;
@@ -348,10 +525,21 @@ int find_options_parse(int argc, char **argv, find_config *cf)
     for (size_t i = 0; i < nsrc; i++)
         if (add_source(cf, src[i], escapes) < 0)
             goto out;
+    /* -A and -B win over -C and -NUM, whatever their order (grep). */
+    if (after < 0)
+        cf->after = default_context;
+    if (before < 0)
+        cf->before = default_context;
+    cf->context = after >= 0 || before >= 0 || have_default;
     /* grep's selection for lines and -o; every occurrence for the outputs
      * that report occurrences. */
     if (!mode_given)
         cf->mode = cf->count_matches ? HAY_MATCH_ALL : HAY_MATCH_LEFTMOST_LONGEST;
+    /* -w and -x test every occurrence (a longer one failing the test may
+     * hide a shorter one passing it); lines.c picks grep's matches among
+     * those that pass (for the lines of --json too). */
+    if ((cf->word || cf->whole_line) && !cf->count_matches)
+        cf->mode = HAY_MATCH_ALL;
     /* find-case: the locale decides Unicode -i; a bar on the terminal
      * that shows the matches would write over them. */
     cf->unicode = !no_unicode && find_casefold_locale_is_utf8();
@@ -374,6 +562,8 @@ out:
 
 void find_options_free(find_config *cf)
 {
+    find_globs_free(cf->globs);
+    cf->globs = NULL;
     free(cf->params);
     pat_list_free(&cf->pats);
 }

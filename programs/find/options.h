@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "haystack.h"
 #include "patfile.h"
@@ -25,6 +26,20 @@ typedef struct find_config {
     bool quiet, list, count_matches, count_lines, json;
     bool count_each;       /* --count-matches=each: a count per pattern */
     bool only, line_numbers, byte_offset;
+    bool list_without;     /* -L: names of files with no selected line */
+    bool null_names;       /* -Z: a NUL after file names */
+    bool initial_tab;      /* -T */
+    bool line_buffered;    /* --line-buffered: flush after every line */
+    const char *label;     /* --label: standard input's name */
+    const char *group_sep; /* "--", or NULL (--no-group-separator) */
+
+    /* Selection (grep's -v, -w, -x, -m, -A/-B/-C; see context.h). */
+    bool invert, word, whole_line;
+    bool has_max;          /* -m given */
+    uint64_t max_count;
+    bool context;          /* -A, -B, -C or -NUM given (even 0) */
+    uint64_t before, after;
+    unsigned char eol;     /* '\n', or '\0' with -z */
     int with_filename;     /* -H 1, -h 0, neither -1 (grep's rule, main.c) */
     bool color;            /* --color resolved against the terminal */
     bool progress;         /* stderr is a terminal other than stdout and
@@ -38,9 +53,12 @@ typedef struct find_config {
     bool recursive, text;
     bool sort_none;        /* --sort none: a walk's files print as they
                               finish, not in path order */
-    bool line_buffered;    /* --line-buffered: flush after every line */
     bool ignore_files;     /* --ignore: a walk honours .gitignore, .ignore */
     bool skip_hidden;      /* --no-hidden: a walk skips names starting '.' */
+    bool follow_links;     /* -R: symbolic links inside the walk too */
+    bool skip_binary;      /* --binary-files=without-match, -I */
+    bool no_messages;      /* -s: no messages about unreadable files */
+    struct find_globs *globs;   /* --include/--exclude/--exclude-dir */
     char **files;          /* the operands after the patterns */
     int nfiles;
 
@@ -59,9 +77,9 @@ typedef struct find_config {
 
 /*
  * Parses `hay find`'s arguments (argv[0] is the subcommand) into *cf,
- * reading -f files.  Returns 0 to search, 1 when --help was printed (exit
- * 0), -1 after printing why the command line is wrong (exit 2).  In every
- * case call find_options_free(cf) afterwards.  cf->files points into argv.
+ * reading -f files.  Returns 0 to search, 1 when --help or --version was
+ * printed (exit 0), -1 after printing why the command line is wrong (exit
+ * 2).  In every case call find_options_free(cf) afterwards.  cf->files points into argv.
  */
 int find_options_parse(int argc, char **argv, find_config *cf);
 

@@ -26,16 +26,29 @@ typedef struct find_printer {
     FILE *out;             /* where the lines go (stdout, or the file's
                               output held back for ordered output) */
     uint64_t base;         /* the offset in the file of buf[0] (-b) */
+    int width;             /* -T: the width of line numbers and offsets */
     /* --json (json.c): the file's begin record was printed; the matches
      * printed so far */
     bool json_begun;
     uint64_t json_matches;
 } find_printer;
 
-/* Prints a selected line, or with -o each of its matches on a line of its
- * own, or with --json its match record.  A find_line_fn: pass the printer
- * as ctx. */
+/* -T's number width for a file, as grep 3.8 makes it: the digits of the
+ * largest value a regular file of `size` bytes can need (size, plus one
+ * with line numbers), 19 for a pipe. */
+int find_print_width(bool regular, uint64_t size, bool numbers);
+
+/* Prints a selected line (sep ':') or a context line (sep '-'), or with -o
+ * each of a selected line's matches on a line of its own, or with --json
+ * its match (or context) record.  A find_line_fn: pass the printer as ctx. */
 void find_print_line(void *printer, const find_line *line);
+
+/* Selected lines without prefixes, written as they lie in the buffer:
+ * buf[from, to), ending in a line terminator. */
+void find_print_lines_raw(void *printer, uint64_t from, uint64_t to);
+
+/* The separator between groups of context lines ("--"; none with --json). */
+void find_print_group_sep(void *printer);
 
 /* What a file's search comes to, printed after it. */
 typedef struct find_file_result {
@@ -44,15 +57,16 @@ typedef struct find_file_result {
     bool binary;
     uint64_t nul_at;       /* binary: the offset of the first NUL seen */
     uint64_t bytes;        /* searched */
+    bool skipped;          /* a binary file passed over (-I) */
     uint64_t lines;        /* lines selected (-c) */
     uint64_t occurrences;  /* --count-matches */
     const uint64_t *each;  /* --count-matches=each: occurrences of every
                               pattern of the config (NULL when none ran) */
 } find_file_result;
 
-/* The per-file line of -l, -c and --count-matches (the file's --json end
- * record), or grep's note on standard error that a binary file matches;
- * nothing with -q or when lines were printed. */
+/* The per-file line of -l, -L, -c and --count-matches (the file's --json
+ * end record), or grep's note on standard error that a binary file
+ * matches; nothing with -q or when lines were printed. */
 void find_print_summary(find_printer *p, const find_file_result *r);
 
 #endif

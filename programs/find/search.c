@@ -6,8 +6,16 @@
  *                     every match through a callback instead
  *   an empty pattern  every line is selected; no scan unless -o
  *   lines, -o, -c     matches become lines (--json prints them as records);
- *                     -l and -q stop at the first
- * Offsets and line numbers run on from piece to piece.
+ *                     -l, -L and -q stop at the first selected one
+ * Offsets and line numbers run on from piece to piece.  With -v, -m or
+ * context (-A/-B/-C) the lines go through the selection (context.h), whose
+ * state also runs on from piece to piece: -m ends the file's search, and
+ * the trailing context of a piece's last line is printed from the next
+ * piece.  The context before a line (-B, -C) needs the lines before it,
+ * which may lie in the previous piece: an input that is read (a pipe, a
+ * small file) is then read whole into one piece (a mapped file is one
+ * anyway), as it is with -z, whose records pieces of newline-ended lines
+ * would cut.
  *
  * Binary files, as grep 3.8 reads them: a NUL byte in the first 32 KiB
  * makes the whole file binary (no line is printed); a NUL met later stops
@@ -15,17 +23,21 @@
  * before it were printed).  Either way a selected line after the NUL gives
  * the binary-file note instead of lines.  (grep decides per read buffer,
  * so it may print fewer of the lines before a late NUL; hay prints every
- * line before it, whatever the buffer sizes.)
+ * line before it, whatever the buffer sizes.)  Context lines after that
+ * NUL are not printed either.  With -I (--binary-files=without-match) a
+ * binary file holds no match.  With -z no file is binary (grep).
  */
 #include "search.h"
 
 #include "cli.h"
+#include "context.h"
 #include "lines.h"
 #include "printer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROGRESS_MIN ((uint64_t)256 << 20)
@@ -47,6 +59,14 @@ typedef struct file_search {
     size_t chosen_cap;
     find_printer printer;
     find_lines lines;
+    find_select sel;        /* not direct: the selection, across pieces */
+    bool direct;            /* no -v, -m or context: lines go from lines.c
+                               to the printer */
+    bool sep_pending;       /* a group separator goes before the next line
+                               printed (none if a late NUL stops them) */
+    uint64_t stop_lines;    /* -m without -v: the scan of the piece may stop
+                               once this many lines were started (0: never) */
+    uint64_t merge_pos;     /* an empty pattern: lines before it were seen */
     uint64_t base;          /* the offset in the file of the piece */
     uint64_t lineno;        /* the number of the piece's first line */
     uint64_t selected, occurrences;
@@ -55,6 +75,7 @@ typedef struct file_search {
     bool nul_seen;          /* a NUL came before the line being printed */
     uint64_t nul_at;        /* then the offset in the file of the first */
     bool binary;            /* a line was selected after a NUL */
+    bool skipped;           /* -I: a binary file, as if without a match */
     bool each_from_one;     /* find_lines_each numbers from 1 in every piece */
     unsigned lines_out;     /* lines printed since the worker's hook ran */
     bool matched, nomem, stop;
@@ -65,7 +86,7 @@ typedef struct file_search {
 /* Lines will be printed (not only counted or summed up). */
 static bool prints_lines(const find_config *cf)
 {
-    return !cf->count_lines && !cf->list && !cf->quiet;
+    return !cf->count_lines && !cf->list && !cf->list_without && !cf->quiet;
 }
 
 static void log_line(const char *line, void *ctx)
@@ -91,8 +112,53 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
         fprintf(stderr, "\r\33[K");
 }
 
-/* A selected line on its way to the printer: held back after a NUL, or
- * once the file was truncated under the mapping. */
+/* After a late NUL (see the top): a selected line (sep ':') gives the
+ * binary-file note and ends the search (-I: the file holds no match); a
+ * context line is not printed.  Looks for the NUL up to `end`. */
+static bool held_back(file_search *s, uint64_t end, char sep)
+{
+    if (!s->detect_binary)
+        return false;
+    if (!s->nul_seen && end > s->nul_from) {
+        const uint8_t *z = memchr(s->printer.buf + s->nul_from, 0,
+                                  (size_t)(end - s->nul_from));
+        if (z) {
+            s->nul_seen = true;
+            s->nul_at = s->base + (uint64_t)(z - s->printer.buf);
+        }
+        s->nul_from = end;
+    }
+    if (s->nul_seen && sep == ':') {
+        s->binary = !s->cf->skip_binary;
+        s->skipped = s->cf->skip_binary;
+        s->stop = true;
+    }
+    return s->nul_seen;
+}
+
+/* Before a line printed: the group separator owed. */
+static void line_in(file_search *s)
+{
+    if (s->sep_pending) {
+        s->sep_pending = false;
+        find_print_group_sep(&s->printer);
+    }
+}
+
+/* After a line printed: --line-buffered's flush, the worker's hook. */
+static void line_out(file_search *s)
+{
+    if (s->w->r->flush_lines)
+        fflush(s->printer.out);
+    if (s->w->between && ++s->lines_out == FIND_HOOK_LINES) {
+        s->lines_out = 0;
+        s->w->between(s->w);
+        s->printer.out = s->w->out;
+    }
+}
+
+/* A line on its way to the printer: held back after a NUL, or once the
+ * file was truncated under the mapping. */
 static void emit_line(void *ctx, const find_line *line)
 {
     file_search *s = ctx;
@@ -102,22 +168,8 @@ static void emit_line(void *ctx, const find_line *line)
         s->stop = true;
         return;
     }
-    if (s->detect_binary) {
-        if (!s->nul_seen && line->end > s->nul_from) {
-            const uint8_t *z = memchr(s->printer.buf + s->nul_from, 0,
-                                      (size_t)(line->end - s->nul_from));
-            if (z) {
-                s->nul_seen = true;
-                s->nul_at = s->base + (uint64_t)(z - s->printer.buf);
-            }
-            s->nul_from = line->end;
-        }
-        if (s->nul_seen) {
-            s->binary = true;
-            s->stop = true;
-            return;
-        }
-    }
+    if (held_back(s, line->end, line->sep))
+        return;
     find_line l = *line;
     if (s->each_from_one)
         l.number += s->lineno - 1;
@@ -138,14 +190,50 @@ static void emit_line(void *ctx, const find_line *line)
         l.spans = s->chosen;
         l.nspans = find_matcher_select(s->cf->mode, s->chosen, l.nspans);
     }
+    line_in(s);
     find_print_line(&s->printer, &l);
-    if (s->w->r->flush_lines)
-        fflush(s->printer.out);
-    if (s->w->between && ++s->lines_out == FIND_HOOK_LINES) {
-        s->lines_out = 0;
-        s->w->between(s->w);
-        s->printer.out = s->w->out;
+    line_out(s);
+}
+
+/* The separator between groups of context lines: printed with the next
+ * line (none if a late NUL holds that line back). */
+static void emit_sep(void *ctx)
+{
+    file_search *s = ctx;
+    s->sep_pending = !s->stop && !s->nul_seen;
+}
+
+/* -v's selected lines written whole, buf[from, to): up to the line holding
+ * a late NUL, if one lies there. */
+static void emit_raw(void *ctx, uint64_t from, uint64_t to)
+{
+    file_search *s = ctx;
+    if (s->stop || from >= to)
+        return;
+    if (find_input_truncated(s->in)) {
+        s->stop = true;
+        return;
     }
+    /* The NUL may lie before `from`, on a matching line (not printed). */
+    const uint8_t *buf = s->printer.buf;
+    uint64_t upto = s->nul_seen ? from : to;
+    if (s->detect_binary && !s->nul_seen && to > s->nul_from) {
+        const uint8_t *z = memchr(buf + s->nul_from, 0, (size_t)(to - s->nul_from));
+        uint64_t at = z ? (uint64_t)(z - buf) : to;
+        if (z && at < from) {
+            upto = from;
+        } else if (z) {
+            const uint8_t *nl = memrchr(buf + from, s->cf->eol, (size_t)(at - from));
+            upto = nl ? (uint64_t)(nl - buf) + 1 : from;
+        }
+    }
+    if (upto > from) {
+        line_in(s);
+        find_print_lines_raw(&s->printer, from, upto);
+        line_out(s);
+    }
+    if (upto < to)
+        held_back(s, to, ':');
 }
 
 /* --count-matches through a callback (=each, or prefixes to verify): every
@@ -171,17 +259,105 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         return 0;
     if (!find_lines_selects(&s->lines, start, end))
         return 0;
-    s->matched = true;
-    if (s->first_only) {
+    find_lines *l = &s->lines;
+    bool strong = !(l->word || l->whole) || find_lines_passes(l, start, end);
+    /* -w -o and colours: a match failing only the test of the byte before
+     * it may still be printed (see find_span). */
+    if (!strong && !(l->word && !l->no_spans && find_lines_passes_after(l, end)))
+        return 0;
+    if (strong && s->direct)
+        s->matched = true;
+    if (strong && s->direct && s->first_only) {
         s->binary = s->nul_seen;
         s->stop = true;
         return 1;
     }
-    if (find_lines_add(&s->lines, start, end, find_matcher_pattern(s->matcher, id)) < 0) {
+    if (find_lines_add(l, start, end, find_matcher_pattern(s->matcher, id), strong) < 0) {
         s->nomem = true;
         return 1;
     }
-    return 0;
+    if (s->stop_lines && l->selected >= s->stop_lines)
+        return 1;
+    return !s->direct && find_select_done(&s->sel);
+}
+
+/* -w or -x with an empty pattern: whether the line [a, b) holds an empty
+ * match that passes (-x: an empty line; -w: a place with no word byte on
+ * either side). */
+static bool empty_passes(const find_lines *l, uint64_t a, uint64_t b)
+{
+    if (a == b || !l->word)
+        return a == b;
+    for (uint64_t p = a; p <= b; p++)
+        if (find_lines_passes(l, p, p))   /* the terminators are not word bytes */
+            return true;
+    return false;
+}
+
+/* An empty pattern: every line matches (with -w or -x, those with an
+ * empty match that passes).  The lines before `upto` not yet seen go to
+ * the selection; the scan's matching lines, when there is a scan, come in
+ * between through merge_emit. */
+static void every_line_upto(file_search *s, uint64_t upto)
+{
+    find_lines *l = &s->lines;
+    uint64_t pos = s->merge_pos;
+    while (pos < upto && !find_select_done(&s->sel)) {
+        const uint8_t *nl = memchr(l->buf + pos, l->eol, l->len - pos);
+        uint64_t end = nl ? (uint64_t)(nl - l->buf) : l->len;
+        if (!(l->word || l->whole) || empty_passes(l, pos, end)) {
+            find_line line = { .start = pos, .end = end, .sep = ':',
+                               .number = l->numbers ? find_lines_number_at(l, pos) : 0 };
+            find_select_matching(&s->sel, &line);
+        }
+        pos = end + 1;
+    }
+    s->merge_pos = pos > upto ? pos : upto;
+}
+
+/* -w or -x with an empty pattern among others: the scan's lines and the
+ * lines the empty pattern selects, in order.  A find_line_fn. */
+static void merge_emit(void *ctx, const find_line *line)
+{
+    file_search *s = ctx;
+    every_line_upto(s, line->start);
+    if (!find_select_done(&s->sel))
+        find_select_matching(&s->sel, line);
+    s->merge_pos = line->end + 1;
+}
+
+/* The selection's options, set once per file (its state then runs on
+ * from piece to piece). */
+static void setup_selection(file_search *s)
+{
+    const find_config *cf = s->cf;
+    find_select *sel = &s->sel;
+    find_select_init(sel, &s->lines);
+    sel->invert = cf->invert;
+    sel->has_max = cf->has_max;
+    sel->max = cf->max_count;
+    /* One selected line says all that -l, -L, -q and the binary note say. */
+    if (s->first_only && !(cf->has_max && cf->max_count == 0)) {
+        sel->has_max = true;
+        sel->max = 1;
+    }
+    sel->done = sel->has_max && sel->max == 0;   /* -m 0 */
+    sel->context = cf->context;
+    sel->before = cf->before;
+    sel->after = cf->after;
+    sel->group_sep = cf->group_sep;
+    sel->only = cf->only;
+    sel->used = &s->w->r->used;
+    bool print = prints_lines(cf) && !s->first_only;
+    sel->keep_matches = cf->invert && cf->color && print && !cf->json;
+    if (print) {
+        sel->out = emit_line;
+        sel->out_raw = emit_raw;
+        sel->out_sep = emit_sep;
+        sel->out_ctx = s;
+        sel->raw = cf->invert && !cf->context && !sel->has_max && !cf->line_numbers &&
+                   !cf->byte_offset && !s->printer.print_name && !cf->only && !cf->json;
+    }
 }
 
 static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_stats *lib)
@@ -204,6 +380,68 @@ static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_
     so->stats = cf->stats ? lib : NULL;
 }
 
+/* The piece's lines: scanned into matching lines, which go to the printer
+ * (direct) or through the selection; with an empty pattern every line
+ * matches. */
+static hay_status scan_lines(file_search *s, const uint8_t *buf, uint64_t len,
+                             hay_scan_opts *so)
+{
+    const find_config *cf = s->cf;
+    find_worker *w = s->w;
+    const hay_patterns *set = w->r->matcher->set;
+    find_lines *l = &s->lines;
+    bool every_line = cf->pats.empty > 0;
+    bool plain = s->direct && !cf->word && !cf->whole_line;
+    hay_status st = HAY_OK;
+    if (!s->direct && find_select_done(&s->sel)) {
+        /* -m was reached in an earlier piece: only the trailing context */
+        find_select_finish(&s->sel);
+        return HAY_OK;
+    }
+    if (every_line && !cf->word && !cf->whole_line && (!cf->only || cf->json || !plain)) {
+        if (!plain) {
+            every_line_upto(s, len);
+            find_select_finish(&s->sel);
+            return HAY_OK;
+        }
+        uint64_t n = find_lines_count(buf, len, cf->eol);
+        l->selected = n;
+        s->matched |= n > 0;
+        if (n && s->first_only) {
+            s->binary = s->nul_seen;
+            s->stop = true;
+        } else if (n && prints_lines(cf)) {
+            s->each_from_one = true;
+            find_lines_each(buf, len, cf->eol, emit_line, s);
+        }
+        return HAY_OK;
+    }
+    bool merge = every_line && (cf->word || cf->whole_line);
+    if (merge) {
+        /* the empty pattern's lines and the scan's, through the selection */
+        l->emit = merge_emit;
+        l->emit_ctx = s;
+    }
+    /* -m without -v: the scan may stop at the line after the last one to
+     * select (its matches are still needed for -o and colours), or at that
+     * one. */
+    s->stop_lines = !s->direct && !cf->invert && s->sel.has_max
+                        ? s->sel.max - s->sel.selected + !l->no_spans : 0;
+    if (set && len) {
+        st = hay_scan(set, w->scratch, buf, len, so, on_match, s);
+        if (st == HAY_STOPPED)
+            st = HAY_OK;
+        find_lines_finish(l);
+    }
+    if (merge)
+        every_line_upto(s, len);
+    if (!s->direct)
+        find_select_finish(&s->sel);
+    else if (every_line && len)   /* -o with an empty pattern */
+        s->matched = true;
+    return st;
+}
+
 static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
 {
     const find_config *cf = s->cf;
@@ -213,23 +451,36 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     s->printer.len = len;
     s->printer.base = s->base;
     s->nul_from = 0;
+    s->merge_pos = 0;
     find_lines_init(&s->lines, buf, len);
     find_lines_first_number(&s->lines, s->lineno);
-    s->lines.numbers = cf->line_numbers || cf->json;
-    s->lines.sort_spans = cf->mode == HAY_MATCH_ALL || s->matcher->covered;
-    if (!cf->count_lines) {
-        s->lines.emit = emit_line;
-        s->lines.emit_ctx = s;
+    find_lines *l = &s->lines;
+    l->numbers = cf->line_numbers || cf->json;
+    l->sort_spans = cf->mode == HAY_MATCH_ALL || s->matcher->covered;
+    l->word = cf->word;
+    l->whole = cf->whole_line;
+    l->pick = cf->word || cf->whole_line;
+    l->eol = cf->eol;
+    bool print = prints_lines(cf) && !s->first_only;
+    if (s->direct) {
+        if (!cf->count_lines) {
+            l->emit = emit_line;
+            l->emit_ctx = s;
+        }
+    } else {
+        l->emit = find_select_matching;
+        l->emit_ctx = &s->sel;
+        find_select_piece(&s->sel);
     }
-    s->lines.no_spans = !cf->only && !cf->color && !cf->json;
-    s->lines.spans_max = cf->only ? SPANS_MAX : 0;
-    bool every_line = cf->pats.empty > 0;
+    l->no_spans = !print || (!cf->only && !cf->color && !cf->json);
+    l->spans_max = cf->only ? SPANS_MAX : 0;
 
     hay_scan_opts so;
     hay_scan_stats lib;
     scan_opts(s, len, &so, &lib);
     double t0 = cli_now();
     hay_status st = HAY_OK;
+    uint64_t sel_before = s->sel.selected;
     if (cf->count_matches && (s->each || s->matcher->covered)) {
         if (set && len)
             st = hay_scan(set, w->scratch, buf, len, &so, count_match, s);
@@ -240,31 +491,34 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
             st = hay_scan_count(set, w->scratch, buf, len, &so, &n);
         s->occurrences += n;
         s->matched |= n > 0;
-    } else if (every_line && (!cf->only || cf->json)) {   /* --json ignores -o */
-        uint64_t n = find_lines_count(buf, len);
-        s->lines.selected = n;
-        s->matched |= n > 0;
-        if (n && s->first_only) {
-            s->binary = s->nul_seen;
-            s->stop = true;
-        } else if (n && prints_lines(cf)) {
-            s->each_from_one = true;
-            find_lines_each(buf, len, emit_line, s);
-        }
     } else {
-        if (set && len) {
-            st = hay_scan(set, w->scratch, buf, len, &so, on_match, s);
-            if (st == HAY_STOPPED)
-                st = HAY_OK;
-            find_lines_finish(&s->lines);
-        }
-        if (every_line && len)   /* -o with an empty pattern */
-            s->matched = true;
+        st = scan_lines(s, buf, len, &so);
+    }
+    /* -I when lines are only counted or listed: a NUL in what was searched
+     * (grep stops at the first selected line for -l, -L and -q) makes the
+     * file one without a match. */
+    if (cf->skip_binary && !cf->text && cf->eol == '\n' && !cf->count_matches &&
+        !prints_lines(cf) && !s->stop && memchr(buf, 0, len)) {
+        s->skipped = true;
+        s->stop = true;
     }
     w->t.scan_s += cli_now() - t0;
     w->t.bytes += len;
     find_totals_add_scan(&w->t, &lib);
-    s->selected += s->lines.selected;
+    if (s->direct || cf->count_matches) {   /* (--count-matches selects no lines) */
+        s->selected += l->selected;
+    } else {
+        s->selected += s->sel.selected - sel_before;
+        s->matched |= s->sel.selected > 0;
+        if (s->first_only && s->sel.selected) {
+            s->binary = s->nul_seen;
+            s->stop = true;
+        }
+        /* -m reached and its trailing context printed: the file's search
+         * ends here */
+        if (s->sel.done && !s->sel.after_left)
+            s->stop = true;
+    }
     if (s->nomem)
         st = HAY_ERR_NOMEM;
     if (st < 0) {
@@ -273,7 +527,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         s->stop = true;
     }
     if ((cf->line_numbers || cf->json) && !s->in->mapped)
-        s->lineno += find_lines_count(buf, len);
+        s->lineno += find_lines_count(buf, len, cf->eol);
     find_lines_free(&s->lines);
 }
 
@@ -286,12 +540,24 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     s.cf = cf;
     s.w = w;
     s.matcher = r->matcher;
+    struct stat st;
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     s.printer = (find_printer){ .cf = cf, .name = name,
                                 .print_name = r->print_names || (walked && r->names_in_walk),
-                                .out = w->out };
+                                .out = w->out,
+                                .width = find_print_width(regular,
+                                                          regular ? (uint64_t)st.st_size : 0,
+                                                          cf->line_numbers) };
     s.lineno = 1;
-    s.detect_binary = !cf->text && prints_lines(cf);
-    s.first_only = cf->list || cf->quiet;
+    /* With -z a NUL ends a record: no file is binary (grep, C locale). */
+    bool nul_ends = cf->eol != '\n';
+    s.detect_binary = !cf->text && prints_lines(cf) && !nul_ends;
+    s.first_only = cf->list || cf->list_without || cf->quiet;
+    /* Nothing to select or add around the matching lines: they go straight
+     * to the printer (or are only counted).  -w/-x with an empty pattern
+     * merge its lines with the scan's through the selection. */
+    s.direct = !cf->invert && !cf->has_max && !cf->context &&
+               !(cf->pats.empty && (cf->word || cf->whole_line));
 
     if (cf->count_each && !(s.each = calloc(cf->pats.n + 1, sizeof *s.each))) {
         fprintf(stderr, "hay: %s: %s\n", name, hay_strerror(HAY_ERR_NOMEM));
@@ -300,7 +566,7 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     }
     double t0 = cli_now();
     find_input in;
-    int got = find_input_open(fd, name, walked, !r->whole_lines, &w->rb, &in);
+    int got = find_input_open(fd, name, walked, r->read_whole, &w->rb, &in);
     s.in = &in;
     w->t.map_s += cli_now() - t0;
     if (got < 0) {   /* nothing read: no summary either, as grep */
@@ -313,12 +579,19 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     const uint8_t *p;
     size_t n;
     while (!s.stop && (got = find_input_next(&in, &p, &n)) > 0) {
-        if (first && s.detect_binary && find_input_is_binary(p, n)) {
+        if (first && (s.detect_binary || (cf->skip_binary && !cf->text && !nul_ends)) &&
+            find_input_is_binary(p, n)) {
+            if (cf->skip_binary) {   /* -I: as if it held no match at all */
+                s.skipped = true;
+                break;
+            }
             /* Binary from the start: one selected line settles it. */
             s.nul_seen = true;
             s.nul_at = s.base + (uint64_t)((const uint8_t *)memchr(p, 0, n) - p);
             s.first_only = true;
         }
+        if (first)
+            setup_selection(&s);
         first = false;
         search_piece(&s, p, n);
         s.base += n;
@@ -335,11 +608,17 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
                         "its search ends there\n", name);
     }
     find_input_close(&in);
+    if (s.skipped) {
+        s.matched = false;
+        s.selected = 0;
+    }
     if (s.matched)
         w->t.any_match = true;
+    if (cf->has_max && s.selected > cf->max_count)
+        s.selected = cf->max_count;
     find_file_result res = { .matched = s.matched, .binary = s.binary, .nul_at = s.nul_at,
-                             .lines = s.selected, .occurrences = s.occurrences,
-                             .each = s.each, .bytes = s.base };
+                             .skipped = s.skipped, .lines = s.selected,
+                             .occurrences = s.occurrences, .each = s.each, .bytes = s.base };
     find_print_summary(&s.printer, &res);
     /* The --json summary's totals. */
     w->t.searches++;
@@ -348,6 +627,7 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     w->t.matches += cf->count_matches ? res.occurrences : s.printer.json_matches;
     free(s.each);
     free(s.chosen);
+    find_select_free(&s.sel);
     if (r->flush_lines)
         fflush(s.printer.out);
 }
@@ -362,10 +642,12 @@ void find_searcher_init(find_searcher *r, const find_config *cf, find_matcher *m
     r->print_names = cf->with_filename == 1 || (cf->with_filename == -1 && cf->nfiles > 1);
     r->names_in_walk = cf->with_filename == -1 && cf->recursive;
     r->flush_lines = cf->line_buffered || isatty(STDOUT_FILENO);
-    r->whole_lines = true;
+    /* Pieces of whole lines would cut an occurrence holding a newline, a
+     * -z record, or the context before a line (see the top). */
+    r->read_whole = cf->eol != '\n' || (cf->context && cf->before > 0);
     for (size_t i = 0; i < cf->pats.n; i++)
         if (memchr(cf->pats.items[i].data, '\n', cf->pats.items[i].len))
-            r->whole_lines = false;
+            r->read_whole = true;
     r->threads = cf->threads ? cf->threads : cli_cpu_count();
 }
 

@@ -24,10 +24,13 @@ typedef struct find_searcher {
     bool names_in_walk;      /* print them for files found inside directories */
     bool flush_lines;        /* flush after every line (--line-buffered, or
                                 standard output is a terminal) */
-    bool whole_lines;        /* no pattern holds a newline: pieces of whole
-                                lines lose no occurrence */
+    bool read_whole;         /* a read input comes in one piece: a pattern
+                                holds a newline, -z, or -B/-C (search.c) */
     unsigned threads;        /* the library threads of a big piece, resolved
                                 once (--threads, else the CPU count) */
+    bool used;               /* a line was printed (a group separator may
+                                follow; context turns the pool off, so one
+                                thread writes it) */
 } find_searcher;
 
 typedef struct find_worker find_worker;

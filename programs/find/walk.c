@@ -19,8 +19,26 @@ typedef struct entry {
 
 static void fail(find_walk *w, const char *path, const char *why)
 {
-    fprintf(stderr, "hay: %s: %s\n", path, why);
+    if (!w->no_messages)
+        fprintf(stderr, "hay: %s: %s\n", path, why);
     w->error = true;
+}
+
+/* A directory being walked, linked to the one holding it: -R follows
+ * links, and one back to a directory on the way makes a loop, which grep
+ * skips with a warning (not an error). */
+struct walk_dir_link {
+    dev_t dev;
+    ino_t ino;
+    const struct walk_dir_link *up;
+};
+
+static bool in_loop(const find_walk *w, const struct stat *st)
+{
+    for (const struct walk_dir_link *d = w->dirs; d; d = d->up)
+        if (d->dev == st->st_dev && d->ino == st->st_ino)
+            return true;
+    return false;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -98,6 +116,13 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
             *up = -1;
         return;
     }
+    struct stat me_st;
+    struct walk_dir_link link = { 0, 0, w->dirs };
+    if (fstat(dfd, &me_st) == 0) {
+        link.dev = me_st.st_dev;
+        link.ino = me_st.st_ino;
+    }
+    w->dirs = &link;
     entry *v = NULL;
     long n = read_entries(d, w->sorted, &v);
     if (n < 0) {
@@ -125,6 +150,20 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
                 continue;   /* gone since it was listed */
             type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
         }
+        struct stat target;
+        bool dir_known = false;   /* a directory, its stat in target */
+        if (type == DT_LNK && w->follow) {   /* -R: where the link leads */
+            if (fstatat(fd, name, &target, 0) < 0) {
+                char *full = join(w, path, name);
+                fail(w, full ? full : path, strerror(errno));
+                free(full);
+                continue;
+            }
+            type = S_ISDIR(target.st_mode)   ? DT_DIR
+                   : S_ISREG(target.st_mode) ? DT_REG
+                                             : DT_UNKNOWN;
+            dir_known = type == DT_DIR;
+        }
         if (type != DT_DIR && type != DT_REG)
             continue;   /* links, devices, FIFOs, sockets (as grep -r) */
         if (w->keep && !w->keep(w->keep_ctx, name, type == DT_DIR, false))
@@ -138,7 +177,18 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
             free(full);
             continue;
         }
-        int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+        /* -R: a directory reached through a link may lead back to one on
+         * the way, by a link or not. */
+        if (w->follow && type == DT_DIR && !dir_known &&
+            fstatat(fd, name, &target, AT_SYMLINK_NOFOLLOW) == 0)
+            dir_known = true;
+        if (dir_known && in_loop(w, &target)) {
+            if (!w->no_messages)
+                fprintf(stderr, "hay: %s: warning: recursive directory loop\n", full);
+            free(full);
+            continue;
+        }
+        int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (w->follow ? 0 : O_NOFOLLOW) |
                     (type == DT_DIR ? O_DIRECTORY : 0);
         int cfd = openat(fd, name, flags);
         if (cfd < 0) {
@@ -172,6 +222,7 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
         free(full);
     }
     find_ignore_leave(mine, rules);
+    w->dirs = link.up;
     for (long i = 0; i < n; i++)
         free(v[i].name);
     free(v);
@@ -188,10 +239,11 @@ void find_walk_operand(find_walk *w, const char *path)
     if (w->stopped)
         return;
     if (!strcmp(path, "-")) {
+        const char *label = w->stdin_name ? w->stdin_name : "(standard input)";
         int fd = dup(STDIN_FILENO);
-        char *name = strdup("(standard input)");
+        char *name = strdup(label);
         if (fd < 0 || !name) {
-            fail(w, "(standard input)", fd < 0 ? strerror(errno) : "out of memory");
+            fail(w, label, fd < 0 ? strerror(errno) : "out of memory");
             if (fd >= 0)
                 close(fd);
             free(name);
@@ -206,7 +258,9 @@ void find_walk_operand(find_walk *w, const char *path)
         fail(w, path, strerror(errno));
         return;
     }
-    if (w->keep && !w->keep(w->keep_ctx, path, S_ISDIR(st.st_mode), true))
+    /* "." that -r searches when no operand is given is never left out. */
+    if (w->keep && !(w->implicit_dot && !strcmp(path, ".")) &&
+        !w->keep(w->keep_ctx, path, S_ISDIR(st.st_mode), true))
         return;
     if (S_ISDIR(st.st_mode) && !w->recursive) {
         fail(w, path, "Is a directory");

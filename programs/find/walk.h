@@ -1,9 +1,10 @@
 /*
  * walk.h - from operands to open files: "-" is standard input, a directory
  * is walked with -r (symbolic links, devices, FIFOs and sockets inside it
- * skipped, as grep -r skips them), anything else is opened.  Entries come
- * in name order, or with --sort none in the directory's own order (grep's
- * order).  The walk opens every file relative to its directory's open
+ * skipped, as grep -r skips them; -R follows the links, and skips one
+ * back to a directory being walked with grep's warning), anything else is
+ * opened.  Entries come in name order, or with --sort none in the
+ * directory's own order (grep's order).  The walk opens every file relative to its directory's open
  * descriptor (openat), so depth is bounded neither by PATH_MAX nor by the
  * descriptor limit: past FIND_WALK_FDS levels a directory's descriptor is
  * closed while its subdirectory is walked, and opened again through "..".
@@ -25,6 +26,9 @@ typedef bool (*find_visit_fn)(void *ctx, int fd, char *name, bool walked);
 
 typedef struct find_walk {
     bool recursive;      /* -r: walk directories, else report them */
+    bool follow;         /* -R: follow symbolic links inside the walk too */
+    bool no_messages;    /* -s: say nothing about unreadable paths */
+    const char *stdin_name;            /* "-" is printed as this */
     bool implicit_dot;   /* -r with no operand: names relative to "." */
     bool sorted;         /* entries in name order */
     bool ignore_files;   /* --ignore: honour .gitignore and .ignore (ignore.h) */
@@ -39,6 +43,8 @@ typedef struct find_walk {
     void *keep_ctx;
     bool error;          /* set when a path could not be read (message printed) */
     bool stopped;        /* visit asked to end the walk */
+    const struct walk_dir_link *dirs;   /* private: the directories being
+                                           walked, for -R's loop test */
 } find_walk;
 
 /* Searches one operand: a file, "-", or (with -r) a directory tree. */

@@ -9,7 +9,10 @@
 # does not occur, a short string that occurs several times per line, and the
 # last 300 bytes of the longest line.  For
 # each, `hay find` and `grep -F` run with -c, -c -i, -n, -o and -l and their
-# outputs and exit statuses must be identical.  --count-matches is checked
+# outputs and exit statuses must be identical; so they must with grep's
+# selection and context options (-v, -w, -x, -m, -C, -L, -Z, -z and the
+# combinations people use: -vc, -wo, -lv, -C2 -n, -x -c, -w -i, -v -n -A1,
+# -m2 -c, -Z -l, -z -c) for the frequent, rare, list and dense patterns.  --count-matches is checked
 # against `grep -o | wc -l` for words that cannot overlap themselves.  A few
 # runs over several files at once check file-name prefixes and -r.
 # Prints "N passed, M failed" last; exits 1 on any failure and 77 (skip) when
@@ -37,7 +40,10 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
 
-# compare LABEL -- ARGS...: runs `hay find ARGS` and `grep -F ARGS`.
+# compare LABEL -- ARGS...: runs `hay find ARGS` and `grep -F ARGS`.  With
+# sorted=1 the outputs are compared sorted (-r: grep walks in directory
+# order, hay in name order).
+sorted=
 compare() {
     label=$1
     shift 2
@@ -45,6 +51,10 @@ compare() {
     hs=$?
     grep -F "$@" >"$tmp/grep.out" 2>"$tmp/grep.err"
     gs=$?
+    if [ -n "$sorted" ]; then
+        sort -o "$tmp/hay.out" "$tmp/hay.out"
+        sort -o "$tmp/grep.out" "$tmp/grep.out"
+    fi
     if [ $hs -eq $gs ] && cmp -s "$tmp/hay.out" "$tmp/grep.out"; then
         passed=$((passed + 1))
         return
@@ -128,6 +138,20 @@ for f in $files; do
             compare "$name slice" -- $flags -e "$slice" "$f"
         }
     done
+    for flags in "-vc" "-wo" "-lv" "-C2 -n" "-x -c" "-w -i -c" "-v -n -A1" "-m2 -c" \
+            "-m3 -n -A2" "-w -n" "-Z -l" "-z -c" "-L" "-v -B1 -b" "-c -w -x"; do
+        # shellcheck disable=SC2086
+        {
+            compare "$name frequent" -- $flags -e "$frequent" "$f"
+            compare "$name rare" -- $flags -e "$rare" "$f"
+            compare "$name list" -- $flags -f "$tmp/list" "$f"
+            compare "$name dense" -- $flags -e "$dense" "$f"
+        }
+    done
+    # -x with whole lines of the file as patterns: its first and last (hay's
+    # patterns are limited to 64 KiB: longer lines are left out).
+    sed -n '1p;$p' "$f" | awk 'length($0) <= 1000' >"$tmp/lines"
+    compare "$name lines" -- -x -n -f "$tmp/lines" "$f"
     for w in "$frequent" "$rare" "$mixed" "$slice"; do
         no_border "$w" 0 && count_matches "$name" "$f" "$w"
         no_border "$w" 1 && count_matches "$name" "$f" "$w" -i
@@ -153,6 +177,15 @@ else
     echo "FAIL -r: hay find -r -c -e ERROR $data/logs differs from grep over the sorted file list"
     diff "$tmp/grep.out" "$tmp/hay.out" | head -n 6 | sed 's/^/     /'
 fi
+
+# -r with the selection options, compared sorted.
+sorted=1
+compare "-m1 -r" -- -m1 -r -e ERROR "$data/logs"
+compare "-L -r --include" -- -L -r --include='*.log' -e kernel "$data"
+compare "-l -r --exclude" -- -l -r --exclude='*.txt' -e the "$data"
+compare "-c -r --exclude-dir" -- -c -r --exclude-dir=text -e ERROR "$data"
+compare "-v -c -r" -- -v -c -r -e e "$data/logs"
+sorted=
 
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

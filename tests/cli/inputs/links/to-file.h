@@ -1,0 +1,1 @@
+../globs/src/main.h
