@@ -220,6 +220,9 @@ static void emit_raw(void *ctx, uint64_t from, uint64_t to)
     if (s->detect_binary && !s->nul_seen && to > s->nul_from) {
         const uint8_t *z = memchr(buf + s->nul_from, 0, (size_t)(to - s->nul_from));
         uint64_t at = z ? (uint64_t)(z - buf) : to;
+        if (!z)
+            s->nul_from = to;   /* searched: no NUL below `to` (else each
+                                 * run would search from 0 again) */
         if (z && at < from) {
             upto = from;
         } else if (z) {
