@@ -432,7 +432,7 @@ static hay_status ctx_init(ctx *c, const hay_align_scoring *s,
         if (st != HAY_OK)
             return st;
         c->wave_ok = !o->variant || !strcmp(o->variant, "auto");
-        c->pair_threads = o->threads > 0 ? o->threads : omp_get_num_procs();
+        c->pair_threads = (int)hay_thread_cap(o->threads > 0 ? (unsigned)o->threads : 0);
         return resolve(o->variant, &c->eng);
     }
     if (c->backend == HAY_BACKEND_CUDA) {

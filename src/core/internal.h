@@ -441,7 +441,7 @@ int hay_count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
 /* Monotonic seconds. */
 double hay_now(void);
 
-/* Number of online cores (at least 1). */
+/* Number of online cores (at least 1), read once per process. */
 unsigned hay_cpu_count(void);
 
 /* The threads a scan runs for a request (0: every core), clamped to

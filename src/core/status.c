@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +38,21 @@ double hay_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-unsigned hay_cpu_count(void)
+/* Asked once per process: glibc answers _SC_NPROCESSORS_ONLN by reading
+ * /sys/devices/system/cpu/online, and every scan (hay_thread_cap) asks. */
+static unsigned cpu_count;
+static pthread_once_t cpu_count_once = PTHREAD_ONCE_INIT;
+
+static void cpu_count_init(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1u;
+    cpu_count = n > 0 ? (unsigned)n : 1u;
+}
+
+unsigned hay_cpu_count(void)
+{
+    pthread_once(&cpu_count_once, cpu_count_init);
+    return cpu_count;
 }
 
 unsigned hay_thread_cap(unsigned requested)

@@ -210,6 +210,14 @@ static void part_api(tu_rng *rng)
           "batch of one pair: wavefront %d, score %d", !!(r.flags &
           HAY_ALIGN_WAVEFRONT), (int)r.score);
     hay_align_result_clear(&r);
+    /* A wild thread count is clamped (haystack.h), not handed to OpenMP:
+     * 65,536 threads in libgomp fail or crash. */
+    o.threads = 65536;
+    CHECK_ST(hay_align_pair(s, q, m, t, n, &o, &r), HAY_OK, "65536 threads");
+    CHECK(r.score == ref.score && r.q_end == ref.q_end && r.t_end == ref.t_end,
+          "65536 threads: score %d", (int)r.score);
+    hay_align_result_clear(&r);
+    o.threads = 3;
     o.score_only = 0;
     /* Below the threshold, or on one thread: the striped engine. */
     o.device_params = "wavefront_cells=1000000";
