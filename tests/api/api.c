@@ -1033,9 +1033,7 @@ int main(void)
         double t0 = tu_now();
         unsigned long long f0 = tu_failed;
         tests[i].fn();
-        printf("%-20s %s %.2f s\n", tests[i].name,
-               tu_failed == f0 ? "ok" : "FAILED", tu_now() - t0);
-        fflush(stdout);
+        tu_part_report(tests[i].name, t0, f0);
     }
     return tu_finish();
 }

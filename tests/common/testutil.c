@@ -428,3 +428,19 @@ void tu_shared_free(void *p, size_t n)
     if (p)
         munmap(p, n);
 }
+
+bool tu_part_wanted(int argc, char **argv, const char *name)
+{
+    if (argc < 2)
+        return true;
+    for (int a = 1; a < argc; a++)
+        if (!strcmp(argv[a], name))
+            return true;
+    return false;
+}
+
+void tu_part_report(const char *name, double t0, unsigned long long f0)
+{
+    printf("%-20s %s %.2f s\n", name, tu_failed == f0 ? "ok" : "FAILED", tu_now() - t0);
+    fflush(stdout);
+}

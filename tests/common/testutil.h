@@ -178,6 +178,12 @@ hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
 /* Monotonic seconds. */
 double tu_now(void);
 
+/* A test program's parts: whether part `name` runs (no names given on the
+ * command line, or it is one of them), and its line "NAME ok|FAILED S s"
+ * once it ran (t0 = tu_now() and f0 = tu_failed before it). */
+bool tu_part_wanted(int argc, char **argv, const char *name);
+void tu_part_report(const char *name, double t0, unsigned long long f0);
+
 /* Reads a whole file; NULL when it cannot. */
 uint8_t *tu_read_file(const char *path, size_t *len);
 

@@ -245,10 +245,7 @@ int main(int argc, char **argv)
         { "big", NULL },
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        bool named = argc < 2;
-        for (int a = 1; a < argc; a++)
-            named = named || !strcmp(argv[a], tests[i].name);
-        if (!named)
+        if (!tu_part_wanted(argc, argv, tests[i].name))
             continue;
         double t0 = tu_now();
         unsigned long long f0 = tu_failed;
@@ -256,9 +253,7 @@ int main(int argc, char **argv)
             tests[i].fn(seed);
         else
             test_big();
-        printf("%-10s %s %.2f s\n", tests[i].name, tu_failed == f0 ? "ok" : "FAILED",
-               tu_now() - t0);
-        fflush(stdout);
+        tu_part_report(tests[i].name, t0, f0);
     }
     return tu_finish();
 }
