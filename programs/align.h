@@ -90,6 +90,10 @@ void print_sam_record(const seq_rec *q, const seq_rec *t,
 void print_sam_header(const aconfig *cf, const seq_file *tf);
 void print_sam_pg(const aconfig *cf);
 
+/* align_args.c: the command line into *cf (defaults first).  -1 to go on,
+ * else the exit status (0 after --help or --list, 2 after a message). */
+int align_parse_args(int argc, char **argv, aconfig *cf);
+
 /* align_db.c: whether the command is a database search (TARGET is a
  * database file, or --top / --min-score was given), and running it. */
 int align_db_wanted(const aconfig *cf);
