@@ -279,15 +279,13 @@ static hay_status cpu_search(search *sc, const hay_align_seq *queries,
  * database: hits go into tops by their input order, so the parts of a
  * database too large for the device (gpu_search) merge as one search.
  */
-static hay_status gpu_search_part(search *sc, const hay_align_options *ao,
-                                  const hay_align_seq *queries, size_t nq,
-                                  topk *tops, uint64_t first, uint64_t count,
-                                  hay_swdb_gpu *g)
+static hay_status gpu_search_part(search *sc, const hay_align_seq *queries,
+                                  size_t nq, topk *tops, uint64_t first,
+                                  uint64_t count, hay_swdb_gpu *g)
 {
     const hay_align_db *db = sc->db;
     int rc;
     hay_status st = HAY_ERR_NOMEM;
-    (void)ao;
     const uint8_t **qp = calloc(nq ? nq : 1, sizeof *qp);
     size_t *ql = calloc(nq ? nq : 1, sizeof *ql);
     size_t *nh = malloc((nq ? nq : 1) * sizeof *nh);
@@ -410,9 +408,9 @@ static void cache_keep(struct hay_db_gpu_cache *c, hay_swdb_gpu *g,
  * the device cannot take) ends the search with HAY_ERR_TOO_LARGE; the
  * halving then tried at most log2(count) + 1 creates.
  */
-static hay_status gpu_search(search *sc, const hay_align_options *ao,
-                             const hay_align_seq *queries, size_t nq,
-                             topk *tops, uint64_t first, uint64_t count)
+static hay_status gpu_search_range(search *sc, const char *params,
+                                   const hay_align_seq *queries, size_t nq,
+                                   topk *tops, uint64_t first, uint64_t count)
 {
     const hay_align_db *db = sc->db;
     if (count == 0)
@@ -421,43 +419,56 @@ static hay_status gpu_search(search *sc, const hay_align_options *ao,
     hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
                              sc->s->extend };
     hay_swdb_gpu *g = NULL;
-    /* The whole database: its kept device copy, made on first use. */
-    struct hay_db_gpu_cache *cache = count == db->nseq ? db->gpu : NULL;
-    if (cache) {
-        pthread_mutex_lock(&((hay_align_db *)db)->gpu_lock);
-        if (cache_fits(cache, &scg, ao->device_params)) {
-            hay_status st = gpu_search_part(sc, ao, queries, nq, tops, first,
-                                            count, cache->g);
-            pthread_mutex_unlock(&((hay_align_db *)db)->gpu_lock);
-            return st;
-        }
-        cache_clear(cache);
-    }
-    int rc = hay_cuda_swdb_create(&tg, &scg, -1, ao->device_params, &g);
-    if (rc == 0 && cache) {
-        hay_status st = gpu_search_part(sc, ao, queries, nq, tops, first,
-                                        count, g);
-        cache_keep(cache, g, &scg, ao->device_params);
-        pthread_mutex_unlock(&((hay_align_db *)db)->gpu_lock);
-        return st;
-    }
-    if (cache)
-        pthread_mutex_unlock(&((hay_align_db *)db)->gpu_lock);
+    int rc = hay_cuda_swdb_create(&tg, &scg, -1, params, &g);
     if (rc == HAY_ERR_TOO_LARGE && count > 1) {
         uint64_t half = count / 2;
-        hay_status st = gpu_search(sc, ao, queries, nq, tops, first, half);
+        hay_status st = gpu_search_range(sc, params, queries, nq, tops, first, half);
         if (st == HAY_OK) {
             sc->parts++;
-            st = gpu_search(sc, ao, queries, nq, tops, first + half,
-                            count - half);
+            st = gpu_search_range(sc, params, queries, nq, tops, first + half,
+                                  count - half);
         }
         return st;
     }
     if (rc != 0)
         return (hay_status)rc;
-    hay_status st = gpu_search_part(sc, ao, queries, nq, tops, first, count,
-                                    g);
+    hay_status st = gpu_search_part(sc, queries, nq, tops, first, count, g);
     hay_cuda_swdb_free(g);
+    return st;
+}
+
+/* The whole database through its kept device copy (made, or remade for
+ * other scoring or params, under the database's lock); in parts when it
+ * does not fit. */
+static hay_status gpu_search(search *sc, const char *params,
+                             const hay_align_seq *queries, size_t nq, topk *tops)
+{
+    hay_align_db *db = (hay_align_db *)sc->db;   /* only its kept copy changes */
+    struct hay_db_gpu_cache *c = db->gpu;
+    if (!c)   /* no room for the cache itself */
+        return gpu_search_range(sc, params, queries, nq, tops, 0, db->nseq);
+    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
+                             sc->s->extend };
+    hay_status st;
+    bool too_large = false;
+    pthread_mutex_lock(&db->gpu_lock);
+    if (cache_fits(c, &scg, params)) {
+        st = gpu_search_part(sc, queries, nq, tops, 0, db->nseq, c->g);
+    } else {
+        cache_clear(c);
+        hay_swdb_targets tg = { db->codes, db->offsets, (size_t)db->nseq };
+        hay_swdb_gpu *g = NULL;
+        int rc = hay_cuda_swdb_create(&tg, &scg, -1, params, &g);
+        too_large = rc == HAY_ERR_TOO_LARGE;
+        st = (hay_status)rc;
+        if (rc == 0) {
+            st = gpu_search_part(sc, queries, nq, tops, 0, db->nseq, g);
+            cache_keep(c, g, &scg, params);   /* keeps g, or frees it */
+        }
+    }
+    pthread_mutex_unlock(&db->gpu_lock);
+    if (too_large && db->nseq > 1)
+        st = gpu_search_range(sc, params, queries, nq, tops, 0, db->nseq);
     return st;
 }
 #endif
@@ -588,7 +599,7 @@ hay_status hay_align_db_search(const hay_align_db *db,
         }
 #ifdef HAY_HAVE_CUDA_SWDB
         sc.parts = 1;
-        st = gpu_search(&sc, &o->align, queries, nq, tops, 0, db->nseq);
+        st = gpu_search(&sc, o->align.device_params, queries, nq, tops);
 #endif
         if (st != HAY_OK)
             goto fail;
