@@ -112,6 +112,23 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
         fprintf(stderr, "\r\33[K");
 }
 
+/* Looks for a late NUL in the piece up to `end`, from where the last look
+ * stopped: its offset in the piece when this look found it (nul_seen,
+ * nul_at set), else UINT64_MAX. */
+static uint64_t find_nul(file_search *s, uint64_t end)
+{
+    if (!s->detect_binary || s->nul_seen || end <= s->nul_from)
+        return UINT64_MAX;
+    const uint8_t *buf = s->printer.buf;
+    const uint8_t *z = memchr(buf + s->nul_from, 0, (size_t)(end - s->nul_from));
+    s->nul_from = end;
+    if (!z)
+        return UINT64_MAX;
+    s->nul_seen = true;
+    s->nul_at = s->base + (uint64_t)(z - buf);
+    return (uint64_t)(z - buf);
+}
+
 /* After a late NUL (see the top): a selected line (sep ':') gives the
  * binary-file note and ends the search (-I: the file holds no match); a
  * context line is not printed.  Looks for the NUL up to `end`. */
@@ -119,15 +136,7 @@ static bool held_back(file_search *s, uint64_t end, char sep)
 {
     if (!s->detect_binary)
         return false;
-    if (!s->nul_seen && end > s->nul_from) {
-        const uint8_t *z = memchr(s->printer.buf + s->nul_from, 0,
-                                  (size_t)(end - s->nul_from));
-        if (z) {
-            s->nul_seen = true;
-            s->nul_at = s->base + (uint64_t)(z - s->printer.buf);
-        }
-        s->nul_from = end;
-    }
+    find_nul(s, end);
     if (s->nul_seen && sep == ':') {
         s->binary = !s->cf->skip_binary;
         s->skipped = s->cf->skip_binary;
@@ -217,18 +226,12 @@ static void emit_raw(void *ctx, uint64_t from, uint64_t to)
     /* The NUL may lie before `from`, on a matching line (not printed). */
     const uint8_t *buf = s->printer.buf;
     uint64_t upto = s->nul_seen ? from : to;
-    if (s->detect_binary && !s->nul_seen && to > s->nul_from) {
-        const uint8_t *z = memchr(buf + s->nul_from, 0, (size_t)(to - s->nul_from));
-        uint64_t at = z ? (uint64_t)(z - buf) : to;
-        if (!z)
-            s->nul_from = to;   /* searched: no NUL below `to` (else each
-                                 * run would search from 0 again) */
-        if (z && at < from) {
-            upto = from;
-        } else if (z) {
-            const uint8_t *nl = memrchr(buf + from, s->cf->eol, (size_t)(at - from));
-            upto = nl ? (uint64_t)(nl - buf) + 1 : from;
-        }
+    uint64_t at = find_nul(s, to);
+    if (at < from) {
+        upto = from;
+    } else if (at != UINT64_MAX) {   /* up to the line holding it */
+        const uint8_t *nl = memrchr(buf + from, s->cf->eol, (size_t)(at - from));
+        upto = nl ? (uint64_t)(nl - buf) + 1 : from;
     }
     if (upto > from) {
         line_in(s);
