@@ -252,6 +252,11 @@ typedef struct hay_compile_opts {
      * takes one pattern (2 given); pfac takes any number"). */
     char *error;
     size_t error_cap;
+    /* The bytes one scan with this set is expected to cover (the size of
+     * the file to be searched, say), or 0 when unknown (the default).  A
+     * hint, never a limit: backend auto uses it to start the GPU while
+     * the CPU engine is built when the input may go there. */
+    uint64_t size_hint;
 } hay_compile_opts;
 
 /* Fills *opts with the defaults (auto backend, auto algorithm, no flags). */

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The walk's keep hook: --include, --exclude and --exclude-dir. */
@@ -46,6 +47,21 @@ static bool search_here(void *worker, int fd, char *name, bool walked)
     close(fd);
     free(name);
     return !(w->r->cf->quiet && w->t.any_match);
+}
+
+/* The size of the largest regular file among the first operands (a hint
+ * for backend auto, which may start the GPU while the patterns compile);
+ * 0 for -r, standard input or anything else. */
+static uint64_t operand_hint(const find_config *cf)
+{
+    uint64_t hint = 0;
+    for (int i = 0; i < cf->nfiles && i < 64 && !cf->recursive; i++) {
+        struct stat st;
+        if (strcmp(cf->files[i], "-") != 0 && stat(cf->files[i], &st) == 0 &&
+            S_ISREG(st.st_mode) && (uint64_t)st.st_size > hint)
+            hint = (uint64_t)st.st_size;
+    }
+    return hint;
 }
 
 int find_main(int argc, char **argv)
@@ -71,6 +87,7 @@ int find_main(int argc, char **argv)
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
+    cf.size_hint = operand_hint(&cf);
     int rc = 2;
     find_matcher m;
     if (find_matcher_open(&cf, &m) < 0)

@@ -137,6 +137,7 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
     co.algo = cf->algo;
     co.mode = cf->mode;
     co.params = cf->params;
+    co.size_hint = cf->size_hint;
     char why[1024] = "";
     co.error = why;
     co.error_cap = sizeof why;

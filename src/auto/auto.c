@@ -61,6 +61,14 @@ typedef struct auto_set {
     uint64_t split_piece, split_buffer, emulate_piece;
     uint64_t gpu_min;
     bool gpu_min_given;           /* env or params: used as is, no measured choice */
+    /* The warm-up thread, started at compile time when the size hint says
+     * the input may go to the GPU: it starts the device while the CPU
+     * engine is built (joined by auto_destroy). */
+    bool literal;                 /* the CPU searches with a SIMD literal filter */
+    const hay_patterns *set;
+    pthread_t warm;
+    bool warming;
+    double warm_t0;
 } auto_set;
 
 /* Parameters ------------------------------------------------------------- */
@@ -154,6 +162,18 @@ static bool split_pays(auto_set *g, const hay_scan_opts *o)
     return rate * keep / threads >= g->pol->split_min_share * g->pol->gpu_rate;
 }
 
+/* The GPU's fixed cost before its state exists: less what the warm-up
+ * thread has done of the device's start-up since it began. */
+static double gpu_cold(const auto_set *g)
+{
+    double cold = g->pol->gpu_cold_seconds;
+    if (g->warming) {
+        double done = hay_now() - g->warm_t0;
+        cold -= done < g->pol->gpu_start_seconds ? done : g->pol->gpu_start_seconds;
+    }
+    return cold;
+}
+
 /* Whether the CPU would finish len bytes sooner than the GPU with its
  * fixed cost.  The first call per set measures the CPU's rate by counting
  * the first probe_bytes: *probed and *probe_count keep that count so the
@@ -184,8 +204,12 @@ static bool auto_cpu_sooner(const hay_patterns *set, hay_scratch *scratch,
         g->cpu_rate = rate;
         pthread_mutex_unlock(&g->lock);
     }
-    double fixed = warm ? g->pol->gpu_warm_seconds : g->pol->gpu_cold_seconds;
-    return (double)len / rate <= fixed + (double)len / g->pol->gpu_rate;
+    double fixed = warm ? g->pol->gpu_warm_seconds : gpu_cold(g);
+    double cpu_s = (double)len / rate, gpu_s = fixed + (double)len / g->pol->gpu_rate;
+    hay_log(o, "auto: cpu %.2f GB/s (probe %llu bytes): cpu %.3f s, gpu %.3f s (fixed %.3f%s)",
+            rate / 1e9, (unsigned long long)*probed, cpu_s, gpu_s, fixed,
+            g->warming ? ", warming" : "");
+    return cpu_s <= gpu_s;
 }
 
 /* Where an auto scan of len bytes runs, with a note; *gpu is the GPU state
@@ -218,6 +242,10 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
     }
     if (len < g->gpu_min) {
         *note = "input below the GPU threshold; CPU";
+        return RUN_CPU;
+    }
+    if (!g->gpu_min_given && g->literal && len < g->pol->gpu_min_literal) {
+        *note = "a SIMD literal filter on the CPU, input below its GPU threshold; CPU";
         return RUN_CPU;
     }
     if (!g->gpu_min_given && set->n > 1 &&
@@ -463,6 +491,26 @@ static hay_status auto_describe(int index, char *buf, size_t cap)
     return hay_cpu_backend.describe(index, buf, cap);
 }
 
+static void *warm_main(void *arg)
+{
+    const auto_set *g = arg;
+    if (g->dev->available() == HAY_OK)
+        g->dev->offload->warm_up(g->set);   /* a failure shows again on use */
+    return NULL;
+}
+
+/* Whether to start the GPU while the CPU engine is built: the caller's
+ * size hint reaches the GPU threshold, and the set is one the CPU's
+ * literal filters do not take (those stay on the CPU below several GiB:
+ * policy.h), or the threshold was given. */
+static bool warm_worth(const hay_patterns *set, const auto_set *g)
+{
+    if (!g->dev || !g->dev->offload->warm_up || g->split == SPLIT_EMULATE ||
+        set->size_hint < g->gpu_min)
+        return false;
+    return g->gpu_min_given || (set->n > 1 && !g->literal);
+}
+
 static hay_status auto_compile(hay_patterns *set, const char *algo)
 {
     auto_set *g = hay_calloc(&set->alloc, 1, sizeof *g);
@@ -474,10 +522,19 @@ static hay_status auto_compile(hay_patterns *set, const char *algo)
     hay_status s = HAY_OK;
     if (pthread_mutex_init(&g->lock, NULL) != 0)
         s = HAY_ERR_NOMEM;
+    g->set = set;
+    g->literal = hay_cpu_literal_filter(set, algo);
+    if (s == HAY_OK && warm_worth(set, g)) {
+        g->warm_t0 = hay_now();
+        g->warming = pthread_create(&g->warm, NULL, warm_main, g) == 0;
+    }
     if (s == HAY_OK) {
         s = hay_cpu_backend.compile(set, algo);
-        if (s < 0)
+        if (s < 0) {
+            if (g->warming)
+                pthread_join(g->warm, NULL);
             pthread_mutex_destroy(&g->lock);
+        }
     }
     if (s < 0) {
         hay_free(&set->alloc, g);
@@ -492,6 +549,8 @@ static void auto_destroy(hay_patterns *set)
     hay_cpu_backend.destroy(set);
     auto_set *g = set->aux;
     if (g) {
+        if (g->warming)
+            pthread_join(g->warm, NULL);
         if (g->gpu)
             g->dev->offload->destroy(set, g->gpu);
         pthread_mutex_destroy(&g->lock);

@@ -22,6 +22,11 @@ typedef struct hay_auto_policy {
      * more than the CPU's 16 threads take. */
     uint64_t gpu_min_multi;
     uint64_t gpu_min_single;
+    /* Sets the CPU searches with a SIMD literal filter (teddy, fdr: 12-60
+     * GB/s on 16 threads) stay on the CPU below this without measuring
+     * its rate: eight literals took 0.295 s on the CPU and 0.476 s on the
+     * GPU at 4 GiB, 0.70 s on both at 8 GiB (docs/PERF.md). */
+    uint64_t gpu_min_literal;
 
     /* The cost model.  The CPU's rate on a set is measured once, on its
      * first probe_bytes; the GPU is used when
@@ -32,6 +37,11 @@ typedef struct hay_auto_policy {
      * ~7 GB; Snort's 4,550 (2.8 GB/s) go to the GPU from ~1.2 GB. */
     uint64_t probe_bytes;
     double gpu_cold_seconds;
+    /* The part of gpu_cold_seconds that starting the device and its
+     * context takes (cuInit and the primary context: 0.2 s on the H200
+     * host), which the warm-up thread pays while the CPU engine is built
+     * when the caller's size hint says the input may go to the GPU. */
+    double gpu_start_seconds;
     double gpu_warm_seconds;
     double gpu_rate;              /* bytes per second */
 
@@ -77,8 +87,10 @@ typedef struct hay_auto_policy {
 static const hay_auto_policy hay_auto_policy_default = {
     .gpu_min_multi = (uint64_t)256 << 20,
     .gpu_min_single = (uint64_t)1 << 40,
+    .gpu_min_literal = (uint64_t)4 << 30,
     .probe_bytes = (uint64_t)32 << 20,
     .gpu_cold_seconds = 0.4,
+    .gpu_start_seconds = 0.2,
     .gpu_warm_seconds = 0.02,
     .gpu_rate = 40e9,
     .split_min_share = 0.04,

@@ -104,6 +104,9 @@ typedef struct hay_trie hay_trie;
  * from the CPU's trie when it has one, so that it is built once).
  */
 typedef struct hay_offload_ops {
+    /* Starts the device and its context for set (from any thread), so
+     * that a later build finds them made. */
+    hay_status (*warm_up)(const hay_patterns *set);
     hay_status (*build)(const hay_patterns *set, const hay_trie *trie,
                         void **state);
     void (*destroy)(const hay_patterns *set, void *state);
@@ -173,6 +176,10 @@ typedef struct hay_backend_ops {
 #define HAY_BACKEND_PARAM_TABLES 8
 
 extern const hay_backend_ops hay_cpu_backend;
+/* Whether the CPU backend searches set (algo: hay_compile_opts.algo, NULL
+ * for its own choice) with one of its SIMD literal filters (simd, teddy,
+ * fdr), whose rates leave a GPU little to win below several GiB. */
+bool hay_cpu_literal_filter(const hay_patterns *set, const char *algo);
 extern const hay_backend_ops hay_cuda_backend;
 extern const hay_backend_ops hay_opencl_backend;
 /* Backend auto with no algorithm named: the CPU engines, and large inputs
@@ -218,6 +225,7 @@ struct hay_patterns {
                                  * GPU's, made on first use (src/auto/) */
     size_t states;              /* automaton states of the engine (0: none) */
     hay_match_mode mode;        /* hay_compile_opts.mode */
+    uint64_t size_hint;         /* hay_compile_opts.size_hint */
     hay_param_msg refusal;      /* during compile only: hay_compile_opts.error */
 };
 

@@ -156,6 +156,7 @@ hay_status hay_patterns_compile(const hay_pattern *patterns, size_t n,
     set->alloc = alloc;
     set->flags = opts->flags;
     set->mode = opts->mode;
+    set->size_hint = opts->size_hint;
     set->n = n;
     set->bytes = hay_malloc(&alloc, total);
     set->off = hay_malloc(&alloc, n * sizeof *set->off);

@@ -80,6 +80,16 @@ static const cpu_rule *cpu_rule_for(const hay_patterns *set)
     return r;
 }
 
+bool hay_cpu_literal_filter(const hay_patterns *set, const char *algo)
+{
+    const hay_engine *eng = algo ? NULL : cpu_rule_for(set)->engine;
+    if (algo)
+        for (size_t i = 0; cpu_engines[i]; i++)
+            if (strcmp(cpu_engines[i]->name, algo) == 0)
+                eng = cpu_engines[i];
+    return eng == &hay_engine_simd || eng == &hay_engine_teddy || eng == &hay_engine_fdr;
+}
+
 static hay_status cpu_compile(hay_patterns *set, const char *algo)
 {
     const hay_engine *eng = NULL;

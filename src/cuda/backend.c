@@ -151,6 +151,7 @@ static hay_status offload_run(const hay_patterns *set, void *state, const hay_ru
 }
 
 static const hay_offload_ops cuda_offload = {
+    .warm_up = hay_cuda_set_warm_up,
     .build = offload_build,
     .destroy = offload_destroy,
     .run = offload_run,

@@ -117,6 +117,10 @@ typedef struct cuda_set {
 
 /* Builds the GPU state of a set: context, host tables (from trie when not
  * NULL), device tables; algo NULL: the first engine that accepts it. */
+/* Starts the CUDA runtime and the context of the device the set would
+ * use (backend auto's warm-up thread), so that building its state later
+ * finds them made. */
+hay_status hay_cuda_set_warm_up(const hay_patterns *set);
 hay_status hay_cuda_set_build(const hay_patterns *set, const char *algo,
                               const hay_trie *trie, cuda_set **out);
 void hay_cuda_set_free(const hay_patterns *set, cuda_set *cs);

@@ -41,6 +41,22 @@ void hay_cuda_set_free(const hay_patterns *set, cuda_set *cs)
     free(cs);
 }
 
+/* The device a set's GPU state lives on: params device=, else the
+ * default (-1 when HAY_CUDA_DEVICE is not a device index). */
+static int set_device(const hay_patterns *set)
+{
+    const hay_param_table *t = &hay_cuda_driver_param_table;
+    const hay_cuda_driver_params *d = hay_set_params(set, t);
+    return d && hay_params_given(t, d, "device") ? (int)d->device
+                                                 : hay_cuda_default_device();
+}
+
+hay_status hay_cuda_set_warm_up(const hay_patterns *set)
+{
+    int dev = set_device(set);
+    return dev < 0 ? HAY_ERR_INVALID : hay_cuda_ctx_enter(dev, NULL);
+}
+
 hay_status hay_cuda_set_build(const hay_patterns *set, const char *algo,
                               const hay_trie *trie, cuda_set **out)
 {
@@ -56,7 +72,7 @@ hay_status hay_cuda_set_build(const hay_patterns *set, const char *algo,
         hay_params_defaults(t, &dflt);
         d = &dflt;
     }
-    cs->dev = hay_params_given(t, d, "device") ? (int)d->device : hay_cuda_default_device();
+    cs->dev = set_device(set);
     cs->pageable = d->transfer == HAY_CUDA_TRANSFER_PAGEABLE;
     cs->reg = d->transfer == HAY_CUDA_TRANSFER_REGISTER;
     cs->streams = (unsigned)d->streams;
