@@ -28,15 +28,23 @@ typedef struct hay_auto_policy {
      * GPU at 4 GiB, 0.70 s on both at 8 GiB (docs/PERF.md). */
     uint64_t gpu_min_literal;
 
-    /* The cost model.  The CPU's rate on a set is measured once, on its
-     * first probe_bytes; the GPU is used when
+    /* The cost model.  The CPU's rate on a set is measured once, on the
+     * probe_bytes after its first probe_warmup; the GPU is used when
      *   len / cpu_rate > fixed + len / gpu_rate,
-     * fixed = gpu_cold_seconds before the set's GPU state exists (context,
-     * tables, pipeline and teardown of a whole command), gpu_warm_seconds
-     * after.  Eight literals (12 GB/s on the CPU) stay on the CPU up to
-     * ~7 GB; Snort's 4,550 (2.8 GB/s) go to the GPU from ~1.2 GB. */
+     * fixed = gpu_cold_seconds + states x gpu_state_seconds before the
+     * set's GPU state exists (context, tables, pipeline and teardown of a
+     * whole command; less what the warm-up thread has done of
+     * gpu_start_seconds), gpu_warm_seconds after.  Snort's 4,550 (2.9
+     * GB/s on 16 threads) go to the GPU from ~1.5 GB, ET Open's 30,528
+     * (1.6 GB/s) from ~0.6 GB (H200 host, 2026-11-26). */
+    uint64_t probe_warmup;        /* counted before the timed probe_bytes */
     uint64_t probe_bytes;
     double gpu_cold_seconds;
+    /* Per automaton state of the CPU's engine, added to gpu_cold_seconds:
+     * the GPU tables are made from its trie and uploaded (whole commands,
+     * H200 host: ~0.1 s more for ET Open's 396,398 states than for
+     * Snort's 56,569). */
+    double gpu_state_seconds;
     /* The part of gpu_cold_seconds that starting the device and its
      * context takes (cuInit and the primary context: 0.2 s on the H200
      * host), which the warm-up thread pays while the CPU engine is built
@@ -88,8 +96,10 @@ static const hay_auto_policy hay_auto_policy_default = {
     .gpu_min_multi = (uint64_t)256 << 20,
     .gpu_min_single = (uint64_t)1 << 40,
     .gpu_min_literal = (uint64_t)4 << 30,
+    .probe_warmup = (uint64_t)4 << 20,
     .probe_bytes = (uint64_t)32 << 20,
-    .gpu_cold_seconds = 0.4,
+    .gpu_cold_seconds = 0.47,
+    .gpu_state_seconds = 0.25e-6,
     .gpu_start_seconds = 0.2,
     .gpu_warm_seconds = 0.02,
     .gpu_rate = 40e9,
