@@ -12,10 +12,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A directory's entry as listed: its name at `off` in the listing's
+ * buffer of names. */
 typedef struct entry {
-    char *name;
+    size_t off;
     unsigned char type;   /* DT_* */
 } entry;
+
+typedef struct listing {
+    entry *v;
+    size_t n, cap;
+    char *names;
+    size_t len, room;
+} listing;
 
 static void fail(find_walk *w, const char *path, const char *why)
 {
@@ -32,9 +41,10 @@ static bool in_loop(const find_walk *w, const struct stat *st)
     return false;
 }
 
-static int cmp_entry(const void *a, const void *b)
+static int cmp_entry(const void *a, const void *b, void *names)
 {
-    return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
+    return strcmp((const char *)names + ((const entry *)a)->off,
+                  (const char *)names + ((const entry *)b)->off);
 }
 
 /* The entry's path as it is printed: grep -r with no operand names files
@@ -56,35 +66,68 @@ static char *join(const find_walk *w, const char *dir, const char *name, size_t 
     return full;
 }
 
-/* The directory's entries but "." and "..", in name order if asked for.
- * Returns the count, or -1 (out of memory). */
-static long read_entries(DIR *d, bool sorted, entry **out)
+static bool add_entry(listing *l, const char *name, unsigned char type)
 {
-    entry *v = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            entry *nv = realloc(v, cap * sizeof *nv);
-            if (!nv)
-                goto oom;
-            v = nv;
-        }
-        if (!(v[n].name = strdup(e->d_name)))
-            goto oom;
-        v[n++].type = e->d_type;
+    size_t nl = strlen(name) + 1;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        entry *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        l->v = v;
+        l->cap = cap;
     }
-    if (sorted && n > 1)
-        qsort(v, n, sizeof *v, cmp_entry);
-    *out = v;
-    return (long)n;
-oom:
-    while (n)
-        free(v[--n].name);
-    free(v);
+    if (l->room - l->len < nl) {
+        size_t room = l->room ? l->room * 2 : 4096;
+        while (room - l->len < nl)
+            room *= 2;
+        char *names = realloc(l->names, room);
+        if (!names)
+            return false;
+        l->names = names;
+        l->room = room;
+    }
+    memcpy(l->names + l->len, name, nl);
+    l->v[l->n++] = (entry){ l->len, type };
+    l->len += nl;
+    return true;
+}
+
+/* The entries of the directory open as `fd` (never read from before) but
+ * "." and "..", in name order if asked for: getdents64 straight into one
+ * buffer of names (no DIR, so no descriptor to copy or flags to look at).
+ * Returns 0, or -1 with errno set. */
+static int read_entries(int fd, bool sorted, listing *l)
+{
+    char buf[32 << 10] __attribute__((aligned(8)));
+    memset(l, 0, sizeof *l);
+    for (;;) {
+        ssize_t got = getdents64(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            goto fail;
+        if (got == 0)
+            break;
+        for (ssize_t at = 0; at < got;) {
+            const struct dirent64 *e = (const struct dirent64 *)(buf + at);
+            at += e->d_reclen;
+            const char *nm = e->d_name;
+            if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+                continue;
+            if (!add_entry(l, nm, e->d_type)) {
+                errno = ENOMEM;
+                goto fail;
+            }
+        }
+    }
+    if (sorted && l->n > 1)
+        qsort_r(l->v, l->n, sizeof *l->v, cmp_entry, l->names);
+    return 0;
+fail:
+    free(l->v);
+    free(l->names);
+    memset(l, 0, sizeof *l);
     return -1;
 }
 
@@ -92,7 +135,7 @@ void find_walk_link_to(const find_walk *w, int dfd, find_walk_link *link)
 {
     struct stat st;
     *link = (find_walk_link){ 0, 0, w->dirs };
-    if (fstat(dfd, &st) == 0) {
+    if (w->follow && fstat(dfd, &st) == 0) {   /* only -R's loop test needs it */
         link->dev = st.st_dev;
         link->ino = st.st_ino;
     }
@@ -107,14 +150,13 @@ void find_walk_entries_free(find_walk_entry *v, size_t n)
 
 /* Whether the entry `name` of the directory `fd` is kept, and what it is
  * (*is_dir).  Messages for what cannot be looked at. */
-static bool classify(find_walk *w, int fd, const char *path, const entry *e,
-                     find_ignore *mine, char **full, size_t *base, bool *is_dir)
+static bool classify(find_walk *w, int fd, const char *path, const char *name,
+                     unsigned char type, find_ignore *mine, char **full, size_t *base,
+                     bool *is_dir)
 {
-    const char *name = e->name;
     *full = NULL;
     if (w->skip_hidden && name[0] == '.')
         return false;
-    unsigned char type = e->type;
     if (type == DT_UNKNOWN) {
         struct stat st;
         if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -168,21 +210,12 @@ size_t find_walk_list(find_walk *w, int dfd, const char *path, find_ignore *rule
 {
     *out = NULL;
     *mine = rules;
-    int fd = dup(dfd);   /* closedir closes its own */
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        fail(w, path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    listing l;
+    if (read_entries(dfd, w->sorted, &l) < 0) {
+        fail(w, path, errno == ENOMEM ? "out of memory" : strerror(errno));
         return 0;
     }
-    entry *v = NULL;
-    long n = read_entries(d, w->sorted, &v);
-    closedir(d);
-    if (n < 0) {
-        fail(w, path, "out of memory");
-        return 0;
-    }
+    size_t n = l.n;
     if (w->ignore_files) {
         size_t plen = w->implicit_dot && !strcmp(path, ".") ? 0 : strlen(path);
         if (find_ignore_enter(rules, dfd, plen && path[plen - 1] != '/' ? plen + 1 : plen,
@@ -192,18 +225,19 @@ size_t find_walk_list(find_walk *w, int dfd, const char *path, find_ignore *rule
         }
     }
     size_t kept = 0;
-    find_walk_entry *r = n ? malloc((size_t)n * sizeof *r) : NULL;
+    find_walk_entry *r = n ? malloc(n * sizeof *r) : NULL;
     if (n && !r)
         fail(w, path, "out of memory");
-    for (long i = 0; i < n; i++) {
+    for (size_t i = 0; r && i < n; i++) {
         char *full;
         size_t base = 0;
         bool is_dir = false;
-        if (r && classify(w, dfd, path, &v[i], *mine, &full, &base, &is_dir))
+        if (classify(w, dfd, path, l.names + l.v[i].off, l.v[i].type, *mine, &full, &base,
+                     &is_dir))
             r[kept++] = (find_walk_entry){ full, base, is_dir };
-        free(v[i].name);
     }
-    free(v);
+    free(l.v);
+    free(l.names);
     *out = r;
     return kept;
 }
@@ -212,7 +246,13 @@ int find_walk_open(find_walk *w, int dfd, const find_walk_entry *e)
 {
     int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (w->follow ? 0 : O_NOFOLLOW) |
                 (e->is_dir ? O_DIRECTORY : 0);
-    int fd = openat(dfd, e->name + e->base, flags);
+    /* Reading a file need not write its inode back (atime): allowed on
+     * one's own files only, so the first refusal turns it off. */
+    int fd = openat(dfd, e->name + e->base, flags | (w->atime_kept ? 0 : O_NOATIME));
+    if (fd < 0 && errno == EPERM && !w->atime_kept) {
+        w->atime_kept = true;
+        fd = openat(dfd, e->name + e->base, flags);
+    }
     if (fd < 0 && errno != ELOOP)   /* ELOOP: replaced by a link since listed */
         fail(w, e->name, strerror(errno));
     return fd;

@@ -61,6 +61,7 @@ typedef struct find_walk {
     bool (*visit_dir)(void *ctx, int fd, char *path);
     bool error;          /* set when a path could not be read (message printed) */
     bool stopped;        /* visit asked to end the walk */
+    bool atime_kept;     /* O_NOATIME was refused: files opened without it */
     const find_walk_link *dirs;   /* the directories being walked, innermost
                                      first, for -R's loop test */
 } find_walk;
