@@ -21,8 +21,8 @@ Cases:
             output in large writes (not one per file), at most 5.2 other
             system calls per file (openat, two fstat, read, close)
 
-Prints PASS/FAIL lines and "N passed, M failed" last; exits 1 on a failure
-and 77 (skip) when what the case needs is missing.
+Prints FAIL lines and "N passed, M failed" last (clitest.py); exits 1 on a
+failure and 77 (skip) when what the case needs is missing.
 """
 import hashlib
 import os
@@ -33,19 +33,9 @@ import sys
 import tempfile
 import time
 
+from clitest import check, finish, skip
+
 ENV = dict(os.environ, LC_ALL="C")
-passed = failed = 0
-
-
-def check(cond, label, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("PASS " + label)
-    else:
-        failed += 1
-        print("FAIL %s %s" % (label, detail[:600]))
-    return cond
 
 
 def run(argv, prefix=(), **kw):
@@ -94,18 +84,17 @@ def case_order():
             lines = one[1].count(b"\n")
             for j in ("8", "2"):
                 many = run(argv[:2] + ["--threads", j] + argv[2:])
-                check(many == one and lines > 500,
-                      "order: %s --threads %s prints what --threads 1 does (%d lines)"
-                      % (" ".join(args), j, lines),
+                check("order: %s --threads %s prints what --threads 1 does (%d lines)"
+                      % (" ".join(args), j, lines), many == one and lines > 500,
                       "exit %d/%d, %d/%d bytes" % (many[0], one[0], len(many[1]), len(one[1])))
             gs, go, _ = run(["grep", "-r", "-F"] + args + ["needle", tmp])
-            check(gs == one[0] and walk_order(go) == one[1],
-                  "order: %s is grep -r's output in depth-first name order" % " ".join(args),
+            check("order: %s is grep -r's output in depth-first name order" % " ".join(args),
+                  gs == one[0] and walk_order(go) == one[1],
                   "grep exit %d hay %d" % (gs, one[0]))
             none = run(argv[:2] + ["--sort", "none", "--threads", "8"] + argv[2:])
-            check(none[0] == one[0] and sorted(none[1].splitlines()) ==
-                  sorted(one[1].splitlines()), "order: %s --sort none prints the same lines"
-                  % " ".join(args))
+            check("order: %s --sort none prints the same lines" % " ".join(args),
+                  none[0] == one[0] and
+                  sorted(none[1].splitlines()) == sorted(one[1].splitlines()))
     finally:
         shutil.rmtree(tmp)
 
@@ -114,8 +103,7 @@ def case_errors():
     prefix = []
     if os.geteuid() == 0:   # root reads what mode 000 forbids: run as nobody
         if not shutil.which("setpriv"):
-            print("SKIP: root and no setpriv (util-linux) to drop to nobody")
-            sys.exit(77)
+            skip("root and no setpriv (util-linux) to drop to nobody")
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     tmp = tempfile.mkdtemp(prefix="hay-werr.")
     try:
@@ -134,20 +122,19 @@ def case_errors():
         os.chmod(locked_file, 0)
         gs, go, ge = run(["grep", "-r", "-F", "-n", "needle", tmp], prefix)
         if gs != 2:
-            print("SKIP: grep could read the unreadable files (exit %d)" % gs)
-            sys.exit(77)
+            skip("grep could read the unreadable files (exit %d)" % gs)
         for j in ("1", "8"):
             hs, ho, he = run([HAY, "find", "--threads", j, "-r", "-n", "needle", tmp], prefix)
-            check(hs == 2 and ho == walk_order(go) and ho.count(b"\n") > 100,
-                  "errors: --threads %s exit 2, every other file searched in order" % j,
+            check("errors: --threads %s exit 2, every other file searched in order" % j,
+                  hs == 2 and ho == walk_order(go) and ho.count(b"\n") > 100,
                   "exit %d, %d lines (grep %d)" % (hs, ho.count(b"\n"), go.count(b"\n")))
-            check(sorted(he.replace(b"hay: ", b"").splitlines()) ==
+            check("errors: --threads %s the messages grep prints" % j,
+                  sorted(he.replace(b"hay: ", b"").splitlines()) ==
                   sorted(ge.replace(b"grep: ", b"").splitlines()) and
-                  he.count(b"Permission denied") == 2,
-                  "errors: --threads %s the messages grep prints" % j, "%r / %r" % (he, ge))
+                  he.count(b"Permission denied") == 2, "%r / %r" % (he, ge))
             hs, ho2, he = run([HAY, "find", "-s", "--threads", j, "-r", "-n", "needle", tmp],
                               prefix)
-            check(hs == 2 and ho2 == ho and not he, "errors: --threads %s -s: silent, exit 2" % j)
+            check("errors: --threads %s -s: silent, exit 2" % j, hs == 2 and ho2 == ho and not he)
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", tmp])
         shutil.rmtree(tmp)
@@ -207,14 +194,14 @@ def case_bounded():
             p.stdin.close()
             err = p.stderr.read()
             rc = p.wait(timeout=300)
-        check(early is None and peak_kb * 1024 < total * 2 // 3,
-              "bounded: held output stops at the window (peak %d MB of %d MB)"
-              % (peak_kb >> 10, total >> 20), "exited early: %r" % early)
+        print("peak RSS %d MB; all the output %d MB" % (peak_kb >> 10, total >> 20))
+        check("bounded: held output stops at the window",
+              early is None and peak_kb * 1024 < total * 2 // 3, "exited early: %r" % early)
         with open(out_one, "wb") as out:
             subprocess.run([HAY, "find", "--threads", "1", "-r", "-n", "e", "-", root],
                            input=b"e first\n", stdout=out, env=ENV, timeout=300)
-        check(rc == 0 and not err and digest(out_many) == digest(out_one),
-              "bounded: everything prints in order once standard input ends",
+        check("bounded: everything prints in order once standard input ends",
+              rc == 0 and not err and digest(out_many) == digest(out_one),
               "exit %d, stderr %r" % (rc, err[:200]))
     finally:
         shutil.rmtree(tmp)
@@ -222,8 +209,7 @@ def case_bounded():
 
 def case_syscalls():
     if not shutil.which("strace"):
-        print("SKIP: no strace (Debian package strace)")
-        sys.exit(77)
+        skip("no strace (Debian package strace)")
     tmp = tempfile.mkdtemp(prefix="hay-wsys.")
     try:
         nfiles = 3000
@@ -238,8 +224,7 @@ def case_syscalls():
         s, o, e = run(["strace", "-f", "-c", "-o", log, HAY, "find", "--threads", "2",
                        "-r", "-c", "needle", tree])
         if s != 0 or not os.path.exists(log):
-            print("SKIP: strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
-            sys.exit(77)
+            skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
         calls = {}
         with open(log) as f:
             for line in f:
@@ -247,14 +232,14 @@ def case_syscalls():
                 if len(w) >= 5 and w[-1].isidentifier() and w[3].isdigit() and w[-1] != "total":
                     calls[w[-1]] = int(w[3])
         print("system calls: %s" % sorted(calls.items(), key=lambda kv: -kv[1])[:10])
-        check(o.count(b"\n") == nfiles and calls.get("write", 0) <= 20,
-              "syscalls: %d lines of output in %d writes" % (o.count(b"\n"),
-                                                           calls.get("write", 0)))
+        check("syscalls: %d lines of output in large writes" % nfiles,
+              o.count(b"\n") == nfiles and calls.get("write", 0) <= 20,
+              "%d lines in %d writes" % (o.count(b"\n"), calls.get("write", 0)))
         # Start-up (loading, the threads) is a few hundred at most.
         other = sum(n for k, n in calls.items() if k not in ("futex", "write")) - 400
-        check(other <= 5.2 * nfiles,
-              "syscalls: %.2f per file besides futex and write (at most 5.2)"
-              % (other / nfiles), str(calls))
+        print("%.2f system calls per file besides futex and write" % (other / nfiles))
+        check("syscalls: at most 5.2 per file besides futex and write",
+              other <= 5.2 * nfiles, str(calls))
     finally:
         shutil.rmtree(tmp)
 
@@ -267,5 +252,4 @@ if __name__ == "__main__":
         sys.exit("usage: find_walk.py HAY CASE (%s)" % ", ".join(CASES))
     HAY = os.path.abspath(sys.argv[1])
     CASES[sys.argv[2]]()
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
+    finish()
