@@ -21,6 +21,8 @@
 #define SPILL ((size_t)1 << 20) /* unordered: held output written out */
 #define HOLD ((size_t)16 << 20) /* ordered: a file holding back more output
                                    waits for its turn to print it */
+#define WHOLE_FDS 8             /* a directory walked whole by one worker:
+                                   descriptors it holds down its tree */
 
 /* An operand or an entry of a directory being walked.  A directory's
  * entries sit in one array, in the walk's order; they, the directory's
@@ -640,14 +642,14 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
     }
     p->r = r;
     p->ordered = ordered;
-    /* Descriptors: a directory walked whole takes up to FIND_WALK_FDS, a
-     * file searched one; what is left goes to queued operands (a quarter)
-     * and to directories held open for their entries (a half). */
+    /* Descriptors: each worker's file and directory walked whole (up to
+     * WHOLE_FDS); what is left goes to queued operands (a quarter) and to
+     * directories held open for their entries (a half). */
     p->operand_cap = OPERANDS;
     p->dir_fd_cap = DIR_FDS;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        rlim_t used = 64 + (rlim_t)workers * (FIND_WALK_FDS + 2);
+        rlim_t used = 64 + (rlim_t)workers * (WHOLE_FDS + 2);
         rlim_t spare = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
         if (spare / 4 < p->operand_cap)
             p->operand_cap = spare / 4 > 1 ? (size_t)(spare / 4) : 1;
@@ -669,6 +671,7 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
         pw->walk.ctx = pw;
         pw->walk.dirs = NULL;
         pw->walk.error = pw->walk.stopped = false;
+        pw->walk.fd_levels = WHOLE_FDS;
         pw->ms = open_memstream(&pw->buf, &pw->size);
         hay_status st = r->matcher->set
                             ? hay_scratch_create(r->matcher->set, &pw->w.scratch) : HAY_OK;

@@ -6,7 +6,8 @@
  * first in the walk's order (depth first, entries in name order), a few
  * consecutive entries of a directory at once; deep directories (past
  * FIND_WALK_FDS levels) and those met when too many directories are held
- * open are walked whole by one worker, as a single piece of work.  A big
+ * open are walked whole by one worker, as a single piece of work (holding
+ * a few descriptors down its tree, then going back up through "..").  A big
  * file still gets the library's threads for its pieces.
  *
  * Output stays whole per file.  Ordered (the default, --sort path): files

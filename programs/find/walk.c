@@ -286,7 +286,7 @@ static void walk_dir(find_walk *w, int fd, const char *path, unsigned depth,
             v[i].name = NULL;
             if (!w->visit(w->ctx, cfd, name, true))
                 w->stopped = true;
-        } else if (depth + 1 < FIND_WALK_FDS) {
+        } else if (depth + 1 < (w->fd_levels ? w->fd_levels : FIND_WALK_FDS)) {
             walk_dir(w, cfd, v[i].name, depth + 1, mine, NULL);
         } else {
             struct stat me;

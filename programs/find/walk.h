@@ -6,8 +6,9 @@
  * opened.  Entries come in name order, or with --sort none in the
  * directory's own order (grep's order).  The walk opens every file relative to its directory's open
  * descriptor (openat), so depth is bounded neither by PATH_MAX nor by the
- * descriptor limit: past FIND_WALK_FDS levels a directory's descriptor is
- * closed while its subdirectory is walked, and opened again through "..".
+ * descriptor limit: past FIND_WALK_FDS levels (fd_levels) a directory's
+ * descriptor is closed while its subdirectory is walked, and opened again
+ * through "..".
  * The walk decides which files are searched and what they are called; it
  * does not read them.
  */
@@ -62,6 +63,7 @@ typedef struct find_walk {
     bool error;          /* set when a path could not be read (message printed) */
     bool stopped;        /* visit asked to end the walk */
     bool atime_kept;     /* O_NOATIME was refused: files opened without it */
+    unsigned fd_levels;  /* directories held open down a tree (0: FIND_WALK_FDS) */
     const find_walk_link *dirs;   /* the directories being walked, innermost
                                      first, for -R's loop test */
 } find_walk;
