@@ -81,9 +81,6 @@ int find_main(int argc, char **argv)
     memset(&t, 0, sizeof t);
     t.compile_s = m.compile_s;
     find_worker main_worker = { .r = &s, .scratch = m.scratch, .out = stdout };
-    /* Many files (a walk, or several operands) are searched at once, one
-     * per thread; not with context lines, whose group separator between
-     * files depends on whether an earlier file printed a line. */
     find_walk w = {
         .recursive = cf.recursive,
         .follow = cf.follow_links,
@@ -98,6 +95,10 @@ int find_main(int argc, char **argv)
         .visit = search_here,
         .ctx = &main_worker,
     };
+    /* Many files (a walk, or several operands) are searched at once, one
+     * per thread, a walk's directories listed by the same threads; not
+     * with context lines, whose group separator between files depends on
+     * whether an earlier file printed a line. */
     find_pool *pool = (cf.recursive || cf.nfiles > 1) && s.threads > 1 && !cf.context
                           ? find_pool_start(&s, &w, s.threads, !cf.sort_none) : NULL;
     if (pool) {

@@ -431,7 +431,7 @@ static bool list_dir(pool_worker *pw, node *k, int fd)
     atomic_store(&k->to_open, n);
     pthread_mutex_lock(&p->lock);
     /* Ranges of BATCH entries, a directory ending one (listing it is work
-     * enough); pushed last first, so that the heap's ties stay cheap. */
+     * enough). */
     size_t pushed = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
