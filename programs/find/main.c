@@ -6,7 +6,7 @@
  *   options.c  the command line into a checked config (and --help)
  *   matcher.c  the config's patterns compiled into a set
  *   walk.c     operands and the -r directory walk: which files, what names
- *   pool.c     the walk's files searched by many threads, output in order
+ *   pool.c     many threads walking and searching, output in order
  *   input.c    one file's bytes in pieces of lines: mapped or read; binary test
  *   search.c   one file's search: scan, then lines or counts to the printer
  *   lines.c    matches to lines: line bounds, line numbers, -w and -x
@@ -98,11 +98,6 @@ int find_main(int argc, char **argv)
     memset(&t, 0, sizeof t);
     t.compile_s = m.compile_s;
     find_worker main_worker = { .r = &s, .scratch = m.scratch, .out = stdout };
-    /* Many files (a walk, or several operands) are searched at once, one
-     * per thread; not with context lines, whose group separator between
-     * files depends on whether an earlier file printed a line. */
-    find_pool *pool = (cf.recursive || cf.nfiles > 1) && s.threads > 1 && !cf.context
-                          ? find_pool_start(&s, s.threads, !cf.sort_none) : NULL;
     find_walk w = {
         .recursive = cf.recursive,
         .follow = cf.follow_links,
@@ -114,9 +109,20 @@ int find_main(int argc, char **argv)
         .skip_hidden = cf.skip_hidden,
         .keep = cf.globs ? keep_globbed : NULL,
         .keep_ctx = cf.globs,
-        .visit = pool ? find_pool_visit : search_here,
-        .ctx = pool ? (void *)pool : &main_worker,
+        .visit = search_here,
+        .ctx = &main_worker,
     };
+    /* Many files (a walk, or several operands) are searched at once, one
+     * per thread, a walk's directories listed by the same threads; not
+     * with context lines, whose group separator between files depends on
+     * whether an earlier file printed a line. */
+    find_pool *pool = (cf.recursive || cf.nfiles > 1) && s.threads > 1 && !cf.context
+                          ? find_pool_start(&s, &w, s.threads, !cf.sort_none) : NULL;
+    if (pool) {
+        w.visit = find_pool_visit;
+        w.visit_dir = find_pool_visit_dir;
+        w.ctx = pool;
+    }
     if (cf.nfiles == 0)
         find_walk_operand(&w, cf.recursive ? "." : "-");
     for (int i = 0; i < cf.nfiles && !w.stopped; i++)

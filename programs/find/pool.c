@@ -1,6 +1,8 @@
-/* pool.c - the worker threads of a walk and their ordered output (see
- * pool.h). */
+/* pool.c - the worker threads of a walk, the walk's tree of entries and
+ * their ordered output (see pool.h). */
 #include "pool.h"
+
+#include "ignore.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,43 +13,64 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "walk.h"
-
-#define QUEUE 256               /* files queued, not yet taken (at most) */
-#define BATCH 16                /* files queued, and taken, at once */
-#define WINDOW 4096             /* files found, not yet printed (ordered) */
+#define BATCH 16                /* entries taken at once */
+#define OPERANDS 256            /* operands queued (open), not done yet */
+#define DIR_FDS 1024            /* directories held open for their entries */
+#define WINDOW 4096             /* ordered: entries done, not printed yet */
+#define WINDOW_BYTES ((size_t)256 << 20)   /* ... and their output */
 #define SPILL ((size_t)1 << 20) /* unordered: held output written out */
 #define HOLD ((size_t)16 << 20) /* ordered: a file holding back more output
                                    waits for its turn to print it */
+#define WHOLE_FDS 8             /* a directory walked whole by one worker:
+                                   descriptors it holds down its tree */
 
-typedef struct job {
-    int fd;
-    char *name;
-    bool walked;
-    uint64_t seq;
-} job;
-
-/* A finished file's output waiting for the files before it. */
-typedef struct held {
-    char *data;
+/* An operand or an entry of a directory being walked.  A directory's
+ * entries sit in one array, in the walk's order; they, the directory's
+ * descriptor and its ignore rules live until all of them are done with
+ * (printed, ordered). */
+typedef struct node node;
+struct node {
+    node *parent;             /* NULL: an operand */
+    node *next;               /* an operand: the next one (ordered) */
+    char *name;               /* the path printed */
+    size_t base;              /* where the entry's own name starts in it */
+    uint64_t seq;             /* an operand: its place among them */
+    unsigned depth;           /* 0: an operand */
+    int fd;                   /* an operand's (open); a listed directory's
+                                 while entries are left to open; else -1 */
+    bool is_dir, walked;
+    bool whole;               /* a directory walked by one worker: printed
+                                 as a file, its files' output its own */
+    bool done;                /* searched; a directory: listed */
+    char *out;                /* ordered: the output held back */
     size_t len;
-    bool done;
-} held;
+    node *kids;               /* a listed directory's entries */
+    size_t nkids;
+    atomic_size_t to_open;    /* entries not opened yet (fd closes at 0) */
+    size_t live;              /* unordered: entries not done with */
+    find_ignore *rules;       /* the rules for its entries */
+    find_walk_link link;      /* -R's loop test */
+};
+
+/* Consecutive entries of one directory (or one operand), not taken yet. */
+typedef struct range {
+    node *first;
+    size_t n;
+} range;
 
 typedef struct pool_worker {
     find_worker w;         /* first: find_worker's hook gets this back */
     find_pool *pool;
+    find_walk walk;        /* this worker's copy of the walk's settings */
     pthread_t tid;
     bool started;
-    FILE *ms;              /* the file's output held back */
+    FILE *ms;              /* the output held back */
     char *buf;
     size_t size;
-    uint64_t seq;          /* the file being searched */
+    node *cur;             /* the entry being searched */
     bool direct;           /* its output goes straight to standard output */
-    /* Ordered: the finished files of the batch not handed over yet, the
-     * files first, first + 1, ... */
-    uint64_t first;
-    held loc[BATCH];
+    /* Ordered: the range's entries done but not handed over yet. */
+    node *loc[BATCH];
     unsigned nloc;
 } pool_worker;
 
@@ -55,21 +78,98 @@ struct find_pool {
     find_searcher *r;
     bool ordered;
     pthread_mutex_t lock;
-    pthread_cond_t work, room;
-    job q[QUEUE];
-    size_t qhead, qlen;
-    size_t qcap;                   /* QUEUE, or fewer under a low limit of
-                                      open files: a queued file is open */
-    bool closed;
-    job pending[BATCH];            /* the walker's batch, not queued yet */
-    unsigned npending;
-    uint64_t next_seq;
-    _Atomic uint64_t next_print;   /* ordered: the file that prints next */
-    held win[WINDOW];
+    pthread_cond_t work;   /* a range to take, or the end */
+    pthread_cond_t moved;  /* the printing moved on */
+    range *heap;           /* ranges not taken, earliest on top */
+    size_t nheap, capheap;
+    unsigned busy;         /* workers with a range */
+    unsigned holding;      /* workers waiting for their turn (HOLD) */
+    bool closed;           /* no more operands */
     atomic_bool stop;
+    size_t operands;       /* queued, not done with */
+    size_t operand_cap;
+    uint64_t next_seq;
+    atomic_size_t dir_fds;
+    size_t dir_fd_cap;
+    /* Ordered: the operands not printed, and where the printing is (an
+     * entry of cur_dir, or the first operand). */
+    node *head, *tail;
+    node *cur_dir;
+    size_t cur_i;
+    _Atomic(node *) waiting;   /* the entry the printing waits on */
+    size_t held, held_bytes;   /* done, not printed */
     unsigned n;
     pool_worker *ws;
 };
+
+/* Whether a comes before b in the walk's order. */
+static bool before(const node *a, const node *b)
+{
+    bool deeper = false;   /* a was below b's level: after b if under it */
+    while (a->depth > b->depth) {
+        a = a->parent;
+        deeper = true;
+    }
+    while (b->depth > a->depth)
+        b = b->parent;
+    if (a == b)
+        return !deeper;
+    while (a->parent != b->parent) {
+        a = a->parent;
+        b = b->parent;
+    }
+    return a->parent ? a < b : a->seq < b->seq;
+}
+
+static bool heap_less(const find_pool *p, size_t i, size_t j)
+{
+    return before(p->heap[i].first, p->heap[j].first);
+}
+
+static void heap_swap(find_pool *p, size_t i, size_t j)
+{
+    range t = p->heap[i];
+    p->heap[i] = p->heap[j];
+    p->heap[j] = t;
+}
+
+/* Queues a range (lock held).  Returns false when out of memory. */
+static bool heap_push(find_pool *p, node *first, size_t n)
+{
+    if (p->nheap == p->capheap) {
+        size_t cap = p->capheap ? p->capheap * 2 : 256;
+        range *h = realloc(p->heap, cap * sizeof *h);
+        if (!h)
+            return false;
+        p->heap = h;
+        p->capheap = cap;
+    }
+    size_t i = p->nheap++;
+    p->heap[i] = (range){ first, n };
+    while (i && heap_less(p, i, (i - 1) / 2)) {
+        heap_swap(p, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    return true;
+}
+
+static range heap_pop(find_pool *p)
+{
+    range top = p->heap[0];
+    p->heap[0] = p->heap[--p->nheap];
+    for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < p->nheap && heap_less(p, l, m))
+            m = l;
+        if (l + 1 < p->nheap && heap_less(p, l + 1, m))
+            m = l + 1;
+        if (m == i)
+            break;
+        heap_swap(p, i, m);
+        i = m;
+    }
+    return top;
+}
 
 static void put_out(find_pool *p, const char *data, size_t len)
 {
@@ -80,7 +180,7 @@ static void put_out(find_pool *p, const char *data, size_t len)
 }
 
 /* Writes the worker's held output to standard output (lock held, or the
- * worker's file printing next). */
+ * worker's entry printing next). */
 static void spill(pool_worker *pw)
 {
     fflush(pw->ms);
@@ -88,40 +188,113 @@ static void spill(pool_worker *pw)
     fseeko(pw->ms, 0, SEEK_SET);
 }
 
-/* Prints the finished files that are next in order (lock held). */
-static void drain(find_pool *p)
+static void close_dir_fd(find_pool *p, node *d)
 {
-    uint64_t next = atomic_load(&p->next_print);
-    held *h;
-    while ((h = &p->win[next % WINDOW])->done) {
-        put_out(p, h->data, h->len);
-        free(h->data);
-        *h = (held){ NULL, 0, false };
-        next++;
+    if (d->fd >= 0) {
+        close(d->fd);
+        d->fd = -1;
+        if (d->parent)   /* an operand's is not counted */
+            atomic_fetch_sub(&p->dir_fds, 1);
     }
-    atomic_store(&p->next_print, next);
-    pthread_cond_broadcast(&p->room);
 }
 
-/* Hands the batch's finished files over (lock held): unordered they print
- * now, ordered when their turn comes. */
+/* Frees a directory's entries and what it held for them. */
+static void free_kids(find_pool *p, node *d)
+{
+    for (size_t i = 0; i < d->nkids; i++) {
+        free(d->kids[i].name);
+        free(d->kids[i].out);
+    }
+    free(d->kids);
+    d->kids = NULL;
+    d->nkids = 0;
+    close_dir_fd(p, d);
+    find_ignore_leave(d->rules, d->parent ? d->parent->rules : NULL);
+    d->rules = NULL;
+}
+
+static void free_operand(find_pool *p, node *k)
+{
+    free_kids(p, k);
+    if (k->fd >= 0)
+        close(k->fd);
+    free(k->name);
+    free(k->out);
+    free(k);
+    p->operands--;
+}
+
+/* Unordered: k and everything under it are done with (lock held); so may
+ * be the directories above it. */
+static void done_with(find_pool *p, node *k)
+{
+    for (node *d; (d = k->parent); k = d) {
+        if (--d->live)
+            return;
+        free_kids(p, d);
+    }
+    free_operand(p, k);
+    pthread_cond_broadcast(&p->moved);
+}
+
+/* Ordered: prints what is done from where the printing is on, freeing as
+ * it goes (lock held). */
+static void advance(find_pool *p)
+{
+    node *was = atomic_load(&p->waiting);
+    node *k;
+    for (;;) {
+        node *d = p->cur_dir;
+        if (d && p->cur_i == d->nkids) {   /* the directory is over */
+            p->cur_dir = d->parent;
+            p->cur_i = d->parent ? (size_t)(d - d->parent->kids) + 1 : 0;
+            free_kids(p, d);
+            if (!d->parent) {
+                p->head = d->next;
+                free_operand(p, d);
+            }
+            continue;
+        }
+        k = d ? &d->kids[p->cur_i] : p->head;
+        if (!k || !k->done)
+            break;
+        p->held--;
+        if (k->is_dir && !k->whole) {
+            p->cur_dir = k;
+            p->cur_i = 0;
+            continue;
+        }
+        put_out(p, k->out, k->len);
+        p->held_bytes -= k->len;
+        free(k->out);
+        k->out = NULL;
+        if (d) {
+            p->cur_i++;
+        } else {
+            p->head = k->next;
+            free_operand(p, k);
+        }
+    }
+    atomic_store(&p->waiting, k);
+    if (k != was) {
+        pthread_cond_broadcast(&p->moved);
+        pthread_cond_broadcast(&p->work);
+    }
+}
+
+/* Ordered: the range's entries done so far become the printing's (lock
+ * held). */
 static void hand_over(pool_worker *pw)
 {
     find_pool *p = pw->pool;
     for (unsigned i = 0; i < pw->nloc; i++) {
-        held *h = &pw->loc[i];
-        if (p->ordered) {
-            p->win[(pw->first + i) % WINDOW] = *h;
-        } else {
-            put_out(p, h->data, h->len);
-            free(h->data);
-        }
-        *h = (held){ NULL, 0, false };
+        node *k = pw->loc[i];
+        k->done = true;
+        p->held++;
+        p->held_bytes += k->len;
     }
-    pw->first += pw->nloc;
     pw->nloc = 0;
-    if (p->ordered)
-        drain(p);
+    advance(p);
 }
 
 /* Between pieces and lines: the file printing next stops holding its
@@ -135,17 +308,27 @@ static void between(find_worker *w)
         return;
     fflush(pw->ms);
     if (p->ordered) {
-        bool turn = atomic_load(&p->next_print) == pw->first;
+        node *at = pw->nloc ? pw->loc[0] : pw->cur;
+        bool turn = atomic_load(&p->waiting) == at;
         if (!turn && pw->size < HOLD)
             return;
-        /* The files before this one print, the batch's own first; then
-         * standard output is this worker's alone (the files after this one
-         * wait for it).  Waiting is only ever for earlier files, and the
-         * earliest file not done is always free to print: no cycle. */
+        /* The range's earlier files print first; then standard output is
+         * this worker's alone (the entries after it wait for it).  One
+         * worker at least never waits here: the entry the printing waits
+         * on may not be taken yet. */
         pthread_mutex_lock(&p->lock);
-        hand_over(pw);
-        while (atomic_load(&p->next_print) != pw->first)
-            pthread_cond_wait(&p->room, &p->lock);
+        if (pw->nloc)
+            hand_over(pw);
+        if (atomic_load(&p->waiting) != pw->cur) {
+            if (p->holding + 1 >= p->n) {
+                pthread_mutex_unlock(&p->lock);
+                return;
+            }
+            p->holding++;
+            while (atomic_load(&p->waiting) != pw->cur)
+                pthread_cond_wait(&p->moved, &p->lock);
+            p->holding--;
+        }
         pthread_mutex_unlock(&p->lock);
         spill(pw);
         pw->w.out = stdout;
@@ -159,137 +342,280 @@ static void between(find_worker *w)
     }
 }
 
-/* The file is done: its output is kept with the batch's, or (it printed
- * straight out) its turn ends. */
-static void file_done(pool_worker *pw)
+/* The file (or directory walked whole) k is done. */
+static void file_done(pool_worker *pw, node *k)
 {
     find_pool *p = pw->pool;
-    if (pw->direct) {
-        fflush(stdout);
+    if (!p->ordered) {
+        fflush(pw->ms);
         pthread_mutex_lock(&p->lock);
-        atomic_store(&p->next_print, pw->seq + 1);
-        pw->first = pw->seq + 1;
-        drain(p);
+        if (pw->size >= SPILL || p->r->flush_lines)
+            spill(pw);
+        done_with(p, k);
         pthread_mutex_unlock(&p->lock);
         return;
     }
+    if (pw->direct) {
+        pthread_mutex_lock(&p->lock);
+        pw->loc[pw->nloc++] = k;
+        hand_over(pw);
+        pthread_mutex_unlock(&p->lock);
+        pw->direct = false;
+        pw->w.out = pw->ms;
+        return;
+    }
     fflush(pw->ms);
-    held *h = &pw->loc[pw->nloc++];
-    *h = (held){ NULL, 0, true };
     if (pw->size) {
-        h->data = malloc(pw->size);
-        if (h->data) {
-            memcpy(h->data, pw->buf, pw->size);
-            h->len = pw->size;
+        if ((k->out = malloc(pw->size))) {
+            memcpy(k->out, pw->buf, pw->size);
+            k->len = pw->size;
         } else {
             fprintf(stderr, "hay: out of memory; output lost\n");
         }
     }
     fseeko(pw->ms, 0, SEEK_SET);
+    pw->loc[pw->nloc++] = k;
+}
+
+/* walk.c's visit inside a directory walked whole by this worker. */
+static bool visit_here(void *ctx, int fd, char *name, bool walked)
+{
+    pool_worker *pw = ctx;
+    if (!atomic_load(&pw->pool->stop))
+        find_search_file(&pw->w, fd, name, walked);
+    close(fd);
+    free(name);
+    if (pw->pool->r->cf->quiet && pw->w.t.any_match)
+        atomic_store(&pw->pool->stop, true);
+    return !atomic_load(&pw->pool->stop);
+}
+
+/* Lists the open directory k: its entries become work.  Returns false
+ * when it was walked whole instead (a file, as far as printing goes). */
+static bool list_dir(pool_worker *pw, node *k, int fd)
+{
+    find_pool *p = pw->pool;
+    find_walk *w = &pw->walk;
+    find_ignore *up_rules = k->parent ? k->parent->rules : NULL;
+    w->dirs = k->parent ? &k->parent->link : NULL;
+    if (k->depth >= FIND_WALK_FDS ||
+        (k->parent && atomic_fetch_add(&p->dir_fds, 1) >= p->dir_fd_cap)) {
+        if (k->depth < FIND_WALK_FDS)
+            atomic_fetch_sub(&p->dir_fds, 1);
+        if (k->fd == fd)
+            k->fd = -1;   /* an operand's: find_walk_tree closes it */
+        k->whole = true;
+        find_walk_tree(w, fd, k->name, up_rules);
+        return false;
+    }
+    find_walk_link_to(w, fd, &k->link);
+    w->dirs = &k->link;
+    find_walk_entry *v;
+    size_t n = find_walk_list(w, fd, k->name, up_rules, &k->rules, &v);
+    node *kids = n ? calloc(n, sizeof *kids) : NULL;
+    if (n && !kids) {
+        fprintf(stderr, "hay: %s: out of memory\n", k->name);
+        w->error = true;
+        find_walk_entries_free(v, n);
+        n = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        kids[i] = (node){ .parent = k, .name = v[i].name, .base = v[i].base,
+                          .depth = k->depth + 1, .fd = -1, .is_dir = v[i].is_dir,
+                          .walked = true };
+    free(v);
+    k->fd = fd;
+    k->kids = kids;
+    k->nkids = n;
+    k->live = n;
+    atomic_store(&k->to_open, n);
+    pthread_mutex_lock(&p->lock);
+    /* Ranges of BATCH entries, a directory ending one (listing it is work
+     * enough). */
+    size_t pushed = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && j - i < BATCH && !kids[j++].is_dir)
+            ;
+        if (!heap_push(p, &kids[i], j - i)) {
+            fprintf(stderr, "hay: %s: out of memory\n", k->name);
+            w->error = true;
+            for (size_t m = i; m < n; m++)   /* left out: done, nothing to print */
+                kids[m].done = true;
+            k->live -= n - i;
+            atomic_fetch_sub(&k->to_open, n - i);
+            break;
+        }
+        pushed++;
+        i = j;
+    }
+    if (!n)
+        close_dir_fd(p, k);
+    if (p->ordered) {
+        pw->loc[pw->nloc++] = k;
+        hand_over(pw);
+    } else if (!k->live) {
+        done_with(p, k);
+    }
+    if (pushed > 1)
+        pthread_cond_broadcast(&p->work);
+    else if (pushed)
+        pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    return true;
+}
+
+/* One entry or operand: opened, then searched or listed. */
+static void run_node(pool_worker *pw, node *k)
+{
+    find_pool *p = pw->pool;
+    int fd = k->fd;
+    if (k->parent) {
+        node *d = k->parent;
+        find_walk_entry e = { k->name, k->base, k->is_dir };
+        fd = atomic_load(&p->stop) ? -1 : find_walk_open(&pw->walk, d->fd, &e);
+        if (atomic_fetch_sub(&d->to_open, 1) == 1) {
+            pthread_mutex_lock(&p->lock);
+            close_dir_fd(p, d);
+            pthread_mutex_unlock(&p->lock);
+        }
+    }
+    pw->cur = k;
+    pw->w.out = pw->ms;
+    if (fd >= 0 && !atomic_load(&p->stop)) {
+        if (k->is_dir) {
+            if (list_dir(pw, k, fd))
+                return;
+            fd = -1;
+        } else {
+            find_search_file(&pw->w, fd, k->name, k->walked);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    if (k->fd == fd)
+        k->fd = -1;
+    k->whole = k->is_dir;
+    if (p->r->cf->quiet && pw->w.t.any_match)
+        atomic_store(&p->stop, true);
+    if (pw->walk.stopped)
+        atomic_store(&p->stop, true);
+    file_done(pw, k);
+}
+
+/* Whether a worker may take the next range (lock held): ordered output
+ * far behind the work takes only what it waits on. */
+static bool may_take(const find_pool *p)
+{
+    if (!p->nheap)
+        return false;
+    if (!p->ordered || (p->held < WINDOW && p->held_bytes < WINDOW_BYTES))
+        return true;
+    return p->heap[0].first == atomic_load(&p->waiting);
 }
 
 static void *worker_main(void *arg)
 {
     pool_worker *pw = arg;
     find_pool *p = pw->pool;
-    job batch[BATCH];
+    pthread_mutex_lock(&p->lock);
     for (;;) {
-        pthread_mutex_lock(&p->lock);
-        if (pw->nloc)
-            hand_over(pw);
-        while (!p->qlen && !p->closed)
+        while (!may_take(p) && !(p->closed && !p->busy && !p->nheap))
             pthread_cond_wait(&p->work, &p->lock);
-        unsigned n = 0;
-        while (p->qlen && n < BATCH) {
-            batch[n++] = p->q[p->qhead];
-            p->qhead = (p->qhead + 1) % QUEUE;
-            p->qlen--;
-        }
-        if (n)
-            pthread_cond_broadcast(&p->room);
-        pthread_mutex_unlock(&p->lock);
-        if (!n)
+        if (!may_take(p))
             break;
-        pw->first = batch[0].seq;
-        for (unsigned i = 0; i < n; i++) {
-            job *j = &batch[i];
-            pw->seq = j->seq;
-            pw->direct = false;
-            pw->w.out = pw->ms;
-            if (!atomic_load(&p->stop))
-                find_search_file(&pw->w, j->fd, j->name, j->walked);
-            close(j->fd);
-            free(j->name);
-            if (p->r->cf->quiet && pw->w.t.any_match)
-                atomic_store(&p->stop, true);
-            file_done(pw);
+        range r = heap_pop(p);
+        p->busy++;
+        pthread_mutex_unlock(&p->lock);
+        for (size_t i = 0; i < r.n; i++)
+            run_node(pw, &r.first[i]);
+        if (!p->ordered) {
+            pthread_mutex_lock(&p->lock);
+            spill(pw);
+        } else {
+            pthread_mutex_lock(&p->lock);
+            if (pw->nloc)
+                hand_over(pw);
         }
+        if (!--p->busy && p->closed && !p->nheap)
+            pthread_cond_broadcast(&p->work);
     }
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
     return NULL;
 }
 
-/* Queues the walker's batch (the walker's thread). */
-static bool push_pending(find_pool *p)
+/* Queues an operand (the caller's thread). */
+static bool add_operand(find_pool *p, int fd, char *name, bool walked, bool is_dir)
 {
-    pthread_mutex_lock(&p->lock);
-    while (!atomic_load(&p->stop) && p->qlen + p->npending > p->qcap)
-        pthread_cond_wait(&p->room, &p->lock);
-    bool stop = atomic_load(&p->stop);
-    for (unsigned i = 0; i < p->npending && !stop; i++)
-        p->q[(p->qhead + p->qlen++) % QUEUE] = p->pending[i];
-    if (!stop)
-        pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->lock);
-    if (stop) {
-        for (unsigned i = 0; i < p->npending; i++) {
-            close(p->pending[i].fd);
-            free(p->pending[i].name);
-        }
+    node *k = calloc(1, sizeof *k);
+    if (!k) {
+        fprintf(stderr, "hay: %s: out of memory\n", name);
+        close(fd);
+        free(name);
+        return false;
     }
-    p->npending = 0;
-    return !stop;
+    *k = (node){ .name = name, .fd = fd, .is_dir = is_dir, .walked = walked };
+    pthread_mutex_lock(&p->lock);
+    while (!atomic_load(&p->stop) && p->operands >= p->operand_cap)
+        pthread_cond_wait(&p->moved, &p->lock);
+    k->seq = p->next_seq++;
+    p->operands++;
+    if (p->ordered) {
+        if (p->tail && p->head)
+            p->tail->next = k;
+        else
+            p->head = k;
+        p->tail = k;
+    }
+    if (!heap_push(p, k, 1)) {
+        fprintf(stderr, "hay: %s: out of memory\n", name);
+        k->done = true;
+        if (!p->ordered)
+            free_operand(p, k);
+        else
+            p->held++;
+    }
+    if (p->ordered)
+        advance(p);
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    return !atomic_load(&p->stop);
 }
 
 bool find_pool_visit(void *pool, int fd, char *name, bool walked)
 {
-    find_pool *p = pool;
-    if (p->ordered && p->next_seq - atomic_load(&p->next_print) >= WINDOW) {
-        /* Too far ahead of the printing: wait (the batch goes first). */
-        if (p->npending && !push_pending(p)) {
-            close(fd);
-            free(name);
-            return false;
-        }
-        pthread_mutex_lock(&p->lock);
-        while (!atomic_load(&p->stop) &&
-               p->next_seq - atomic_load(&p->next_print) >= WINDOW)
-            pthread_cond_wait(&p->room, &p->lock);
-        pthread_mutex_unlock(&p->lock);
-    }
-    p->pending[p->npending++] = (job){ fd, name, walked, p->next_seq++ };
-    /* An operand goes at once: it may be a pipe whose lines are awaited. */
-    if (p->npending == BATCH || !walked)
-        return push_pending(p);
-    return !atomic_load(&p->stop);
+    return add_operand(pool, fd, name, walked, false);
+}
+
+bool find_pool_visit_dir(void *pool, int fd, char *path)
+{
+    return add_operand(pool, fd, path, false, true);
 }
 
 static void free_pool(find_pool *p, find_totals *into)
 {
     for (unsigned i = 0; i < p->n; i++) {
         pool_worker *pw = &p->ws[i];
-        if (into)
+        if (into) {
             find_totals_merge(into, &pw->w.t);
+            into->error |= pw->walk.error;
+        }
         if (pw->ms)
             fclose(pw->ms);
         free(pw->buf);
         hay_scratch_free(pw->w.scratch);
         find_readbuf_free(&pw->w.rb);
     }
-    for (size_t i = 0; i < WINDOW; i++)
-        free(p->win[i].data);
+    while (p->head) {   /* left by a failure only */
+        node *k = p->head;
+        p->head = k->next;
+        free_operand(p, k);
+    }
+    free(p->heap);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->work);
-    pthread_cond_destroy(&p->room);
+    pthread_cond_destroy(&p->moved);
     free(p->ws);
     free(p);
 }
@@ -305,7 +631,8 @@ static void stop_workers(find_pool *p)
             pthread_join(p->ws[i].tid, NULL);
 }
 
-find_pool *find_pool_start(find_searcher *r, unsigned workers, bool ordered)
+find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned workers,
+                           bool ordered)
 {
     find_pool *p = calloc(1, sizeof *p);
     if (!p || !(p->ws = calloc(workers, sizeof *p->ws))) {
@@ -315,25 +642,36 @@ find_pool *find_pool_start(find_searcher *r, unsigned workers, bool ordered)
     }
     p->r = r;
     p->ordered = ordered;
-    /* Room for the walk's directories (walk.h), the files being searched
-     * and a margin, then two queued files per descriptor left. */
-    p->qcap = QUEUE;
+    /* Descriptors: each worker's file and directory walked whole (up to
+     * WHOLE_FDS); what is left goes to queued operands (a quarter) and to
+     * directories held open for their entries (a half). */
+    p->operand_cap = OPERANDS;
+    p->dir_fd_cap = DIR_FDS;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        rlim_t spare = rl.rlim_cur > FIND_WALK_FDS + 2 * workers + 64
-                           ? (rl.rlim_cur - FIND_WALK_FDS - 2 * workers - 64) / 2 : 0;
-        if (spare < p->qcap)
-            p->qcap = spare > BATCH ? (size_t)spare : BATCH;
+        rlim_t used = 64 + (rlim_t)workers * (WHOLE_FDS + 2);
+        rlim_t spare = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+        if (spare / 4 < p->operand_cap)
+            p->operand_cap = spare / 4 > 1 ? (size_t)(spare / 4) : 1;
+        if (spare / 2 < p->dir_fd_cap)
+            p->dir_fd_cap = (size_t)(spare / 2);
     }
     p->n = workers;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
-    pthread_cond_init(&p->room, NULL);
+    pthread_cond_init(&p->moved, NULL);
     for (unsigned i = 0; i < workers; i++) {
         pool_worker *pw = &p->ws[i];
         pw->pool = p;
         pw->w.r = r;
         pw->w.between = between;
+        pw->walk = *walk;
+        pw->walk.visit = visit_here;
+        pw->walk.visit_dir = NULL;
+        pw->walk.ctx = pw;
+        pw->walk.dirs = NULL;
+        pw->walk.error = pw->walk.stopped = false;
+        pw->walk.fd_levels = WHOLE_FDS;
         pw->ms = open_memstream(&pw->buf, &pw->size);
         hay_status st = r->matcher->set
                             ? hay_scratch_create(r->matcher->set, &pw->w.scratch) : HAY_OK;
@@ -351,8 +689,6 @@ find_pool *find_pool_start(find_searcher *r, unsigned workers, bool ordered)
 
 void find_pool_finish(find_pool *p, find_totals *into)
 {
-    if (p->npending)
-        push_pending(p);
     stop_workers(p);
     fflush(stdout);
     free_pool(p, into);

@@ -1,14 +1,24 @@
 /*
- * pool.h - many files searched at once: the walk (walk.h) hands files to a
- * queue, a pool of worker threads searches them (search.h), one file per
- * thread; a big file still gets the library's threads for its pieces.
+ * pool.h - many files searched at once, and the -r walk done by the same
+ * threads: operands come from the walk's caller (walk.h) one by one; a
+ * directory is a piece of work like a file, listed by whichever worker
+ * takes it, its entries becoming work in turn.  Work is taken earliest
+ * first in the walk's order (depth first, entries in name order), a few
+ * consecutive entries of a directory at once; deep directories (past
+ * FIND_WALK_FDS levels) and those met when too many directories are held
+ * open are walked whole by one worker, as a single piece of work (holding
+ * a few descriptors down its tree, then going back up through "..").  A big
+ * file still gets the library's threads for its pieces.
  *
  * Output stays whole per file.  Ordered (the default, --sort path): files
- * print in the order the walk found them, as a one-thread search would; a
- * file's output is held back in memory until the files before it have
- * printed, and the file being printed next writes straight to standard
- * output from its next piece on (so a slow pipe or a big file is not held
- * back whole).  Unordered (--sort none): each file prints when it is done.
+ * print in the order a one-thread walk finds them: every entry keeps its
+ * place in its directory's sorted list, a file's output is held in memory
+ * until everything before it has printed, and whoever finishes the entry
+ * the printing waits on prints what follows it that is done.  The file
+ * printing next writes straight to standard output from its next piece on
+ * (a slow pipe or a big file is not held back whole).  Memory is bounded:
+ * past WINDOW entries done but not printed, workers take only the entry the
+ * printing waits on.  Unordered (--sort none): each file prints when done.
  */
 #ifndef HAY_FIND_POOL_H
 #define HAY_FIND_POOL_H
@@ -16,19 +26,25 @@
 #include <stdbool.h>
 
 #include "search.h"
+#include "walk.h"
 
 typedef struct find_pool find_pool;
 
-/* Starts `workers` threads searching with r.  Returns NULL after printing
- * why it could not. */
-find_pool *find_pool_start(find_searcher *r, unsigned workers, bool ordered);
+/* Starts `workers` threads searching with r and walking as `walk` says
+ * (its filters and options are copied; visit and ctx are not used).
+ * Returns NULL after printing why it could not. */
+find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned workers,
+                           bool ordered);
 
-/* A find_visit_fn (walk.h): queues the file; pass the pool as ctx.
+/* A find_visit_fn (walk.h): queues the operand file; pass the pool as ctx.
  * Returns false once the search should end (-q found a line). */
 bool find_pool_visit(void *pool, int fd, char *name, bool walked);
 
-/* Waits for the queued files, prints what is left, adds the workers'
- * totals to *into and frees the pool. */
+/* find_walk's visit_dir: queues the operand directory to be walked. */
+bool find_pool_visit_dir(void *pool, int fd, char *path);
+
+/* Waits for the queued work, prints what is left, adds the workers'
+ * totals (and walk errors) to *into and frees the pool. */
 void find_pool_finish(find_pool *p, find_totals *into);
 
 #endif

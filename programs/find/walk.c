@@ -12,10 +12,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A directory's entry as listed: its name at `off` in the listing's
+ * buffer of names. */
 typedef struct entry {
-    char *name;
+    size_t off;
     unsigned char type;   /* DT_* */
 } entry;
+
+typedef struct listing {
+    entry *v;
+    size_t n, cap;
+    char *names;
+    size_t len, room;
+} listing;
 
 static void fail(find_walk *w, const char *path, const char *why)
 {
@@ -24,31 +33,23 @@ static void fail(find_walk *w, const char *path, const char *why)
     w->error = true;
 }
 
-/* A directory being walked, linked to the one holding it: -R follows
- * links, and one back to a directory on the way makes a loop, which grep
- * skips with a warning (not an error). */
-struct walk_dir_link {
-    dev_t dev;
-    ino_t ino;
-    const struct walk_dir_link *up;
-};
-
 static bool in_loop(const find_walk *w, const struct stat *st)
 {
-    for (const struct walk_dir_link *d = w->dirs; d; d = d->up)
+    for (const find_walk_link *d = w->dirs; d; d = d->up)
         if (d->dev == st->st_dev && d->ino == st->st_ino)
             return true;
     return false;
 }
 
-static int cmp_entry(const void *a, const void *b)
+static int cmp_entry(const void *a, const void *b, void *names)
 {
-    return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
+    return strcmp((const char *)names + ((const entry *)a)->off,
+                  (const char *)names + ((const entry *)b)->off);
 }
 
 /* The entry's path as it is printed: grep -r with no operand names files
- * relative to ".". */
-static char *join(const find_walk *w, const char *dir, const char *name)
+ * relative to ".".  *base gets where `name` starts in it. */
+static char *join(const find_walk *w, const char *dir, const char *name, size_t *base)
 {
     bool bare = w->implicit_dot && !strcmp(dir, ".");
     size_t dl = bare ? 0 : strlen(dir), nl = strlen(name);
@@ -60,39 +61,201 @@ static char *join(const find_walk *w, const char *dir, const char *name)
     if (dl && !slash)
         full[dl++] = '/';
     memcpy(full + dl, name, nl + 1);
+    if (base)
+        *base = dl;
     return full;
 }
 
-/* The directory's entries but "." and "..", in name order if asked for.
- * Returns the count, or -1 (out of memory). */
-static long read_entries(DIR *d, bool sorted, entry **out)
+static bool add_entry(listing *l, const char *name, unsigned char type)
 {
-    entry *v = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            entry *nv = realloc(v, cap * sizeof *nv);
-            if (!nv)
-                goto oom;
-            v = nv;
-        }
-        if (!(v[n].name = strdup(e->d_name)))
-            goto oom;
-        v[n++].type = e->d_type;
+    size_t nl = strlen(name) + 1;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        entry *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        l->v = v;
+        l->cap = cap;
     }
-    if (sorted && n > 1)
-        qsort(v, n, sizeof *v, cmp_entry);
-    *out = v;
-    return (long)n;
-oom:
-    while (n)
-        free(v[--n].name);
-    free(v);
+    if (l->room - l->len < nl) {
+        size_t room = l->room ? l->room * 2 : 4096;
+        while (room - l->len < nl)
+            room *= 2;
+        char *names = realloc(l->names, room);
+        if (!names)
+            return false;
+        l->names = names;
+        l->room = room;
+    }
+    memcpy(l->names + l->len, name, nl);
+    l->v[l->n++] = (entry){ l->len, type };
+    l->len += nl;
+    return true;
+}
+
+/* The entries of the directory open as `fd` (never read from before) but
+ * "." and "..", in name order if asked for: getdents64 straight into one
+ * buffer of names (no DIR, so no descriptor to copy or flags to look at).
+ * Returns 0, or -1 with errno set. */
+static int read_entries(int fd, bool sorted, listing *l)
+{
+    char buf[32 << 10] __attribute__((aligned(8)));
+    memset(l, 0, sizeof *l);
+    for (;;) {
+        ssize_t got = getdents64(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            goto fail;
+        if (got == 0)
+            break;
+        for (ssize_t at = 0; at < got;) {
+            const struct dirent64 *e = (const struct dirent64 *)(buf + at);
+            at += e->d_reclen;
+            const char *nm = e->d_name;
+            if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+                continue;
+            if (!add_entry(l, nm, e->d_type)) {
+                errno = ENOMEM;
+                goto fail;
+            }
+        }
+    }
+    if (sorted && l->n > 1)
+        qsort_r(l->v, l->n, sizeof *l->v, cmp_entry, l->names);
+    return 0;
+fail:
+    free(l->v);
+    free(l->names);
+    memset(l, 0, sizeof *l);
     return -1;
+}
+
+void find_walk_link_to(const find_walk *w, int dfd, find_walk_link *link)
+{
+    struct stat st;
+    *link = (find_walk_link){ 0, 0, w->dirs };
+    if (w->follow && fstat(dfd, &st) == 0) {   /* only -R's loop test needs it */
+        link->dev = st.st_dev;
+        link->ino = st.st_ino;
+    }
+}
+
+void find_walk_entries_free(find_walk_entry *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].name);
+    free(v);
+}
+
+/* Whether the entry `name` of the directory `fd` is kept, and what it is
+ * (*is_dir).  Messages for what cannot be looked at. */
+static bool classify(find_walk *w, int fd, const char *path, const char *name,
+                     unsigned char type, find_ignore *mine, char **full, size_t *base,
+                     bool *is_dir)
+{
+    *full = NULL;
+    if (w->skip_hidden && name[0] == '.')
+        return false;
+    if (type == DT_UNKNOWN) {
+        struct stat st;
+        if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            return false;   /* gone since it was listed */
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+    }
+    struct stat target;
+    bool dir_known = false;   /* a directory, its stat in target */
+    if (type == DT_LNK && w->follow) {   /* -R: where the link leads */
+        if (fstatat(fd, name, &target, 0) < 0) {
+            char *f = join(w, path, name, NULL);
+            fail(w, f ? f : path, strerror(errno));
+            free(f);
+            return false;
+        }
+        type = S_ISDIR(target.st_mode)   ? DT_DIR
+               : S_ISREG(target.st_mode) ? DT_REG
+                                         : DT_UNKNOWN;
+        dir_known = type == DT_DIR;
+    }
+    if (type != DT_DIR && type != DT_REG)
+        return false;   /* links, devices, FIFOs, sockets (as grep -r) */
+    *is_dir = type == DT_DIR;
+    if (w->keep && !w->keep(w->keep_ctx, name, *is_dir, false))
+        return false;
+    if (!(*full = join(w, path, name, base))) {
+        fail(w, path, "out of memory");
+        return false;
+    }
+    if (mine && find_ignore_skips(mine, *full, *is_dir))
+        goto skip;
+    /* -R: a directory reached through a link may lead back to one on the
+     * way, by a link or not. */
+    if (w->follow && *is_dir && !dir_known &&
+        fstatat(fd, name, &target, AT_SYMLINK_NOFOLLOW) == 0)
+        dir_known = true;
+    if (dir_known && in_loop(w, &target)) {
+        if (!w->no_messages)
+            fprintf(stderr, "hay: %s: warning: recursive directory loop\n", *full);
+        goto skip;
+    }
+    return true;
+skip:
+    free(*full);
+    *full = NULL;
+    return false;
+}
+
+size_t find_walk_list(find_walk *w, int dfd, const char *path, find_ignore *rules,
+                      find_ignore **mine, find_walk_entry **out)
+{
+    *out = NULL;
+    *mine = rules;
+    listing l;
+    if (read_entries(dfd, w->sorted, &l) < 0) {
+        fail(w, path, errno == ENOMEM ? "out of memory" : strerror(errno));
+        return 0;
+    }
+    size_t n = l.n;
+    if (w->ignore_files) {
+        size_t plen = w->implicit_dot && !strcmp(path, ".") ? 0 : strlen(path);
+        if (find_ignore_enter(rules, dfd, plen && path[plen - 1] != '/' ? plen + 1 : plen,
+                              mine) < 0) {
+            fail(w, path, "out of memory");
+            n = 0;
+        }
+    }
+    size_t kept = 0;
+    find_walk_entry *r = n ? malloc(n * sizeof *r) : NULL;
+    if (n && !r)
+        fail(w, path, "out of memory");
+    for (size_t i = 0; r && i < n; i++) {
+        char *full;
+        size_t base = 0;
+        bool is_dir = false;
+        if (classify(w, dfd, path, l.names + l.v[i].off, l.v[i].type, *mine, &full, &base,
+                     &is_dir))
+            r[kept++] = (find_walk_entry){ full, base, is_dir };
+    }
+    free(l.v);
+    free(l.names);
+    *out = r;
+    return kept;
+}
+
+int find_walk_open(find_walk *w, int dfd, const find_walk_entry *e)
+{
+    int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (w->follow ? 0 : O_NOFOLLOW) |
+                (e->is_dir ? O_DIRECTORY : 0);
+    /* Reading a file need not write its inode back (atime): allowed on
+     * one's own files only, so the first refusal turns it off. */
+    int fd = openat(dfd, e->name + e->base, flags | (w->atime_kept ? 0 : O_NOATIME));
+    if (fd < 0 && errno == EPERM && !w->atime_kept) {
+        w->atime_kept = true;
+        fd = openat(dfd, e->name + e->base, flags);
+    }
+    if (fd < 0 && errno != ELOOP)   /* ELOOP: replaced by a link since listed */
+        fail(w, e->name, strerror(errno));
+    return fd;
 }
 
 static bool same_dir(int fd, const struct stat *want)
@@ -102,115 +265,35 @@ static bool same_dir(int fd, const struct stat *want)
            st.st_ino == want->st_ino;
 }
 
-/* Walks the open directory `dfd` (printed as `path`), then closes it.  With
+/* Walks the open directory `fd` (printed as `path`), then closes it.  With
  * `up`, the parent's descriptor is opened through ".." before that (the
  * parent closed its own to keep descriptors bounded). */
-static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
+static void walk_dir(find_walk *w, int fd, const char *path, unsigned depth,
                      find_ignore *rules, int *up)
 {
-    DIR *d = fdopendir(dfd);
-    if (!d) {
-        fail(w, path, strerror(errno));
-        close(dfd);
-        if (up)
-            *up = -1;
-        return;
-    }
-    struct stat me_st;
-    struct walk_dir_link link = { 0, 0, w->dirs };
-    if (fstat(dfd, &me_st) == 0) {
-        link.dev = me_st.st_dev;
-        link.ino = me_st.st_ino;
-    }
+    find_walk_link link;
+    find_walk_link_to(w, fd, &link);
     w->dirs = &link;
-    entry *v = NULL;
-    long n = read_entries(d, w->sorted, &v);
-    if (n < 0) {
-        fail(w, path, "out of memory");
-        n = 0;
-    }
-    int fd = dirfd(d);
-    find_ignore *mine = rules;
-    if (w->ignore_files) {
-        size_t plen = w->implicit_dot && !strcmp(path, ".") ? 0 : strlen(path);
-        if (find_ignore_enter(rules, fd, plen && path[plen - 1] != '/' ? plen + 1 : plen,
-                              &mine) < 0) {
-            fail(w, path, "out of memory");
-            n = 0;
-        }
-    }
-    for (long i = 0; i < n && !w->stopped && fd >= 0; i++) {
-        const char *name = v[i].name;
-        if (w->skip_hidden && name[0] == '.')
+    find_ignore *mine;
+    find_walk_entry *v;
+    size_t n = find_walk_list(w, fd, path, rules, &mine, &v);
+    for (size_t i = 0; i < n && !w->stopped && fd >= 0; i++) {
+        int cfd = find_walk_open(w, fd, &v[i]);
+        if (cfd < 0)
             continue;
-        unsigned char type = v[i].type;
-        if (type == DT_UNKNOWN) {
-            struct stat st;
-            if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                continue;   /* gone since it was listed */
-            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
-        }
-        struct stat target;
-        bool dir_known = false;   /* a directory, its stat in target */
-        if (type == DT_LNK && w->follow) {   /* -R: where the link leads */
-            if (fstatat(fd, name, &target, 0) < 0) {
-                char *full = join(w, path, name);
-                fail(w, full ? full : path, strerror(errno));
-                free(full);
-                continue;
-            }
-            type = S_ISDIR(target.st_mode)   ? DT_DIR
-                   : S_ISREG(target.st_mode) ? DT_REG
-                                             : DT_UNKNOWN;
-            dir_known = type == DT_DIR;
-        }
-        if (type != DT_DIR && type != DT_REG)
-            continue;   /* links, devices, FIFOs, sockets (as grep -r) */
-        if (w->keep && !w->keep(w->keep_ctx, name, type == DT_DIR, false))
-            continue;
-        char *full = join(w, path, name);
-        if (!full) {
-            fail(w, path, "out of memory");
-            break;
-        }
-        if (mine && find_ignore_skips(mine, full, type == DT_DIR)) {
-            free(full);
-            continue;
-        }
-        /* -R: a directory reached through a link may lead back to one on
-         * the way, by a link or not. */
-        if (w->follow && type == DT_DIR && !dir_known &&
-            fstatat(fd, name, &target, AT_SYMLINK_NOFOLLOW) == 0)
-            dir_known = true;
-        if (dir_known && in_loop(w, &target)) {
-            if (!w->no_messages)
-                fprintf(stderr, "hay: %s: warning: recursive directory loop\n", full);
-            free(full);
-            continue;
-        }
-        int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (w->follow ? 0 : O_NOFOLLOW) |
-                    (type == DT_DIR ? O_DIRECTORY : 0);
-        int cfd = openat(fd, name, flags);
-        if (cfd < 0) {
-            if (errno != ELOOP)   /* replaced by a link since listed */
-                fail(w, full, strerror(errno));
-            free(full);
-            continue;
-        }
-        if (type == DT_REG) {
-            if (!w->visit(w->ctx, cfd, full, true))
+        if (!v[i].is_dir) {
+            char *name = v[i].name;
+            v[i].name = NULL;
+            if (!w->visit(w->ctx, cfd, name, true))
                 w->stopped = true;
-            continue;
-        }
-        if (depth + 1 < FIND_WALK_FDS) {
-            walk_dir(w, cfd, full, depth + 1, mine, NULL);
+        } else if (depth + 1 < (w->fd_levels ? w->fd_levels : FIND_WALK_FDS)) {
+            walk_dir(w, cfd, v[i].name, depth + 1, mine, NULL);
         } else {
             struct stat me;
             int again = -1;
             fstat(fd, &me);
-            closedir(d);
-            d = NULL;
-            walk_dir(w, cfd, full, depth + 1, mine, &again);
+            close(fd);
+            walk_dir(w, cfd, v[i].name, depth + 1, mine, &again);
             if (!same_dir(again, &me)) {
                 fail(w, path, "moved while it was walked");
                 if (again >= 0)
@@ -219,19 +302,19 @@ static void walk_dir(find_walk *w, int dfd, const char *path, unsigned depth,
             }
             fd = again;
         }
-        free(full);
     }
     find_ignore_leave(mine, rules);
     w->dirs = link.up;
-    for (long i = 0; i < n; i++)
-        free(v[i].name);
-    free(v);
+    find_walk_entries_free(v, n);
     if (up)
         *up = fd >= 0 ? openat(fd, "..", O_RDONLY | O_CLOEXEC | O_DIRECTORY) : -1;
-    if (d)
-        closedir(d);
-    else if (fd >= 0)
+    if (fd >= 0)
         close(fd);
+}
+
+void find_walk_tree(find_walk *w, int dfd, const char *path, find_ignore *rules)
+{
+    walk_dir(w, dfd, path, 0, rules, NULL);
 }
 
 void find_walk_operand(find_walk *w, const char *path)
@@ -272,7 +355,7 @@ void find_walk_operand(find_walk *w, const char *path)
         fail(w, path, strerror(errno));
         return;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (S_ISDIR(st.st_mode) && !w->visit_dir) {
         walk_dir(w, fd, path, 0, NULL, NULL);
         return;
     }
@@ -282,6 +365,6 @@ void find_walk_operand(find_walk *w, const char *path)
         fail(w, path, "out of memory");
         return;
     }
-    if (!w->visit(w->ctx, fd, name, false))
+    if (!(S_ISDIR(st.st_mode) ? w->visit_dir(w->ctx, fd, name) : w->visit(w->ctx, fd, name, false)))
         w->stopped = true;
 }
