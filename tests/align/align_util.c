@@ -168,3 +168,49 @@ int au_check_result(const au_scoring *s, const uint8_t *q, size_t m,
                   "%s: counts do not add up", what);
     return good;
 }
+
+void au_make_pair(tu_rng *r, int alpha, uint8_t *q, size_t m, uint8_t *t,
+                  size_t n, int related)
+{
+    for (size_t i = 0; i < m; i++)
+        q[i] = (uint8_t)tu_below(r, (uint64_t)alpha);
+    size_t k = 0;
+    if (related)
+        for (size_t i = 0; i < m && k < n;) {
+            uint64_t x = tu_below(r, 1000);
+            if (x < 8) {
+                i += (size_t)tu_range(r, 1, 40);             /* gap in t */
+            } else if (x < 16) {
+                for (size_t g = (size_t)tu_range(r, 1, 40); g && k < n; g--)
+                    t[k++] = (uint8_t)tu_below(r, (uint64_t)alpha);
+            } else {
+                t[k++] = x < 120 ? (uint8_t)tu_below(r, (uint64_t)alpha) : q[i];
+                i++;
+            }
+        }
+    while (k < n)
+        t[k++] = (uint8_t)tu_below(r, (uint64_t)alpha);
+}
+
+uint8_t *au_records(const hay_align_scoring *s, const char *path, size_t cap,
+                    size_t *len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = malloc(cap), line[4096];
+    size_t k = 0;
+    while (buf && k < cap && fgets(line, sizeof line, f))
+        for (char *p = line; line[0] != '>' && *p && k < cap; p++)
+            if (*p != '\n' && *p != '\r')
+                buf[k++] = *p;
+    fclose(f);
+    uint8_t *codes = buf && k ? malloc(k) : NULL;
+    if (codes && hay_align_encode(s, buf, k, codes, NULL) != HAY_OK) {
+        free(codes);
+        codes = NULL;
+    }
+    free(buf);
+    *len = k;
+    return codes;
+}

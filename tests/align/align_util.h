@@ -50,4 +50,14 @@ int au_check_result(const au_scoring *s, const uint8_t *q, size_t m,
                     const uint8_t *t, size_t n, const hay_align_result *r,
                     int64_t want, uint64_t qe, uint64_t te, const char *what);
 
+/* q random; t random or (related) q's relative (point changes and gap runs
+ * of up to 40, so that gaps cross tile edges), cut or padded to n. */
+void au_make_pair(tu_rng *r, int alpha, uint8_t *q, size_t m, uint8_t *t,
+                  size_t n, int related);
+
+/* The records of a FASTA file end to end, at most cap residues, as codes
+ * (NULL: unreadable); *len the residues read.  The caller frees. */
+uint8_t *au_records(const hay_align_scoring *s, const char *path, size_t cap,
+                    size_t *len);
+
 #endif
