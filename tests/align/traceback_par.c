@@ -96,6 +96,13 @@ static void part_ops(tu_rng *rng)
                                  tu_below(rng, 4) != 0);
                     check_ops(s, q, lens[a], t, lens[b], T, what);
                 }
+            /* tall and wide: long gaps along the first row and column
+             * (every tile edge and corner of the first row and column
+             * blocks decides where they go) */
+            au_make_pair(rng, alpha, q, 20 * T + 3, t, 2 * T + 1, c % 2);
+            check_ops(s, q, 20 * T + 3, t, 2 * T + 1, T, what);
+            au_make_pair(rng, alpha, q, 2 * T + 1, t, 20 * T + 3, c % 2);
+            check_ops(s, q, 2 * T + 1, t, 20 * T + 3, T, what);
         }
         /* random sizes, the automatic tiles */
         size_t m = (size_t)tu_range(rng, 300, 1500);
