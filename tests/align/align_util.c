@@ -192,8 +192,10 @@ void au_make_pair(tu_rng *r, int alpha, uint8_t *q, size_t m, uint8_t *t,
         t[k++] = (uint8_t)tu_below(r, (uint64_t)alpha);
 }
 
-uint8_t *au_records(const hay_align_scoring *s, const char *path, size_t cap,
-                    size_t *len)
+/* The records of a FASTA file end to end, at most cap residues, as codes
+ * (NULL: unreadable). */
+static uint8_t *records(const hay_align_scoring *s, const char *path,
+                        size_t cap, size_t *len)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -213,4 +215,34 @@ uint8_t *au_records(const hay_align_scoring *s, const char *path, size_t cap,
     free(buf);
     *len = k;
     return codes;
+}
+
+int au_have_pairs(const char *dir)
+{
+    char probe[1024];
+    snprintf(probe, sizeof probe, "%s/bio/dna-pairs/MT-human.fa", dir);
+    FILE *f = fopen(probe, "r");
+    if (!f) {
+        printf("SKIP the real pairs: no %s\n", probe);
+        return 0;
+    }
+    fclose(f);
+    return 1;
+}
+
+int au_read_pair(const hay_align_scoring *s, const char *dir, const char *a,
+                 const char *b, size_t cap, uint8_t **q, size_t *m,
+                 uint8_t **t, size_t *n)
+{
+    char pa[1024], pb[1024];
+    snprintf(pa, sizeof pa, "%s/bio/%s", dir, a);
+    snprintf(pb, sizeof pb, "%s/bio/%s", dir, b);
+    *q = records(s, pa, cap, m);
+    *t = records(s, pb, cap, n);
+    if (CHECK(*q && *t && *m > 0 && *n > 0, "cannot read %s or %s", pa, pb))
+        return 1;
+    free(*q);
+    free(*t);
+    *q = *t = NULL;
+    return 0;
 }

@@ -55,9 +55,13 @@ int au_check_result(const au_scoring *s, const uint8_t *q, size_t m,
 void au_make_pair(tu_rng *r, int alpha, uint8_t *q, size_t m, uint8_t *t,
                   size_t n, int related);
 
-/* The records of a FASTA file end to end, at most cap residues, as codes
- * (NULL: unreadable); *len the residues read.  The caller frees. */
-uint8_t *au_records(const hay_align_scoring *s, const char *path, size_t cap,
-                    size_t *len);
+/* Whether DIR/bio holds the real pairs; prints a SKIP line when not. */
+int au_have_pairs(const char *dir);
+
+/* DIR/bio/A and DIR/bio/B as codes (the records of each FASTA file end
+ * to end, at most cap residues) in *q and *t (the caller frees): 1, or 0 after a failed check. */
+int au_read_pair(const hay_align_scoring *s, const char *dir, const char *a,
+                 const char *b, size_t cap, uint8_t **q, size_t *m,
+                 uint8_t **t, size_t *n);
 
 #endif

@@ -259,13 +259,9 @@ static void part_api(tu_rng *rng)
 static void real_pair(const hay_align_scoring *s, const char *dir,
                       const char *a, const char *b, size_t tile)
 {
-    char pa[1024], pb[1024];
-    snprintf(pa, sizeof pa, "%s/bio/%s", dir, a);
-    snprintf(pb, sizeof pb, "%s/bio/%s", dir, b);
+    uint8_t *q, *t;
     size_t m, n;
-    uint8_t *q = au_records(s, pa, 20000, &m), *t = au_records(s, pb, 20000, &n);
-    CHECK(q && t && m > 0 && n > 0, "cannot read %s or %s", pa, pb);
-    if (q && t && m && n) {
+    if (au_read_pair(s, dir, a, b, 20000, &q, &m, &t, &n)) {
         char what[256];
         snprintf(what, sizeof what, "%s x %s", a, b);
         sw_end ref, got;
@@ -299,13 +295,7 @@ int main(int argc, char **argv)
     part_saturation(&rng);
     part_api(&rng);
     const char *dir = argc > 1 ? argv[1] : "../shared/data";
-    char probe[1024];
-    snprintf(probe, sizeof probe, "%s/bio/dna-pairs/MT-human.fa", dir);
-    FILE *f = fopen(probe, "r");
-    if (!f) {
-        printf("SKIP the real pairs: no %s\n", probe);
-    } else {
-        fclose(f);
+    if (au_have_pairs(dir)) {
         hay_align_scoring *dna, *prot;
         hay_align_scoring_dna(2, -3, 5, 2, &dna);
         hay_align_scoring_builtin("blosum62", 11, 1, &prot);
