@@ -47,8 +47,9 @@ static const hay_param wavefront_keys[] = {
                  "on all the threads, in tiles along anti-diagonals"),
     HAY_PARAM_U(hay_sw_wavefront_params, tile, "wavefront_tile", 8,
                 (uint64_t)1 << 20, 0, NULL,
-                "tile side in cells (default: each side's length / 6 "
-                "threads, 256 to 2048)"),
+                "tile side in cells, score passes and traceback (default: "
+                "each side's length / 6 threads, 256 to 2048; the "
+                "traceback's from the shorter side)"),
     HAY_PARAM_SZ(hay_sw_wavefront_params, split_cells, "traceback_cells", 1,
                  UINT64_MAX, "16M",
                  "the linear-space traceback of a pair on the wavefront "
