@@ -20,6 +20,12 @@
  * rectangle within the budget cannot be allocated after all (the budget
  * is the caller's guess; a memory limit has the last word), the rectangle
  * is split as a larger one would be and the budget lowered below it.
+ *
+ * The half passes and the split choice are sw_hirschberg.c's, which also
+ * runs the same recursion on several threads (a long pair's traceback);
+ * this file is the one-thread recursion, and the leaves of that one.
+ * Should an allocation fail there, only that thread's budget is lowered,
+ * so the ops may then differ from this file's (they stay optimal).
  */
 #include "sw_hirschberg.h"
 
