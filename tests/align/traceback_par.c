@@ -12,7 +12,8 @@
  *      threads) to past the whole rectangle (all serial).
  *   2. hay_align_pair on the wavefront (wavefront_cells, traceback_cells
  *      small, traceback_bytes 1): score, start, end and CIGAR those of one
- *      thread and of the scalar variant, for 1, 2, 3, 4 and 7 threads.
+ *      thread and of the scalar variant, for 1, 2, 3, 4 and 7 threads (and
+ *      65,536, clamped); hay_align_batch of the one pair on 3 threads.
  *   3. Real pairs (../shared/data/bio; skipped without it): the human and
  *      orangutan mitochondrial genomes (DNA, and with gap costs 40/10;
  *      1 MiB direction matrices), the protein queries against Swiss-Prot
@@ -175,6 +176,15 @@ static void check_pair(const hay_align_scoring *s, const uint8_t *q, size_t m,
                         what);
         hay_align_result_clear(&r);
     }
+    /* A batch of one long pair runs it on all the threads too. */
+    hay_align_seq qs = { q, m }, ts = { t, n };
+    o.threads = 3;
+    CHECK_ST(hay_align_batch(s, &qs, 1, &ts, 1, &o, &r), HAY_OK, what);
+    CHECK((r.flags & HAY_ALIGN_WAVEFRONT) && r.cigar && ref.cigar &&
+          !strcmp(r.cigar, ref.cigar) && r.q_start == ref.q_start &&
+          r.t_start == ref.t_start, "%s: a batch of one pair on 3 threads "
+          "differs from one thread", what);
+    hay_align_result_clear(&r);
     hay_align_result_clear(&ref);
 }
 
