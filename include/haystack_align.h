@@ -189,8 +189,9 @@ typedef struct hay_align_options {
                                   score pass on the GPU, the rest on the CPU */
     const char *variant;       /* CPU variant, or the GPU variant; NULL: auto */
     const char *device_params; /* the backend's "key=value,..." or NULL:
-                                   GPU keys; on the CPU wavefront_cells and
-                                   wavefront_tile (see "Long pairs") */
+                                   GPU keys; on the CPU wavefront_cells,
+                                   wavefront_tile and traceback_cells (see
+                                   "Long pairs") */
     int threads;               /* 0 = all cores: hay_align_batch's threads
                                   over pairs, and a long pair's threads;
                                   clamped as hay_scan_opts.threads
@@ -220,11 +221,15 @@ enum {
  * tiles along anti-diagonals, striped AVX2 inside a tile (16 bits, redone
  * in 32 bits when a score may have saturated; scalar without AVX2).  Score
  * and end are those of every variant; the reverse pass that finds the
- * start runs the same way, the traceback (linear-space for long
- * alignments) on one thread.  hay_align_batch runs such pairs first, one
+ * start runs the same way, and so does the linear-space traceback: the
+ * Myers-Miller splits of rectangles of traceback_cells cells or more
+ * (default 16M) on the threads, the alignment the one-thread alignment
+ * (each thread may hold a direction matrix of traceback_bytes at once).
+ * hay_align_batch runs such pairs first, one
  * after another on all threads, when there are fewer of them than threads
  * (else every pair on one thread).  Keys come in o->device_params
- * ("wavefront_cells=64M,wavefront_tile=2048"); an unknown key or a bad
+ * ("wavefront_cells=64M,wavefront_tile=2048,traceback_cells=4M"); an
+ * unknown key or a bad
  * value is HAY_ERR_INVALID.
  */
 

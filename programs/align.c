@@ -165,7 +165,8 @@ static int check_params(const aconfig *cf, const hay_align_scoring *s)
     fprintf(stderr, "hay align: --params '%s': an unknown key or a bad value "
             "(%s)\n", o.device_params,
             cpu ? "cpu keys: wavefront_cells=SIZE (at least 1), "
-                  "wavefront_tile=N (8 to 1048576)"
+                  "wavefront_tile=N (8 to 1048576), traceback_cells=SIZE "
+                  "(at least 1)"
                 : "see the backend's keys in docs/DESIGN.md");
     return 1;
 }

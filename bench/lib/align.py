@@ -20,7 +20,10 @@ seconds include the CUDA context's start, about 0.3 s on the H200 machine).  Thr
 work over pairs; one pair of at least wavefront_cells cells (256M) goes to
 all of them at once (src/align/sw_wavefront.c), so one-pair workloads have
 "hay auto 2T" and "hay auto NT" rows (the wavefront) beside "hay striped16
-1T" (one pair on one thread, as before it) and no parasail NT row.
+1T" (one pair on one thread, as before it) and no parasail NT row, and
+"hay auto kT traceback" rows (k = 1, 2, N): the whole alignment with its
+start and CIGAR, the linear-space traceback on the same threads
+(src/align/sw_hirschberg.c); their GCUPS count the score pass's cells only.
 
 Times are each engine's own alignment phase (hay --stats 'seconds', the
 adapter's 'seconds': profiles included, file reading excluded), median of
@@ -100,8 +103,10 @@ def one_pair(path_q, path_t):
     return n == 2
 
 
-def hay_cmd(hay, kind, variant, threads, q, t, backend=None):
-    c = [hay, "align", "--score-only", "--stats", "-j", str(threads)]
+def hay_cmd(hay, kind, variant, threads, q, t, backend=None, traceback=False):
+    c = [hay, "align", "--stats", "-j", str(threads)]
+    if not traceback:
+        c.append("--score-only")
     if backend:
         c += ["--backend", backend]
     if variant:
@@ -202,6 +207,11 @@ def main(argv=None):
                 engines += [("hay auto %dT" % k, run_hay,
                              hay_cmd(a.hay, kind, None, k, q, t))
                             for k in sorted({2, N})]
+            # The whole alignment: score, start, and the linear-space
+            # traceback (src/align/sw_hirschberg.c on the threads).
+            engines += [("hay auto %dT traceback" % k, run_hay,
+                         hay_cmd(a.hay, kind, None, k, q, t, traceback=True))
+                        for k in sorted({1, 2, N})]
             if cells > a.cpu_max_cells:
                 engines = [e for e in engines if "cuda" in e[0]]
         engines = [e for e in engines if re.search(a.engines, e[0])]

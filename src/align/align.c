@@ -333,8 +333,13 @@ static hay_status traceback(const ctx *c, const uint8_t *q, const uint8_t *t,
     int linear;
     uint64_t budget = c->o->traceback_bytes ? c->o->traceback_bytes
                                             : DEFAULT_TRACEBACK_BYTES;
-    st = hay_sw_global_ops(s, q + r->q_start, mq, t + r->t_start, nt, budget,
-                           ops, &len, &score, &linear);
+    /* A pair whose score passes ran on the threads has its traceback on
+     * them too (sw_hirschberg.c). */
+    sw_global_par par = { 1, c->wave.split_cells, (size_t)c->wave.tile };
+    if (r->flags & HAY_ALIGN_WAVEFRONT)
+        par.threads = c->pair_threads;
+    st = hay_sw_global_ops(s, q + r->q_start, mq, t + r->t_start, nt, &par,
+                           budget, ops, &len, &score, &linear);
     if (st != HAY_OK)
         goto out;
     if (score != r->score || len == 0 || ops[0] == 'I' || ops[0] == 'D' ||

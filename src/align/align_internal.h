@@ -94,11 +94,15 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
 /* Whether the CPU runs the AVX2 tiles. */
 int hay_sw_wavefront_simd(void);
 
+/* The default tile side for a side of len cells on `threads` threads. */
+size_t hay_sw_wavefront_tile(size_t len, int threads);
+
 /* The CPU aligner's keys (hay_align_options.device_params on the CPU). */
 typedef struct hay_sw_wavefront_params {
     uint64_t given;
     uint64_t min_cells;     /* wavefront_cells */
     uint64_t tile;          /* wavefront_tile, 0: auto */
+    uint64_t split_cells;   /* traceback_cells */
 } hay_sw_wavefront_params;
 struct hay_param_table;
 extern const struct hay_param_table hay_sw_wavefront_param_table;
@@ -106,16 +110,29 @@ extern const struct hay_param_table hay_sw_wavefront_param_table;
 hay_status hay_sw_wavefront_params_get(const char *text,
                                        hay_sw_wavefront_params *out);
 
+/* How the linear-space traceback uses threads (sw_hirschberg.c):
+ * threads 1 (or a NULL pointer): the serial code; else sub-rectangles of
+ * split_cells or more are split on `threads` threads, the half passes in
+ * tiles of `tile` (0: from the sizes, as hay_sw_wavefront_tile). */
+typedef struct sw_global_par {
+    int threads;
+    uint64_t split_cells;
+    size_t tile;
+} sw_global_par;
+
 /*
  * Global alignment of q[0, m) against t[0, n) (both may be empty), affine
  * gaps, maximum score; writes one op per column ('=', 'X', 'I', 'D') into
  * ops (capacity m + n) and sets *len, *score.  Full direction matrix when
  * (m + 1) * (n + 1) <= budget and it can be allocated, Myers-Miller in
- * linear space otherwise (*linear set to 1).
+ * linear space otherwise (*linear set to 1).  On several threads (par) the
+ * ops are the serial ones; each thread may hold a direction matrix of up to
+ * budget bytes.
  */
 hay_status hay_sw_global_ops(const hay_align_scoring *s, const uint8_t *q,
                              size_t m, const uint8_t *t, size_t n,
-                             uint64_t budget, char *ops, size_t *len,
-                             int64_t *score, int *linear);
+                             const sw_global_par *par, uint64_t budget,
+                             char *ops, size_t *len, int64_t *score,
+                             int *linear);
 
 #endif

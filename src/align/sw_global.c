@@ -20,8 +20,14 @@
  * rectangle within the budget cannot be allocated after all (the budget
  * is the caller's guess; a memory limit has the last word), the rectangle
  * is split as a larger one would be and the budget lowered below it.
+ *
+ * The half passes and the split choice are sw_hirschberg.c's, which also
+ * runs the same recursion on several threads (a long pair's traceback);
+ * this file is the one-thread recursion, and the leaves of that one.
+ * Should an allocation fail there, only that thread's budget is lowered,
+ * so the ops may then differ from this file's (they stay optimal).
  */
-#include "align_internal.h"
+#include "sw_hirschberg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,12 +168,12 @@ static int rows(mm *x)
     return -1;
 }
 
-static int fits(const mm *x, size_t m, size_t n)
+int hay_mm_fits(uint64_t budget, size_t m, size_t n)
 {
     if (m <= 1 || n == 0)
         return 1;
     uint64_t r = (uint64_t)m + 1, c = (uint64_t)n + 1;
-    return r <= x->budget / c;
+    return r <= budget / c;
 }
 
 static void diff(mm *x, size_t ai, size_t m, size_t bj, size_t n, int64_t tb,
@@ -175,7 +181,7 @@ static void diff(mm *x, size_t ai, size_t m, size_t bj, size_t n, int64_t tb,
 {
     if (x->st != HAY_OK)
         return;
-    if (fits(x, m, n)) {
+    if (hay_mm_fits(x->budget, m, n)) {
         if (full(x, ai, m, bj, n, tb, te) == 0)
             return;
         if (m <= 1) {
@@ -187,86 +193,17 @@ static void diff(mm *x, size_t ai, size_t m, size_t bj, size_t n, int64_t tb,
     if (rows(x))
         return;
     x->linear = 1;
-    const int64_t g = x->g, h = x->h;
+    const int64_t g = x->g;
     int64_t *cc = x->cc, *dd = x->dd, *rr = x->rr, *ss = x->ss;
     size_t mid = m / 2;
-    /* Forward: A[0, mid) against prefixes of B. */
-    int64_t t = g;
-    cc[0] = 0;
-    for (size_t j = 1; j <= n; j++) {
-        t += h;
-        cc[j] = t;
-        dd[j] = t + g;
-    }
-    t = tb;
-    for (size_t i = 1; i <= mid; i++) {
-        const int32_t *row = x->s->matrix + x->a[ai + i - 1] * x->s->alpha;
-        int64_t s = cc[0], c, e;
-        t += h;
-        c = t;
-        cc[0] = c;
-        e = t + g;
-        for (size_t j = 1; j <= n; j++) {
-            int64_t ec = c + g;
-            e = (e < ec ? e : ec) + h;
-            int64_t dc = cc[j] + g;
-            dd[j] = (dd[j] < dc ? dd[j] : dc) + h;
-            c = dd[j] < e ? dd[j] : e;
-            int64_t sv = s - row[x->b[bj + j - 1]];
-            if (sv < c)
-                c = sv;
-            s = cc[j];
-            cc[j] = c;
-        }
-    }
-    dd[0] = cc[0];
-    /* Reverse: A[mid, m) against suffixes of B, from the bottom right. */
-    t = g;
-    rr[0] = 0;
-    for (size_t j = 1; j <= n; j++) {
-        t += h;
-        rr[j] = t;
-        ss[j] = t + g;
-    }
-    t = te;
-    for (size_t i = 1; i <= m - mid; i++) {
-        const int32_t *row = x->s->matrix + x->a[ai + m - i] * x->s->alpha;
-        int64_t s = rr[0], c, e;
-        t += h;
-        c = t;
-        rr[0] = c;
-        e = t + g;
-        for (size_t j = 1; j <= n; j++) {
-            int64_t ec = c + g;
-            e = (e < ec ? e : ec) + h;
-            int64_t dc = rr[j] + g;
-            ss[j] = (ss[j] < dc ? ss[j] : dc) + h;
-            c = ss[j] < e ? ss[j] : e;
-            int64_t sv = s - row[x->b[bj + n - j]];
-            if (sv < c)
-                c = sv;
-            s = rr[j];
-            rr[j] = c;
-        }
-    }
-    ss[0] = rr[0];
-    int64_t best = cc[0] + rr[n];
-    size_t bjm = 0;
-    int type = 1;
-    for (size_t j = 0; j <= n; j++) {
-        int64_t c1 = cc[j] + rr[n - j];
-        if (c1 < best) {
-            best = c1;
-            bjm = j;
-            type = 1;
-        }
-        int64_t c2 = dd[j] + ss[n - j] - g;
-        if (c2 < best) {
-            best = c2;
-            bjm = j;
-            type = 2;
-        }
-    }
+    /* Forward: A[0, mid) against prefixes of B; reverse: A[mid, m)
+     * against suffixes of B, from the bottom right. */
+    hay_mm_half(x->s, x->a + ai, x->b + bj, 0, mid, n, tb, 0, cc, dd);
+    hay_mm_half(x->s, x->a + ai + m - 1, x->b + bj + n - 1, 1, m - mid, n,
+                te, 0, rr, ss);
+    size_t bjm;
+    int type;
+    hay_mm_split(cc, dd, rr, ss, n, g, &bjm, &type);
     if (type == 1) {
         diff(x, ai, mid, bj, bjm, tb, g);
         diff(x, ai + mid, m - mid, bj + bjm, n - bjm, g, te);
@@ -278,34 +215,60 @@ static void diff(mm *x, size_t ai, size_t m, size_t bj, size_t n, int64_t tb,
     }
 }
 
-hay_status hay_sw_global_ops(const hay_align_scoring *s, const uint8_t *q,
-                             size_t m, const uint8_t *t, size_t n,
-                             uint64_t budget, char *ops, size_t *len,
-                             int64_t *score, int *linear)
+hay_status hay_mm_serial(const hay_align_scoring *s, const uint8_t *a,
+                         size_t m, const uint8_t *b, size_t n, int64_t tb,
+                         int64_t te, uint64_t budget, char *ops, size_t *len,
+                         int *linear)
 {
     mm x;
     memset(&x, 0, sizeof x);
     x.s = s;
-    x.a = q;
-    x.b = t;
+    x.a = a;
+    x.b = b;
     x.g = s->open - s->extend;
     x.h = s->extend;
     x.ops = ops;
     x.budget = budget;
     x.n = n;
     x.st = HAY_OK;
-    diff(&x, 0, m, 0, n, x.g, x.g);
+    diff(&x, 0, m, 0, n, tb, te);
     free(x.cc);
     free(x.dd);
     free(x.rr);
     free(x.ss);
-    if (x.st != HAY_OK)
-        return x.st;
+    *len = x.len;
+    *linear = x.linear;
+    return x.st;
+}
+
+hay_status hay_sw_global_ops(const hay_align_scoring *s, const uint8_t *q,
+                             size_t m, const uint8_t *t, size_t n,
+                             const sw_global_par *par, uint64_t budget,
+                             char *ops, size_t *len, int64_t *score,
+                             int *linear)
+{
+    const int64_t g = s->open - s->extend;
+    size_t nops = 0;
+    hay_status st;
+    if (!par || par->threads <= 1) {
+        st = hay_mm_serial(s, q, m, t, n, g, g, budget, ops, &nops, linear);
+    } else {
+        /* The ops come back where they lie on the path, with zero bytes
+         * between sub-rectangles (sw_hirschberg.c). */
+        memset(ops, 0, m + n);
+        st = hay_mm_parallel(s, q, m, t, n, budget, par->threads,
+                             par->split_cells, par->tile, ops, linear);
+        for (size_t k = 0; st == HAY_OK && k < m + n; k++)
+            if (ops[k])
+                ops[nops++] = ops[k];
+    }
+    if (st != HAY_OK)
+        return st;
     /* The score of the ops, the cost model undone. */
     int64_t sc = 0;
     size_t i = 0, j = 0;
     char prev = 0;
-    for (size_t k = 0; k < x.len; k++) {
+    for (size_t k = 0; k < nops; k++) {
         char op = ops[k];
         if (op == 'I' || op == 'D') {
             sc -= (op == prev ? 0 : s->open - s->extend) + s->extend;
@@ -322,8 +285,7 @@ hay_status hay_sw_global_ops(const hay_align_scoring *s, const uint8_t *q,
     }
     if (i != m || j != n)
         return HAY_ERR_STATE;
-    *len = x.len;
+    *len = nops;
     *score = sc;
-    *linear = x.linear;
     return HAY_OK;
 }

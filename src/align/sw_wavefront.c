@@ -47,8 +47,14 @@ static const hay_param wavefront_keys[] = {
                  "on all the threads, in tiles along anti-diagonals"),
     HAY_PARAM_U(hay_sw_wavefront_params, tile, "wavefront_tile", 8,
                 (uint64_t)1 << 20, 0, NULL,
-                "tile side in cells (default: each side's length / 6 "
-                "threads, 256 to 2048)"),
+                "tile side in cells, score passes and traceback (default: "
+                "each side's length / 6 threads, 256 to 2048; the "
+                "traceback's from the shorter side)"),
+    HAY_PARAM_SZ(hay_sw_wavefront_params, split_cells, "traceback_cells", 1,
+                 UINT64_MAX, "16M",
+                 "the linear-space traceback of a pair on the wavefront "
+                 "splits rectangles of at least this many cells on all the "
+                 "threads (sw_hirschberg.c), smaller ones on one thread"),
 };
 const hay_param_table hay_sw_wavefront_param_table =
     HAY_PARAM_TABLE("cpu align", hay_sw_wavefront_params, wavefront_keys);
@@ -166,7 +172,7 @@ static void tile_run(const wave *w, size_t bi, size_t bj, cell *best)
  * the first cache levels (16 cores of a Xeon, 100 kbp pairs: 32-bit tiles
  * of 1,024 and 2,048 rows ran at 2.3 GCUPS a core, of 4,096 at 1.5; 16-bit
  * tiles of 2,048 at 8.8, of 1,024 at 7.6). */
-static size_t auto_tile(size_t len, int threads)
+size_t hay_sw_wavefront_tile(size_t len, int threads)
 {
     size_t side = len / (6 * (size_t)threads);
     return side < 256 ? 256 : side > 2048 ? 2048 : side;
@@ -188,8 +194,8 @@ hay_status hay_sw_wavefront_score(const hay_align_scoring *s, const uint8_t *q,
         return HAY_OK;
     if (threads < 1)
         threads = 1;
-    size_t th = tile ? tile : auto_tile(m, threads);
-    size_t tw = tile ? tile : auto_tile(n, threads);
+    size_t th = tile ? tile : hay_sw_wavefront_tile(m, threads);
+    size_t tw = tile ? tile : hay_sw_wavefront_tile(n, threads);
     wave w = { .s = s, .q = q, .t = t, .m = m, .n = n, .th = th, .tw = tw,
                .nbi = (m + th - 1) / th, .nbj = (n + tw - 1) / tw };
     /* 16 bits as the striped engine allows them (its usable test) */

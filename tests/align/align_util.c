@@ -168,3 +168,81 @@ int au_check_result(const au_scoring *s, const uint8_t *q, size_t m,
                   "%s: counts do not add up", what);
     return good;
 }
+
+void au_make_pair(tu_rng *r, int alpha, uint8_t *q, size_t m, uint8_t *t,
+                  size_t n, int related)
+{
+    for (size_t i = 0; i < m; i++)
+        q[i] = (uint8_t)tu_below(r, (uint64_t)alpha);
+    size_t k = 0;
+    if (related)
+        for (size_t i = 0; i < m && k < n;) {
+            uint64_t x = tu_below(r, 1000);
+            if (x < 8) {
+                i += (size_t)tu_range(r, 1, 40);             /* gap in t */
+            } else if (x < 16) {
+                for (size_t g = (size_t)tu_range(r, 1, 40); g && k < n; g--)
+                    t[k++] = (uint8_t)tu_below(r, (uint64_t)alpha);
+            } else {
+                t[k++] = x < 120 ? (uint8_t)tu_below(r, (uint64_t)alpha) : q[i];
+                i++;
+            }
+        }
+    while (k < n)
+        t[k++] = (uint8_t)tu_below(r, (uint64_t)alpha);
+}
+
+/* The records of a FASTA file end to end, at most cap residues, as codes
+ * (NULL: unreadable). */
+static uint8_t *records(const hay_align_scoring *s, const char *path,
+                        size_t cap, size_t *len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = malloc(cap), line[4096];
+    size_t k = 0;
+    while (buf && k < cap && fgets(line, sizeof line, f))
+        for (char *p = line; line[0] != '>' && *p && k < cap; p++)
+            if (*p != '\n' && *p != '\r')
+                buf[k++] = *p;
+    fclose(f);
+    uint8_t *codes = buf && k ? malloc(k) : NULL;
+    if (codes && hay_align_encode(s, buf, k, codes, NULL) != HAY_OK) {
+        free(codes);
+        codes = NULL;
+    }
+    free(buf);
+    *len = k;
+    return codes;
+}
+
+int au_have_pairs(const char *dir)
+{
+    char probe[1024];
+    snprintf(probe, sizeof probe, "%s/bio/dna-pairs/MT-human.fa", dir);
+    FILE *f = fopen(probe, "r");
+    if (!f) {
+        printf("SKIP the real pairs: no %s\n", probe);
+        return 0;
+    }
+    fclose(f);
+    return 1;
+}
+
+int au_read_pair(const hay_align_scoring *s, const char *dir, const char *a,
+                 const char *b, size_t cap, uint8_t **q, size_t *m,
+                 uint8_t **t, size_t *n)
+{
+    char pa[1024], pb[1024];
+    snprintf(pa, sizeof pa, "%s/bio/%s", dir, a);
+    snprintf(pb, sizeof pb, "%s/bio/%s", dir, b);
+    *q = records(s, pa, cap, m);
+    *t = records(s, pb, cap, n);
+    if (CHECK(*q && *t && *m > 0 && *n > 0, "cannot read %s or %s", pa, pb))
+        return 1;
+    free(*q);
+    free(*t);
+    *q = *t = NULL;
+    return 0;
+}

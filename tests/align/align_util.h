@@ -50,4 +50,18 @@ int au_check_result(const au_scoring *s, const uint8_t *q, size_t m,
                     const uint8_t *t, size_t n, const hay_align_result *r,
                     int64_t want, uint64_t qe, uint64_t te, const char *what);
 
+/* q random; t random or (related) q's relative (point changes and gap runs
+ * of up to 40, so that gaps cross tile edges), cut or padded to n. */
+void au_make_pair(tu_rng *r, int alpha, uint8_t *q, size_t m, uint8_t *t,
+                  size_t n, int related);
+
+/* Whether DIR/bio holds the real pairs; prints a SKIP line when not. */
+int au_have_pairs(const char *dir);
+
+/* DIR/bio/A and DIR/bio/B as codes (the records of each FASTA file end
+ * to end, at most cap residues) in *q and *t (the caller frees): 1, or 0 after a failed check. */
+int au_read_pair(const hay_align_scoring *s, const char *dir, const char *a,
+                 const char *b, size_t cap, uint8_t **q, size_t *m,
+                 uint8_t **t, size_t *n);
+
 #endif

@@ -22,31 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* q random; t random or (related) q's relative (point changes and gap runs of
- * up to 40, so that gaps cross tile edges), cut or padded to n. */
-static void make_pair(tu_rng *r, int alpha, uint8_t *q, size_t m, uint8_t *t,
-                      size_t n, int related)
-{
-    for (size_t i = 0; i < m; i++)
-        q[i] = (uint8_t)tu_below(r, (uint64_t)alpha);
-    size_t k = 0;
-    if (related)
-        for (size_t i = 0; i < m && k < n;) {
-            uint64_t x = tu_below(r, 1000);
-            if (x < 8) {
-                i += (size_t)tu_range(r, 1, 40);             /* gap in t */
-            } else if (x < 16) {
-                for (size_t g = (size_t)tu_range(r, 1, 40); g && k < n; g--)
-                    t[k++] = (uint8_t)tu_below(r, (uint64_t)alpha);
-            } else {
-                t[k++] = x < 120 ? (uint8_t)tu_below(r, (uint64_t)alpha) : q[i];
-                i++;
-            }
-        }
-    while (k < n)
-        t[k++] = (uint8_t)tu_below(r, (uint64_t)alpha);
-}
-
 /* The engine at every thread count and both kernels against the scalar
  * reference. */
 static void check_engine(const hay_align_scoring *s, const uint8_t *q,
@@ -97,7 +72,7 @@ static void part_boundaries(tu_rng *rng)
                     size_t m = lens[a], n = lens[b];
                     if (m == 0 || n == 0 || (a + b + c + ti) % 3 != 0)
                         continue;
-                    make_pair(rng, alpha, q, m, t, n, tu_below(rng, 4) != 0);
+                    au_make_pair(rng, alpha, q, m, t, n, tu_below(rng, 4) != 0);
                     snprintf(what, sizeof what, "case %zu (%s %d/%d)", c,
                              au_cases[c].matrix ? au_cases[c].matrix : "dna",
                              (int)au_cases[c].open, (int)au_cases[c].extend);
@@ -105,11 +80,11 @@ static void part_boundaries(tu_rng *rng)
                 }
             /* very unequal: one row or column against many tiles */
             size_t longer = 40 * T + 3;
-            make_pair(rng, alpha, q, 2, t, longer, 1);
+            au_make_pair(rng, alpha, q, 2, t, longer, 1);
             check_engine(s, q, 2, t, longer, T, "2 x many");
-            make_pair(rng, alpha, q, longer, t, 3, 1);
+            au_make_pair(rng, alpha, q, longer, t, 3, 1);
             check_engine(s, q, longer, t, 3, T, "many x 3");
-            make_pair(rng, alpha, q, 9 * T + 1, t, T / 2 + 1, 1);
+            au_make_pair(rng, alpha, q, 9 * T + 1, t, T / 2 + 1, 1);
             check_engine(s, q, 9 * T + 1, t, T / 2 + 1, T, "tall");
         }
         /* random sizes with the automatic tiles (rows and columns of
@@ -117,7 +92,7 @@ static void part_boundaries(tu_rng *rng)
         for (int k = 0; k < 3; k++) {
             size_t m = (size_t)tu_range(rng, 1, k ? 1500 : 4096);
             size_t n = (size_t)tu_range(rng, 1, k ? 1500 : 4096);
-            make_pair(rng, alpha, q, m, t, n, tu_below(rng, 4) != 0);
+            au_make_pair(rng, alpha, q, m, t, n, tu_below(rng, 4) != 0);
             check_engine(s, q, m, t, n, 0, "auto tile");
         }
         hay_align_scoring_free(s);
@@ -150,7 +125,7 @@ static void part_saturation(tu_rng *rng)
     hay_align_scoring_dna(10, -9, 12, 3, &s);
     size_t m = 4000;
     uint8_t *q = malloc(m), *t = malloc(m);
-    make_pair(rng, 4, q, m, t, m, 0);
+    au_make_pair(rng, 4, q, m, t, m, 0);
     memcpy(t, q, m);
     t[m / 2] = (uint8_t)((t[m / 2] + 1) % 4);
     sw_end ref, got;
@@ -181,7 +156,7 @@ static void part_api(tu_rng *rng)
     hay_align_scoring *s = au_make(&au_cases[0]);
     size_t m = 900, n = 1100;
     uint8_t *q = malloc(m), *t = malloc(n);
-    make_pair(rng, 20, q, m, t, n, 1);
+    au_make_pair(rng, 20, q, m, t, n, 1);
     au_scoring as;
     au_scoring_from(s, &as);
     hay_align_options o;
@@ -281,41 +256,12 @@ static void part_api(tu_rng *rng)
     free(t);
 }
 
-/* The records of a FASTA file end to end, at most cap residues, as codes
- * (NULL: unreadable). */
-static uint8_t *records(const hay_align_scoring *s, const char *path,
-                        size_t cap, size_t *len)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = malloc(cap), line[4096];
-    size_t k = 0;
-    while (buf && k < cap && fgets(line, sizeof line, f))
-        for (char *p = line; line[0] != '>' && *p && k < cap; p++)
-            if (*p != '\n' && *p != '\r')
-                buf[k++] = *p;
-    fclose(f);
-    uint8_t *codes = buf && k ? malloc(k) : NULL;
-    if (codes && hay_align_encode(s, buf, k, codes, NULL) != HAY_OK) {
-        free(codes);
-        codes = NULL;
-    }
-    free(buf);
-    *len = k;
-    return codes;
-}
-
 static void real_pair(const hay_align_scoring *s, const char *dir,
                       const char *a, const char *b, size_t tile)
 {
-    char pa[1024], pb[1024];
-    snprintf(pa, sizeof pa, "%s/bio/%s", dir, a);
-    snprintf(pb, sizeof pb, "%s/bio/%s", dir, b);
+    uint8_t *q, *t;
     size_t m, n;
-    uint8_t *q = records(s, pa, 20000, &m), *t = records(s, pb, 20000, &n);
-    CHECK(q && t && m > 0 && n > 0, "cannot read %s or %s", pa, pb);
-    if (q && t && m && n) {
+    if (au_read_pair(s, dir, a, b, 20000, &q, &m, &t, &n)) {
         char what[256];
         snprintf(what, sizeof what, "%s x %s", a, b);
         sw_end ref, got;
@@ -349,13 +295,7 @@ int main(int argc, char **argv)
     part_saturation(&rng);
     part_api(&rng);
     const char *dir = argc > 1 ? argv[1] : "../shared/data";
-    char probe[1024];
-    snprintf(probe, sizeof probe, "%s/bio/dna-pairs/MT-human.fa", dir);
-    FILE *f = fopen(probe, "r");
-    if (!f) {
-        printf("SKIP the real pairs: no %s\n", probe);
-    } else {
-        fclose(f);
+    if (au_have_pairs(dir)) {
         hay_align_scoring *dna, *prot;
         hay_align_scoring_dna(2, -3, 5, 2, &dna);
         hay_align_scoring_builtin("blosum62", 11, 1, &prot);
