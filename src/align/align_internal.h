@@ -78,8 +78,9 @@ hay_status hay_sw_scalar_score(const hay_align_scoring *s, const uint8_t *q,
 
 /*
  * One long pair on many threads (sw_wavefront.c): tiles of `tile` x `tile`
- * cells (0: each side from its length and the threads) in a wavefront of
- * OpenMP tasks, each tile a striped AVX2 pass in `bits` 16 or 32 (16: may
+ * cells (0: each side from its length and the threads) along
+ * anti-diagonals, the tiles of one diagonal shared by the threads (omp
+ * for) before the next begins, each tile a striped AVX2 pass in `bits` 16 or 32 (16: may
  * set e->saturated, as a 16-bit engine does) or, with bits 0 or without
  * AVX2, scalar rows (32 bits).  The tie rule of sw_device.h.
  */
