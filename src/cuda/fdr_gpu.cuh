@@ -9,21 +9,30 @@
 
 #include <string.h>
 
-// The functions that call an Emit or a Round are instantiated for the
-// device (fdr_gpu.cu) and for the host test with host-only functors: the
-// pragma before each keeps nvcc from checking the side it is not used on.
+// A thread's filter pushes its candidates to a Queue (the kernel's: one
+// per warp in shared memory, verified by the warp's lanes together when 32
+// are waiting; the host test's verifies each at once) and emits matches
+// through an Emit (em(end, id); em.add(n) for short matches counted in
+// place).  The functions that call them are instantiated for the device
+// (fdr_gpu.cu) and for the host test with host-only functors: the pragma
+// before each keeps nvcc from checking the side it is not used on.
 
-// What a thread reads: the filter table of its group and the short bitmap
+// What a thread reads: the filter table of its group and the short codes
 // (shared memory in the kernel), the rest in global memory.
 struct fdr_view {
     const uint64_t *table;        // this group's, 1 << domain words
-    const uint32_t *sbits;        // NULL: no short literals in this pass
+    const uint8_t *scode;         // NULL: no short literals in this pass
     const uint32_t *short_first, *short_ent, *slot_first;
     const hay_fdr_gpu_lit *lits;
     const uint8_t *bytes;
     const uint8_t *plen;          // this group's 8 bucket prefix lengths
     uint32_t domain, hash_bits, group;
+    int fast;                     // counts only: short codes below 128 add up
 };
+
+// A candidate: its end position, bit 8 for the short lists, bits 0-7 for
+// the filter's buckets.
+#define FDR_CAND(e, sh, m) ((uint64_t)(e) << 9 | (uint64_t)(sh) << 8 | (m))
 
 // A thread's filter state: S and the two bytes before the next one (folded).
 struct fdr_thr {
@@ -104,30 +113,47 @@ FDR_HD void fdr_long(const fdr_view &v, const fdr_piece &pc, int64_t e, uint32_t
     }
 }
 
-// Bytes FROM..15 of the 16-byte word w whose byte 0 is piece index e0;
-// candidates at ends in [lo, hi) are verified (lo = hi: a warm-up).
+// Verifies a candidate (FDR_CAND), reading the bytes before its end again.
 #pragma nv_exec_check_disable
-template <bool CASELESS, int FROM, class Emit>
-FDR_HD void fdr_word(const fdr_view &v, const fdr_piece &pc, fdr_thr &t, const uint32_t w[4],
-                     int64_t e0, int64_t lo, int64_t hi, Emit &em)
+template <bool CASELESS, class Emit>
+FDR_HD void fdr_verify(const fdr_view &v, const fdr_piece &pc, uint64_t c, Emit &em)
+{
+    int64_t e = (int64_t)(c >> 9);
+    if (c & 0x100) {
+        uint32_t f1 = e >= 1 ? fdr_fold<CASELESS>(pc.text[e - 1]) : 0;
+        uint32_t f2 = e >= 2 ? fdr_fold<CASELESS>(pc.text[e - 2]) : 0;
+        fdr_short(v, pc, f1 << 8 | fdr_fold<CASELESS>(pc.text[e]), f2, e, em);
+    }
+    if (c & 0xff)
+        fdr_long<CASELESS>(v, pc, e, (uint32_t)(c & 0xff), em);
+}
+
+// The bytes FROM..TO-1 of the 16-byte word w whose byte 0 is piece index
+// e0: candidates at ends in [lo, hi) go to the queue (lo = hi: a warm-up);
+// with v.fast, short codes below 128 at ends in [slo, hi) are counted here.
+#pragma nv_exec_check_disable
+template <bool CASELESS, int FROM, int TO, class Emit, class Queue>
+FDR_HD void fdr_bytes(const fdr_view &v, fdr_thr &t, const uint32_t w[4], int64_t e0,
+                      int64_t lo, int64_t slo, int64_t hi, Emit &em, Queue &q)
 {
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-    for (int j = FROM; j < 16; j++) {
+    for (int j = FROM; j < TO; j++) {
         uint32_t f = fdr_fold<CASELESS>((w[j >> 2] >> (8 * (j & 3))) & 0xffu);
         uint32_t k2 = t.f1 << 8 | f;
         t.st = (t.st >> 8) | v.table[fdr_gpu_key(t.f1, f, v.domain)];
         uint32_t m = ~(uint32_t)t.st & 0xffu;
-        bool sh = v.sbits && ((v.sbits[k2 >> 5] >> (k2 & 31)) & 1u);
-        if (m || sh) {
+        uint32_t sc = v.scode ? v.scode[k2] : 0;
+        if (m | sc) {
             int64_t e = e0 + j;
-            if (e >= lo && e < hi) {
-                if (sh)
-                    fdr_short(v, pc, k2, t.f2, e, em);
-                if (m)
-                    fdr_long<CASELESS>(v, pc, e, m, em);
+            bool sh = sc != 0;
+            if (v.fast && sc < 128 && e >= slo && e < hi) {
+                em.add(sc);
+                sh = false;
             }
+            if ((m || sh) && e >= lo && e < hi)
+                q.push(FDR_CAND(e, sh, m));
         }
         t.f2 = t.f1;
         t.f1 = f;
@@ -170,12 +196,13 @@ FDR_HD fdr_geom fdr_plan(const uint8_t *text, uint64_t len, uint64_t start0, uin
 }
 
 // Thread th's run: a warm-up over the 8 bytes before it (when they lie at
-// or above base), then its words; round() after every word, also when the
-// thread has nothing to do (the kernel's barriers).
+// or above base), then its words, q.step() after each half word and
+// round() after each word, also when the thread has nothing to do (the
+// kernel's barriers).
 #pragma nv_exec_check_disable
-template <bool CASELESS, class Emit, class Round>
+template <bool CASELESS, class Emit, class Queue, class Round>
 FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
-                       Emit &em, Round &round)
+                       Emit &em, Queue &q, Round &round)
 {
     const bool active = th < gm.nthr;
     const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
@@ -184,19 +211,31 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
     if (active && g0 >= 16) {
         fdr_load(gm.base + g0 - 16, w);
         t.f1 = fdr_fold<CASELESS>(w[1] >> 24);   // byte 7
-        fdr_word<CASELESS, 8>(v, pc, t, w, (int64_t)(g0 - 16) - (int64_t)gm.a0, 0, 0, em);
+        fdr_bytes<CASELESS, 8, 16>(v, t, w, 0, 0, 0, 0, em, q);
     }
     int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;
     if (lo < (int64_t)gm.start0)
         lo = (int64_t)gm.start0;
     if (hi > (int64_t)pc.len)
         hi = (int64_t)pc.len;
+    // Short matches counted in place: ends past min_end, starts at 0 or later.
+    int64_t slo = lo;
+    if (slo < (int64_t)pc.min_end)
+        slo = (int64_t)pc.min_end;
+    if (slo < 1)
+        slo = 1;
     for (uint32_t k = 0; k < gm.run / 16; k++) {
         uint64_t g = g0 + 16ull * k;
-        if (active && g < text_end) {
+        bool go = active && g < text_end;
+        int64_t e0 = (int64_t)g - (int64_t)gm.a0;
+        if (go)
             fdr_load(gm.base + g, w);
-            fdr_word<CASELESS, 0>(v, pc, t, w, (int64_t)g - (int64_t)gm.a0, lo, hi, em);
-        }
+        if (go)
+            fdr_bytes<CASELESS, 0, 8>(v, t, w, e0, lo, slo, hi, em, q);
+        q.step(false);
+        if (go)
+            fdr_bytes<CASELESS, 8, 16>(v, t, w, e0, lo, slo, hi, em, q);
+        q.step(false);
         round();
     }
 }

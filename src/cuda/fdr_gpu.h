@@ -23,11 +23,13 @@
  * full.  Every literal has one record per id, so duplicates report each
  * id and a match is found exactly once (by its prefix end).
  *
- * Literals of 1 to 3 bytes ("short") skip the filter: a bit per two-byte
- * key (y[i-1], y[i]) says that some short literal may end at i (a 1-byte
- * literal sets all 256 keys of its byte, a 3-byte one the key of its last
- * two bytes); the key's list of entries (id, length, first byte of a
- * 3-byte literal) then gives the matches.
+ * Literals of 1 to 3 bytes ("short") skip the filter: a code per two-byte
+ * key (y[i-1], y[i]) (64 KiB, in shared memory) counts the 1- and 2-byte
+ * literals that end there (a 1-byte literal counts under all 256 keys of
+ * its byte), or is SHORT_SLOW and up when a 3-byte literal ends with the
+ * key (or more than 127 do); 0: none.  A count needs nothing else; lists,
+ * counts per pattern and slow codes read the key's list of entries (id,
+ * length, first byte of a 3-byte literal).
  *
  * Sets with more long literals than `group_max` are split into groups of
  * literals with neighbouring prefixes, each with its own filter table; the
@@ -53,8 +55,10 @@ extern "C" {
 /* Literals shorter than this are the short tables'. */
 #define HAY_FDR_GPU_LONG 4
 #define HAY_FDR_GPU_BUCKETS 8
-/* Words of the short bitmap (64 Kib). */
-#define HAY_FDR_GPU_SHORT_WORDS 2048
+/* Two-byte keys of the short codes. */
+#define HAY_FDR_GPU_SHORT_KEYS 65536
+/* A short code at or above this sends its key to the entry lists. */
+#define HAY_FDR_GPU_SHORT_SLOW 128
 
 /* A long literal (one per id). */
 typedef struct hay_fdr_gpu_lit {
@@ -80,7 +84,7 @@ typedef struct hay_fdr_gpu_tables {
     size_t nshort_ent, nlong, nbytes;
     uint8_t *plen;         /* groups * 8: each bucket's prefix length (0: empty) */
     uint64_t *table;       /* groups << domain */
-    uint32_t *short_bits;  /* HAY_FDR_GPU_SHORT_WORDS, or NULL: no short literals */
+    uint8_t *short_code;   /* HAY_FDR_GPU_SHORT_KEYS, or NULL: no short literals */
     uint32_t *short_first; /* 65537 */
     uint32_t *short_ent;   /* nshort_ent */
     uint32_t *slot_first;  /* (1 << hash_bits) + 1 */

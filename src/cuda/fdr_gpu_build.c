@@ -37,7 +37,7 @@ void hay_fdr_gpu_tables_free(hay_fdr_gpu_tables *t)
 {
     free(t->plen);
     free(t->table);
-    free(t->short_bits);
+    free(t->short_code);
     free(t->short_first);
     free(t->short_ent);
     free(t->slot_first);
@@ -51,7 +51,7 @@ static uint8_t fold_of(const hay_cuda_patterns *p, uint8_t c)
     return p->caseless ? hay_fold(c) : c;
 }
 
-/* The short tables: bit and entry list per two-byte key. */
+/* The short tables: code and entry list per two-byte key. */
 static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
 {
     size_t nent = 0;
@@ -60,10 +60,10 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
             nent += p->len[i] == 1 ? 256 : 1;
     if (!nent)
         return HAY_OK;
-    t->short_bits = calloc(HAY_FDR_GPU_SHORT_WORDS, sizeof *t->short_bits);
-    t->short_first = calloc(65537, sizeof *t->short_first);
+    t->short_code = calloc(HAY_FDR_GPU_SHORT_KEYS, 1);
+    t->short_first = calloc(HAY_FDR_GPU_SHORT_KEYS + 1, sizeof *t->short_first);
     t->short_ent = malloc(nent * sizeof *t->short_ent);
-    if (!t->short_bits || !t->short_first || !t->short_ent)
+    if (!t->short_code || !t->short_first || !t->short_ent)
         return HAY_ERR_NOMEM;
     t->nshort_ent = nent;
     /* Two passes: count per key, then place (ids increasing per key). */
@@ -79,22 +79,27 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
             for (uint32_t a = 0; a < 256; a++) {
                 uint32_t prev = len == 1 ? a : fold_of(p, s[len - 2]);
                 uint32_t k = prev << 8 | last;
-                if (pass == 0) {
-                    t->short_first[k + 1]++;
-                    t->short_bits[k >> 5] |= 1u << (k & 31);
-                } else {
+                if (pass == 1) {
                     t->short_ent[t->short_first[k]++] = e;
+                } else {
+                    uint8_t *c = &t->short_code[k];
+                    t->short_first[k + 1]++;
+                    if (len == 3 || *c + 1 >= HAY_FDR_GPU_SHORT_SLOW)
+                        *c |= HAY_FDR_GPU_SHORT_SLOW;
+                    else if (!(*c & HAY_FDR_GPU_SHORT_SLOW))
+                        (*c)++;
                 }
                 if (len > 1)
                     break;
             }
         }
         if (pass == 0)
-            for (uint32_t k = 0; k < 65536; k++)
+            for (uint32_t k = 0; k < HAY_FDR_GPU_SHORT_KEYS; k++)
                 t->short_first[k + 1] += t->short_first[k];
     }
     /* The second pass advanced each start to the next key's start. */
-    memmove(t->short_first + 1, t->short_first, 65536 * sizeof *t->short_first);
+    memmove(t->short_first + 1, t->short_first,
+            HAY_FDR_GPU_SHORT_KEYS * sizeof *t->short_first);
     t->short_first[0] = 0;
     return HAY_OK;
 }

@@ -3,7 +3,8 @@
 // host thread by thread as the kernel runs them, against oracles: a naive
 // search for random sets (1..3-byte literals, NUL bytes, duplicates,
 // caseless, literals of 4..300 bytes and one of 65,536, groups, every
-// domain, several run lengths), every alignment of the piece (0..15 bytes
+// domain, several run lengths; lists, and counts with short matches added
+// in place), every alignment of the piece (0..15 bytes
 // past a 16-byte boundary, garbage around it) and pieces with look-back
 // (min_end > 0); then real pattern sets against the CPU backend
 // (snort-community, et-open, english-words caseless) when the data
@@ -79,31 +80,45 @@ typedef std::vector<uint64_t> keys;   // HAY_CUDA_MATCH(end, id)
 
 struct emit_host {
     keys *out;
+    uint64_t added;
+    void add(uint32_t k) { added += k; }
     void operator()(uint64_t end, uint32_t id) { out->push_back(HAY_CUDA_MATCH(end, id)); }
+};
+template <bool CASELESS>
+struct queue_host {
+    const fdr_view *v;
+    const fdr_piece *pc;
+    emit_host *em;
+    void push(uint64_t c) { fdr_verify<CASELESS>(*v, *pc, c, *em); }
+    void step(bool) {}
 };
 struct round_host {
     void operator()() {}
 };
 
 // Every pass of the tables over the piece text[0, len) that reports ends
-// in (min_end, len], thread by thread as the kernel's grid would.
+// in (min_end, len], thread by thread as the kernel's grid would; with
+// *count, a count (short matches added in place) instead of the list.
 keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
-                uint64_t min_end, size_t max_len, uint32_t run)
+                uint64_t min_end, size_t max_len, uint32_t run, uint64_t *count = nullptr)
 {
     keys out;
+    if (count)
+        *count = 0;
     uint64_t start0 = min_end > max_len - 1 ? min_end - (max_len - 1) : 0;
     if (len <= min_end)
         return out;
     fdr_piece pc = { text, len, min_end };
     fdr_geom gm = fdr_plan(text, len, start0, run);
-    emit_host em = { &out };
+    emit_host em = { &out, 0 };
     round_host rd;
     for (uint32_t g = 0; g < t.groups; g++) {
         if (g > 0 && !t.nlong)
             break;
         fdr_view v;
         v.table = t.table + ((size_t)g << t.domain);
-        v.sbits = g == 0 ? t.short_bits : nullptr;
+        v.scode = g == 0 ? t.short_code : nullptr;
+        v.fast = count != nullptr;
         v.short_first = t.short_first;
         v.short_ent = t.short_ent;
         v.slot_first = t.slot_first;
@@ -113,13 +128,17 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         v.domain = t.domain;
         v.hash_bits = t.hash_bits;
         v.group = g;
+        queue_host<true> qt = { &v, &pc, &em };
+        queue_host<false> qf = { &v, &pc, &em };
         for (uint64_t th = 0; th < gm.nthr; th++) {
             if (t.caseless)
-                fdr_thread<true>(v, pc, gm, th, em, rd);
+                fdr_thread<true>(v, pc, gm, th, em, qt, rd);
             else
-                fdr_thread<false>(v, pc, gm, th, em, rd);
+                fdr_thread<false>(v, pc, gm, th, em, qf, rd);
         }
     }
+    if (count)
+        *count = out.size() + em.added;
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -160,6 +179,10 @@ void check_all_alignments(const pset &p, const hay_fdr_gpu_tables &t, const uint
         keys got = run_engine(t, al + a0, len, min_end, p.view().max_len, run);
         EXPECT(got == want, "%s: align %u run %u min_end %llu: %zu matches, want %zu", what,
                a0, run, (unsigned long long)min_end, got.size(), want.size());
+        uint64_t c;
+        run_engine(t, al + a0, len, min_end, p.view().max_len, run, &c);
+        EXPECT(c == want.size(), "%s: align %u run %u min_end %llu: count %llu, want %zu",
+               what, a0, run, (unsigned long long)min_end, (unsigned long long)c, want.size());
     }
 }
 
@@ -307,6 +330,10 @@ void real_sets(const char *dir)
         for (uint32_t gmax : { 4096u, 1024u }) {
             EXPECT(hay_fdr_gpu_build(&v, 12, gmax, &t) == 0, "%s: build", s.file);
             keys got = run_engine(t, text.data(), text.size(), 0, v.max_len, 64);
+            uint64_t c;
+            run_engine(t, text.data(), text.size(), 0, v.max_len, 64, &c);
+            EXPECT(c == want.size(), "%s: count %llu, CPU %zu", s.file, (unsigned long long)c,
+                   want.size());
             EXPECT(got == want, "%s over %s, group_max %u: %zu matches, CPU %zu", s.file,
                    tpath.c_str(), gmax, got.size(), want.size());
             printf("%s, group_max %u (%u groups): %zu matches (CPU %zu)\n", s.file, gmax,
