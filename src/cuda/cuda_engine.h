@@ -108,13 +108,13 @@
  *                       faster), or one loop over positions and steps
  *                       (lists always use rounds)
  * fdr-gpu engine keys (fdr_gpu.cu; fdr_gpu.h explains the tables):
- *   domain=N            filter key bits, 10..14 (default 12: a 32 KiB
+ *   domain=N            filter key bits, 10..14 (default 11: a 16 KiB
  *                       table in shared memory)
  *   group_max=N         long literals per filter table (default 4096);
  *                       larger sets are split, the input read once a group
  *   run=BYTES           contiguous bytes per thread, 16..1024, multiple of
  *                       16 (default 64)
- *   threads=N           threads per block, 64..1024, multiple of 32 (256)
+ *   threads=N           threads per block, 64..1024, multiple of 32 (512)
  */
 #ifndef HAY_CUDA_ENGINE_H
 #define HAY_CUDA_ENGINE_H

@@ -11,7 +11,8 @@
 // per block.  A set split into groups takes one launch per group.
 //
 // The filter's hot loop reads shared memory only.  Counts of 1- and 2-byte
-// literals are added there; every other hit (a filter candidate, a slow
+// literals are added there (their 2-bit codes: 16 KiB, where 8-bit codes
+// took 64 KiB and halved the blocks an SM holds); every other hit (a filter candidate, a slow
 // short code, any short hit when the list or counts per pattern are
 // wanted) goes to its warp's queue in shared memory, and when 32 wait the
 // warp's lanes verify them side by side: measured on the H200, verifying
@@ -174,7 +175,7 @@ struct round_dev {
 // short literals), each warp's queue, the list's stage (lists).
 size_t smem_bytes(uint32_t domain, bool shorts, unsigned threads, bool list)
 {
-    return ((size_t)8 << domain) + (shorts ? HAY_FDR_GPU_SHORT_KEYS : 0) +
+    return ((size_t)8 << domain) + (shorts ? HAY_FDR_GPU_SHORT_BYTES : 0) +
            (size_t)(threads / 32) * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
@@ -196,9 +197,9 @@ __global__ void __launch_bounds__(1024) fdr_kernel(kargs a)
     uint8_t *s_code = sp;
     if (a.v.scode) {
         const uint4 *src = (const uint4 *)a.v.scode;
-        for (uint32_t i = tid; i < HAY_FDR_GPU_SHORT_KEYS / 16; i += nt)
+        for (uint32_t i = tid; i < HAY_FDR_GPU_SHORT_BYTES / 16; i += nt)
             ((uint4 *)s_code)[i] = src[i];
-        sp += HAY_FDR_GPU_SHORT_KEYS;
+        sp += HAY_FDR_GPU_SHORT_BYTES;
     }
     unsigned long long *s_q = (unsigned long long *)sp;
     sp += (size_t)(nt / 32) * QCAP * 8;
@@ -337,7 +338,7 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
         (s = plan_grid(d)) < 0 ||
         (s = upload(&d->d_table, h->table, (size_t)h->groups << h->domain, &d->mem)) < 0 ||
         (s = upload(&d->d_scode, h->short_code,
-                    h->short_code ? (size_t)HAY_FDR_GPU_SHORT_KEYS : 0, &d->mem)) < 0 ||
+                    h->short_code ? (size_t)HAY_FDR_GPU_SHORT_BYTES : 0, &d->mem)) < 0 ||
         (s = upload(&d->d_short_first, h->short_first, h->short_first ? (size_t)65537 : 0,
                     &d->mem)) < 0 ||
         (s = upload(&d->d_short_ent, h->short_ent, h->nshort_ent, &d->mem)) < 0 ||

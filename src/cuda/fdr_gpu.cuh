@@ -27,7 +27,7 @@ struct fdr_view {
     const uint8_t *bytes;
     const uint8_t *plen;          // this group's 8 bucket prefix lengths
     uint32_t domain, hash_bits, group;
-    int fast;                     // counts only: short codes below 128 add up
+    int fast;                     // counts only: short codes below SLOW add up
 };
 
 // A candidate: its end position, bit 8 for the short lists, bits 0-7 for
@@ -130,7 +130,7 @@ FDR_HD void fdr_verify(const fdr_view &v, const fdr_piece &pc, uint64_t c, Emit 
 
 // The bytes FROM..TO-1 of the 16-byte word w whose byte 0 is piece index
 // e0: candidates at ends in [lo, hi) go to the queue (lo = hi: a warm-up);
-// with v.fast, short codes below 128 at ends in [slo, hi) are counted here.
+// with v.fast, short codes below SLOW at ends in [slo, hi) are counted here.
 #pragma nv_exec_check_disable
 template <bool CASELESS, int FROM, int TO, class Emit, class Queue>
 FDR_HD void fdr_bytes(const fdr_view &v, fdr_thr &t, const uint32_t w[4], int64_t e0,
@@ -144,11 +144,11 @@ FDR_HD void fdr_bytes(const fdr_view &v, fdr_thr &t, const uint32_t w[4], int64_
         uint32_t k2 = t.f1 << 8 | f;
         t.st = (t.st >> 8) | v.table[fdr_gpu_key(t.f1, f, v.domain)];
         uint32_t m = ~(uint32_t)t.st & 0xffu;
-        uint32_t sc = v.scode ? v.scode[k2] : 0;
+        uint32_t sc = v.scode ? fdr_gpu_short_code(v.scode, k2) : 0;
         if (m | sc) {
             int64_t e = e0 + j;
             bool sh = sc != 0;
-            if (v.fast && sc < 128 && e >= slo && e < hi) {
+            if (v.fast && sc < HAY_FDR_GPU_SHORT_SLOW && e >= slo && e < hi) {
                 em.add(sc);
                 sh = false;
             }

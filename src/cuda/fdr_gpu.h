@@ -23,11 +23,11 @@
  * full.  Every literal has one record per id, so duplicates report each
  * id and a match is found exactly once (by its prefix end).
  *
- * Literals of 1 to 3 bytes ("short") skip the filter: a code per two-byte
- * key (y[i-1], y[i]) (64 KiB, in shared memory) counts the 1- and 2-byte
- * literals that end there (a 1-byte literal counts under all 256 keys of
- * its byte), or is SHORT_SLOW and up when a 3-byte literal ends with the
- * key (or more than 127 do); 0: none.  A count needs nothing else; lists,
+ * Literals of 1 to 3 bytes ("short") skip the filter: a 2-bit code per
+ * two-byte key (y[i-1], y[i]) (16 KiB, in shared memory) counts the 1- and
+ * 2-byte literals that end there (a 1-byte literal counts under all 256
+ * keys of its byte), or is SHORT_SLOW when a 3-byte literal ends with the
+ * key (or more than 2 do); 0: none.  A count needs nothing else; lists,
  * counts per pattern and slow codes read the key's list of entries (id,
  * length, first byte of a 3-byte literal).
  *
@@ -55,10 +55,11 @@ extern "C" {
 /* Literals shorter than this are the short tables'. */
 #define HAY_FDR_GPU_LONG 4
 #define HAY_FDR_GPU_BUCKETS 8
-/* Two-byte keys of the short codes. */
+/* Two-byte keys of the short codes, and the bytes of their 2-bit codes. */
 #define HAY_FDR_GPU_SHORT_KEYS 65536
-/* A short code at or above this sends its key to the entry lists. */
-#define HAY_FDR_GPU_SHORT_SLOW 128
+#define HAY_FDR_GPU_SHORT_BYTES (HAY_FDR_GPU_SHORT_KEYS / 4)
+/* The short code that sends its key to the entry lists. */
+#define HAY_FDR_GPU_SHORT_SLOW 3
 
 /* A long literal (one per id). */
 typedef struct hay_fdr_gpu_lit {
@@ -84,7 +85,8 @@ typedef struct hay_fdr_gpu_tables {
     size_t nshort_ent, nlong, nbytes;
     uint8_t *plen;         /* groups * 8: each bucket's prefix length (0: empty) */
     uint64_t *table;       /* groups << domain */
-    uint8_t *short_code;   /* HAY_FDR_GPU_SHORT_KEYS, or NULL: no short literals */
+    uint8_t *short_code;   /* HAY_FDR_GPU_SHORT_BYTES (fdr_gpu_short_code), or NULL:
+                            * no short literals */
     uint32_t *short_first; /* 65537 */
     uint32_t *short_ent;   /* nshort_ent */
     uint32_t *slot_first;  /* (1 << hash_bits) + 1 */
@@ -96,6 +98,12 @@ typedef struct hay_fdr_gpu_tables {
 FDR_HD uint32_t fdr_gpu_key(uint32_t a, uint32_t b, uint32_t domain)
 {
     return (((a << 8) | b) * 2654435761u) >> (32 - domain);
+}
+
+/* The short code of key k (0: no short literal ends with it). */
+FDR_HD uint32_t fdr_gpu_short_code(const uint8_t *codes, uint32_t k)
+{
+    return (codes[k >> 2] >> (2 * (k & 3))) & 3u;
 }
 
 /* The verification slot of a prefix (val, plen). */

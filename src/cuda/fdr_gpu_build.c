@@ -60,7 +60,7 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
             nent += p->len[i] == 1 ? 256 : 1;
     if (!nent)
         return HAY_OK;
-    t->short_code = calloc(HAY_FDR_GPU_SHORT_KEYS, 1);
+    t->short_code = calloc(HAY_FDR_GPU_SHORT_BYTES, 1);
     t->short_first = calloc(HAY_FDR_GPU_SHORT_KEYS + 1, sizeof *t->short_first);
     t->short_ent = malloc(nent * sizeof *t->short_ent);
     if (!t->short_code || !t->short_first || !t->short_ent)
@@ -82,12 +82,13 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
                 if (pass == 1) {
                     t->short_ent[t->short_first[k]++] = e;
                 } else {
-                    uint8_t *c = &t->short_code[k];
+                    uint32_t c = fdr_gpu_short_code(t->short_code, k);
+                    c = len == 3 || c + 1 >= HAY_FDR_GPU_SHORT_SLOW ? HAY_FDR_GPU_SHORT_SLOW
+                                                                    : c + 1;
+                    unsigned sh = 2 * (k & 3);
+                    t->short_code[k >> 2] =
+                        (uint8_t)((t->short_code[k >> 2] & ~(3u << sh)) | c << sh);
                     t->short_first[k + 1]++;
-                    if (len == 3 || *c + 1 >= HAY_FDR_GPU_SHORT_SLOW)
-                        *c |= HAY_FDR_GPU_SHORT_SLOW;
-                    else if (!(*c & HAY_FDR_GPU_SHORT_SLOW))
-                        (*c)++;
                 }
                 if (len > 1)
                     break;

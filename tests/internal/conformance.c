@@ -342,16 +342,17 @@ static const char *const cuda_pfac_knobs[] = {
     "result_cap=1,bpt=1",
 };
 
-/* fdr-gpu's (src/cuda/fdr_gpu.h): groups of one literal (the input read
- * once per literal), every filter domain, runs of one word and of 1,024
- * bytes, block shapes, and list capacities that force split-and-retry. */
+/* fdr-gpu's (src/cuda/fdr_gpu.h): small groups (the input read once per
+ * group; one literal a group made the 300-pattern case take minutes),
+ * every filter domain, runs of one word and of 1,024 bytes, block shapes,
+ * and list capacities that force split-and-retry. */
 static const char *const cuda_fdr_knobs[] = {
-    "group_max=1",
-    "group_max=2,domain=10,run=16",
+    "group_max=16",
+    "group_max=40,domain=10,run=16",
     "domain=14,run=1024,threads=64",
-    "domain=11,run=48,threads=1024",
+    "domain=12,run=48,threads=1024",
     "result_cap=1,run=16",
-    "streams=8,result_cap=3,group_max=3",
+    "streams=8,result_cap=3,group_max=64",
     "transfer=register,chunk=5000,streams=2",
 };
 
