@@ -17,6 +17,11 @@
  *       end-to-end count, CUDA resident kernel-only, CUDA end-to-end full
  *       list, and Hyperscan-16T (hs_bench, run on the same bytes written to
  *       PATH), with the counts checked equal.
+ *   cuda_pfac_bench lits PATFILE TEXTDIR [--reps N]
+ *       1 GiB as for big: the two CUDA literal engines side by side, PFAC
+ *       and fdr-gpu (defaults, then fdr-gpu's knobs): resident kernel-only
+ *       count, end-to-end count from host memory, end-to-end full ordered
+ *       list (defaults only), all counts checked against PFAC's.
  *
  * Times are medians of --reps runs (default 5) after one warm-up.  Patterns
  * are read one per line with \xHH escapes (shared/data/patterns format).
@@ -410,6 +415,67 @@ static int big(const char *patfile, const char *dir, const char *hs,
     return bad;
 }
 
+static int lits(const char *patfile, const char *dir)
+{
+    pat_list p;
+    if (load_patterns(patfile, &p, (size_t)-1, (size_t)-1) < 0)
+        return 2;
+    uint64_t len = (uint64_t)1 << 30;
+    uint8_t *d = make_text(dir, len);
+    hay_buffer *buf = NULL;
+    if (!d || hay_buffer_create(HAY_BACKEND_CUDA, d, len, &buf) != HAY_OK)
+        return 2;
+    double gb = (double)len / 1e9;
+    static const struct {
+        const char *algo, *params;
+        int list;
+    } rows[] = {
+        { "pfac", NULL, 1 },
+        { "fdr-gpu", NULL, 1 },
+        { "fdr-gpu", "domain=12", 0 },
+        { "fdr-gpu", "domain=12,threads=256", 0 },
+        { "fdr-gpu", "threads=1024", 0 },
+        { "fdr-gpu", "group_max=8192", 0 },
+        { "fdr-gpu", "group_max=2048", 0 },
+        { "fdr-gpu", "run=32", 0 },
+        { "fdr-gpu", "run=128", 0 },
+    };
+    printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n", patfile,
+           p.n, dir, reps);
+    printf("%-40s %12s %12s %12s %12s %s\n", "engine", "kernel_GB/s", "e2e_cnt_GB/s",
+           "list_GB/s", "matches", "vs pfac");
+    uint64_t ref = 0;
+    int bad = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        hay_patterns *g = compile(&p, HAY_BACKEND_CUDA, rows[i].algo, rows[i].params);
+        if (!g) {
+            bad = 1;
+            continue;
+        }
+        timing tr = run(g, d, len, buf, 0, 0);
+        timing te = run(g, d, len, NULL, 0, 0);
+        timing tl;
+        memset(&tl, 0, sizeof tl);
+        if (rows[i].list)
+            tl = run(g, d, len, NULL, 1, 0);
+        if (i == 0)
+            ref = tr.count;
+        int same = tr.count == ref && te.count == ref && (!rows[i].list || tl.count == ref);
+        bad |= !same;
+        char name[80];
+        snprintf(name, sizeof name, "%s %s", rows[i].algo, rows[i].params ? rows[i].params : "");
+        printf("%-40s %12.1f %12.2f %12.2f %12llu %s\n", name, gb / tr.kernel, gb / te.wall,
+               rows[i].list ? gb / tl.wall : 0.0, (unsigned long long)tr.count,
+               same ? "same" : "DIFF");
+        fflush(stdout);
+        hay_patterns_free(g);
+    }
+    hay_buffer_free(buf);
+    free(d);
+    pat_list_free(&p);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     const char *hs = NULL, *file = "/tmp/cuda_pfac_bench.1g";
@@ -428,7 +494,7 @@ int main(int argc, char **argv)
     if (reps < 1)
         reps = 1;
     if (na != 3) {
-        fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big PATFILE TEXTDIR "
+        fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big|lits PATFILE TEXTDIR "
                         "[--reps N] [--hs HS_BENCH] [--file PATH]\n");
         return 2;
     }
@@ -442,6 +508,8 @@ int main(int argc, char **argv)
         return threads(args[1], args[2]);
     if (!strcmp(args[0], "big"))
         return big(args[1], args[2], hs, file);
+    if (!strcmp(args[0], "lits"))
+        return lits(args[1], args[2]);
     fprintf(stderr, "cuda_pfac_bench: unknown mode %s\n", args[0]);
     return 2;
 }

@@ -19,6 +19,7 @@ int hay_cuda_device_name(int dev, char *buf, size_t cap);
 const hay_cuda_engine_entry hay_cuda_engine_table[] = {
     { "gpu-fast", &hay_cuda_engine_fast },          /* one pattern */
     { "pfac", &hay_cuda_engine_pfac },              /* any number */
+    { "fdr-gpu", &hay_cuda_engine_fdr_gpu },        /* any number; set.c picks it */
     { "bm-gpu", &hay_cuda_engine_bm },
     { "brute-global", &hay_cuda_engine_brute_global },
     { "brute-reg", &hay_cuda_engine_brute_reg },
@@ -27,8 +28,9 @@ const hay_cuda_engine_entry hay_cuda_engine_table[] = {
 const size_t hay_cuda_engine_count =
     sizeof hay_cuda_engine_table / sizeof hay_cuda_engine_table[0];
 /* The same names, for hay_algo_name (keep in step with the table). */
-static const char *const cuda_algos[] = { "gpu-fast", "pfac", "bm-gpu", "brute-global",
-                                          "brute-reg", "brute-first", NULL };
+static const char *const cuda_algos[] = { "gpu-fast", "pfac", "fdr-gpu", "bm-gpu",
+                                          "brute-global", "brute-reg", "brute-first",
+                                          NULL };
 
 const hay_cuda_tuning hay_cuda_tuning_default = {
     .min_chunk = (uint64_t)1 << 16,
@@ -58,7 +60,8 @@ static hay_status cuda_compile(hay_patterns *set, const char *algo)
     set->engine = &hay_cuda_host_engine;   /* streams walk the PFAC tables on the host */
     set->algo_name = cs->algo;    /* what hay_patterns_info reports */
     set->state_memory = cs->pfac->memory + cs->eng->memory(cs->estate);
-    set->reason = algo ? "algorithm chosen by the caller"
+    set->reason = algo       ? "algorithm chosen by the caller"
+                  : cs->why ? cs->why
                   : !strcmp(cs->algo, "gpu-fast")
                       ? "CUDA, one pattern: 16-byte loads, first/last-byte filter (gpu-fast)"
                       : "CUDA: PFAC over all start positions";

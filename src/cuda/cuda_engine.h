@@ -107,6 +107,14 @@
  *                       waiting for its longest walk (default; measured
  *                       faster), or one loop over positions and steps
  *                       (lists always use rounds)
+ * fdr-gpu engine keys (fdr_gpu.cu; fdr_gpu.h explains the tables):
+ *   domain=N            filter key bits, 10..14 (default 11: a 16 KiB
+ *                       table in shared memory)
+ *   group_max=N         long literals per filter table (default 4096);
+ *                       larger sets are split, the input read once a group
+ *   run=BYTES           contiguous bytes per thread, 16..1024, multiple of
+ *                       16 (default 64)
+ *   threads=N           threads per block, 64..1024, multiple of 32 (512)
  */
 #ifndef HAY_CUDA_ENGINE_H
 #define HAY_CUDA_ENGINE_H
@@ -167,6 +175,7 @@ typedef struct hay_cuda_engine {
 
 /* The engines. */
 extern const hay_cuda_engine hay_cuda_engine_pfac;
+extern const hay_cuda_engine hay_cuda_engine_fdr_gpu;   /* fdr_gpu.cu */
 
 /* A cudaError_t as a hay_status (probe.cu): 0 for success, else NOMEM for
  * an allocation failure, NO_DEVICE for a missing or unusable device,

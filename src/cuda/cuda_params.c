@@ -74,6 +74,24 @@ static const hay_param pfac_keys[] = {
 const hay_param_table hay_cuda_pfac_param_table =
     HAY_PARAM_TABLE("pfac", hay_cuda_pfac_params, pfac_keys);
 
+/* fdr-gpu's keys have names of their own: with no --algo, backend cuda
+ * accepts PFAC's and fdr-gpu's together and picks the engine later. */
+static const hay_param fdr_keys[] = {
+    /* domain=11 and threads=512: the best of the measured settings on the
+     * H200 (docs/PERF.md); more resident blocks beat a finer filter */
+    HAY_PARAM_U(hay_cuda_fdr_params, domain, "domain", 10, 14, 0, "11",
+                "filter key bits (a table of 8 << domain bytes in shared memory)"),
+    HAY_PARAM_U(hay_cuda_fdr_params, group_max, "group_max", 1, (uint64_t)1 << 20, 0, "4096",
+                "long literals per filter table; more are split into groups, "
+                "the input read once per group"),
+    HAY_PARAM_U(hay_cuda_fdr_params, run, "run", 16, 1024, 16, "64",
+                "contiguous bytes per thread"),
+    HAY_PARAM_U(hay_cuda_fdr_params, threads, "threads", 64, 1024, 32, "512",
+                "threads per block"),
+};
+const hay_param_table hay_cuda_fdr_param_table =
+    HAY_PARAM_TABLE("fdr-gpu", hay_cuda_fdr_params, fdr_keys);
+
 static const hay_param brute_keys[] = {
     HAY_PARAM_U(hay_cuda_exact_params, threads, "threads", 32, 1024, 32, "256",
                 "threads per block"),
@@ -151,15 +169,24 @@ static const struct {
 } engine_tables[] = {
     { "gpu-fast", &hay_cuda_fast_param_table },
     { "pfac", &hay_cuda_pfac_param_table },
+    { "fdr-gpu", &hay_cuda_fdr_param_table },
     { "bm-gpu", &hay_cuda_bm_param_table },
     { "brute-global", &hay_cuda_brute_param_table },
     { "brute-reg", &hay_cuda_brute_param_table },
     { "brute-first", &hay_cuda_brute_param_table },
 };
 
-static const hay_param_table *default_engine(size_t npatterns)
+/* With no --algo, a multi-pattern set runs PFAC or fdr-gpu (set.c
+ * chooses): the keys of both are accepted.  Returns the tables written. */
+static size_t default_engines(size_t npatterns, const hay_param_table **out)
 {
-    return npatterns > 1 ? &hay_cuda_pfac_param_table : &hay_cuda_fast_param_table;
+    if (npatterns <= 1) {
+        out[0] = &hay_cuda_fast_param_table;
+        return 1;
+    }
+    out[0] = &hay_cuda_pfac_param_table;
+    out[1] = &hay_cuda_fdr_param_table;
+    return 2;
 }
 
 size_t hay_cuda_param_tables(const char *algo, size_t npatterns,
@@ -167,10 +194,8 @@ size_t hay_cuda_param_tables(const char *algo, size_t npatterns,
 {
     size_t n = 0;
     out[n++] = &hay_cuda_driver_param_table;
-    if (!algo) {
-        out[n++] = default_engine(npatterns);
-        return n;
-    }
+    if (!algo)
+        return n + default_engines(npatterns, out + n);
     for (size_t i = 0; i < sizeof engine_tables / sizeof engine_tables[0]; i++)
         if (strcmp(algo, engine_tables[i].name) == 0)
             out[n++] = engine_tables[i].table;
@@ -181,8 +206,7 @@ size_t hay_auto_param_tables(size_t npatterns, const hay_param_table **out)
 {
     out[0] = &hay_cuda_driver_param_table;
     out[1] = &hay_auto_param_table;
-    out[2] = default_engine(npatterns);
-    return 3;
+    return 2 + default_engines(npatterns, out + 2);
 }
 
 hay_status hay_cuda_engine_params(const char *text, const hay_param_table *own,

@@ -57,6 +57,13 @@ typedef struct hay_cuda_pfac_params {
 } hay_cuda_pfac_params;
 extern const hay_param_table hay_cuda_pfac_param_table;
 
+/* The filter-first literal engine (fdr_gpu.cu; fdr_gpu.h). */
+typedef struct hay_cuda_fdr_params {
+    uint64_t given;
+    uint64_t domain, group_max, run, threads;
+} hay_cuda_fdr_params;
+extern const hay_param_table hay_cuda_fdr_param_table;
+
 /* The one-pattern engines (exact.cu): one struct, a table per kind. */
 typedef struct hay_cuda_exact_params {
     uint64_t given;
@@ -92,9 +99,9 @@ extern const hay_param_table hay_cuda_swdb_param_table;
  * The tables a set's params are checked against (core/patterns.c), at most
  * 4 written to out:
  *   backend cuda: the driver's, and the engine's that `algo` names (none
- *   when no engine has that name), or with no algo the default engine's
- *   (pfac for several patterns, gpu-fast for one);
- *   backend auto: the driver's, auto's, and the default engine's (the CPU
+ *   when no engine has that name), or with no algo the default engines'
+ *   (pfac and fdr-gpu for several patterns, gpu-fast for one);
+ *   backend auto: the driver's, auto's, and the default engines' (the CPU
  *   backend's table is the caller's to add).
  */
 size_t hay_cuda_param_tables(const char *algo, size_t npatterns,

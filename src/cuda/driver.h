@@ -112,6 +112,7 @@ typedef struct cuda_set {
     unsigned reg_threads;    /* transfer=register */
     uint64_t chunk, result_cap, dense_max;
     double init_seconds, prepare_seconds;
+    const char *why;         /* with no --algo: why this engine (static), or NULL */
     int reported;            /* init/prepare reported by a scan */
 } cuda_set;
 

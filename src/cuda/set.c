@@ -5,6 +5,7 @@
  * set.
  */
 #include "driver.h"
+#include "fdr_gpu.h"
 
 #include <stdlib.h>
 
@@ -57,6 +58,45 @@ hay_status hay_cuda_set_warm_up(const hay_patterns *set)
     return dev < 0 ? HAY_ERR_INVALID : hay_cuda_ctx_enter(dev, NULL);
 }
 
+/* The first engine of the registry that accepts the set (only `algo`'s
+ * when given): cs->eng, cs->estate, cs->algo; PFAC's device tables are made
+ * from its host tables, built here with the dense budget. */
+static hay_status build_engine(const hay_patterns *set, const char *algo,
+                               const hay_trie *trie, cuda_set *cs)
+{
+    hay_status s = HAY_ERR_UNKNOWN_NAME;
+    for (size_t i = 0; i < hay_cuda_engine_count; i++) {
+        const hay_cuda_engine *e = hay_cuda_engine_table[i].engine;
+        if (algo && strcmp(algo, hay_cuda_engine_table[i].name) != 0)
+            continue;
+        if (set->n > 1 && !e->multi) {
+            s = HAY_ERR_UNSUPPORTED;
+            continue;
+        }
+        double t0 = hay_now();
+        if (e == &hay_cuda_engine_pfac && !cs->pfac) {
+            s = pfac_build(set, trie, (size_t)cs->dense_max, &cs->pfac);
+            if (s < 0)
+                return s;
+        }
+        hay_cuda_patterns hp = {
+            set->n, set->bytes, set->off, set->len, set->min_len, set->max_len,
+            (set->flags & HAY_CASELESS) != 0, cs->pfac, set->params,
+        };
+        s = e->build(&hp, &cs->estate);
+        cs->prepare_seconds = hay_now() - t0;
+        if (s == HAY_OK) {
+            cs->eng = e;
+            cs->algo = hay_cuda_engine_table[i].name;
+            return HAY_OK;
+        }
+        cs->estate = NULL;
+        if (s != HAY_ERR_UNSUPPORTED || algo)
+            return s;
+    }
+    return s;
+}
+
 hay_status hay_cuda_set_build(const hay_patterns *set, const char *algo,
                               const hay_trie *trie, cuda_set **out)
 {
@@ -96,35 +136,16 @@ hay_status hay_cuda_set_build(const hay_patterns *set, const char *algo,
         cudaGetLastError();
     }
 
-    s = HAY_ERR_UNKNOWN_NAME;
-    for (size_t i = 0; i < hay_cuda_engine_count; i++) {
-        const hay_cuda_engine *e = hay_cuda_engine_table[i].engine;
-        if (algo && strcmp(algo, hay_cuda_engine_table[i].name) != 0)
-            continue;
-        if (set->n > 1 && !e->multi) {
-            s = HAY_ERR_UNSUPPORTED;
-            continue;
-        }
-        double t0 = hay_now();
-        if (e->multi && !cs->pfac) {
-            s = pfac_build(set, trie, (size_t)cs->dense_max, &cs->pfac);
-            if (s < 0)
-                goto fail;
-        }
-        hay_cuda_patterns hp = {
-            set->n, set->bytes, set->off, set->len, set->min_len, set->max_len,
-            (set->flags & HAY_CASELESS) != 0, cs->pfac, set->params,
-        };
-        s = e->build(&hp, &cs->estate);
-        cs->prepare_seconds = hay_now() - t0;
-        if (s == HAY_OK) {
-            cs->eng = e;
-            cs->algo = hay_cuda_engine_table[i].name;
-            break;
-        }
-        cs->estate = NULL;
-        if (s != HAY_ERR_UNSUPPORTED || algo)
-            goto fail;
+    /* With no --algo, a multi-pattern set takes fdr-gpu where it is the
+     * faster (fdr_gpu_build.c says where), else the registry's order. */
+    const char *pick = algo;
+    if (!algo && set->n > 1 &&
+        hay_fdr_gpu_preferred(set->n, set->min_len, &cs->why))
+        pick = "fdr-gpu";
+    s = build_engine(set, pick, trie, cs);
+    if (s == HAY_ERR_UNSUPPORTED && pick && !algo) {
+        cs->why = NULL;
+        s = build_engine(set, NULL, trie, cs);
     }
     if (s < 0)
         goto fail;

@@ -404,6 +404,56 @@ uint8_t *tu_read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* ---- pattern files --------------------------------------------------------- */
+
+static int hexv(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+hay_pattern *tu_read_patterns(const char *path, size_t *n, uint8_t **store)
+{
+    size_t len;
+    uint8_t *t = tu_read_file(path, &len);
+    if (!t)
+        return NULL;
+    size_t cap = 1024, k = 0, o = 0;
+    hay_pattern *p = malloc(cap * sizeof *p);
+    size_t *starts = malloc(cap * sizeof *starts);
+    for (size_t i = 0; i < len;) {
+        size_t start = o;
+        while (i < len && t[i] != '\n') {
+            int h1, h2;
+            if (t[i] == '\\' && i + 3 < len && t[i + 1] == 'x' &&
+                (h1 = hexv(t[i + 2])) >= 0 && (h2 = hexv(t[i + 3])) >= 0) {
+                t[o++] = (uint8_t)(h1 * 16 + h2);
+                i += 4;
+            } else {
+                t[o++] = t[i++];
+            }
+        }
+        i++;
+        if (o == start)
+            continue;
+        if (k == cap) {
+            cap *= 2;
+            p = realloc(p, cap * sizeof *p);
+            starts = realloc(starts, cap * sizeof *starts);
+        }
+        starts[k] = start;
+        p[k++].len = o - start;
+    }
+    for (size_t i = 0; i < k; i++)
+        p[i].data = t + starts[i];
+    free(starts);
+    *n = k;
+    *store = t;
+    return p;
+}
+
 double tu_now(void)
 {
     struct timespec ts;

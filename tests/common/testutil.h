@@ -186,5 +186,9 @@ void tu_part_report(const char *name, double t0, unsigned long long f0);
 
 /* Reads a whole file; NULL when it cannot. */
 uint8_t *tu_read_file(const char *path, size_t *len);
+/* A pattern file of ../shared/data (one pattern a line, \xHH decoded):
+ * the patterns point into *store (the caller frees both); NULL when the
+ * file cannot be read. */
+hay_pattern *tu_read_patterns(const char *path, size_t *n, uint8_t **store);
 
 #endif

@@ -480,55 +480,6 @@ static void test_threads(void)
 
 /* ---- real data ---------------------------------------------------------------- */
 
-static int hexv(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* One pattern per line, \xHH decoded; patterns point into *store. */
-static hay_pattern *read_patterns(const char *path, size_t *n, uint8_t **store)
-{
-    size_t len;
-    uint8_t *t = tu_read_file(path, &len);
-    if (!t)
-        return NULL;
-    size_t cap = 1024, k = 0, o = 0;
-    hay_pattern *p = malloc(cap * sizeof *p);
-    size_t *starts = malloc(cap * sizeof *starts);
-    for (size_t i = 0; i < len;) {
-        size_t start = o;
-        while (i < len && t[i] != '\n') {
-            int h1, h2;
-            if (t[i] == '\\' && i + 3 < len && t[i + 1] == 'x' &&
-                (h1 = hexv(t[i + 2])) >= 0 && (h2 = hexv(t[i + 3])) >= 0) {
-                t[o++] = (uint8_t)(h1 * 16 + h2);
-                i += 4;
-            } else {
-                t[o++] = t[i++];
-            }
-        }
-        i++;
-        if (o == start)
-            continue;
-        if (k == cap) {
-            cap *= 2;
-            p = realloc(p, cap * sizeof *p);
-            starts = realloc(starts, cap * sizeof *starts);
-        }
-        starts[k] = start;
-        p[k++].len = o - start;
-    }
-    for (size_t i = 0; i < k; i++)
-        p[i].data = t + starts[i];
-    free(starts);
-    *n = k;
-    *store = t;
-    return p;
-}
-
 static void test_realdata(const char *dir)
 {
     static const char *const sets[] = { "snort-community.txt", "et-open.txt" };
@@ -537,7 +488,7 @@ static void test_realdata(const char *dir)
         snprintf(path, sizeof path, "%s/patterns/%s", dir, sets[k]);
         size_t n;
         uint8_t *store;
-        hay_pattern *p = read_patterns(path, &n, &store);
+        hay_pattern *p = tu_read_patterns(path, &n, &store);
         if (!p) {
             printf("SKIP: real data: %s absent\n", path);
             continue;

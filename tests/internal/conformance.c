@@ -295,7 +295,7 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
 {
     static const char *const single[] = { "bm", "horspool", "simd" };
     static const char *const multi[] = { "naive", "ac", "dfa", "pfac", "teddy",
-                                         "fdr" };
+                                         "fdr", "fdr-gpu" };
     for (size_t i = 0; i < n; i++) {
         const tu_engine *e = &es[i];
         if (!e->algo)
@@ -304,7 +304,7 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
         for (size_t k = 0; k < 3; k++)
             if (strcmp(e->algo, single[k]) == 0)
                 known = true;
-        for (size_t k = 0; k < 6; k++)
+        for (size_t k = 0; k < sizeof multi / sizeof *multi; k++)
             if (strcmp(e->algo, multi[k]) == 0)
                 known = want_multi = true;
         if (e->backend == HAY_BACKEND_CPU && known)
@@ -342,21 +342,45 @@ static const char *const cuda_pfac_knobs[] = {
     "result_cap=1,bpt=1",
 };
 
+/* fdr-gpu's (src/cuda/fdr_gpu.h): small groups (the input read once per
+ * group; one literal a group made the 300-pattern case take minutes),
+ * every filter domain, runs of one word and of 1,024 bytes, block shapes,
+ * and list capacities that force split-and-retry. */
+static const char *const cuda_fdr_knobs[] = {
+    "group_max=16",
+    "group_max=40,domain=10,run=16",
+    "domain=14,run=1024,threads=64",
+    "domain=12,run=48,threads=1024",
+    "result_cap=1,run=16",
+    "streams=8,result_cap=3,group_max=64",
+    "transfer=register,chunk=5000,streams=2",
+};
+
 static void add_cuda_variants(tu_engine *engines, size_t first, size_t *ne)
 {
+    static const struct {
+        const char *algo;
+        const char *const *knobs;
+        size_t n;
+    } sets[] = {
+        { "pfac", cuda_pfac_knobs, sizeof cuda_pfac_knobs / sizeof *cuda_pfac_knobs },
+        { "fdr-gpu", cuda_fdr_knobs, sizeof cuda_fdr_knobs / sizeof *cuda_fdr_knobs },
+    };
     size_t end = *ne;
     for (size_t i = first; i < end; i++) {
-        if (!engines[i].algo || strcmp(engines[i].algo, "pfac") != 0)
-            continue;
-        for (size_t k = 0; k < sizeof cuda_pfac_knobs / sizeof *cuda_pfac_knobs; k++) {
-            tu_engine base = engines[i];
-            hay_status s = tu_engine_variant(&base, cuda_pfac_knobs[k], engines,
-                                             ne, MAX_ENGINES);
-            CHECK(s == base.probe, "%s with %s: %s, want %s", base.label,
-                  cuda_pfac_knobs[k], hay_strerror(s), hay_strerror(base.probe));
-            if (s == base.probe)
-                printf("variant '%s': params %s\n", engines[*ne - 1].label,
-                       cuda_pfac_knobs[k]);
+        for (size_t a = 0; a < sizeof sets / sizeof *sets; a++) {
+            if (!engines[i].algo || strcmp(engines[i].algo, sets[a].algo) != 0)
+                continue;
+            for (size_t k = 0; k < sets[a].n; k++) {
+                tu_engine base = engines[i];
+                hay_status s = tu_engine_variant(&base, sets[a].knobs[k], engines, ne,
+                                                 MAX_ENGINES);
+                CHECK(s == base.probe, "%s with %s: %s, want %s", base.label,
+                      sets[a].knobs[k], hay_strerror(s), hay_strerror(base.probe));
+                if (s == base.probe)
+                    printf("variant '%s': params %s\n", engines[*ne - 1].label,
+                           sets[a].knobs[k]);
+            }
         }
     }
     /* Bad knobs are refused (by the PFAC engine: the one-pattern engines

@@ -250,7 +250,7 @@ static const hay_param_table *const all_tables[] = {
     &hay_cpu_param_table, &hay_opencl_param_table, &hay_cuda_driver_param_table,
     &hay_auto_param_table, &hay_cuda_pfac_param_table, &hay_cuda_brute_param_table,
     &hay_cuda_bm_param_table, &hay_cuda_fast_param_table, &hay_cuda_sw_param_table,
-    &hay_sw_wavefront_param_table,
+    &hay_sw_wavefront_param_table, &hay_cuda_fdr_param_table,
 };
 #define N_TABLES (sizeof all_tables / sizeof all_tables[0])
 
@@ -382,23 +382,26 @@ static void check_backends(void)
     const hay_param_table *cpu[] = { &hay_cpu_param_table };
     const hay_param_table *auto1[] = { &hay_cpu_param_table, &hay_cuda_driver_param_table,
                                        &hay_auto_param_table, &hay_cuda_fast_param_table };
+    /* several patterns: PFAC's and fdr-gpu's keys (backend cuda picks one) */
     const hay_param_table *auto2[] = { &hay_cpu_param_table, &hay_cuda_driver_param_table,
-                                       &hay_auto_param_table, &hay_cuda_pfac_param_table };
+                                       &hay_auto_param_table, &hay_cuda_pfac_param_table,
+                                       &hay_cuda_fdr_param_table };
     const hay_param_table *cuda2[] = { &hay_cuda_driver_param_table,
-                                       &hay_cuda_pfac_param_table };
+                                       &hay_cuda_pfac_param_table,
+                                       &hay_cuda_fdr_param_table };
     const hay_param_table *cuda_bm[] = { &hay_cuda_driver_param_table,
                                          &hay_cuda_bm_param_table };
     const hay_param_table *ocl[] = { &hay_opencl_param_table };
     check_listing(HAY_BACKEND_CPU, NULL, 2, cpu, 1);
     check_listing(HAY_BACKEND_AUTO, "ac", 2, cpu, 1);   /* a named CPU engine: the CPU */
     check_listing(HAY_BACKEND_AUTO, NULL, 1, auto1, 4);
-    check_listing(HAY_BACKEND_AUTO, NULL, 2, auto2, 4);
-    check_listing(HAY_BACKEND_CUDA, NULL, 2, cuda2, 2);
+    check_listing(HAY_BACKEND_AUTO, NULL, 2, auto2, 5);
+    check_listing(HAY_BACKEND_CUDA, NULL, 2, cuda2, 3);
     check_listing(HAY_BACKEND_CUDA, "bm-gpu", 1, cuda_bm, 2);
     check_listing(HAY_BACKEND_OPENCL, NULL, 2, ocl, 1);
     check_defaults_accepted(HAY_BACKEND_CPU, NULL, 2, cpu, 1);
     check_defaults_accepted(HAY_BACKEND_AUTO, NULL, 1, auto1, 4);
-    check_defaults_accepted(HAY_BACKEND_AUTO, NULL, 2, auto2, 4);
+    check_defaults_accepted(HAY_BACKEND_AUTO, NULL, 2, auto2, 5);
 
     /* The CPU's values reach its engines: a 16-byte DFA budget refuses the DFA. */
     hay_patterns *set;

@@ -1,0 +1,137 @@
+/*
+ * fdr_gpu.h - the tables of the CUDA engine fdr-gpu (fdr_gpu.cu), a
+ * filter-first literal engine after the idea of Hyperscan's FDR (the CPU
+ * form is src/cpu/fdr.c; this one is laid out for a GPU thread that owns a
+ * contiguous run of input read with 16-byte loads).
+ *
+ * Literals of 4 bytes and more ("long") go through a shift-or filter over
+ * hashed two-byte windows in 8 buckets.  Each bucket has a prefix length P
+ * (min(len, 8) of its literals, 4..8).  The window key of input position i
+ * is hash(y[i-1], y[i]) (FDR_KEY: `domain` bits).  Table word T[k], bit
+ * 8p + b, is 0 when a literal of bucket b has a window of key k ending p
+ * bytes before the end of its prefix (p = 0 .. P - 2: the P - 1 windows
+ * inside the prefix), and for every p >= P - 1 (no window there).  A
+ * thread keeps S = (S >> 8) | T[key(i)] per byte: bit b of S's low byte is
+ * 0 when every window of a bucket-b prefix ending at i agrees.  Bytes
+ * before a thread's run are fed first (a warm-up of 8), so runs need no
+ * carry between threads.
+ *
+ * A candidate (end i, bucket b) is verified: the P bytes ending at i
+ * (folded when caseless) hash with P (fdr_gpu_slot) to a slot of a table of
+ * literal records held in global memory (small enough to stay in L2); each
+ * record of that slot with the same group, bucket and prefix is compared in
+ * full.  Every literal has one record per id, so duplicates report each
+ * id and a match is found exactly once (by its prefix end).
+ *
+ * Literals of 1 to 3 bytes ("short") skip the filter: a 2-bit code per
+ * two-byte key (y[i-1], y[i]) (16 KiB, in shared memory) counts the 1- and
+ * 2-byte literals that end there (a 1-byte literal counts under all 256
+ * keys of its byte), or is SHORT_SLOW when a 3-byte literal ends with the
+ * key (or more than 2 do); 0: none.  A count needs nothing else; lists,
+ * counts per pattern and slow codes read the key's list of entries (id,
+ * length, first byte of a 3-byte literal).
+ *
+ * Sets with more long literals than `group_max` are split into groups of
+ * literals with neighbouring prefixes, each with its own filter table; the
+ * input is read once per group (short literals ride with group 0).
+ *
+ * Plain C, included from C and from .cu files.
+ */
+#ifndef HAY_CUDA_FDR_GPU_H
+#define HAY_CUDA_FDR_GPU_H
+
+#include "cuda_engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __CUDACC__
+#define FDR_HD __host__ __device__ __forceinline__
+#else
+#define FDR_HD static inline
+#endif
+
+/* Literals shorter than this are the short tables'. */
+#define HAY_FDR_GPU_LONG 4
+#define HAY_FDR_GPU_BUCKETS 8
+/* Two-byte keys of the short codes, and the bytes of their 2-bit codes. */
+#define HAY_FDR_GPU_SHORT_KEYS 65536
+#define HAY_FDR_GPU_SHORT_BYTES (HAY_FDR_GPU_SHORT_KEYS / 4)
+/* The short code that sends its key to the entry lists. */
+#define HAY_FDR_GPU_SHORT_SLOW 3
+
+/* A long literal (one per id). */
+typedef struct hay_fdr_gpu_lit {
+    uint64_t val;        /* first plen bytes, folded, little-endian */
+    uint32_t off;        /* its folded bytes in hay_fdr_gpu_tables.bytes */
+    uint32_t len;
+    uint32_t id;
+    uint8_t plen;        /* its bucket's prefix length */
+    uint8_t bucket;
+    uint16_t group;
+} hay_fdr_gpu_lit;
+
+/* A short entry: id | (len - 1) << 20 | first byte (3-byte literals) << 24. */
+#define FDR_SHORT_ID(e) ((e) & 0xfffffu)
+#define FDR_SHORT_LEN(e) ((((e) >> 20) & 3u) + 1)
+#define FDR_SHORT_C0(e) ((e) >> 24)
+
+typedef struct hay_fdr_gpu_tables {
+    uint32_t domain;       /* filter key bits */
+    uint32_t hash_bits;    /* verification slots: 1 << hash_bits */
+    uint32_t groups;       /* filter tables (at least 1) */
+    int caseless;
+    size_t nshort_ent, nlong, nbytes;
+    uint8_t *plen;         /* groups * 8: each bucket's prefix length (0: empty) */
+    uint64_t *table;       /* groups << domain */
+    uint8_t *short_code;   /* HAY_FDR_GPU_SHORT_BYTES (fdr_gpu_short_code), or NULL:
+                            * no short literals */
+    uint32_t *short_first; /* 65537 */
+    uint32_t *short_ent;   /* nshort_ent */
+    uint32_t *slot_first;  /* (1 << hash_bits) + 1 */
+    hay_fdr_gpu_lit *lits; /* nlong, by slot */
+    uint8_t *bytes;        /* nbytes: the long literals, folded */
+} hay_fdr_gpu_tables;
+
+/* The filter key of the two-byte window (a, b): `domain` bits. */
+FDR_HD uint32_t fdr_gpu_key(uint32_t a, uint32_t b, uint32_t domain)
+{
+    return (((a << 8) | b) * 2654435761u) >> (32 - domain);
+}
+
+/* The short code of key k (0: no short literal ends with it). */
+FDR_HD uint32_t fdr_gpu_short_code(const uint8_t *codes, uint32_t k)
+{
+    return (codes[k >> 2] >> (2 * (k & 3))) & 3u;
+}
+
+/* The verification slot of a prefix (val, plen). */
+FDR_HD uint32_t fdr_gpu_slot(uint64_t val, uint32_t plen, uint32_t hash_bits)
+{
+    uint64_t h = (val ^ ((uint64_t)plen << 59)) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> (64 - hash_bits));
+}
+
+/*
+ * Builds the tables of p (host memory, owned by *t; hay_fdr_gpu_tables_free
+ * releases them, also after a failure).  domain: 10..14 filter key bits;
+ * group_max: long literals per filter table.  Returns 0, NOMEM, or
+ * UNSUPPORTED when the literals' bytes pass 4 GiB.
+ */
+int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t group_max,
+                      hay_fdr_gpu_tables *t);
+void hay_fdr_gpu_tables_free(hay_fdr_gpu_tables *t);
+
+/*
+ * Backend cuda's choice for a multi-literal set when no --algo is given:
+ * 1 when fdr-gpu is expected to beat PFAC (measured: docs/PERF.md), with a
+ * one-line reason in *why (a static string) either way.
+ */
+int hay_fdr_gpu_preferred(size_t n, size_t min_len, const char **why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
