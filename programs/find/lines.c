@@ -4,9 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The terminators in p[0, n): byte counters over blocks of up to 255
+ * rounds, which the compiler turns into vector compares (a 64-bit counter
+ * per byte was a third of -n's time on text). */
+#define EOL_LANES 64
 static uint64_t count_eol(const uint8_t *p, uint64_t n, uint8_t eol)
 {
     uint64_t c = 0;
+    while (n >= EOL_LANES) {
+        uint64_t rounds = n / EOL_LANES < 255 ? n / EOL_LANES : 255;
+        uint8_t acc[EOL_LANES] = { 0 };
+        for (uint64_t r = 0; r < rounds; r++, p += EOL_LANES)
+            for (int k = 0; k < EOL_LANES; k++)
+                acc[k] = (uint8_t)(acc[k] + (p[k] == eol));
+        for (int k = 0; k < EOL_LANES; k++)
+            c += acc[k];
+        n -= rounds * EOL_LANES;
+    }
     for (uint64_t i = 0; i < n; i++)
         c += p[i] == eol;
     return c;

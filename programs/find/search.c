@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "context.h"
+#include "linecount.h"
 #include "lines.h"
 #include "printer.h"
 
@@ -47,6 +48,9 @@
 #define SERIAL_MAX ((uint64_t)4 << 20)
 /* -o prints a line's matches in parts of this many (lines.h). */
 #define SPANS_MAX 4096
+/* The first window of a scan that skips lines on several threads. */
+#define SKIP_WINDOW ((uint64_t)64 << 10)
+#define SKIP_WINDOW_MAX ((uint64_t)64 << 20)
 
 /* One file's search. */
 typedef struct file_search {
@@ -80,6 +84,13 @@ typedef struct file_search {
     unsigned lines_out;     /* lines printed since the worker's hook ran */
     bool matched, nomem, stop;
     bool first_only;        /* one selected line says all that will be printed */
+    /* Lines wanted without their matches (-c, -n without colour...): once
+     * a match selects its line the scan stops, and resumes at the next
+     * line (scan_skipping). */
+    bool skip;
+    uint64_t scan_from;     /* the offset in the piece the scan started at */
+    uint64_t resume;        /* where it resumes after a stop (UINT64_MAX: none) */
+    unsigned passed;        /* matches let pass on the selected line */
     double progress_t0, progress_last;
 } file_search;
 
@@ -261,11 +272,22 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     file_search *s = ctx;
     if (s->stop)
         return 1;
+    start += s->scan_from;
+    end += s->scan_from;
+    find_lines *l = &s->lines;
+    if (s->skip && l->line_strong && end <= l->line_end) {
+        /* Another match on a line already selected: a few are let pass
+         * (cheaper than a new scan), then the scan stops and resumes at
+         * the next line, so a line dense with matches costs no more. */
+        if (++s->passed < FIND_SKIP_AFTER)
+            return 0;
+        s->resume = l->next_line_from;
+        return 1;
+    }
     if (!find_matcher_verify(s->matcher, id, s->lines.buf, s->lines.len, &end))
         return 0;
-    if (!find_lines_selects(&s->lines, start, end))
+    if (!find_lines_selects(l, start, end))
         return 0;
-    find_lines *l = &s->lines;
     bool strong = !(l->word || l->whole) || find_lines_passes(l, start, end);
     /* -w -o and colours: a match failing only the test of the byte before
      * it may still be printed (see find_span). */
@@ -282,6 +304,8 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         s->nomem = true;
         return 1;
     }
+    if (s->skip && strong)
+        s->passed = 0;
     if (s->stop_lines && l->selected >= s->stop_lines)
         return 1;
     return !s->direct && find_select_done(&s->sel);
@@ -386,6 +410,46 @@ static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_
     so->stats = cf->stats ? lib : NULL;
 }
 
+/* The scan of the piece, through on_match.  With s->skip, again from
+ * the next line after a stop on a line dense with matches.  The scan then
+ * runs in windows ending at a line end, which start small after a stop
+ * and double after a window without one (up to SKIP_WINDOW_MAX): a scan
+ * stopped early would throw away the other threads' work, and backend
+ * auto sends no window to a GPU. */
+static hay_status scan_skipping(file_search *s, const hay_patterns *set, const uint8_t *buf,
+                                uint64_t len, hay_scan_opts *so)
+{
+    unsigned threads = so->threads;
+    uint64_t window = SKIP_WINDOW;
+    s->scan_from = 0;
+    for (;;) {
+        uint64_t from = s->scan_from, to = len;
+        if (s->skip && len - from > window) {
+            const uint8_t *nl = memchr(buf + from + window, s->cf->eol,
+                                       (size_t)(len - from - window));
+            to = nl ? (uint64_t)(nl - buf) + 1 : len;
+        }
+        so->threads = to - from >= SERIAL_MAX ? threads : 1;
+        s->resume = UINT64_MAX;
+        hay_status st = hay_scan(set, s->w->scratch, buf + from, to - from, so, on_match, s);
+        if (st < 0 || s->stop || s->nomem)
+            return st == HAY_STOPPED ? HAY_OK : st;
+        if (st == HAY_STOPPED && s->resume == UINT64_MAX)
+            return HAY_OK;   /* stopped for another reason (-m) */
+        if (st == HAY_STOPPED) {
+            s->scan_from = s->resume;
+            window = SKIP_WINDOW;
+        } else if (to < len) {
+            s->scan_from = to;
+            window = window < SKIP_WINDOW_MAX ? window * 2 : window;
+        } else {
+            return HAY_OK;
+        }
+        if (s->scan_from >= len)
+            return HAY_OK;
+    }
+}
+
 /* The piece's lines: scanned into matching lines, which go to the printer
  * (direct) or through the selection; with an empty pattern every line
  * matches. */
@@ -433,10 +497,11 @@ static hay_status scan_lines(file_search *s, const uint8_t *buf, uint64_t len,
      * one. */
     s->stop_lines = !s->direct && !cf->invert && s->sel.has_max
                         ? s->sel.max - s->sel.selected + !l->no_spans : 0;
-    if (set && len) {
-        st = hay_scan(set, w->scratch, buf, len, so, on_match, s);
-        if (st == HAY_STOPPED)
-            st = HAY_OK;
+    if (set && len && s->skip && cf->count_lines) {
+        st = find_count_lines(s->matcher, w->scratch, l, so, &l->selected);
+        s->matched |= l->selected > 0;
+    } else if (set && len) {
+        st = scan_skipping(s, set, buf, len, so);
         find_lines_finish(l);
     }
     if (merge)
@@ -480,6 +545,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     }
     l->no_spans = !print || (!cf->only && !cf->color && !cf->json);
     l->spans_max = cf->only ? SPANS_MAX : 0;
+    s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines && !cf->progress;
 
     hay_scan_opts so;
     hay_scan_stats lib;
@@ -651,9 +717,17 @@ void find_searcher_init(find_searcher *r, const find_config *cf, find_matcher *m
     /* Pieces of whole lines would cut an occurrence holding a newline, a
      * -z record, or the context before a line (see the top). */
     r->read_whole = cf->eol != '\n' || (cf->context && cf->before > 0);
-    for (size_t i = 0; i < cf->pats.n; i++)
+    /* Not on a GPU backend: many short scans (backend auto sends none of
+     * them to a GPU, see scan_skipping and linecount.c). */
+    r->skip_lines = cf->backend == HAY_BACKEND_CPU || cf->backend == HAY_BACKEND_AUTO;
+    for (size_t i = 0; i < cf->pats.n; i++) {
         if (memchr(cf->pats.items[i].data, '\n', cf->pats.items[i].len))
             r->read_whole = true;
+        /* Every match selecting a line lies inside it: the scan may resume
+         * at the next line (search.c's scan_skipping). */
+        if (memchr(cf->pats.items[i].data, cf->eol, cf->pats.items[i].len))
+            r->skip_lines = false;
+    }
     r->threads = cf->threads ? cf->threads : cli_cpu_count();
 }
 
