@@ -177,6 +177,42 @@ static void line_out(file_search *s)
     }
 }
 
+/* The line's matches as the asked leftmost mode would have given them,
+ * where the set reported all of them (matcher.h).  False when out of
+ * memory (the search stops). */
+static bool choose_spans(file_search *s, find_line *l)
+{
+    if (!s->matcher->reselect || !l->nspans)
+        return true;
+    if (l->nspans > s->chosen_cap) {
+        find_span *p = realloc(s->chosen, l->nspans * sizeof *p);
+        if (!p) {
+            s->nomem = true;
+            s->stop = true;
+            return false;
+        }
+        s->chosen = p;
+        s->chosen_cap = l->nspans;
+    }
+    memcpy(s->chosen, l->spans, l->nspans * sizeof *s->chosen);
+    l->spans = s->chosen;
+    l->nspans = find_matcher_select(s->cf->mode, s->chosen, l->nspans);
+    return true;
+}
+
+/* --count-matches with -w or -x: the line's matches that -o would print
+ * (those passing the test, without overlaps: ripgrep's count). */
+static void count_line(void *ctx, const find_line *line)
+{
+    file_search *s = ctx;
+    find_line l = *line;
+    if (!choose_spans(s, &l))
+        return;
+    s->occurrences += l.nspans;
+    for (size_t i = 0; s->each && i < l.nspans; i++)
+        s->each[l.spans[i].id]++;
+}
+
 /* A line on its way to the printer: held back after a NUL, or once the
  * file was truncated under the mapping. */
 static void emit_line(void *ctx, const find_line *line)
@@ -193,23 +229,8 @@ static void emit_line(void *ctx, const find_line *line)
     find_line l = *line;
     if (s->each_from_one)
         l.number += s->lineno - 1;
-    if (s->matcher->reselect && l.nspans) {
-        /* The line's matches as the asked leftmost mode would have given
-         * them, where the set reported all of them (matcher.h). */
-        if (l.nspans > s->chosen_cap) {
-            find_span *p = realloc(s->chosen, l.nspans * sizeof *p);
-            if (!p) {
-                s->nomem = true;
-                s->stop = true;
-                return;
-            }
-            s->chosen = p;
-            s->chosen_cap = l.nspans;
-        }
-        memcpy(s->chosen, line->spans, l.nspans * sizeof *s->chosen);
-        l.spans = s->chosen;
-        l.nspans = find_matcher_select(s->cf->mode, s->chosen, l.nspans);
-    }
+    if (!choose_spans(s, &l))
+        return;
     line_in(s);
     find_print_line(&s->printer, &l);
     line_out(s);
@@ -308,7 +329,7 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         s->passed = 0;
     if (s->stop_lines && l->selected >= s->stop_lines)
         return 1;
-    return !s->direct && find_select_done(&s->sel);
+    return !s->direct && !s->cf->count_matches && find_select_done(&s->sel);
 }
 
 /* -w or -x with an empty pattern: whether the line [a, b) holds an empty
@@ -553,7 +574,19 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     double t0 = cli_now();
     hay_status st = HAY_OK;
     uint64_t sel_before = s->sel.selected;
-    if (cf->count_matches && (s->each || s->matcher->covered)) {
+    if (cf->count_matches && (cf->word || cf->whole_line)) {
+        l->emit = count_line;
+        l->emit_ctx = s;
+        l->no_spans = false;
+        l->spans_max = 0;
+        s->skip = false;
+        if (set && len) {
+            st = hay_scan(set, w->scratch, buf, len, &so, on_match, s);
+            st = st == HAY_STOPPED ? HAY_OK : st;
+            find_lines_finish(l);
+        }
+        s->matched |= s->occurrences > 0;
+    } else if (cf->count_matches && (s->each || s->matcher->covered)) {
         if (set && len)
             st = hay_scan(set, w->scratch, buf, len, &so, count_match, s);
         s->matched |= s->occurrences > 0;
