@@ -113,8 +113,9 @@ static int cmp_span(const void *a, const void *b)
     return 0;
 }
 
-/* Hands the line in progress on with the spans kept so far. */
-static void emit_spans(find_lines *l)
+/* Hands the line in progress on with the spans kept so far; `more` when
+ * this is not its last part. */
+static void emit_spans(find_lines *l, bool more)
 {
     find_line line = {
         .start = l->line_start,
@@ -123,9 +124,12 @@ static void emit_spans(find_lines *l)
         .number = l->numbers ? find_lines_number_at(l, l->line_start) : 0,
         .spans = l->spans,
         .nspans = l->nspans,
+        .more = more,
+        .cont = l->parted,
     };
     l->emit(l->emit_ctx, &line);
     l->nspans = 0;
+    l->parted = more;
 }
 
 void find_lines_finish(find_lines *l)
@@ -139,10 +143,10 @@ void find_lines_finish(find_lines *l)
             qsort(l->spans, l->nspans, sizeof *l->spans, cmp_span);
         if (l->pick)
             pick_spans(l);
-        emit_spans(l);
+        emit_spans(l, false);
     }
     l->nspans = 0;
-    l->have_line = l->line_strong = false;
+    l->have_line = l->line_strong = l->parted = false;
 }
 
 int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id, bool strong)
@@ -168,7 +172,7 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id, boo
     if (!l->emit || l->no_spans)
         return 0;
     if (l->spans_max && !l->sort_spans && l->nspans == l->spans_max)
-        emit_spans(l);   /* -o: this part of the line's matches now */
+        emit_spans(l, true);   /* -o, colour: this part of the line's matches now */
     if (l->nspans == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         find_span *p = realloc(l->spans, cap * sizeof *p);

@@ -565,7 +565,9 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         find_select_piece(&s->sel);
     }
     l->no_spans = !print || (!cf->only && !cf->color && !cf->json);
-    l->spans_max = cf->only ? SPANS_MAX : 0;
+    /* -o prints each match apart; colour (on lines that go straight to the
+     * printer, not through the selection) writes a line part by part. */
+    l->spans_max = cf->only || (cf->color && !cf->json && s->direct) ? SPANS_MAX : 0;
     s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines && !cf->progress;
 
     hay_scan_opts so;
