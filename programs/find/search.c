@@ -48,9 +48,8 @@
 #define SERIAL_MAX ((uint64_t)4 << 20)
 /* -o prints a line's matches in parts of this many (lines.h). */
 #define SPANS_MAX 4096
-/* The first window of a scan that skips lines on several threads. */
-#define SKIP_WINDOW ((uint64_t)64 << 10)
-#define SKIP_WINDOW_MAX ((uint64_t)64 << 20)
+/* The longest scan of a piece whose lines are skipped (search_piece). */
+#define SKIP_WINDOW ((uint64_t)64 << 20)
 
 /* One file's search. */
 typedef struct file_search {
@@ -431,44 +430,28 @@ static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_
     so->stats = cf->stats ? lib : NULL;
 }
 
-/* The scan of the piece, through on_match.  With s->skip, again from
- * the next line after a stop on a line dense with matches.  The scan then
- * runs in windows ending at a line end, which start small after a stop
- * and double after a window without one (up to SKIP_WINDOW_MAX): a scan
- * stopped early would throw away the other threads' work, and backend
- * auto sends no window to a GPU. */
+/* The scan of the piece, through on_match.  With s->skip (one thread),
+ * again from the next line after a stop on a line dense with matches, in
+ * windows of at most SKIP_WINDOW that end at a line end: backend auto
+ * sends none of them to a GPU. */
 static hay_status scan_skipping(file_search *s, const hay_patterns *set, const uint8_t *buf,
                                 uint64_t len, hay_scan_opts *so)
 {
-    unsigned threads = so->threads;
-    uint64_t window = SKIP_WINDOW;
     s->scan_from = 0;
-    for (;;) {
+    while (s->scan_from < len) {
         uint64_t from = s->scan_from, to = len;
-        if (s->skip && len - from > window) {
-            const uint8_t *nl = memchr(buf + from + window, s->cf->eol,
-                                       (size_t)(len - from - window));
+        if (s->skip && len - from > SKIP_WINDOW) {
+            const uint8_t *nl = memchr(buf + from + SKIP_WINDOW, s->cf->eol,
+                                       (size_t)(len - from - SKIP_WINDOW));
             to = nl ? (uint64_t)(nl - buf) + 1 : len;
         }
-        so->threads = to - from >= SERIAL_MAX ? threads : 1;
         s->resume = UINT64_MAX;
         hay_status st = hay_scan(set, s->w->scratch, buf + from, to - from, so, on_match, s);
-        if (st < 0 || s->stop || s->nomem)
-            return st == HAY_STOPPED ? HAY_OK : st;
-        if (st == HAY_STOPPED && s->resume == UINT64_MAX)
-            return HAY_OK;   /* stopped for another reason (-m) */
-        if (st == HAY_STOPPED) {
-            s->scan_from = s->resume;
-            window = SKIP_WINDOW;
-        } else if (to < len) {
-            s->scan_from = to;
-            window = window < SKIP_WINDOW_MAX ? window * 2 : window;
-        } else {
-            return HAY_OK;
-        }
-        if (s->scan_from >= len)
-            return HAY_OK;
+        if (st < 0 || s->stop || s->nomem || (st == HAY_STOPPED && s->resume == UINT64_MAX))
+            return st == HAY_STOPPED ? HAY_OK : st;   /* (-m stops it too) */
+        s->scan_from = st == HAY_STOPPED ? s->resume : to;
     }
+    return HAY_OK;
 }
 
 /* The piece's lines: scanned into matching lines, which go to the printer
@@ -568,7 +551,12 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     /* -o prints each match apart; colour (on lines that go straight to the
      * printer, not through the selection) writes a line part by part. */
     l->spans_max = cf->only || (cf->color && !cf->json && s->direct) ? SPANS_MAX : 0;
-    s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines && !cf->progress;
+    /* Lines wanted without their matches: a scan may stop on a line dense
+     * with matches and resume at the next (-c: linecount.c).  Not for a
+     * scan on several threads that prints lines: stopped, it would throw
+     * the other threads' work away (-c counts in parts instead). */
+    s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines &&
+              !cf->progress && (cf->count_lines || !(len >= SERIAL_MAX && w->r->threads > 1));
 
     hay_scan_opts so;
     hay_scan_stats lib;
