@@ -37,12 +37,16 @@ typedef struct counter {
     uint64_t line_end;
     unsigned passed;     /* matches let pass on it */
     uint64_t resume;     /* where the scan resumes after a stop */
+    /* the shared state this thread reads on every match, at hand */
+    const uint8_t *buf;
+    uint64_t len;
+    uint8_t eol;
+    bool verify, test;   /* prefixes to verify; -w or -x */
 } counter;
 
 static int count_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     counter *c = ctx;
-    const find_lines *r = c->sh->rules;
     start += c->from;
     end += c->from;
     if (c->in_line && end <= c->line_end) {   /* on the line counted */
@@ -51,11 +55,11 @@ static int count_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         c->resume = c->line_end + 1;
         return 1;
     }
-    if (!find_matcher_verify(c->sh->m, id, r->buf, r->len, &end) ||
-        !find_lines_passes(r, start, end))
+    if ((c->verify && !find_matcher_verify(c->sh->m, id, c->buf, c->len, &end)) ||
+        (c->test && !find_lines_passes(c->sh->rules, start, end)))
         return 0;
-    const uint8_t *e = memchr(r->buf + end, r->eol, (size_t)(r->len - end));
-    c->line_end = e ? (uint64_t)(e - r->buf) : r->len;
+    const uint8_t *e = memchr(c->buf + end, c->eol, (size_t)(c->len - end));
+    c->line_end = e ? (uint64_t)(e - c->buf) : c->len;
     c->in_line = true;
     c->passed = 0;
     c->lines++;
@@ -129,16 +133,20 @@ hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
     atomic_init(&sh.next, 0);
     atomic_init(&sh.failed, false);
 
-    counter *c = calloc(threads ? threads : 1, sizeof *c);
+    if (threads == 0)
+        threads = 1;   /* (an empty piece: one part, no scan) */
+    counter *c = calloc(threads, sizeof *c);
     if (!c)
         return HAY_ERR_NOMEM;
+    for (unsigned i = 0; i < threads; i++)
+        c[i] = (counter){ .sh = &sh, .buf = rules->buf, .len = len, .eol = rules->eol,
+                          .verify = m->covered != NULL, .test = rules->word || rules->whole };
+    c[0].scratch = scratch;
     unsigned started = 1;
-    c[0] = (counter){ .sh = &sh, .scratch = scratch };
     for (; started < threads; started++) {
         /* A thread that cannot start (or get its scratch) leaves its
          * parts to the others. */
         counter *t = &c[started];
-        t->sh = &sh;
         if (hay_scratch_create(m->set, &t->scratch) < 0)
             break;
         if (pthread_create(&t->tid, NULL, count_parts, t) != 0) {
