@@ -27,6 +27,7 @@ typedef struct shared {
 /* One thread's count. */
 typedef struct counter {
     shared *sh;
+    const hay_scan_opts *so;   /* the shared options, or the calling thread's */
     hay_scratch *scratch;
     pthread_t tid;
     uint64_t lines;
@@ -81,7 +82,7 @@ static hay_status count_part(counter *c, uint64_t a, uint64_t b)
     c->in_line = false;
     while (a < b) {
         c->from = a;
-        hay_status st = hay_scan(sh->m->set, c->scratch, sh->rules->buf + a, b - a, &sh->so,
+        hay_status st = hay_scan(sh->m->set, c->scratch, sh->rules->buf + a, b - a, c->so,
                                  count_match, c);
         if (st != HAY_STOPPED)
             return st;
@@ -139,8 +140,13 @@ hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
     if (!c)
         return HAY_ERR_NOMEM;
     for (unsigned i = 0; i < threads; i++)
-        c[i] = (counter){ .sh = &sh, .buf = rules->buf, .len = len, .eol = rules->eol,
-                          .verify = m->covered != NULL, .test = rules->word || rules->whole };
+        c[i] = (counter){ .sh = &sh, .so = &sh.so, .buf = rules->buf, .len = len,
+                          .eol = rules->eol, .verify = m->covered != NULL,
+                          .test = rules->word || rules->whole };
+    /* --stats: where the calling thread's last scan ran (backend, engine). */
+    hay_scan_opts mine = sh.so;
+    mine.stats = so->stats;
+    c[0].so = &mine;
     c[0].scratch = scratch;
     unsigned started = 1;
     for (; started < threads; started++) {

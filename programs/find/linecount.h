@@ -24,7 +24,8 @@
 /* Counts into *lines the lines of rules->buf[0, rules->len) holding a
  * match of m->set that passes rules' -w / -x test.  No pattern may hold
  * rules->eol (a match then never spans lines).  `so` gives the threads
- * (parts run serially on them; stats and progress are not filled in);
+ * (parts run serially on them; no progress; so->stats, if set, tells
+ * where the calling thread's last scan ran);
  * `scratch` is the calling thread's.  Returns HAY_OK or an error. */
 hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
                             const find_lines *rules, const hay_scan_opts *so,
