@@ -328,7 +328,9 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         s->passed = 0;
     if (s->stop_lines && l->selected >= s->stop_lines)
         return 1;
-    return !s->direct && !s->cf->count_matches && find_select_done(&s->sel);
+    /* (-m: not in the middle of a line handed on in parts, whose other
+     * matches are still printed.) */
+    return !s->direct && !s->cf->count_matches && !l->parted && find_select_done(&s->sel);
 }
 
 /* -w or -x with an empty pattern: whether the line [a, b) holds an empty
@@ -548,9 +550,9 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         find_select_piece(&s->sel);
     }
     l->no_spans = !print || (!cf->only && !cf->color && !cf->json);
-    /* -o prints each match apart; colour (on lines that go straight to the
-     * printer, not through the selection) writes a line part by part. */
-    l->spans_max = cf->only || (cf->color && !cf->json && s->direct) ? SPANS_MAX : 0;
+    /* -o prints each match apart; colour writes a line part by part (not
+     * with -v: a matching line is context then, printed whole). */
+    l->spans_max = cf->only || (cf->color && !cf->json && !cf->invert) ? SPANS_MAX : 0;
     /* Lines wanted without their matches: a scan may stop on a line dense
      * with matches and resume at the next (-c: linecount.c).  Not for a
      * scan on several threads that prints lines: stopped, it would throw

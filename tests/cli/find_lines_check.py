@@ -11,9 +11,10 @@ Usage: find_lines_check.py HAY
            of the threads), with -w, -x, -i, 1 to 3 threads
   color    --color=always against grep --color=always (its default colours)
            on lines of 4,095 to 9,000 matches (parts of 4,096), with -n, -H
-           and two patterns; and on one 8 MB line of 'a' under an address
-           space limit of 100 MB (16 bytes a match kept were 128 MB: the
-           line is written in parts as the matches come)
+           and two patterns, and with -m, context and -v (the selection),
+           as -o; and on one 8 MB line of 'a' under an address space limit
+           of 100 MB (24 bytes a match kept were 192 MB: the line is
+           written in parts as the matches come), also with -m1 and -C1
   words    --count-matches with -w or -x against ripgrep's --count-matches
            (patterns of word bytes only: ripgrep 13 differs from its own
            later -w on patterns that begin or end with other bytes); skipped
@@ -91,6 +92,16 @@ def part_color(hay, tmp):
         got = run([hay, "find", "--color=always"] + opts + p + [small]).stdout
         check("color %s against grep" % opts, got == want,
               "%d bytes vs grep's %d" % (len(got), len(want)))
+    # Lines in parts through the selection (-m, context): a part is not a
+    # line of its own (-o -m1 printed 4,096 of a line's matches, -o -C1
+    # separators between parts).
+    for out in (["--color=always"], ["-o"], ["-o", "-n", "-b"]):
+        for opts in (["-m4"], ["-C1"], ["-m4", "-A1"], ["-n", "-m5", "-B1"], ["-v", "-C1"],
+                     ["-m3", "-c"]):
+            want = run(["grep", "-F"] + out + opts + ["a", small]).stdout
+            got = run([hay, "find"] + out + opts + ["a", small]).stdout
+            check("selection %s %s against grep" % (out, opts), got == want,
+                  "%d bytes vs grep's %d" % (len(got), len(want)))
 
     big = os.path.join(tmp, "a8m.txt")
     n = 8 << 20
@@ -107,25 +118,27 @@ def part_color(hay, tmp):
         if not asan:
             resource.setrlimit(resource.RLIMIT_AS, (100 << 20, 100 << 20))
 
-    p = subprocess.Popen([hay, "find", "--threads", "1", "--color=always", "a", big],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
-                         preexec_fn=limit)
-    h = hashlib.sha1()
-    while True:
-        b = p.stdout.read(1 << 20)
-        if not b:
-            break
-        h.update(b)
-    err = p.stderr.read()
-    p.wait()
     want = hashlib.sha1()
     unit = C_MATCH + b"a" + C_END
     for _ in range(n // 4096):
         want.update(unit * 4096)
     want.update(b"\n")
-    check("color: one 8 MB line of matches in 100 MB of address space", p.returncode == 0,
-          "exit %d: %r" % (p.returncode, err[-200:]))
-    check("color: its output", h.digest() == want.digest(), "differs from grep's colours")
+    for opts in ([], ["-m1"], ["-C1"]):   # straight to the printer; through the selection
+        p = subprocess.Popen([hay, "find", "--threads", "1", "--color=always"] + opts +
+                             ["a", big], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=ENV, preexec_fn=limit)
+        h = hashlib.sha1()
+        while True:
+            b = p.stdout.read(1 << 20)
+            if not b:
+                break
+            h.update(b)
+        err = p.stderr.read()
+        p.wait()
+        check("color %s: one 8 MB line of matches in 100 MB of address space" % opts,
+              p.returncode == 0, "exit %d: %r" % (p.returncode, err[-200:]))
+        check("color %s: its output" % opts, h.digest() == want.digest(),
+              "differs from grep's colours")
 
 
 def part_words(hay, path):
