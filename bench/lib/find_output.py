@@ -7,6 +7,8 @@ through `wc -l`: the count checked on every run is the number of lines
 printed (group separators included), which expect() computes from the
 generated haystack with the oracle below.  The output goes to a pipe, not to
 /dev/null: GNU grep stops at the first match when its output is /dev/null.
+With -c the count each engine prints is checked against the lines selected
+(no pipe: the whole command is timed).
 
 Standard library only.
 """
@@ -20,13 +22,13 @@ WORD_BYTE = rb"[A-Za-z0-9_]"
 
 
 def parse_args(find_args):
-    """The options the oracle knows: -v, -w, -x, -C/-A/-B NUM (one word)."""
+    """The options the oracle knows: -v, -w, -x, -c, -C/-A/-B NUM (one word)."""
     o = {"invert": False, "word": False, "line": False, "before": 0, "after": 0,
-         "context": False}
+         "context": False, "count": False}
     for a in find_args:
         m = re.fullmatch(r"-([ABC])(\d+)", a)
-        if a in ("-v", "-w", "-x"):
-            o[{"-v": "invert", "-w": "word", "-x": "line"}[a]] = True
+        if a in ("-v", "-w", "-x", "-c"):
+            o[{"-v": "invert", "-w": "word", "-x": "line", "-c": "count"}[a]] = True
         elif m:
             n = int(m.group(2))
             if m.group(1) in "BC":
@@ -87,8 +89,14 @@ def expect(path, pats, find_args):
             "newlines": newlines}
 
 
+def kind(find_args):
+    """What an engine's count means: lines selected (-c), else lines printed."""
+    return "lines" if parse_args(find_args)["count"] else "output"
+
+
 def command(e, tools, pats, patfiles, b, path):
-    """Sets e.cmd: the engine with the benchmark's find_args, through wc -l."""
+    """Sets e.cmd: the engine with the benchmark's find_args, through wc -l
+    (with -c: as it is)."""
     args = list(b["find_args"])
     caseless = bool(b.get("caseless"))
     env = dict(os.environ)
@@ -108,7 +116,10 @@ def command(e, tools, pats, patfiles, b, path):
         env = dict(tools["rg"].env)
     else:
         raise ValueError("%s: find_args benchmarks take hay, grep and rg only" % e.label)
-    e.cmd = ["sh", "-c", " ".join(shlex.quote(str(c)) for c in cmd + [path]) + " | wc -l"]
+    e.kind = kind(args)
+    if e.kind == "lines":
+        e.cmd = [str(c) for c in cmd + [path]]
+    else:
+        e.cmd = ["sh", "-c", " ".join(shlex.quote(str(c)) for c in cmd + [path]) + " | wc -l"]
     e.env = env
     e.stats_cmd = None
-    e.kind = "output"

@@ -342,11 +342,11 @@ def expand_engines(b, pats, args):
                                   "static", None))
         else:
             raise BenchError("%s: unknown tool %r" % (b["id"], tool))
-    if b.get("find_args"):   # lines printed, counted (bench/lib/find_output.py)
+    if b.get("find_args"):   # lines printed or selected (bench/lib/find_output.py)
         for e in out:
-            e.kind = "output"
+            e.kind = find_output.kind(b["find_args"])
             if e.tool != "hay":
-                e.key = e.tool + "/output"
+                e.key = e.tool + "/" + e.kind
                 e.label = e.label.split(" (")[0] + " " + " ".join(b["find_args"])
     keys = [e.key for e in out]
     if len(set(keys)) != len(keys):

@@ -83,12 +83,13 @@ static uint64_t next_start(const find_select *s, uint64_t end)
     return end < s->lines->len ? end + 1 : end;
 }
 
+/* `more`: the first part of a line handed on in parts (lines.h). */
 static void put_line(find_select *s, uint64_t start, uint64_t end, char sep,
-                     const find_span *spans, size_t nspans, uint64_t number)
+                     const find_span *spans, size_t nspans, uint64_t number, bool more)
 {
     if (s->out && !(s->only && sep == '-')) {
         find_line line = { .start = start, .end = end, .sep = sep, .spans = spans,
-                           .nspans = nspans, .number = number };
+                           .nspans = nspans, .number = number, .more = more };
         s->out(s->out_ctx, &line);
     }
     s->last_out = next_start(s, end);
@@ -111,9 +112,9 @@ static void not_selected(find_select *s, uint64_t from, uint64_t to, const find_
     while (s->after_left && from < to) {
         uint64_t end = line_end(s, from);
         if (m)
-            put_line(s, from, end, '-', m->spans, m->nspans, m->number);
+            put_line(s, from, end, '-', m->spans, m->nspans, m->number, false);
         else
-            put_line(s, from, end, '-', NULL, 0, number_at(s, from));
+            put_line(s, from, end, '-', NULL, 0, number_at(s, from), false);
         s->after_left--;
         from = next_start(s, end);
     }
@@ -141,13 +142,13 @@ static void selected(find_select *s, uint64_t start, uint64_t end, const find_li
         uint64_t e = line_end(s, from);
         const find_line *c = saved_at(s, from);
         put_line(s, from, e, '-', c ? c->spans : NULL, c ? c->nspans : 0,
-                 number_at(s, from));
+                 number_at(s, from), false);
         from = next_start(s, e);
     }
     if (m)
-        put_line(s, start, end, ':', m->spans, m->nspans, m->number);
+        put_line(s, start, end, ':', m->spans, m->nspans, m->number, m->more);
     else
-        put_line(s, start, end, ':', NULL, 0, number_at(s, start));
+        put_line(s, start, end, ':', NULL, 0, number_at(s, start), false);
     s->after_left = s->after;
 }
 
@@ -177,6 +178,14 @@ static void all_selected(find_select *s, uint64_t from, uint64_t to)
 void find_select_matching(void *select, const find_line *line)
 {
     find_select *s = select;
+    if (line->cont) {
+        /* A later part of a line handed on in parts (-o): printed if its
+         * first part was printed as selected; nothing is selected again. */
+        if (s->part_out)
+            s->out(s->out_ctx, line);
+        return;
+    }
+    s->part_out = false;
     uint64_t after = next_start(s, line->end);
     if (s->invert) {
         /* The matching line is context; its matches are coloured. */
@@ -191,6 +200,7 @@ void find_select_matching(void *select, const find_line *line)
     } else {
         not_selected(s, s->pos, line->start, NULL);
         selected(s, line->start, line->end, line);
+        s->part_out = line->more && s->out;
     }
     s->pos = after;
 }

@@ -48,6 +48,7 @@ typedef struct find_select {
     bool have_out;
     uint64_t after_left;    /* trailing context lines still to print */
     bool done;              /* max reached: nothing more is selected */
+    bool part_out;          /* the line in parts (lines.h) was printed */
     struct saved_line *saved;   /* keep_matches: the last `before` matching
                                    lines, for the context before a line */
     size_t nsaved;

@@ -27,6 +27,9 @@ typedef struct find_line {
     const find_span *spans;    /* its matches by start, longest first at
                                   equal starts; may overlap (HAY_MATCH_ALL) */
     size_t nspans;
+    /* A line handed on in parts (spans_max): `more` when more of its
+     * matches follow in a later part, `cont` when an earlier part came. */
+    bool more, cont;
 } find_line;
 
 typedef void (*find_line_fn)(void *ctx, const find_line *line);
@@ -46,13 +49,14 @@ typedef struct find_lines {
     /* Memory stays bounded on a line with millions of matches: */
     bool no_spans;       /* the emit callback does not read the spans
                             (whole lines without colour): none are kept */
-    size_t spans_max;    /* 0, or (spans in order, printed one by one: -o)
-                            hand the line on in parts of this many spans */
+    size_t spans_max;    /* 0, or (spans in order, printed as they come:
+                            -o, colour) hand the line on in parts of this
+                            many spans (find_line's more, cont) */
 
     uint64_t selected;   /* lines selected so far */
 
     /* private */
-    bool have_line, line_strong;
+    bool have_line, line_strong, parted;
     uint64_t line_start, line_end, next_line_from;
     uint64_t lineno, lineno_pos;   /* lineno is the line of lineno_pos */
     find_span *spans;

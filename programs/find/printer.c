@@ -100,10 +100,16 @@ static void print_only(const find_printer *p, const find_line *l)
     }
 }
 
-static void print_whole(const find_printer *p, const find_line *l)
+/* A whole line, its matches coloured; a line in parts (colour on a line
+ * dense with matches, lines.h) is written part by part from where the
+ * last part stopped (p->line_pos). */
+static void print_whole(find_printer *p, const find_line *l)
 {
-    put_prefix(p, l->number, l->start, l->sep, l->end - l->start);
     uint64_t pos = l->start;
+    if (l->cont)
+        pos = p->line_pos;
+    else
+        put_prefix(p, l->number, l->start, l->sep, l->end - l->start);
     if (p->cf->color) {
         for (size_t i = 0; i < l->nspans; i++) {
             /* Overlapping spans (--match-mode all): colour the union. */
@@ -116,6 +122,10 @@ static void print_whole(const find_printer *p, const find_line *l)
             fputs(C_END, p->out);
             pos = l->spans[i].e;
         }
+    }
+    if (l->more) {
+        p->line_pos = pos;
+        return;
     }
     put_bytes(p, pos, l->end);
     end_line(p);

@@ -31,6 +31,7 @@ typedef struct find_printer {
      * printed so far */
     bool json_begun;
     uint64_t json_matches;
+    uint64_t line_pos;     /* a line printed in parts: where the last stopped */
 } find_printer;
 
 /* -T's number width for a file, as grep 3.8 makes it: the digits of the

@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "context.h"
+#include "linecount.h"
 #include "lines.h"
 #include "printer.h"
 
@@ -47,6 +48,8 @@
 #define SERIAL_MAX ((uint64_t)4 << 20)
 /* -o prints a line's matches in parts of this many (lines.h). */
 #define SPANS_MAX 4096
+/* The longest scan of a piece whose lines are skipped (search_piece). */
+#define SKIP_WINDOW ((uint64_t)64 << 20)
 
 /* One file's search. */
 typedef struct file_search {
@@ -80,6 +83,13 @@ typedef struct file_search {
     unsigned lines_out;     /* lines printed since the worker's hook ran */
     bool matched, nomem, stop;
     bool first_only;        /* one selected line says all that will be printed */
+    /* Lines wanted without their matches (-c, -n without colour...): once
+     * a match selects its line the scan stops, and resumes at the next
+     * line (scan_skipping). */
+    bool skip;
+    uint64_t scan_from;     /* the offset in the piece the scan started at */
+    uint64_t resume;        /* where it resumes after a stop (UINT64_MAX: none) */
+    unsigned passed;        /* matches let pass on the selected line */
     double progress_t0, progress_last;
 } file_search;
 
@@ -166,6 +176,42 @@ static void line_out(file_search *s)
     }
 }
 
+/* The line's matches as the asked leftmost mode would have given them,
+ * where the set reported all of them (matcher.h).  False when out of
+ * memory (the search stops). */
+static bool choose_spans(file_search *s, find_line *l)
+{
+    if (!s->matcher->reselect || !l->nspans)
+        return true;
+    if (l->nspans > s->chosen_cap) {
+        find_span *p = realloc(s->chosen, l->nspans * sizeof *p);
+        if (!p) {
+            s->nomem = true;
+            s->stop = true;
+            return false;
+        }
+        s->chosen = p;
+        s->chosen_cap = l->nspans;
+    }
+    memcpy(s->chosen, l->spans, l->nspans * sizeof *s->chosen);
+    l->spans = s->chosen;
+    l->nspans = find_matcher_select(s->cf->mode, s->chosen, l->nspans);
+    return true;
+}
+
+/* --count-matches with -w or -x: the line's matches that -o would print
+ * (those passing the test, without overlaps: ripgrep's count). */
+static void count_line(void *ctx, const find_line *line)
+{
+    file_search *s = ctx;
+    find_line l = *line;
+    if (!choose_spans(s, &l))
+        return;
+    s->occurrences += l.nspans;
+    for (size_t i = 0; s->each && i < l.nspans; i++)
+        s->each[l.spans[i].id]++;
+}
+
 /* A line on its way to the printer: held back after a NUL, or once the
  * file was truncated under the mapping. */
 static void emit_line(void *ctx, const find_line *line)
@@ -182,23 +228,8 @@ static void emit_line(void *ctx, const find_line *line)
     find_line l = *line;
     if (s->each_from_one)
         l.number += s->lineno - 1;
-    if (s->matcher->reselect && l.nspans) {
-        /* The line's matches as the asked leftmost mode would have given
-         * them, where the set reported all of them (matcher.h). */
-        if (l.nspans > s->chosen_cap) {
-            find_span *p = realloc(s->chosen, l.nspans * sizeof *p);
-            if (!p) {
-                s->nomem = true;
-                s->stop = true;
-                return;
-            }
-            s->chosen = p;
-            s->chosen_cap = l.nspans;
-        }
-        memcpy(s->chosen, line->spans, l.nspans * sizeof *s->chosen);
-        l.spans = s->chosen;
-        l.nspans = find_matcher_select(s->cf->mode, s->chosen, l.nspans);
-    }
+    if (!choose_spans(s, &l))
+        return;
     line_in(s);
     find_print_line(&s->printer, &l);
     line_out(s);
@@ -261,11 +292,22 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     file_search *s = ctx;
     if (s->stop)
         return 1;
+    start += s->scan_from;
+    end += s->scan_from;
+    find_lines *l = &s->lines;
+    if (s->skip && l->line_strong && end <= l->line_end) {
+        /* Another match on a line already selected: a few are let pass
+         * (cheaper than a new scan), then the scan stops and resumes at
+         * the next line, so a line dense with matches costs no more. */
+        if (++s->passed < FIND_SKIP_AFTER)
+            return 0;
+        s->resume = l->next_line_from;
+        return 1;
+    }
     if (!find_matcher_verify(s->matcher, id, s->lines.buf, s->lines.len, &end))
         return 0;
-    if (!find_lines_selects(&s->lines, start, end))
+    if (!find_lines_selects(l, start, end))
         return 0;
-    find_lines *l = &s->lines;
     bool strong = !(l->word || l->whole) || find_lines_passes(l, start, end);
     /* -w -o and colours: a match failing only the test of the byte before
      * it may still be printed (see find_span). */
@@ -282,9 +324,13 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         s->nomem = true;
         return 1;
     }
+    if (s->skip && strong)
+        s->passed = 0;
     if (s->stop_lines && l->selected >= s->stop_lines)
         return 1;
-    return !s->direct && find_select_done(&s->sel);
+    /* (-m: not in the middle of a line handed on in parts, whose other
+     * matches are still printed.) */
+    return !s->direct && !s->cf->count_matches && !l->parted && find_select_done(&s->sel);
 }
 
 /* -w or -x with an empty pattern: whether the line [a, b) holds an empty
@@ -386,6 +432,30 @@ static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_
     so->stats = cf->stats ? lib : NULL;
 }
 
+/* The scan of the piece, through on_match.  With s->skip (one thread),
+ * again from the next line after a stop on a line dense with matches, in
+ * windows of at most SKIP_WINDOW that end at a line end: backend auto
+ * sends none of them to a GPU. */
+static hay_status scan_skipping(file_search *s, const hay_patterns *set, const uint8_t *buf,
+                                uint64_t len, hay_scan_opts *so)
+{
+    s->scan_from = 0;
+    while (s->scan_from < len) {
+        uint64_t from = s->scan_from, to = len;
+        if (s->skip && len - from > SKIP_WINDOW) {
+            const uint8_t *nl = memchr(buf + from + SKIP_WINDOW, s->cf->eol,
+                                       (size_t)(len - from - SKIP_WINDOW));
+            to = nl ? (uint64_t)(nl - buf) + 1 : len;
+        }
+        s->resume = UINT64_MAX;
+        hay_status st = hay_scan(set, s->w->scratch, buf + from, to - from, so, on_match, s);
+        if (st < 0 || s->stop || s->nomem || (st == HAY_STOPPED && s->resume == UINT64_MAX))
+            return st == HAY_STOPPED ? HAY_OK : st;   /* (-m stops it too) */
+        s->scan_from = st == HAY_STOPPED ? s->resume : to;
+    }
+    return HAY_OK;
+}
+
 /* The piece's lines: scanned into matching lines, which go to the printer
  * (direct) or through the selection; with an empty pattern every line
  * matches. */
@@ -433,10 +503,11 @@ static hay_status scan_lines(file_search *s, const uint8_t *buf, uint64_t len,
      * one. */
     s->stop_lines = !s->direct && !cf->invert && s->sel.has_max
                         ? s->sel.max - s->sel.selected + !l->no_spans : 0;
-    if (set && len) {
-        st = hay_scan(set, w->scratch, buf, len, so, on_match, s);
-        if (st == HAY_STOPPED)
-            st = HAY_OK;
+    if (set && len && s->skip && cf->count_lines) {
+        st = find_count_lines(s->matcher, w->scratch, l, so, &l->selected);
+        s->matched |= l->selected > 0;
+    } else if (set && len) {
+        st = scan_skipping(s, set, buf, len, so);
         find_lines_finish(l);
     }
     if (merge)
@@ -479,7 +550,15 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         find_select_piece(&s->sel);
     }
     l->no_spans = !print || (!cf->only && !cf->color && !cf->json);
-    l->spans_max = cf->only ? SPANS_MAX : 0;
+    /* -o prints each match apart; colour writes a line part by part (not
+     * with -v: a matching line is context then, printed whole). */
+    l->spans_max = cf->only || (cf->color && !cf->json && !cf->invert) ? SPANS_MAX : 0;
+    /* Lines wanted without their matches: a scan may stop on a line dense
+     * with matches and resume at the next (-c: linecount.c).  Not for a
+     * scan on several threads that prints lines: stopped, it would throw
+     * the other threads' work away (-c counts in parts instead). */
+    s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines &&
+              !cf->progress && (cf->count_lines || !(len >= SERIAL_MAX && w->r->threads > 1));
 
     hay_scan_opts so;
     hay_scan_stats lib;
@@ -487,7 +566,19 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     double t0 = cli_now();
     hay_status st = HAY_OK;
     uint64_t sel_before = s->sel.selected;
-    if (cf->count_matches && (s->each || s->matcher->covered)) {
+    if (cf->count_matches && (cf->word || cf->whole_line)) {
+        l->emit = count_line;
+        l->emit_ctx = s;
+        l->no_spans = false;
+        l->spans_max = 0;
+        s->skip = false;
+        if (set && len) {
+            st = hay_scan(set, w->scratch, buf, len, &so, on_match, s);
+            st = st == HAY_STOPPED ? HAY_OK : st;
+            find_lines_finish(l);
+        }
+        s->matched |= s->occurrences > 0;
+    } else if (cf->count_matches && (s->each || s->matcher->covered)) {
         if (set && len)
             st = hay_scan(set, w->scratch, buf, len, &so, count_match, s);
         s->matched |= s->occurrences > 0;
@@ -651,9 +742,17 @@ void find_searcher_init(find_searcher *r, const find_config *cf, find_matcher *m
     /* Pieces of whole lines would cut an occurrence holding a newline, a
      * -z record, or the context before a line (see the top). */
     r->read_whole = cf->eol != '\n' || (cf->context && cf->before > 0);
-    for (size_t i = 0; i < cf->pats.n; i++)
+    /* Not on a GPU backend: many short scans (backend auto sends none of
+     * them to a GPU, see scan_skipping and linecount.c). */
+    r->skip_lines = cf->backend == HAY_BACKEND_CPU || cf->backend == HAY_BACKEND_AUTO;
+    for (size_t i = 0; i < cf->pats.n; i++) {
         if (memchr(cf->pats.items[i].data, '\n', cf->pats.items[i].len))
             r->read_whole = true;
+        /* Every match selecting a line lies inside it: the scan may resume
+         * at the next line (search.c's scan_skipping). */
+        if (memchr(cf->pats.items[i].data, cf->eol, cf->pats.items[i].len))
+            r->skip_lines = false;
+    }
     r->threads = cf->threads ? cf->threads : cli_cpu_count();
 }
 

@@ -26,6 +26,7 @@ typedef struct find_searcher {
                                 standard output is a terminal) */
     bool read_whole;         /* a read input comes in one piece: a pattern
                                 holds a newline, -z, or -B/-C (search.c) */
+    bool skip_lines;         /* no pattern holds the line terminator */
     unsigned threads;        /* the library threads of a big piece, resolved
                                 once (--threads, else the CPU count) */
     bool used;               /* a line was printed (a group separator may

@@ -1,0 +1,175 @@
+/* linecount.c - -c's lines, counted in parts (see linecount.h). */
+#include "linecount.h"
+
+#include "cli.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A part is at least this long (a scan call, a thread's turn), and at most
+ * that (backend auto sends no part to a GPU: below its threshold). */
+#define PART_MIN ((uint64_t)1 << 20)
+#define PART_MAX ((uint64_t)64 << 20)
+/* Parts per thread: the threads that finish early take more. */
+#define PARTS_PER_THREAD 4
+
+typedef struct shared {
+    const find_matcher *m;
+    const find_lines *rules;   /* buf, len, eol and the -w / -x test */
+    hay_scan_opts so;          /* one thread, nothing filled in */
+    uint64_t part_len, nparts;
+    atomic_uint_least64_t next;   /* the next part to take */
+    atomic_bool failed;
+} shared;
+
+/* One thread's count. */
+typedef struct counter {
+    shared *sh;
+    const hay_scan_opts *so;   /* the shared options, or the calling thread's */
+    hay_scratch *scratch;
+    pthread_t tid;
+    uint64_t lines;
+    hay_status st;
+    /* the scan in progress */
+    uint64_t from;       /* the offset in buf the scan started at */
+    bool in_line;        /* a line was selected; it ends at line_end */
+    uint64_t line_end;
+    unsigned passed;     /* matches let pass on it */
+    uint64_t resume;     /* where the scan resumes after a stop */
+    /* the shared state this thread reads on every match, at hand */
+    const uint8_t *buf;
+    uint64_t len;
+    uint8_t eol;
+    bool verify, test;   /* prefixes to verify; -w or -x */
+} counter;
+
+static int count_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    counter *c = ctx;
+    start += c->from;
+    end += c->from;
+    if (c->in_line && end <= c->line_end) {   /* on the line counted */
+        if (++c->passed < FIND_SKIP_AFTER)
+            return 0;
+        c->resume = c->line_end + 1;
+        return 1;
+    }
+    if ((c->verify && !find_matcher_verify(c->sh->m, id, c->buf, c->len, &end)) ||
+        (c->test && !find_lines_passes(c->sh->rules, start, end)))
+        return 0;
+    const uint8_t *e = memchr(c->buf + end, c->eol, (size_t)(c->len - end));
+    c->line_end = e ? (uint64_t)(e - c->buf) : c->len;
+    c->in_line = true;
+    c->passed = 0;
+    c->lines++;
+    return 0;
+}
+
+/* The first line start at or after x. */
+static uint64_t line_start_from(const find_lines *r, uint64_t x)
+{
+    if (x == 0 || x >= r->len || r->buf[x - 1] == r->eol)
+        return x < r->len ? x : r->len;
+    const uint8_t *nl = memchr(r->buf + x, r->eol, (size_t)(r->len - x));
+    return nl ? (uint64_t)(nl - r->buf) + 1 : r->len;
+}
+
+static hay_status count_part(counter *c, uint64_t a, uint64_t b)
+{
+    const shared *sh = c->sh;
+    c->in_line = false;
+    while (a < b) {
+        c->from = a;
+        hay_status st = hay_scan(sh->m->set, c->scratch, sh->rules->buf + a, b - a, c->so,
+                                 count_match, c);
+        if (st != HAY_STOPPED)
+            return st;
+        a = c->resume;
+    }
+    return HAY_OK;
+}
+
+/* Takes parts until none is left (or another thread failed). */
+static void *count_parts(void *arg)
+{
+    counter *c = arg;
+    shared *sh = c->sh;
+    for (;;) {
+        uint64_t i = atomic_fetch_add(&sh->next, 1);
+        if (i >= sh->nparts || atomic_load(&sh->failed))
+            break;
+        uint64_t a = line_start_from(sh->rules, i * sh->part_len);
+        uint64_t b = line_start_from(sh->rules, (i + 1) * sh->part_len);
+        c->st = count_part(c, a, b);
+        if (c->st < 0) {
+            atomic_store(&sh->failed, true);
+            break;
+        }
+    }
+    return NULL;
+}
+
+hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
+                            const find_lines *rules, const hay_scan_opts *so,
+                            uint64_t *lines)
+{
+    shared sh = { .m = m, .rules = rules, .so = *so };
+    sh.so.threads = 1;
+    sh.so.progress = NULL;
+    sh.so.stats = NULL;
+    unsigned threads = so->threads ? so->threads : cli_cpu_count();
+    uint64_t len = rules->len;
+    sh.part_len = len / ((uint64_t)threads * PARTS_PER_THREAD);
+    if (sh.part_len < PART_MIN)
+        sh.part_len = PART_MIN;
+    if (sh.part_len > PART_MAX)
+        sh.part_len = PART_MAX;
+    sh.nparts = (len + sh.part_len - 1) / sh.part_len;
+    if (threads > sh.nparts)
+        threads = (unsigned)sh.nparts;
+    if (threads > 4 * cli_cpu_count())
+        threads = 4 * cli_cpu_count();
+    atomic_init(&sh.next, 0);
+    atomic_init(&sh.failed, false);
+
+    if (threads == 0)
+        threads = 1;   /* (an empty piece: one part, no scan) */
+    counter *c = calloc(threads, sizeof *c);
+    if (!c)
+        return HAY_ERR_NOMEM;
+    for (unsigned i = 0; i < threads; i++)
+        c[i] = (counter){ .sh = &sh, .so = &sh.so, .buf = rules->buf, .len = len,
+                          .eol = rules->eol, .verify = m->covered != NULL,
+                          .test = rules->word || rules->whole };
+    /* --stats: where the calling thread's last scan ran (backend, engine). */
+    hay_scan_opts mine = sh.so;
+    mine.stats = so->stats;
+    c[0].so = &mine;
+    c[0].scratch = scratch;
+    unsigned started = 1;
+    for (; started < threads; started++) {
+        /* A thread that cannot start (or get its scratch) leaves its
+         * parts to the others. */
+        counter *t = &c[started];
+        if (hay_scratch_create(m->set, &t->scratch) < 0)
+            break;
+        if (pthread_create(&t->tid, NULL, count_parts, t) != 0) {
+            hay_scratch_free(t->scratch);
+            break;
+        }
+    }
+    count_parts(&c[0]);
+    *lines = c[0].lines;
+    hay_status st = c[0].st < 0 ? c[0].st : HAY_OK;
+    for (unsigned i = 1; i < started; i++) {
+        pthread_join(c[i].tid, NULL);
+        hay_scratch_free(c[i].scratch);
+        *lines += c[i].lines;
+        if (c[i].st < 0 && st == HAY_OK)
+            st = c[i].st;
+    }
+    free(c);
+    return st;
+}

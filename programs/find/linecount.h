@@ -1,0 +1,34 @@
+/*
+ * linecount.h - -c: the lines of a piece that hold a match, counted as
+ * ripgrep counts them.  A match that selects its line makes the line's
+ * other matches worthless: the first few are let pass (cheaper than a new
+ * scan), then the scan stops and resumes at the next line, so a line
+ * dense with matches costs one match, one memchr and one scan call.  No
+ * line start is looked for and no line is numbered.  On several threads
+ * the piece is cut at line ends into parts that the threads take in turn,
+ * each scanned on its own (and its own scratch), serially.
+ */
+#ifndef HAY_FIND_LINECOUNT_H
+#define HAY_FIND_LINECOUNT_H
+
+#include <stdint.h>
+
+#include "haystack.h"
+#include "lines.h"
+#include "matcher.h"
+
+/* The matches let pass on a selected line before the scan skips the rest
+ * of it (linecount.c, and search.c's scan of lines printed whole). */
+#define FIND_SKIP_AFTER 16
+
+/* Counts into *lines the lines of rules->buf[0, rules->len) holding a
+ * match of m->set that passes rules' -w / -x test.  No pattern may hold
+ * rules->eol (a match then never spans lines).  `so` gives the threads
+ * (parts run serially on them; no progress; so->stats, if set, tells
+ * where the calling thread's last scan ran);
+ * `scratch` is the calling thread's.  Returns HAY_OK or an error. */
+hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
+                            const find_lines *rules, const hay_scan_opts *so,
+                            uint64_t *lines);
+
+#endif
