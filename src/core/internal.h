@@ -85,6 +85,8 @@ typedef struct hay_run {
     hay_ask ask;
     hay_match_fn fn;            /* HAY_ASK_LIST */
     void *ctx;
+    hay_batch_fn batch;         /* HAY_ASK_LIST in batches (instead of fn):
+                                 * hay_run_ask puts a hay_batcher between */
     uint64_t *count;            /* the matches found, any ask (or NULL) */
     uint64_t *counts;           /* HAY_ASK_EACH: set->n counters, zeroed */
     const char *note;           /* the stats' note, or NULL */
@@ -423,6 +425,51 @@ void hay_leftmost_free(hay_leftmost *f);
  */
 hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
                        const hay_run *r);
+
+/*
+ * Batched delivery (batch.c): a hay_batcher collects matches into m[0, n)
+ * (HAY_BATCH_MAX entries) and hands them to fn when full; hay_batch_match
+ * is the hay_match_fn (ctx = the batcher) every backend can be given.
+ * Delivery loops that hold ordered arrays check hay_batcher_of(fn, ctx)
+ * and put into the batch directly.  Once fn has returned non-zero every
+ * put and flush returns 1 and delivers nothing more.
+ */
+typedef struct hay_batcher {
+    hay_batch_fn fn;
+    void *ctx;
+    hay_match *m;
+    size_t n;
+    bool stopped;
+    uint64_t puts;   /* matches put so far (stats that count the list) */
+} hay_batcher;
+
+/* Starts a batcher on the array *keep (allocated with a on first use,
+ * kept by the caller for the next scan). */
+hay_status hay_batcher_init(hay_batcher *b, const hay_allocator *a, hay_match **keep,
+                            hay_batch_fn fn, void *ctx);
+/* Hands what is held to fn; non-zero when fn stopped (now or before). */
+int hay_batch_flush(hay_batcher *b);
+int hay_batch_match(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+
+static inline int hay_batch_put(hay_batcher *b, uint32_t id, uint64_t start,
+                                uint64_t end)
+{
+    if (b->stopped)
+        return 1;
+    b->puts++;
+    hay_match *m = &b->m[b->n++];
+    m->id = id;
+    m->reserved = 0;
+    m->start = start;
+    m->end = end;
+    return b->n == HAY_BATCH_MAX ? hay_batch_flush(b) : 0;
+}
+
+/* The batcher behind a match callback, or NULL when it is not one. */
+static inline hay_batcher *hay_batcher_of(hay_match_fn fn, void *ctx)
+{
+    return fn == hay_batch_match ? (hay_batcher *)ctx : NULL;
+}
 
 /* The chunk driver (scan.c): threads, chunks and the ownership rule over
  * set->engine; the CPU backend's scan and counts (src/cpu/backend.c). */

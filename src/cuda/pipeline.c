@@ -87,12 +87,14 @@ static hay_status deliver(scan_req *r, cuda_slot *sl, uint64_t lo, uint64_t n)
     CU(cudaStreamSynchronize(sl->st));
     r->st.copy_out_seconds += hay_now() - t0;
     const size_t *plen = r->set->len;
+    hay_batcher *bt = hay_batcher_of(r->fn, r->ctx);   /* straight into a batch */
     for (uint64_t k = 0; k < n; k++) {
         unsigned long long m = sl->h_m[k];
         uint64_t end = lo + HAY_CUDA_MATCH_END(m);
         uint32_t id = HAY_CUDA_MATCH_ID(m);
         r->count++;
-        if (r->fn(id, end - plen[id], end, r->ctx)) {
+        if (bt ? hay_batch_put(bt, id, end - plen[id], end)
+               : r->fn(id, end - plen[id], end, r->ctx)) {
             r->stopped = true;
             return HAY_STOPPED;
         }

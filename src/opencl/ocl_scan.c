@@ -301,10 +301,12 @@ static cl_int list_range(ocl_state *st, uint64_t a, uint64_t b, sink *sk)
     }
     sort_keys(st->keys, st->tmp, n, ((uint64_t)b << ID_BITS) | ((1u << ID_BITS) - 1));
     sk->matches += n;
+    hay_batcher *bt = hay_batcher_of(sk->fn, sk->ctx);   /* straight into a batch */
     for (size_t i = 0; i < n; i++) {
         uint32_t id = (uint32_t)(st->keys[i] & ((1u << ID_BITS) - 1));
         uint64_t end = sk->base + (st->keys[i] >> ID_BITS);
-        if (sk->fn(id, end - sk->set->len[id], end, sk->ctx)) {
+        uint64_t start = end - sk->set->len[id];
+        if (bt ? hay_batch_put(bt, id, start, end) : sk->fn(id, start, end, sk->ctx)) {
             sk->stopped = true;
             break;
         }
