@@ -465,6 +465,25 @@ static inline int hay_batch_put(hay_batcher *b, uint32_t id, uint64_t start,
     return b->n == HAY_BATCH_MAX ? hay_batch_flush(b) : 0;
 }
 
+/*
+ * For loops over an array of ordered matches: the free part of the batch
+ * (*room entries, at least 1; NULL once fn has stopped), filled in place,
+ * then commit(k) for the k entries written (flushes when full).  No call
+ * and no batcher field touched per match.
+ */
+static inline hay_match *hay_batch_room(hay_batcher *b, size_t *room)
+{
+    *room = HAY_BATCH_MAX - b->n;
+    return b->stopped ? NULL : b->m + b->n;
+}
+
+static inline int hay_batch_commit(hay_batcher *b, size_t k)
+{
+    b->n += k;
+    b->puts += k;
+    return b->n == HAY_BATCH_MAX ? hay_batch_flush(b) : 0;
+}
+
 /* The batcher behind a match callback, or NULL when it is not one. */
 static inline hay_batcher *hay_batcher_of(hay_match_fn fn, void *ctx)
 {

@@ -347,6 +347,27 @@ hay_status hay_chunk_count(const hay_patterns *set, hay_scratch *scratch,
     return HAY_OK;
 }
 
+/* A chunk's buffer into a batch's array, with no call per match; false
+ * when the caller's callback stopped. */
+static bool replay_batch(const hay_patterns *set, const chunk_buf *b, hay_batcher *bt)
+{
+    for (size_t k = 0; k < b->n;) {
+        size_t room;
+        hay_match *d = hay_batch_room(bt, &room);
+        if (!d)
+            return false;
+        size_t take = b->n - k < room ? b->n - k : room;
+        for (size_t j = 0; j < take; j++) {
+            const match_rec *r = &b->m[k + j];
+            d[j] = (hay_match){ r->id, 0, r->end - set->len[r->id], r->end };
+        }
+        k += take;
+        if (hay_batch_commit(bt, take))
+            return false;
+    }
+    return true;
+}
+
 hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
                           const uint8_t *data, uint64_t len,
                           const hay_scan_opts *o, hay_match_fn fn, void *ctx)
@@ -394,11 +415,12 @@ hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
 #endif
         for (long i = 0; i < nr; i++) {
             chunk_buf *b = &scratch->bufs[i];
-            for (size_t k = 0; k < b->n; k++) {
+            if (bt && !replay_batch(set, b, bt))
+                return HAY_STOPPED;
+            for (size_t k = 0; k < b->n && !bt; k++) {
                 uint32_t id = b->m[k].id;
                 uint64_t end = b->m[k].end;
-                if (bt ? hay_batch_put(bt, id, end - set->len[id], end)
-                       : fn(id, end - set->len[id], end, ctx))
+                if (fn(id, end - set->len[id], end, ctx))
                     return HAY_STOPPED;
             }
             if (b->overflow) {
