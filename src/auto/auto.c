@@ -422,9 +422,9 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
     if (r->ask == HAY_ASK_LIST && bt) {
         /* A batch counts its own matches: the CPU's delivery puts into it
          * directly, not through count_fwd. */
-        uint64_t before = bt->puts;
+        uint64_t before = hay_batch_puts(bt);
         s = hay_cpu_backend.scan(set, scratch, r->host, r->len, o, r->fn, r->ctx);
-        n = bt->puts - before;
+        n = hay_batch_puts(bt) - before;
     } else if (r->ask == HAY_ASK_LIST) {
         count_fwd c = { r->fn, r->ctx, 0 };
         s = hay_cpu_backend.scan(set, scratch, r->host, r->len, o, count_fwd_cb, &c);

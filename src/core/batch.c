@@ -17,12 +17,15 @@ _Static_assert(_Alignof(hay_match) == 8, "hay_match is documented as 8-byte alig
 
 int hay_batch_flush(hay_batcher *b)
 {
-    if (b->stopped)
+    if (b->stopped) {
+        b->n = 0;
         return 1;
+    }
     if (b->n == 0)
         return 0;
     size_t n = b->n;
     b->n = 0;
+    b->flushed += n;
     if (b->fn(b->m, n, b->ctx)) {
         b->stopped = true;
         return 1;
@@ -46,6 +49,6 @@ hay_status hay_batcher_init(hay_batcher *b, const hay_allocator *a, hay_match **
     b->m = *keep;
     b->n = 0;
     b->stopped = false;
-    b->puts = 0;
+    b->flushed = 0;
     return HAY_OK;
 }

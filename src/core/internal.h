@@ -440,7 +440,7 @@ typedef struct hay_batcher {
     hay_match *m;
     size_t n;
     bool stopped;
-    uint64_t puts;   /* matches put so far (stats that count the list) */
+    uint64_t flushed;   /* matches handed over so far (+ n: all put) */
 } hay_batcher;
 
 /* Starts a batcher on the array *keep (allocated with a on first use,
@@ -451,18 +451,25 @@ hay_status hay_batcher_init(hay_batcher *b, const hay_allocator *a, hay_match **
 int hay_batch_flush(hay_batcher *b);
 int hay_batch_match(uint32_t id, uint64_t start, uint64_t end, void *ctx);
 
+/* One match into the batch (a put after a stop is held, never handed
+ * over: flush refuses). */
 static inline int hay_batch_put(hay_batcher *b, uint32_t id, uint64_t start,
                                 uint64_t end)
 {
-    if (b->stopped)
-        return 1;
-    b->puts++;
-    hay_match *m = &b->m[b->n++];
+    size_t n = b->n;
+    hay_match *m = b->m + n;
     m->id = id;
     m->reserved = 0;
     m->start = start;
     m->end = end;
-    return b->n == HAY_BATCH_MAX ? hay_batch_flush(b) : 0;
+    b->n = ++n;
+    return n == HAY_BATCH_MAX ? hay_batch_flush(b) : 0;
+}
+
+/* Matches put so far. */
+static inline uint64_t hay_batch_puts(const hay_batcher *b)
+{
+    return b->flushed + b->n;
 }
 
 /*
@@ -480,7 +487,6 @@ static inline hay_match *hay_batch_room(hay_batcher *b, size_t *room)
 static inline int hay_batch_commit(hay_batcher *b, size_t k)
 {
     b->n += k;
-    b->puts += k;
     return b->n == HAY_BATCH_MAX ? hay_batch_flush(b) : 0;
 }
 
