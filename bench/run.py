@@ -36,6 +36,8 @@ Parts (default: all of them, in this order):
           for the CPU, NVML for the GPU, "unavailable" where unreadable
   walk    hay find -r over /usr/include and /usr/share and hay find on a
           200 MB pipe, beside grep -r and rg -uuu (bench/lib/find_walk.py)
+  batch   every match of the Snort community set through one callback per
+          match against arrays of matches (bench/lib/batch_part.py)
 
 GPU rows are always present: without a CUDA device they read
 "skipped (no GPU)".  Every count and score is cross-checked; a failed check
@@ -68,7 +70,7 @@ import search as benchrun  # noqa: E402  (the search suite, also `run.py search`
 import parts  # noqa: E402  (the parts: bench/lib/parts.py)
 from report import FIELDS, TABLES, header_lines, log, record, report  # noqa: E402
 
-PARTS = ["search", "poster", "bm", "gpu", "pfac", "sw", "energy", "walk"]
+PARTS = ["search", "poster", "bm", "gpu", "pfac", "sw", "energy", "walk", "batch"]
 
 
 def parse(argv):

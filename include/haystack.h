@@ -323,6 +323,42 @@ HAY_API void hay_scratch_free(hay_scratch *scratch);
 typedef int (*hay_match_fn)(uint32_t id, uint64_t start, uint64_t end,
                             void *ctx);
 
+/*
+ * Batches of matches.  hay_scan_batch, hay_scan_buffer_batch and
+ * hay_stream_open_batch report the same matches, in the same order, as
+ * their per-match counterparts, but as arrays: the callback receives
+ * m[0, n) with 1 <= n <= HAY_BATCH_MAX, and then the next matches in the
+ * next call.  A non-zero return stops the scan (HAY_STOPPED): no further
+ * batch comes, and the matches after those of the stopping batch are not
+ * reported.  The array belongs to the library and is valid only during the
+ * call (copy what you keep).  Callbacks come from the calling thread.  A
+ * batch ends where the library's delivery runs out (a piece of the input,
+ * the end of a stream write), not only when it is full: do not rely on its
+ * size.  The library holds at most HAY_BATCH_MAX matches per scan for it,
+ * whatever the number of matches.
+ *
+ * hay_match is 24 bytes, 8-byte aligned: the 32-bit id, 32 bits of
+ * explicit padding (always 0) and the two 64-bit offsets, so an array of
+ * them has no hidden holes.  [start, end) as for hay_match_fn.
+ *
+ * Why a callback with an array rather than "fill my buffer, then call
+ * again from a resume point": the GPU pipelines and the CPU threads
+ * produce matches while the input is in flight; a resumable call would
+ * have to hold them (unbounded memory) or search again from the resume
+ * point (the look-back, the leftmost modes' pending matches and the GPU's
+ * set-up paid once per call).  A callback keeps one pass, bounded memory,
+ * and the caller still gets arrays.
+ */
+#define HAY_BATCH_MAX 4096u
+
+typedef struct hay_match {
+    uint32_t id;
+    uint32_t reserved;   /* 0 */
+    uint64_t start, end;
+} hay_match;
+
+typedef int (*hay_batch_fn)(const hay_match *m, size_t n, void *ctx);
+
 /* Progress callback for long scans: bytes done so far out of total. */
 typedef void (*hay_progress_fn)(uint64_t done, uint64_t total, void *ctx);
 
@@ -408,6 +444,12 @@ HAY_API hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
                             const hay_scan_opts *opts, hay_match_fn on_match,
                             void *ctx);
 
+/* hay_scan with the matches in batches (hay_batch_fn above). */
+HAY_API hay_status hay_scan_batch(const hay_patterns *set, hay_scratch *scratch,
+                                  const void *data, uint64_t len,
+                                  const hay_scan_opts *opts, hay_batch_fn on_batch,
+                                  void *ctx);
+
 /* Counts every occurrence of every pattern (overlapping ones included). */
 HAY_API hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
                                   const void *data, uint64_t len,
@@ -449,6 +491,11 @@ HAY_API hay_status hay_scan_buffer(const hay_patterns *set,
                                    hay_scratch *scratch, const hay_buffer *buf,
                                    const hay_scan_opts *opts,
                                    hay_match_fn on_match, void *ctx);
+HAY_API hay_status hay_scan_buffer_batch(const hay_patterns *set,
+                                         hay_scratch *scratch,
+                                         const hay_buffer *buf,
+                                         const hay_scan_opts *opts,
+                                         hay_batch_fn on_batch, void *ctx);
 HAY_API hay_status hay_scan_count_buffer(const hay_patterns *set,
                                          hay_scratch *scratch,
                                          const hay_buffer *buf,
@@ -474,6 +521,16 @@ typedef struct hay_stream hay_stream;
 HAY_API hay_status hay_stream_open(const hay_patterns *set,
                                    hay_match_fn on_match, void *ctx,
                                    hay_stream **out);
+
+/*
+ * A stream whose matches come in batches (hay_batch_fn).  Every write
+ * delivers the matches it found before it returns (the last batch may be
+ * short), and close those still pending in the leftmost modes: a stream
+ * never holds a batch across calls.
+ */
+HAY_API hay_status hay_stream_open_batch(const hay_patterns *set,
+                                         hay_batch_fn on_batch, void *ctx,
+                                         hay_stream **out);
 
 /*
  * Searches the next len bytes.  Once the callback has stopped the stream,

@@ -859,3 +859,4 @@ def median_runs_align(ctx, cmd, runs):
 
 
 from find_walk import part_walk  # noqa: E402,F401  (it imports this module's helpers)
+from batch_part import part_batch  # noqa: E402,F401  (likewise)

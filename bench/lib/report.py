@@ -17,6 +17,9 @@ FIELDS = ["table", "row", "engine", "metric", "value", "unit", "status", "machin
 
 # table id: (title, what it reproduces, plot metric(s), plot kind)
 TABLES = {
+    "batch": ("Every match out of the library: per-match callbacks against batches",
+              "issue 17 item 2: hay_scan against hay_scan_batch, count alone beside",
+              ["Mmatches_per_s"], "bar"),
     "find-walk": ("hay find -r over trees and on a pipe, whole commands",
                   "issue 19: grep -r and rg -uuu on the same files", ["wall_s"], "bar"),
     "search": ("Search suite (bench/defs.json), whole-command throughput",

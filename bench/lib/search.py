@@ -854,7 +854,7 @@ def parts_expect(defs, args):
     """The expected counts of bench/run.py's other parts (defs["parts"]),
     from the same oracle: all occurrences, per haystack."""
     parts = defs.get("parts", {})
-    for name in ("gpu", "energy", "pfac"):
+    for name in ("gpu", "energy", "pfac", "batch"):
         c = parts.get(name)
         if not c:
             continue

@@ -455,7 +455,14 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
     }
     hay_status s;
     uint64_t n = 0;
-    if (r->ask == HAY_ASK_LIST) {
+    hay_batcher *bt = hay_batcher_of(r->fn, r->ctx);
+    if (r->ask == HAY_ASK_LIST && bt) {
+        /* A batch counts its own matches: the CPU's delivery puts into it
+         * directly, not through count_fwd. */
+        uint64_t before = hay_batch_puts(bt);
+        s = hay_cpu_backend.scan(set, scratch, r->host, r->len, o, r->fn, r->ctx);
+        n = hay_batch_puts(bt) - before;
+    } else if (r->ask == HAY_ASK_LIST) {
         count_fwd c = { r->fn, r->ctx, 0 };
         s = hay_cpu_backend.scan(set, scratch, r->host, r->len, o, count_fwd_cb, &c);
         n = c.n;

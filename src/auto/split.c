@@ -639,11 +639,13 @@ hay_status hay_split_scan(const hay_patterns *set, hay_scratch *scratch,
             res->worker_bytes += p->ge - p->gs;
             if (mode == HAY_SPLIT_COUNT)
                 total += p->count;
+            hay_batcher *bt = hay_batcher_of(fn, ctx);   /* straight into a batch */
             for (size_t k = 0; k < p->n && s == HAY_OK; k++) {
                 uint64_t end = p->m[k].end;
                 uint32_t id = p->m[k].id;
                 total++;
-                if (fn(id, end - set->len[id], end, ctx))
+                if (bt ? hay_batch_put(bt, id, end - set->len[id], end)
+                       : fn(id, end - set->len[id], end, ctx))
                     s = HAY_STOPPED;
             }
         } else {

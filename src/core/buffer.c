@@ -95,6 +95,17 @@ hay_status hay_scan_buffer(const hay_patterns *set, hay_scratch *scratch,
     return buffer_ask(set, scratch, buf, opts, &r);
 }
 
+hay_status hay_scan_buffer_batch(const hay_patterns *set, hay_scratch *scratch,
+                                 const hay_buffer *buf, const hay_scan_opts *opts,
+                                 hay_batch_fn on_batch, void *ctx)
+{
+    RETURN_ERROR_IF(!on_batch || !set || !scratch || !buf, HAY_ERR_INVALID);
+    if (!buf->ops)
+        return hay_scan_batch(set, scratch, buf->host, buf->len, opts, on_batch, ctx);
+    hay_run r = { .ask = HAY_ASK_LIST, .batch = on_batch, .ctx = ctx };
+    return buffer_ask(set, scratch, buf, opts, &r);
+}
+
 hay_status hay_scan_count_buffer(const hay_patterns *set, hay_scratch *scratch,
                                  const hay_buffer *buf,
                                  const hay_scan_opts *opts, uint64_t *count)

@@ -85,6 +85,8 @@ typedef struct hay_run {
     hay_ask ask;
     hay_match_fn fn;            /* HAY_ASK_LIST */
     void *ctx;
+    hay_batch_fn batch;         /* HAY_ASK_LIST in batches (instead of fn):
+                                 * hay_run_ask puts a hay_batcher between */
     uint64_t *count;            /* the matches found, any ask (or NULL) */
     uint64_t *counts;           /* HAY_ASK_EACH: set->n counters, zeroed */
     const char *note;           /* the stats' note, or NULL */
@@ -431,6 +433,76 @@ void hay_leftmost_free(hay_leftmost *f);
  */
 hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
                        const hay_run *r);
+
+/*
+ * Batched delivery (batch.c): a hay_batcher collects matches into m[0, n)
+ * (HAY_BATCH_MAX entries) and hands them to fn when full; hay_batch_match
+ * is the hay_match_fn (ctx = the batcher) every backend can be given.
+ * Delivery loops that hold ordered arrays check hay_batcher_of(fn, ctx)
+ * and put into the batch directly.  Once fn has returned non-zero every
+ * put and flush returns 1 and delivers nothing more.
+ */
+typedef struct hay_batcher {
+    hay_batch_fn fn;
+    void *ctx;
+    hay_match *m;
+    size_t n;
+    bool stopped;
+    uint64_t flushed;   /* matches handed over so far (+ n: all put) */
+} hay_batcher;
+
+/* Starts a batcher on the array *keep (allocated with a on first use,
+ * kept by the caller for the next scan). */
+hay_status hay_batcher_init(hay_batcher *b, const hay_allocator *a, hay_match **keep,
+                            hay_batch_fn fn, void *ctx);
+/* Hands what is held to fn; non-zero when fn stopped (now or before). */
+int hay_batch_flush(hay_batcher *b);
+int hay_batch_match(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+
+/* One match into the batch (a put after a stop is held, never handed
+ * over: flush refuses). */
+static inline int hay_batch_put(hay_batcher *b, uint32_t id, uint64_t start,
+                                uint64_t end)
+{
+    size_t n = b->n;
+    hay_match *m = b->m + n;
+    m->id = id;
+    m->reserved = 0;
+    m->start = start;
+    m->end = end;
+    b->n = ++n;
+    return n == HAY_BATCH_MAX ? hay_batch_flush(b) : 0;
+}
+
+/* Matches put so far. */
+static inline uint64_t hay_batch_puts(const hay_batcher *b)
+{
+    return b->flushed + b->n;
+}
+
+/*
+ * For loops over an array of ordered matches: the free part of the batch
+ * (*room entries, at least 1; NULL once fn has stopped), filled in place,
+ * then commit(k) for the k entries written (flushes when full).  No call
+ * and no batcher field touched per match.
+ */
+static inline hay_match *hay_batch_room(hay_batcher *b, size_t *room)
+{
+    *room = HAY_BATCH_MAX - b->n;
+    return b->stopped ? NULL : b->m + b->n;
+}
+
+static inline int hay_batch_commit(hay_batcher *b, size_t k)
+{
+    b->n += k;
+    return b->n == HAY_BATCH_MAX ? hay_batch_flush(b) : 0;
+}
+
+/* The batcher behind a match callback, or NULL when it is not one. */
+static inline hay_batcher *hay_batcher_of(hay_match_fn fn, void *ctx)
+{
+    return fn == hay_batch_match ? (hay_batcher *)ctx : NULL;
+}
 
 /* The chunk driver (scan.c): threads, chunks and the ownership rule over
  * set->engine; the CPU backend's scan and counts (src/cpu/backend.c). */

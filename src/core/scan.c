@@ -13,6 +13,10 @@
  * overflows it keeps what it has (all matches up to some end E) and the rest
  * of that chunk is rescanned serially with the callback attached, so memory
  * stays bounded however dense the matches are.
+ *
+ * A batched scan (hay_scan_batch) runs the same way with a hay_batcher as
+ * the callback (batch.c); the replay and the serial scan put into its array
+ * directly.
  */
 #include "internal.h"
 
@@ -48,6 +52,7 @@ struct hay_scratch {
     chunk_buf *bufs;
     size_t nbufs;
     atomic_bool in_use;   /* a scan holds it (hay_run_ask) */
+    hay_match *batch;     /* a batched scan's array (HAY_BATCH_MAX), kept */
 };
 
 void hay_scan_opts_init(hay_scan_opts *opts)
@@ -78,6 +83,7 @@ void hay_scratch_free(hay_scratch *s)
     for (size_t i = 0; i < s->nbufs; i++)
         hay_free(&s->alloc, s->bufs[i].m);
     hay_free(&s->alloc, s->bufs);
+    hay_free(&s->alloc, s->batch);
     hay_allocator a = s->alloc;
     hay_free(&a, s);
 }
@@ -106,6 +112,22 @@ static int emit_cb(void *sink, uint32_t id, uint64_t start, uint64_t end)
 {
     cb_sink *c = sink;
     return c->fn(id, start, end, c->ctx);
+}
+
+static int emit_batch(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    return hay_batch_put(sink, id, start, end);
+}
+
+/* The emit function and sink that reach fn(ctx): straight into the batch
+ * when fn is a batcher's, else through cb. */
+static hay_emit_fn emit_to(hay_match_fn fn, void *ctx, cb_sink *cb, void **sink)
+{
+    hay_batcher *bt = hay_batcher_of(fn, ctx);
+    cb->fn = fn;
+    cb->ctx = ctx;
+    *sink = bt ? (void *)bt : (void *)cb;
+    return bt ? emit_batch : emit_cb;
 }
 
 static int emit_count(void *sink, uint32_t id, uint64_t start, uint64_t end)
@@ -325,14 +347,38 @@ hay_status hay_chunk_count(const hay_patterns *set, hay_scratch *scratch,
     return HAY_OK;
 }
 
+/* A chunk's buffer into a batch's array, with no call per match; false
+ * when the caller's callback stopped. */
+static bool replay_batch(const hay_patterns *set, const chunk_buf *b, hay_batcher *bt)
+{
+    for (size_t k = 0; k < b->n;) {
+        size_t room;
+        hay_match *d = hay_batch_room(bt, &room);
+        if (!d)
+            return false;
+        size_t take = b->n - k < room ? b->n - k : room;
+        for (size_t j = 0; j < take; j++) {
+            const match_rec *r = &b->m[k + j];
+            d[j] = (hay_match){ r->id, 0, r->end - set->len[r->id], r->end };
+        }
+        k += take;
+        if (hay_batch_commit(bt, take))
+            return false;
+    }
+    return true;
+}
+
 hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
                           const uint8_t *data, uint64_t len,
                           const hay_scan_opts *o, hay_match_fn fn, void *ctx)
 {
-    cb_sink cb = { fn, ctx };
+    cb_sink cb;
+    void *sink;
+    hay_emit_fn emit = emit_to(fn, ctx, &cb, &sink);
+    hay_batcher *bt = hay_batcher_of(fn, ctx);
     unsigned t = thread_count(o, len);
     if (!go_parallel(t, len, o))
-        return serial_scan(set, data, len, o, emit_cb, &cb);
+        return serial_scan(set, data, len, o, emit, sink);
 
     uint64_t piece = chunk_size(set, o);
     if (piece > len)
@@ -369,7 +415,9 @@ hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
 #endif
         for (long i = 0; i < nr; i++) {
             chunk_buf *b = &scratch->bufs[i];
-            for (size_t k = 0; k < b->n; k++) {
+            if (bt && !replay_batch(set, b, bt))
+                return HAY_STOPPED;
+            for (size_t k = 0; k < b->n && !bt; k++) {
                 uint32_t id = b->m[k].id;
                 uint64_t end = b->m[k].end;
                 if (fn(id, end - set->len[id], end, ctx))
@@ -378,7 +426,7 @@ hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
             if (b->overflow) {
                 uint64_t s = (first + (uint64_t)i) * piece;
                 uint64_t e = len - s > piece ? s + piece : len;
-                if (scan_range(set, data, b->complete_end, e, emit_cb, &cb))
+                if (scan_range(set, data, b->complete_end, e, emit, sink))
                     return HAY_STOPPED;
             }
         }
@@ -479,7 +527,23 @@ hay_status hay_run_ask(const hay_patterns *set, hay_scratch *scratch,
 {
     if (atomic_exchange_explicit(&scratch->in_use, true, memory_order_acquire))
         return HAY_ERR_SCRATCH_IN_USE;
-    hay_status s = run_ask(set, scratch, r);
+    hay_status s;
+    if (r->batch) {
+        /* The batch is delivered under the scratch's hold: a scan from the
+         * callback finds it in use, as from a per-match callback. */
+        hay_batcher bt;
+        hay_run br = *r;
+        br.fn = hay_batch_match;
+        br.ctx = &bt;
+        br.batch = NULL;
+        s = hay_batcher_init(&bt, &scratch->alloc, &scratch->batch, r->batch, r->ctx);
+        if (s == HAY_OK)
+            s = run_ask(set, scratch, &br);
+        if (s == HAY_OK && hay_batch_flush(&bt))
+            s = HAY_STOPPED;
+    } else {
+        s = run_ask(set, scratch, r);
+    }
     atomic_store_explicit(&scratch->in_use, false, memory_order_release);
     return s;
 }
@@ -509,6 +573,15 @@ hay_status hay_scan(const hay_patterns *set, hay_scratch *scratch,
     return host_ask(set, scratch, data, len, opts, &r);
 }
 
+hay_status hay_scan_batch(const hay_patterns *set, hay_scratch *scratch,
+                          const void *data, uint64_t len, const hay_scan_opts *opts,
+                          hay_batch_fn on_batch, void *ctx)
+{
+    RETURN_ERROR_IF(!on_batch, HAY_ERR_INVALID);
+    hay_run r = { .ask = HAY_ASK_LIST, .batch = on_batch, .ctx = ctx };
+    return host_ask(set, scratch, data, len, opts, &r);
+}
+
 hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
                           const void *data, uint64_t len,
                           const hay_scan_opts *opts, uint64_t *count)
@@ -534,6 +607,10 @@ hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
 struct hay_stream {
     const hay_patterns *set;
     cb_sink cb;
+    hay_emit_fn emit;    /* to cb, or into batch */
+    void *sink;
+    hay_batcher batch;   /* hay_stream_open_batch: batch.fn set */
+    hay_match *batch_m;
     uint64_t pos;        /* bytes written so far */
     uint8_t *buf;        /* tail (up to longest - 1 bytes), then room for a junction */
     size_t tail;
@@ -542,35 +619,56 @@ struct hay_stream {
     hay_leftmost *leftmost;   /* the leftmost modes' filter, or NULL */
 };
 
-hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
-                           void *ctx, hay_stream **out)
+/* A stream reporting to on_match(ctx), or in batches to on_batch(ctx). */
+static hay_status stream_open(const hay_patterns *set, hay_match_fn on_match,
+                              hay_batch_fn on_batch, void *ctx, hay_stream **out)
 {
     RETURN_ERROR_IF(!out, HAY_ERR_INVALID);
     *out = NULL;
-    RETURN_ERROR_IF(!set || !on_match, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(!set || !(on_match || on_batch), HAY_ERR_INVALID);
     RETURN_ERROR_IF(!set->engine, HAY_ERR_UNSUPPORTED);
     hay_stream *st = hay_calloc(&set->alloc, 1, sizeof *st);
     RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
-    st->buf = hay_malloc(&set->alloc, 2 * set->max_len);
-    if (!st->buf) {
-        hay_free(&set->alloc, st);
-        return HAY_ERR_NOMEM;
-    }
     st->set = set;
-    st->cb.fn = on_match;
-    st->cb.ctx = ctx;
-    if (set->mode != HAY_MATCH_ALL) {
-        hay_status s = hay_leftmost_create(set, on_match, ctx, &st->leftmost);
-        if (s < 0) {
-            hay_free(&set->alloc, st->buf);
-            hay_free(&set->alloc, st);
-            return s;
-        }
-        st->cb.fn = hay_leftmost_match;
-        st->cb.ctx = st->leftmost;
+    hay_status s = HAY_OK;
+    st->buf = hay_malloc(&set->alloc, 2 * set->max_len);
+    if (!st->buf)
+        s = HAY_ERR_NOMEM;
+    if (s == HAY_OK && on_batch) {
+        s = hay_batcher_init(&st->batch, &set->alloc, &st->batch_m, on_batch, ctx);
+        on_match = hay_batch_match;
+        ctx = &st->batch;
     }
+    if (s == HAY_OK && set->mode != HAY_MATCH_ALL) {
+        s = hay_leftmost_create(set, on_match, ctx, &st->leftmost);
+        on_match = hay_leftmost_match;
+        ctx = st->leftmost;
+    }
+    if (s < 0) {
+        hay_stream_free(st);
+        return s;
+    }
+    st->emit = emit_to(on_match, ctx, &st->cb, &st->sink);
     *out = st;
     return HAY_OK;
+}
+
+hay_status hay_stream_open(const hay_patterns *set, hay_match_fn on_match,
+                           void *ctx, hay_stream **out)
+{
+    return stream_open(set, on_match, NULL, ctx, out);
+}
+
+hay_status hay_stream_open_batch(const hay_patterns *set, hay_batch_fn on_batch,
+                                 void *ctx, hay_stream **out)
+{
+    return stream_open(set, NULL, on_batch, ctx, out);
+}
+
+/* A batched stream hands over what it holds at the end of every call. */
+static int stream_flush(hay_stream *st)
+{
+    return st->batch.fn ? hay_batch_flush(&st->batch) : 0;
 }
 
 hay_status hay_stream_write(hay_stream *st, const void *data, size_t len)
@@ -590,10 +688,10 @@ hay_status hay_stream_write(hay_stream *st, const void *data, size_t len)
     size_t head = len < back ? len : back;
     memcpy(st->buf + st->tail, d, head);
     if (set->engine->scan(set, set->state, st->buf, st->tail + head, st->tail,
-                          st->pos - st->tail, emit_cb, &st->cb))
+                          st->pos - st->tail, st->emit, st->sink))
         goto stopped;
     /* The rest lies wholly in the new data. */
-    if (scan_range_at(set, d, st->pos, head, len, emit_cb, &st->cb))
+    if (scan_range_at(set, d, st->pos, head, len, st->emit, st->sink))
         goto stopped;
 
     /* Keep the last `back` bytes of tail + data. */
@@ -608,6 +706,8 @@ hay_status hay_stream_write(hay_stream *st, const void *data, size_t len)
         st->tail = keep;
     }
     st->pos += len;
+    if (stream_flush(st))
+        goto stopped;
     return HAY_OK;
 stopped:
     st->stopped = true;
@@ -620,7 +720,9 @@ hay_status hay_stream_close(hay_stream *st)
         return HAY_OK;
     RETURN_ERROR_IF(st->closed, HAY_ERR_STATE);
     st->closed = true;
-    if (st->leftmost && !st->stopped && hay_leftmost_flush(st->leftmost))
+    if (st->stopped)
+        return HAY_OK;
+    if ((st->leftmost && hay_leftmost_flush(st->leftmost)) || stream_flush(st))
         return HAY_STOPPED;
     return HAY_OK;
 }
@@ -631,6 +733,7 @@ void hay_stream_free(hay_stream *st)
         return;
     hay_leftmost_free(st->leftmost);
     hay_allocator a = st->set->alloc;
+    hay_free(&a, st->batch_m);
     hay_free(&a, st->buf);
     hay_free(&a, st);
 }

@@ -75,6 +75,32 @@ static int end_bits(uint64_t len)
     return b;
 }
 
+/* The sorted list into a batch's array, with no call per match; false
+ * when the caller's callback stopped. */
+static bool deliver_batch(scan_req *r, const cuda_slot *sl, uint64_t lo, uint64_t n,
+                          hay_batcher *bt)
+{
+    const size_t *plen = r->set->len;
+    for (uint64_t k = 0; k < n;) {
+        size_t room;
+        hay_match *d = hay_batch_room(bt, &room);
+        if (!d)
+            return false;
+        size_t take = n - k < room ? (size_t)(n - k) : room;
+        for (size_t j = 0; j < take; j++) {
+            unsigned long long m = sl->h_m[k + j];
+            uint64_t end = lo + HAY_CUDA_MATCH_END(m);
+            uint32_t id = HAY_CUDA_MATCH_ID(m);
+            d[j] = (hay_match){ id, 0, end - plen[id], end };
+        }
+        k += take;
+        r->count += take;
+        if (hay_batch_commit(bt, take))
+            return false;
+    }
+    return true;
+}
+
 /* Hands the sorted list of n matches (local to `lo`) to the callback. */
 static hay_status deliver(scan_req *r, cuda_slot *sl, uint64_t lo, uint64_t n)
 {
@@ -87,7 +113,12 @@ static hay_status deliver(scan_req *r, cuda_slot *sl, uint64_t lo, uint64_t n)
     CU(cudaStreamSynchronize(sl->st));
     r->st.copy_out_seconds += hay_now() - t0;
     const size_t *plen = r->set->len;
-    for (uint64_t k = 0; k < n; k++) {
+    hay_batcher *bt = hay_batcher_of(r->fn, r->ctx);
+    if (bt && !deliver_batch(r, sl, lo, n, bt)) {
+        r->stopped = true;
+        return HAY_STOPPED;
+    }
+    for (uint64_t k = 0; k < n && !bt; k++) {
         unsigned long long m = sl->h_m[k];
         uint64_t end = lo + HAY_CUDA_MATCH_END(m);
         uint32_t id = HAY_CUDA_MATCH_ID(m);

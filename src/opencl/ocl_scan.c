@@ -260,6 +260,28 @@ typedef struct sink {
     bool stopped;
 } sink;
 
+/* The sorted keys[0, n) into a batch's array, with no call per match;
+ * false when the caller's callback stopped. */
+static bool deliver_batch(const sink *sk, const uint64_t *keys, size_t n, hay_batcher *bt)
+{
+    for (size_t k = 0; k < n;) {
+        size_t room;
+        hay_match *d = hay_batch_room(bt, &room);
+        if (!d)
+            return false;
+        size_t take = n - k < room ? n - k : room;
+        for (size_t j = 0; j < take; j++) {
+            uint32_t id = (uint32_t)(keys[k + j] & ((1u << ID_BITS) - 1));
+            uint64_t end = sk->base + (keys[k + j] >> ID_BITS);
+            d[j] = (hay_match){ id, 0, end - sk->set->len[id], end };
+        }
+        k += take;
+        if (hay_batch_commit(bt, take))
+            return false;
+    }
+    return true;
+}
+
 /*
  * The matches ending in (a, b] of the piece on the device, delivered in
  * order.  When they do not fit the list, the range is split in two and
@@ -301,7 +323,10 @@ static cl_int list_range(ocl_state *st, uint64_t a, uint64_t b, sink *sk)
     }
     sort_keys(st->keys, st->tmp, n, ((uint64_t)b << ID_BITS) | ((1u << ID_BITS) - 1));
     sk->matches += n;
-    for (size_t i = 0; i < n; i++) {
+    hay_batcher *bt = hay_batcher_of(sk->fn, sk->ctx);
+    if (bt)
+        sk->stopped = !deliver_batch(sk, st->keys, n, bt);
+    for (size_t i = 0; i < n && !bt; i++) {
         uint32_t id = (uint32_t)(st->keys[i] & ((1u << ID_BITS) - 1));
         uint64_t end = sk->base + (st->keys[i] >> ID_BITS);
         if (sk->fn(id, end - sk->set->len[id], end, sk->ctx)) {
