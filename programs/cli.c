@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,8 +116,19 @@ double cli_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-unsigned cli_cpu_count(void)
+/* Asked once per process: glibc reads /sys/devices/system/cpu/online for
+ * it, and hay find asks per file (its -c path) on a walk of many files. */
+static unsigned cpu_count;
+static pthread_once_t cpu_count_once = PTHREAD_ONCE_INIT;
+
+static void cpu_count_init(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1u;
+    cpu_count = n > 0 ? (unsigned)n : 1u;
+}
+
+unsigned cli_cpu_count(void)
+{
+    pthread_once(&cpu_count_once, cpu_count_init);
+    return cpu_count;
 }

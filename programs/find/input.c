@@ -127,7 +127,7 @@ static int try_map(find_input *in, const struct stat *st, off_t pos)
 }
 
 int find_input_open(int fd, const char *name, bool at_start, bool whole,
-                    find_readbuf *rb, find_input *in)
+                    const struct stat *known, find_readbuf *rb, find_input *in)
 {
     memset(in, 0, sizeof *in);
     in->fd = fd;
@@ -136,7 +136,9 @@ int find_input_open(int fd, const char *name, bool at_start, bool whole,
     in->rb = rb;
     in->whole = whole;
     struct stat st;
-    if (fstat(fd, &st) < 0) {
+    if (known) {
+        st = *known;
+    } else if (fstat(fd, &st) < 0) {
         fprintf(stderr, "hay: %s: %s\n", name, strerror(errno));
         return -1;
     }

@@ -19,6 +19,7 @@
 #define HAY_FIND_INPUT_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,10 +54,11 @@ typedef struct find_input {
  * `at_start`: a file just opened).  `rb` is the read buffer to use (kept by
  * the caller).  `whole`: hand a read input out in one piece
  * at its end (a pattern holding a newline may match across lines, so
- * pieces of whole lines would cut its occurrences).  Returns 0, or -1 after
- * printing why; find_input_close() either way. */
+ * pieces of whole lines would cut its occurrences).  `known`: fd's fstat
+ * if the caller has it, else NULL.  Returns 0, or -1 after printing why;
+ * find_input_close() either way. */
 int find_input_open(int fd, const char *name, bool at_start, bool whole,
-                    find_readbuf *rb, find_input *in);
+                    const struct stat *known, find_readbuf *rb, find_input *in);
 void find_input_close(find_input *in);
 
 /* The next piece: whole lines, except that the last piece of the input may
