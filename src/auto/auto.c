@@ -190,16 +190,19 @@ static bool auto_cpu_sooner(const hay_patterns *set, hay_scratch *scratch,
     bool warm = g->state == 1;
     pthread_mutex_unlock(&g->lock);
     if (rate <= 0) {
-        /* The first probe_warmup bytes start the threads and bring the
-         * tables into the caches, once per process and set: a rate that
-         * counted them came out 30% low (Snort, 16 threads: 2.1 against
-         * 2.9 GB/s over 1 GiB).  Their matches are counted all the same. */
+        /* The first probe_warmup bytes a thread start the threads and
+         * bring the tables into their caches, once per process and set: a
+         * rate that counted them came out 30% low (Snort, 16 threads: 2.0
+         * against 2.9 GB/s over 1 GiB, also after a warm-up too short to
+         * reach every thread).  Their matches are counted all the same. */
         hay_scan_opts po = *o;
         po.progress = NULL;
         po.stats = NULL;
         uint64_t warm_n = 0, n = 0;
-        uint64_t w = len > g->pol->probe_warmup + g->pol->probe_bytes ? g->pol->probe_warmup : 0;
-        uint64_t probe = len - w < g->pol->probe_bytes ? len - w : g->pol->probe_bytes;
+        unsigned t = hay_thread_cap(o->threads);
+        uint64_t w0 = g->pol->probe_warmup * t, p0 = g->pol->probe_bytes * t;
+        uint64_t w = len > w0 + p0 ? w0 : 0;
+        uint64_t probe = len - w < p0 ? len - w : p0;
         if (w && hay_cpu_backend.count(set, scratch, data, w, &po, &warm_n) != HAY_OK)
             return false;
         double t0 = hay_now();

@@ -28,8 +28,9 @@ typedef struct hay_auto_policy {
      * GPU at 4 GiB, 0.70 s on both at 8 GiB (docs/PERF.md). */
     uint64_t gpu_min_literal;
 
-    /* The cost model.  The CPU's rate on a set is measured once, on the
-     * probe_bytes after its first probe_warmup; the GPU is used when
+    /* The cost model.  The CPU's rate on a set is measured once, on
+     * probe_bytes a thread after the first probe_warmup a thread (16
+     * threads: 64 MiB after 16); the GPU is used when
      *   len / cpu_rate > fixed + len / gpu_rate,
      * fixed = gpu_cold_seconds + states x gpu_state_seconds before the
      * set's GPU state exists (context, tables, pipeline and teardown of a
@@ -37,8 +38,8 @@ typedef struct hay_auto_policy {
      * gpu_start_seconds), gpu_warm_seconds after.  Snort's 4,550 (2.9
      * GB/s on 16 threads) go to the GPU from ~1.5 GB, ET Open's 30,528
      * (1.6 GB/s) from ~0.6 GB (H200 host, 2026-11-26). */
-    uint64_t probe_warmup;        /* counted before the timed probe_bytes */
-    uint64_t probe_bytes;
+    uint64_t probe_warmup;        /* a thread: counted before the timed part */
+    uint64_t probe_bytes;         /* a thread: the timed part */
     double gpu_cold_seconds;
     /* Per automaton state of the CPU's engine, added to gpu_cold_seconds:
      * the GPU tables are made from its trie and uploaded (whole commands,
@@ -96,8 +97,8 @@ static const hay_auto_policy hay_auto_policy_default = {
     .gpu_min_multi = (uint64_t)256 << 20,
     .gpu_min_single = (uint64_t)1 << 40,
     .gpu_min_literal = (uint64_t)4 << 30,
-    .probe_warmup = (uint64_t)4 << 20,
-    .probe_bytes = (uint64_t)32 << 20,
+    .probe_warmup = (uint64_t)1 << 20,
+    .probe_bytes = (uint64_t)4 << 20,
     .gpu_cold_seconds = 0.47,
     .gpu_state_seconds = 0.25e-6,
     .gpu_start_seconds = 0.2,
