@@ -159,21 +159,22 @@ static void assign_buckets(fdr_state *st, fdr_lit *lits, uint32_t n)
 /* The window width for a set, from one-thread measurements on English
  * text (docs/notes/2026-11-26-cpu-sets.md): 2-byte windows let most
  * letter pairs through once a bucket holds a few dozen literals, so from
- * 400 literals of 8+ bytes on the windows are 3 bytes (the filter's false
- * candidates fall 3 to 8 times on 700 to 43,000 English words for a
- * multiplication more a lookup); fewer literals filter well enough on
- * pairs, which cost less. */
+ * 256 literals of 6+ bytes on the windows are 3 bytes (the filter's false
+ * candidates fall 3 to 8 times for a multiplication more a lookup); fewer
+ * literals filter well enough on pairs, which cost less, and 3-byte
+ * windows of 4- and 5-byte literals still let through too much. */
 static uint32_t choose_width(uint32_t nlong, size_t min_long)
 {
-    return nlong >= 400 && min_long >= 8 ? 3 : 2;
+    return nlong >= 256 && min_long >= 6 ? 3 : 2;
 }
 
 /* Domain (key bits) and stride for a set, from the same measurements:
  * more literals want more keys (fewer false candidates, a larger table); a
  * stride of 2 halves the lookups and pays while the filter stays
- * selective (up to a few hundred literals of 4+ bytes, a few thousand of
- * 8+, any number whose 3-byte windows fill the block), 4 only for a few
- * long literals; above that every window is looked up (stride 1). */
+ * selective (2-byte windows: up to a few hundred literals of 4+ bytes, a
+ * few thousand of 8+; 3-byte windows: up to a thousand literals, or any
+ * number whose windows fill the block, 10+ bytes), 4 only for a few long
+ * literals; above that every window is looked up (stride 1). */
 static void choose_shape(fdr_state *st, uint32_t nlong)
 {
     uint32_t minf = MAX_FLEN;
@@ -182,7 +183,7 @@ static void choose_shape(fdr_state *st, uint32_t nlong)
             minf = st->flen[b];
     if (st->width == 3) {
         st->domain = nlong < 8192 ? 14 : 16;
-        st->stride = minf >= 10 ? 2 : 1;
+        st->stride = minf >= 10 || nlong <= 1024 ? 2 : 1;
         return;
     }
     st->domain = nlong < 1024 ? 13 : nlong < 8192 ? 14 : 16;

@@ -22,8 +22,8 @@
  *   nested   literals of 3..30 bytes nested on runs of one byte: every
  *            end has several lengths, found in different blocks
  *   limits   teddy: 64 literals compile, 65 are HAY_ERR_TOO_LARGE; the
- *            hooks of both engines; fdr's window width for sets of 399
- *            and 400 literals of 7 and 8 bytes
+ *            hooks of both engines; fdr's window width for sets of 255
+ *            and 256 literals of 5 and 6 bytes
  *   auto     the CPU backend's choice (cpu_rules in src/cpu/backend.c) at
  *            each boundary of its table
  *   realdata sets of 2, 8, 64 (and for fdr 1,000) literals drawn from
@@ -433,8 +433,8 @@ static void test_nested(void)
 
 /* ---- limits and the hook ------------------------------------------------------ */
 
-/* fdr's default window width: 3 bytes from 400 literals of 8+ bytes on
- * (choose_width in src/cpu/fdr.c), 2 below either bound. */
+/* fdr's default window width: 3 bytes from 256 literals of 6+ bytes on
+ * (choose_width in src/cpu/fdr_build.c), 2 below either bound. */
 static void fdr_default_width(void)
 {
     static char words[400][24];
@@ -442,7 +442,7 @@ static void fdr_default_width(void)
     static const struct {
         size_t n, len;
         unsigned want;
-    } rows[] = { { 400, 8, 3 }, { 399, 8, 2 }, { 400, 7, 2 }, { 400, 20, 3 } };
+    } rows[] = { { 256, 6, 3 }, { 255, 6, 2 }, { 256, 5, 2 }, { 400, 20, 3 } };
     hay_compile_opts o;
     hay_compile_opts_init(&o);
     o.backend = HAY_BACKEND_CPU;
@@ -567,7 +567,7 @@ static void test_auto(void)
         { 1, 5, false, "simd" },   { 2, 3, false, "teddy" },  { 12, 6, false, "teddy" },
         { 12, 6, true, "dfa" },    { 13, 4, false, "fdr" },   { 300, 5, false, "fdr" },
         { 301, 5, false, "dfa" },  { 13, 4, true, "dfa" },    { 1000, 8, false, "fdr" },
-        { 1000, 7, false, "dfa" },
+        { 1000, 6, false, "fdr" }, { 1000, 5, false, "dfa" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         const char *why;
