@@ -234,11 +234,9 @@ key_w(const uint8_t *p, const uint32_t w, uint32_t domain, uint32_t mask)
                            (t + key_w(p + (j), w, d, mask))), (j)))
 
 static inline __attribute__((always_inline)) __m128i
-block(const fdr_state *st, const uint8_t *p, const uint32_t s, const uint32_t w,
-      __m128i acc)
+block(const uint64_t *t, const uint8_t *p, const uint32_t s, const uint32_t w,
+      uint32_t d, uint32_t mask, __m128i acc)
 {
-    const uint64_t *t = st->table;
-    const uint32_t d = st->domain, mask = (1u << d) - 1;
     FDR_LOOKUP(0);
     FDR_LOOKUP(1);
     FDR_LOOKUP(2);
@@ -253,20 +251,26 @@ block(const fdr_state *st, const uint8_t *p, const uint32_t s, const uint32_t w,
 /* The block loop at stride s over windows of w bytes.  A window reaching
  * before y reads zeros: it can hold no literal's window (those lie within
  * the literal), and a literal's first window(s) match any earlier bytes.
- * The high half of each block's sum is the next one's start. */
+ * The high half of each block's sum is the next one's start.  Blocks with
+ * 2 bytes before them and 9 from them in y are read in place (the inner
+ * loop), the others from a padded copy. */
 static inline __attribute__((always_inline)) int
 loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w)
 {
     const fdr_state *st = x->st;
+    const uint64_t *t = st->table;
+    const uint32_t d = st->domain, mask = (1u << d) - 1;
+    const bool has_short = st->has_short;
     const uint8_t *y = x->y;
     const size_t n = x->n;
     __m128i carry = _mm_setzero_si128();   /* 0: every bucket may match (safe) */
     uint8_t tmp[2 + BLOCK + 1];
     size_t i = x->from;
     while (i < n) {
-        const uint8_t *p;
+        const uint8_t *p = y + i;
+        size_t stop = i + BLOCK;
         if (i >= 2 && n - i > BLOCK) {
-            p = y + i;
+            stop = n - BLOCK;
         } else {
             size_t before = i < 2 ? i : 2;
             memset(tmp, 0, sizeof tmp);
@@ -274,15 +278,16 @@ loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w)
             memcpy(tmp + 2, y + i, n - i < BLOCK ? n - i : BLOCK);
             p = tmp + 2;
         }
-        __m128i sum = block(st, p, s, w, carry);
-        uint64_t res = (uint64_t)_mm_cvtsi128_si64(sum);
-        carry = _mm_srli_si128(sum, 8);
-        if (res != ~0ull || st->has_short) {
-            int r = on_block(x, res, i);
-            if (r)
-                return r;
+        for (; i < stop; i += BLOCK, p += BLOCK) {
+            __m128i sum = block(t, p, s, w, d, mask, carry);
+            uint64_t res = (uint64_t)_mm_cvtsi128_si64(sum);
+            carry = _mm_srli_si128(sum, 8);
+            if (res != ~0ull || has_short) {
+                int r = on_block(x, res, i);
+                if (r)
+                    return r;
+            }
         }
-        i += BLOCK;
     }
     return 0;
 }
