@@ -437,7 +437,7 @@ static void test_nested(void)
  * (choose_width in src/cpu/fdr_build.c), 2 below either bound. */
 static void fdr_default_width(void)
 {
-    static char words[400][24];
+    static char words[400][32];
     static hay_pattern pats[400];
     static const struct {
         size_t n, len;
@@ -449,7 +449,7 @@ static void fdr_default_width(void)
     o.algo = "fdr";
     for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
         for (size_t i = 0; i < rows[r].n; i++) {
-            snprintf(words[i], sizeof words[i], "f%04zuxxxxxxxxxxxxxxxxxx", i);
+            snprintf(words[i], sizeof words[i], "f%04uxxxxxxxxxxxxxxxxxx", (unsigned)i);
             pats[i].data = words[i];
             pats[i].len = rows[r].len;
         }
