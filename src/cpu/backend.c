@@ -45,13 +45,14 @@ static hay_status cpu_describe(int index, char *buf, size_t cap)
  * The automatic choice, in one table: the first row whose limits the set
  * meets names its engine (NULL: the automaton, a full DFA when its table
  * fits dfa_budget, else the compact Aho-Corasick).  The limits come from
- * one-thread measurements of every engine on sets of 2 to 2,663 literals
+ * one-thread measurements of every engine on sets of 2 to 80,000 literals
  * over English text (docs/notes/2026-11-26-cpu-sets.md): teddy wins while
  * its 3-byte fingerprints stay selective (a dozen literals); fdr beats
- * the DFA up to a few hundred literals of 4+ bytes, and on any number of
- * long ones (8-byte prefixes), where the DFA's table outgrows the caches;
- * 1-2 byte literals make fdr check every byte, so the DFA takes them and
- * everything else.
+ * the DFA up to a few hundred literals of 4+ bytes, and, with its 3-byte
+ * windows, on up to 30,000 of 6+ bytes and 100,000 of 8+, where the DFA's
+ * table outgrows the caches; 1-2 byte literals make fdr check every byte,
+ * and thousands of 4-5 byte ones flood its filter, so the DFA takes them
+ * and everything else.
  */
 typedef struct cpu_rule {
     size_t max_n;          /* at most this many patterns */
@@ -66,8 +67,10 @@ static const cpu_rule cpu_rules[] = {
       "2-12 literals of 3+ bytes: teddy (SIMD fingerprints in 8 buckets)" },
     { 300, 4, &hay_engine_fdr,
       "13-300 literals of 4+ bytes: fdr (bucketed shift-or filter)" },
-    { 50000, 8, &hay_engine_fdr,
-      "up to 50,000 literals of 8+ bytes: fdr (bucketed shift-or filter)" },
+    { 30000, 6, &hay_engine_fdr,
+      "up to 30,000 literals of 6+ bytes: fdr (bucketed shift-or filter)" },
+    { 100000, 8, &hay_engine_fdr,
+      "up to 100,000 literals of 8+ bytes: fdr (bucketed shift-or filter)" },
     { SIZE_MAX, 0, NULL, NULL },
 };
 

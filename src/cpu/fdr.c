@@ -1,31 +1,41 @@
 /*
- * fdr.c - a shift-or filter over hashed two-byte windows, in buckets, for
- * literal sets of hundreds to tens of thousands of literals whose matches
- * are sparse (the idea of Hyperscan's FDR, from its paper and public
- * descriptions; the code is our own).
+ * fdr.c - a shift-or filter over hashed windows of 2 or 3 bytes, in
+ * buckets, for literal sets of hundreds to tens of thousands of literals
+ * whose matches are sparse (the idea of Hyperscan's FDR, from its paper
+ * and public descriptions; the code is our own).  The scan is here; the
+ * tables are built in fdr_build.c (fdr_int.h between them).
  *
  * Literals of 3 bytes and more ("long") are the filter's.  Each goes into
- * one of 8 buckets, and each bucket has a prefix length P (1..8 bytes,
- * the same for all its literals: min(len, 8) of theirs).  The filter's
- * table T has one 64-bit word per window key: the key of input position i
- * is y[i-1] and the low D - 8 bits of y[i] (D = 12..15); bit 8p + b of T[k] is 0
- * when some literal of bucket b has a window of key k p bytes before the
- * end of its prefix (for the literal's first byte, any byte before it), or
- * when p >= P of bucket b.  A block of 8 input positions i .. i+7 ORs
- * T[key(i+j)] << 8j into 128 bits: byte q of the low half then has a 0 bit
- * for bucket b when every window p = q - j of the block agrees that a
- * prefix of b may end at i + q; the high half is carried into the next
- * block's low half, so windows from the previous block count too.
+ * one of 8 buckets, and each bucket has a filter prefix length F (3 .. 8 +
+ * W - 1 bytes, the same for all its literals: min(len, 8 + W - 1) of
+ * theirs), W the window width.  The filter's table T has one 64-bit word
+ * per window key: with W = 2 the key of input position i is y[i-1] and the
+ * low D - 8 bits of y[i]; with W = 3 a multiplicative hash of y[i-2 .. i]
+ * into D bits (D = 13..16).  Bit 8p + b of T[k] is 0 when some literal of
+ * bucket b has a window of key k ending p bytes before the end of its
+ * prefix (a window reaching one byte before the literal: any byte there;
+ * with W = 3 the window reaching two is not looked at), or when no window
+ * of b's literals ends there.  A block of 8 input positions i .. i+7 ORs
+ * T[key(i+j)] << 8j into 128 bits (SSE2: one byte shift and OR a window):
+ * byte q of the low half then has a 0 bit for bucket b when every window
+ * p = q - j of the block agrees that a prefix of b may end at i + q; the
+ * high half is carried into the next block's low half, so windows from
+ * the previous block count too.  Eight windows cover 9 bytes of a prefix
+ * (W = 2) or 10 (W = 3).
+ *
+ * 3-byte windows are for large sets of long literals (choose_width in
+ * fdr_build.c): with hundreds of literals a bucket, its 2-byte windows
+ * let most letter pairs of English through and the filter floods
+ * verification; 3-byte windows keep it selective at stride 2.
  *
  * Stride s (1, 2 or 4): only the keys at j = 0, s, 2s, ... are looked up,
  * so each end is checked against the windows p = q (mod s) alone: a
- * weaker filter at 8/s lookups a block.  Two-byte windows with s = 2
- * still cover every byte of an 8-byte prefix.
+ * weaker filter at 8/s lookups a block.
  *
- * Candidates (end e, bucket b) are verified exactly: the P bytes starting
- * at e - P + 1 (folded when caseless, 8 at a time) are hashed to the
- * literals with that prefix, each compared in full.  Duplicate literals
- * (equal after folding) are one entry with a list of ids.
+ * Candidates (end e, bucket b) are verified exactly: the min(F, 8) bytes
+ * starting at e - F + 1 (folded when caseless, 8 at a time) are hashed to
+ * the literals with that prefix, each compared in full.  Duplicate
+ * literals (equal after folding) are one entry with a list of ids.
  *
  * Literals of 1 and 2 bytes ("short") would flood the filter; a bitmap of
  * their last bytes flags the block positions to check, and a direct
@@ -41,34 +51,12 @@
 #include "../core/internal.h"
 #include "endorder.h"
 #include "fdr.h"
+#include "fdr_int.h"
+
+#include <immintrin.h>
 
 #define BLOCK 8
-#define SHORT 8            /* the bucket of the short literals */
 #define ANY 9              /* probe: any bucket */
-
-typedef struct fdr_lit {   /* one distinct literal (after folding) */
-    uint64_t val;          /* first min(8, len) bytes, folded when caseless */
-    const uint8_t *pat;
-    uint32_t len, plen;    /* plen: the bytes hashed (min(8, len)) */
-    uint32_t bucket;       /* its filter bucket; SHORT for 1 and 2 bytes */
-    uint32_t ids, nids;    /* its ids: id_list[ids .. ids + nids) */
-} fdr_lit;
-
-typedef struct fdr_state {
-    uint64_t *table;         /* 1 << domain words */
-    uint32_t domain, stride;
-    uint8_t plen[8];         /* prefix length of each bucket (0: unused) */
-    bool caseless, has_short;
-    size_t min_len, max_len, max_plen, min_long;
-    uint32_t nlits, hash_bits;
-    fdr_lit *lits;           /* by hash slot */
-    uint32_t *slot_first;    /* (1 << hash_bits) + 1 */
-    uint32_t *id_list;
-    uint32_t *lengths, nlengths;   /* distinct lengths, increasing */
-    uint8_t short_last[256]; /* some short literal ends with this byte */
-    uint8_t one[32];         /* bit c: a 1-byte literal c */
-    uint8_t *two;            /* bit (a << 8 | b): a 2-byte literal ab */
-} fdr_state;
 
 /* One scan's working state. */
 typedef struct fdr_ctx {
@@ -86,17 +74,19 @@ typedef struct fdr_ctx {
 
 /* ---- keys, folding and hashing ------------------------------------------------ */
 
-/* The key of the window (prev, cur): prev and the low domain - 8 bits of
- * cur, which for ASCII letters are the letter (a 16-bit load and a mask). */
-static inline uint32_t window_key(uint8_t prev, uint8_t cur, uint32_t domain)
-{
-    return ((uint32_t)prev | (uint32_t)cur << 8) & ((1u << domain) - 1);
-}
-
 /* The key of the window ending at p (one 16-bit load on x86). */
 static inline uint32_t key_at(const uint8_t *p, uint32_t mask)
 {
     return ((uint32_t)p[-1] | (uint32_t)p[0] << 8) & mask;
+}
+
+/* The key of the three-byte window ending at p (one 32-bit load: p[-2 .. 1]
+ * readable). */
+static inline uint32_t key3_at(const uint8_t *p, uint32_t domain)
+{
+    uint32_t w;
+    memcpy(&w, p - 2, 4);
+    return window3_key(w & 0xffffff, domain);
 }
 
 /* ASCII lower case of 8 bytes at once. */
@@ -113,11 +103,6 @@ static inline uint64_t fold8(uint64_t w)
 static inline uint64_t plen_mask(uint32_t plen)
 {
     return plen >= 8 ? ~0ull : (1ull << (8 * plen)) - 1;
-}
-
-static inline uint32_t lit_hash(uint64_t val, uint32_t plen, uint32_t bits)
-{
-    return (uint32_t)(((val ^ plen) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
 /* The first min(8, plen) bytes at y + s (zeros past n), folded if asked. */
@@ -206,12 +191,12 @@ static int on_block(fdr_ctx *x, uint64_t res, size_t i)
         unsigned b = (unsigned)__builtin_ctzll(c);
         c &= c - 1;
         size_t e = i + b / 8;
-        uint32_t plen = st->plen[b % 8];
+        uint32_t flen = st->flen[b % 8];
         if (e >= x->n)
             break;
-        if (e + 1 < x->from + plen)
+        if (e + 1 < x->from + flen)
             continue;
-        int r = probe(x, e + 1 - plen, plen, b % 8, 0);
+        int r = probe(x, e + 1 - flen, flen < 8 ? flen : 8, b % 8, 0);
         if (r)
             return r;
     }
@@ -224,381 +209,109 @@ static int on_block(fdr_ctx *x, uint64_t res, size_t i)
             }
     if (x->counting || !x->q->n)
         return 0;
-    /* Starts up to i + 8 - max_plen are verified. */
-    size_t upto = i + BLOCK - st->max_plen + st->min_long;
+    /* Starts up to i + 8 - max_flen are verified. */
+    size_t upto = i + BLOCK - st->max_flen + st->min_long;
     if (st->has_short && upto > i + BLOCK)
         upto = i + BLOCK;
-    return i + BLOCK >= st->max_plen ? hay_eo_flush(x->q, upto) : 0;
+    return i + BLOCK >= st->max_flen ? hay_eo_flush(x->q, upto) : 0;
 }
 
 /* ---- the block loop ------------------------------------------------------ */
 
-/* Low and high halves of OR_j T[key(i + j)] << 8j, j = 0, s, 2s, ... < 8;
- * p points at y + i, p[-1 .. 7] readable. */
-static inline __attribute__((always_inline)) uint64_t
-block(const fdr_state *st, const uint8_t *p, const uint32_t s, uint64_t *high)
+/* The key of the window of width w ending at p. */
+static inline __attribute__((always_inline)) uint32_t
+key_w(const uint8_t *p, const uint32_t w, uint32_t domain, uint32_t mask)
 {
-    const uint64_t *t = st->table;
-    const uint32_t mask = (1u << st->domain) - 1;
-    uint64_t lo = t[key_at(p, mask)], hi = 0;
-    for (uint32_t j = s; j < BLOCK; j += s) {
-        uint64_t m = t[key_at(p + j, mask)];
-        lo |= m << (8 * j);
-        hi |= m >> (64 - 8 * j);
-    }
-    *high = hi;
-    return lo;
+    return w == 3 ? key3_at(p, domain) : key_at(p, mask);
 }
 
+/* acc | OR_j T[key(i + j)] << 8j over the 16 bytes of acc, j = 0, s, 2s,
+ * ... < 8 (SSE2: a byte shift and an OR a window); p points at y + i,
+ * p[-2 .. 8] readable. */
+#define FDR_LOOKUP(j)                                                          \
+    if ((j) % s == 0)                                                          \
+        acc = _mm_or_si128(acc, _mm_slli_si128(_mm_loadl_epi64((const __m128i *)\
+                           (t + key_w(p + (j), w, d, mask))), (j)))
+
+static inline __attribute__((always_inline)) __m128i
+block(const uint64_t *t, const uint8_t *p, const uint32_t s, const uint32_t w,
+      uint32_t d, uint32_t mask, __m128i acc)
+{
+    FDR_LOOKUP(0);
+    FDR_LOOKUP(1);
+    FDR_LOOKUP(2);
+    FDR_LOOKUP(3);
+    FDR_LOOKUP(4);
+    FDR_LOOKUP(5);
+    FDR_LOOKUP(6);
+    FDR_LOOKUP(7);
+    return acc;
+}
+
+/* The block loop at stride s over windows of w bytes.  A window reaching
+ * before y reads zeros: it can hold no literal's window (those lie within
+ * the literal), and a literal's first window(s) match any earlier bytes.
+ * The high half of each block's sum is the next one's start.  Blocks with
+ * 2 bytes before them and 9 from them in y are read in place (the inner
+ * loop), the others from a padded copy. */
 static inline __attribute__((always_inline)) int
-loop_body(fdr_ctx *x, const uint32_t s)
+loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w)
 {
     const fdr_state *st = x->st;
+    const uint64_t *t = st->table;
+    const uint32_t d = st->domain, mask = (1u << d) - 1;
+    const bool has_short = st->has_short;
     const uint8_t *y = x->y;
     const size_t n = x->n;
-    uint64_t carry = 0;       /* 0: every bucket may match (safe) */
-    uint8_t tmp[BLOCK + 1];
+    __m128i carry = _mm_setzero_si128();   /* 0: every bucket may match (safe) */
+    uint8_t tmp[2 + BLOCK + 1];
     size_t i = x->from;
     while (i < n) {
-        const uint8_t *p;
-        if (i > 0 && n - i >= BLOCK) {
-            p = y + i;
+        const uint8_t *p = y + i;
+        size_t stop = i + BLOCK;
+        if (i >= 2 && n - i > BLOCK) {
+            stop = n - BLOCK;
         } else {
+            size_t before = i < 2 ? i : 2;
             memset(tmp, 0, sizeof tmp);
-            tmp[0] = i > 0 ? y[i - 1] : 0;
-            memcpy(tmp + 1, y + i, n - i < BLOCK ? n - i : BLOCK);
-            p = tmp + 1;
+            memcpy(tmp + 2 - before, y + i - before, before);
+            memcpy(tmp + 2, y + i, n - i < BLOCK ? n - i : BLOCK);
+            p = tmp + 2;
         }
-        uint64_t high, res = block(st, p, s, &high) | carry;
-        carry = high;
-        if (res != ~0ull || st->has_short) {
-            int r = on_block(x, res, i);
-            if (r)
-                return r;
+        for (; i < stop; i += BLOCK, p += BLOCK) {
+            __m128i sum = block(t, p, s, w, d, mask, carry);
+            uint64_t res = (uint64_t)_mm_cvtsi128_si64(sum);
+            carry = _mm_srli_si128(sum, 8);
+            if (res != ~0ull || has_short) {
+                int r = on_block(x, res, i);
+                if (r)
+                    return r;
+            }
         }
-        i += BLOCK;
     }
     return 0;
 }
 
-static int loop_s1(fdr_ctx *x) { return loop_body(x, 1); }
-static int loop_s2(fdr_ctx *x) { return loop_body(x, 2); }
-static int loop_s4(fdr_ctx *x) { return loop_body(x, 4); }
+static int loop_s1(fdr_ctx *x) { return loop_body(x, 1, 2); }
+static int loop_s2(fdr_ctx *x) { return loop_body(x, 2, 2); }
+static int loop_s4(fdr_ctx *x) { return loop_body(x, 4, 2); }
+static int loop3_s1(fdr_ctx *x) { return loop_body(x, 1, 3); }
+static int loop3_s2(fdr_ctx *x) { return loop_body(x, 2, 3); }
+static int loop3_s4(fdr_ctx *x) { return loop_body(x, 4, 3); }
 
 static int run_loop(fdr_ctx *x)
 {
+    const bool w3 = x->st->width == 3;
     switch (x->st->stride) {
-    case 4: return loop_s4(x);
-    case 2: return loop_s2(x);
-    default: return loop_s1(x);
+    case 4: return w3 ? loop3_s4(x) : loop_s4(x);
+    case 2: return w3 ? loop3_s2(x) : loop_s2(x);
+    default: return w3 ? loop3_s1(x) : loop_s1(x);
     }
-}
-
-/* ---- build ---------------------------------------------------------------- */
-
-typedef struct sort_item {
-    const uint8_t *f;        /* folded bytes */
-    uint32_t len, id;
-} sort_item;
-
-static int by_bytes(const sort_item *a, const sort_item *b)
-{
-    uint32_t m = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->f, b->f, m);
-    if (c)
-        return c;
-    if (a->len != b->len)
-        return a->len < b->len ? -1 : 1;
-    return a->id < b->id ? -1 : a->id > b->id;
-}
-
-/* Heapsort by by_bytes: in place, so that compiling calls no malloc of its
- * own (qsort may; the allocator contract of haystack.h forbids it). */
-static void sift(sort_item *it, size_t root, size_t n)
-{
-    for (size_t c; (c = 2 * root + 1) < n; root = c) {
-        if (c + 1 < n && by_bytes(&it[c], &it[c + 1]) < 0)
-            c++;
-        if (by_bytes(&it[root], &it[c]) >= 0)
-            return;
-        sort_item t = it[root];
-        it[root] = it[c];
-        it[c] = t;
-    }
-}
-
-static void sort_items(sort_item *it, size_t n)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        sift(it, i, n);
-    for (size_t end = n; end > 1; end--) {
-        sort_item t = it[0];
-        it[0] = it[end - 1];
-        it[end - 1] = t;
-        sift(it, 0, end - 1);
-    }
-}
-
-/* The cases of byte c: 1 or 2 (ASCII letters of a caseless set). */
-static int variants(const fdr_state *st, uint8_t c, uint8_t out[2])
-{
-    out[0] = c;
-    if (!st->caseless || !hay_is_alpha(c))
-        return 1;
-    out[0] = (uint8_t)(c | 0x20);
-    out[1] = (uint8_t)(c & ~0x20);
-    return 2;
-}
-
-static void set_bit(uint8_t *bits, uint32_t i) { bits[i >> 3] |= (uint8_t)(1u << (i & 7)); }
-
-/* Marks literal l in the filter table of its bucket, or in the short tables. */
-static void add_to_filter(fdr_state *st, const fdr_lit *l)
-{
-    const uint32_t b = l->bucket;
-    uint8_t cv[2], pv[2];
-    const uint8_t *pat = l->pat;
-    if (l->len <= 2) {
-        int nc = variants(st, pat[l->len - 1], cv);
-        for (int i = 0; i < nc; i++) {
-            st->short_last[cv[i]] = 1;
-            if (l->len == 1)
-                set_bit(st->one, cv[i]);
-            else
-                for (int k = 0, np = variants(st, pat[0], pv); k < np; k++)
-                    set_bit(st->two, (uint32_t)pv[k] << 8 | cv[i]);
-        }
-        return;
-    }
-    const uint32_t d = st->domain;
-    for (uint32_t r = 0; r < l->plen; r++) {
-        uint64_t clear = ~(1ull << (8 * (l->plen - 1 - r) + b));
-        int nc = variants(st, pat[r], cv);
-        for (int i = 0; i < nc; i++) {
-            if (r == 0) {
-                for (uint32_t prev = 0; prev < 256; prev++)
-                    st->table[window_key((uint8_t)prev, cv[i], d)] &= clear;
-                continue;
-            }
-            for (int k = 0, np = variants(st, pat[r - 1], pv); k < np; k++)
-                st->table[window_key(pv[k], cv[i], d)] &= clear;
-        }
-    }
-}
-
-/* Buckets: each prefix length 3..8 present gets one, the rest go one by
- * one to the length with most literals a bucket; within a length, runs of
- * neighbours in byte order share a bucket (SHORT for short literals). */
-static void assign_buckets(fdr_state *st, fdr_lit *lits, uint32_t n)
-{
-    uint32_t count[9] = { 0 }, nb[9] = { 0 }, used = 0;
-    for (uint32_t k = 0; k < n; k++)
-        if (lits[k].len > 2)
-            count[lits[k].plen]++;
-    for (uint32_t p = 3; p <= 8; p++)
-        if (count[p])
-            nb[p] = 1, used++;
-    for (; used < 8 && used > 0; used++) {
-        uint32_t best = 0;
-        for (uint32_t p = 3; p <= 8; p++)
-            if (nb[p] && (!best || count[p] * nb[best] > count[best] * nb[p]))
-                best = p;
-        nb[best]++;
-    }
-    uint32_t first[9] = { 0 }, seen[9] = { 0 };
-    for (uint32_t p = 3, b = 0; p <= 8; p++) {
-        first[p] = b;
-        for (uint32_t i = 0; i < nb[p]; i++)
-            st->plen[b++] = (uint8_t)p;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t p = lits[k].plen;
-        lits[k].bucket = SHORT;
-        if (lits[k].len > 2)
-            lits[k].bucket = first[p] + (uint32_t)((uint64_t)seen[p]++ * nb[p] / count[p]);
-    }
-}
-
-/* Domain (key bits) and stride for a set, from one-thread measurements
- * on English text (docs/notes/2026-11-26-cpu-sets.md): more literals want
- * more keys (fewer false candidates, a larger table); a stride of 2 halves
- * the lookups and pays while the filter stays selective (up to a few
- * hundred literals of 4+ bytes, a few thousand of 8+), 4 only for a few
- * long literals; above that every window is looked up (stride 1). */
-static void choose_shape(fdr_state *st, uint32_t nlong)
-{
-    st->domain = nlong < 1024 ? 13 : nlong < 8192 ? 14 : 16;
-    uint32_t minp = 8;
-    for (int b = 0; b < 8; b++)
-        if (st->plen[b] && st->plen[b] < minp)
-            minp = st->plen[b];
-    if (minp >= 6 && nlong <= 16)
-        st->stride = 4;
-    else if ((minp >= 4 && nlong <= 300) || (minp >= 8 && nlong <= 4096))
-        st->stride = 2;
-    else
-        st->stride = 1;
-}
-
-static void fdr_destroy(const hay_patterns *set, void *state)
-{
-    fdr_state *st = state;
-    if (!st)
-        return;
-    const hay_allocator *a = &set->alloc;
-    hay_free(a, st->table);
-    hay_free(a, st->lits);
-    hay_free(a, st->slot_first);
-    hay_free(a, st->id_list);
-    hay_free(a, st->lengths);
-    hay_free(a, st->two);
-    hay_free(a, st);
-}
-
-/* Distinct literals (after folding) in byte order, with their ids. */
-static hay_status collect(hay_patterns *set, fdr_state *st, fdr_lit **out,
-                          uint32_t *nout)
-{
-    const hay_allocator *a = &set->alloc;
-    size_t n = set->n, total = n ? set->off[n - 1] + set->len[n - 1] : 0;
-    uint8_t *f = hay_malloc(a, total + 1);
-    sort_item *it = hay_malloc(a, n * sizeof *it);
-    fdr_lit *lits = hay_calloc(a, n, sizeof *lits);
-    st->id_list = hay_malloc(a, n * sizeof *st->id_list);
-    if (!f || !it || !lits || !st->id_list) {
-        hay_free(a, f);
-        hay_free(a, it);
-        hay_free(a, lits);
-        return HAY_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < total; i++)
-        f[i] = st->caseless ? hay_fold(set->bytes[i]) : set->bytes[i];
-    for (size_t i = 0; i < n; i++)
-        it[i] = (sort_item){ f + set->off[i], (uint32_t)set->len[i], (uint32_t)i };
-    sort_items(it, n);
-    uint32_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        st->id_list[i] = it[i].id;
-        if (i > 0 && it[i].len == it[i - 1].len &&
-            memcmp(it[i].f, it[i - 1].f, it[i].len) == 0) {
-            lits[m - 1].nids++;
-            continue;
-        }
-        fdr_lit *l = &lits[m++];
-        l->pat = hay_pat(set, it[i].id);
-        l->len = it[i].len;
-        l->plen = l->len < 8 ? l->len : 8;
-        l->ids = (uint32_t)i;
-        l->nids = 1;
-        memcpy(&l->val, it[i].f, l->plen);
-    }
-    hay_free(a, f);
-    hay_free(a, it);
-    *out = lits;
-    *nout = m;
-    return HAY_OK;
-}
-
-/* The hash table: st->lits by slot of (prefix, plen); the distinct lengths. */
-static hay_status index_literals(const hay_allocator *a, fdr_state *st,
-                                 const fdr_lit *lits, uint32_t m)
-{
-    st->hash_bits = 4;
-    while ((1u << st->hash_bits) < 2 * m)
-        st->hash_bits++;
-    uint32_t slots = 1u << st->hash_bits;
-    st->slot_first = hay_calloc(a, slots + 1, sizeof *st->slot_first);
-    st->lits = hay_malloc(a, m * sizeof *st->lits);
-    st->lengths = hay_malloc(a, m * sizeof *st->lengths);
-    RETURN_ERROR_IF(!st->slot_first || !st->lits || !st->lengths, HAY_ERR_NOMEM);
-    for (uint32_t k = 0; k < m; k++)
-        st->slot_first[lit_hash(lits[k].val, lits[k].plen, st->hash_bits) + 1]++;
-    for (uint32_t h = 0; h < slots; h++)
-        st->slot_first[h + 1] += st->slot_first[h];
-    for (uint32_t k = 0; k < m; k++) {
-        uint32_t h = lit_hash(lits[k].val, lits[k].plen, st->hash_bits);
-        uint32_t at = st->slot_first[h]++;
-        st->lits[at] = lits[k];
-    }
-    for (uint32_t h = slots; h > 0; h--)
-        st->slot_first[h] = st->slot_first[h - 1];
-    st->slot_first[0] = 0;
-    /* Distinct lengths, increasing (insertion into a sorted list). */
-    for (uint32_t k = 0; k < m; k++) {
-        uint32_t len = lits[k].len, j = 0;
-        while (j < st->nlengths && st->lengths[j] < len)
-            j++;
-        if (j < st->nlengths && st->lengths[j] == len)
-            continue;
-        memmove(st->lengths + j + 1, st->lengths + j,
-                (st->nlengths - j) * sizeof *st->lengths);
-        st->lengths[j] = len;
-        st->nlengths++;
-    }
-    st->nlits = m;
-    return HAY_OK;
 }
 
 static hay_status fdr_build(hay_patterns *set, void **state)
 {
-    const hay_allocator *a = &set->alloc;
-    RETURN_ERROR_IF(set->n >= UINT32_MAX / 2, HAY_ERR_TOO_LARGE);
-    fdr_state *st = hay_calloc(a, 1, sizeof *st);
-    RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
-    st->caseless = set->flags & HAY_CASELESS;
-    st->min_len = set->min_len;
-    st->max_len = set->max_len;
-    fdr_lit *lits = NULL;
-    uint32_t m = 0;
-    hay_status s = collect(set, st, &lits, &m);
-    if (s == HAY_OK) {
-        assign_buckets(st, lits, m);
-        s = index_literals(a, st, lits, m);
-    }
-    if (s < 0)
-        goto done;
-    uint32_t nlong = 0;
-    st->min_long = SIZE_MAX;
-    for (uint32_t k = 0; k < m; k++) {
-        if (lits[k].len <= 2) {
-            st->has_short = true;
-            continue;
-        }
-        nlong++;
-        if (lits[k].len < st->min_long)
-            st->min_long = lits[k].len;
-        if (lits[k].plen > st->max_plen)
-            st->max_plen = lits[k].plen;
-    }
-    if (!nlong)
-        st->min_long = st->max_plen = 0;
-    choose_shape(st, nlong);
-    size_t words = (size_t)1 << st->domain;
-    st->table = hay_malloc(a, words * sizeof *st->table);
-    st->two = hay_calloc(a, 1, 8192);
-    s = HAY_ERR_NOMEM;
-    if (!st->table || !st->two)
-        goto done;
-    uint64_t init = 0;
-    for (uint32_t b = 0; b < 8; b++)
-        for (uint32_t p = 0; p < 8; p++)
-            if (!st->plen[b] || p < st->plen[b])
-                init |= 1ull << (8 * p + b);
-    for (size_t k = 0; k < words; k++)
-        st->table[k] = init;
-    for (uint32_t k = 0; k < m; k++)
-        add_to_filter(st, &lits[k]);
-    set->state_memory = sizeof *st + words * 8 + 8192 + m * sizeof *st->lits +
-                        set->n * 4 + ((size_t)1 << st->hash_bits) * 4 + m * 4;
-    s = HAY_OK;
-done:
-    hay_free(a, lits);
-    if (s < 0) {
-        fdr_destroy(set, st);
-        return s;
-    }
-    *state = st;
-    return HAY_OK;
+    return hay_fdr_build_width(set, state, 0);
 }
 
 /* ---- scan and count -------------------------------------------------------- */
@@ -669,7 +382,7 @@ static uint64_t fdr_count(const hay_patterns *set, const void *state,
 }
 
 const hay_engine hay_engine_fdr = {
-    "fdr", true, fdr_build, fdr_destroy, fdr_scan, fdr_count,
+    "fdr", true, fdr_build, hay_fdr_destroy, fdr_scan, fdr_count,
 };
 
 /* ---- test hooks ------------------------------------------------------------- */
@@ -687,4 +400,22 @@ unsigned hay_fdr_stride(const hay_patterns *set)
     if (!set || set->engine != &hay_engine_fdr || !set->state)
         return 0;
     return ((const fdr_state *)set->state)->stride;
+}
+
+hay_status hay_fdr_set_width(hay_patterns *set, unsigned width)
+{
+    RETURN_ERROR_IF(!set || set->engine != &hay_engine_fdr || !set->state ||
+                    (width != 2 && width != 3), HAY_ERR_INVALID);
+    void *st = NULL;
+    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st, width));
+    hay_fdr_destroy(set, set->state);
+    set->state = st;
+    return HAY_OK;
+}
+
+unsigned hay_fdr_width(const hay_patterns *set)
+{
+    if (!set || set->engine != &hay_engine_fdr || !set->state)
+        return 0;
+    return ((const fdr_state *)set->state)->width;
 }

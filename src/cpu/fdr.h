@@ -1,6 +1,6 @@
 /*
- * fdr.h - what the fdr engine (fdr.c) shows beyond its hay_engine: a test
- * hook that forces its stride.
+ * fdr.h - what the fdr engine (fdr.c) shows beyond its hay_engine: test
+ * hooks that force its stride and its window width.
  */
 #ifndef HAY_FDR_H
 #define HAY_FDR_H
@@ -17,5 +17,16 @@
  */
 hay_status hay_fdr_set_stride(hay_patterns *set, unsigned stride);
 unsigned hay_fdr_stride(const hay_patterns *set);
+
+/*
+ * Test hook: rebuilds an fdr set's filter over windows of 2 or 3 bytes
+ * (the stride goes back to the one chosen for that width).  Call it
+ * before any scan, never while one runs.  HAY_ERR_INVALID when the set is
+ * not an fdr set or width is not 2 or 3; the set is unchanged then and on
+ * HAY_ERR_NOMEM.  hay_fdr_width() gives the width in use (0: not an fdr
+ * set).
+ */
+hay_status hay_fdr_set_width(hay_patterns *set, unsigned width);
+unsigned hay_fdr_width(const hay_patterns *set);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * litsets.c - the literal-set engines against the oracle: teddy
  * (src/cpu/teddy.c) on each of its block loops (AVX2, SSSE3, scalar; those
- * this CPU runs) and fdr (src/cpu/fdr.c) at each stride (1, 2, 4), the
- * "variants" below:
+ * this CPU runs) and fdr (src/cpu/fdr.c) at each stride (1, 2, 4) over
+ * windows of 2 and of 3 bytes, the "variants" below:
  *
  *   cases    the conformance table (cases.c) with 0..34 pad bytes before
  *            and after, and chunk sizes 1..40 and every pattern length
@@ -22,7 +22,8 @@
  *   nested   literals of 3..30 bytes nested on runs of one byte: every
  *            end has several lengths, found in different blocks
  *   limits   teddy: 64 literals compile, 65 are HAY_ERR_TOO_LARGE; the
- *            hooks of both engines
+ *            hooks of both engines; fdr's window width for sets of 255
+ *            and 256 literals of 5 and 6 bytes
  *   auto     the CPU backend's choice (cpu_rules in src/cpu/backend.c) at
  *            each boundary of its table
  *   realdata sets of 2, 8, 64 (and for fdr 1,000) literals drawn from
@@ -30,7 +31,7 @@
  *            and caseless: the count of every file of <data>/text and
  *            <data>/logs equals the DFA's (which tests/hyperscan_counts.c
  *            holds to Hyperscan's), on teddy's AVX2 and SSSE3 loops and
- *            fdr's strides, serial, chunked and by callback
+ *            fdr's strides and widths, serial, chunked and by callback
  *
  *   test_litsets [DATA_DIR]     (realdata is skipped without it)
  *
@@ -53,20 +54,23 @@
 #define PROP_ITERATIONS 400
 
 /* An engine and the loop it is forced to: teddy's block loop (isa) or
- * fdr's stride. */
+ * fdr's window width and stride. */
 typedef struct variant {
     const char *algo, *isa;
-    unsigned stride;
+    unsigned width, stride;
     const char *label;
 } variant;
 
 static const variant isas[] = {
-    { "teddy", "avx2", 0, "teddy/avx2" },
-    { "teddy", "ssse3", 0, "teddy/ssse3" },
-    { "teddy", "scalar", 0, "teddy/scalar" },
-    { "fdr", NULL, 1, "fdr/stride1" },
-    { "fdr", NULL, 2, "fdr/stride2" },
-    { "fdr", NULL, 4, "fdr/stride4" },
+    { "teddy", "avx2", 0, 0, "teddy/avx2" },
+    { "teddy", "ssse3", 0, 0, "teddy/ssse3" },
+    { "teddy", "scalar", 0, 0, "teddy/scalar" },
+    { "fdr", NULL, 2, 1, "fdr/w2/stride1" },
+    { "fdr", NULL, 2, 2, "fdr/w2/stride2" },
+    { "fdr", NULL, 2, 4, "fdr/w2/stride4" },
+    { "fdr", NULL, 3, 1, "fdr/w3/stride1" },
+    { "fdr", NULL, 3, 2, "fdr/w3/stride2" },
+    { "fdr", NULL, 3, 4, "fdr/w3/stride4" },
 };
 #define NISA (sizeof isas / sizeof *isas)
 
@@ -91,9 +95,11 @@ static hay_patterns *compile_isa(const hay_pattern *pats, size_t n,
                hay_strerror(s)))
         return NULL;
     if (!is_teddy(v)) {
-        s = hay_fdr_set_stride(set, v->stride);
-        CHECK(s == HAY_OK && hay_fdr_stride(set) == v->stride, "%s: %s",
-              v->label, hay_strerror(s));
+        s = hay_fdr_set_width(set, v->width);
+        if (s == HAY_OK)
+            s = hay_fdr_set_stride(set, v->stride);
+        CHECK(s == HAY_OK && hay_fdr_width(set) == v->width &&
+              hay_fdr_stride(set) == v->stride, "%s: %s", v->label, hay_strerror(s));
         return set;
     }
     s = hay_teddy_select_isa(set, v->isa);
@@ -427,6 +433,35 @@ static void test_nested(void)
 
 /* ---- limits and the hook ------------------------------------------------------ */
 
+/* fdr's default window width: 3 bytes from 256 literals of 6+ bytes on
+ * (choose_width in src/cpu/fdr_build.c), 2 below either bound. */
+static void fdr_default_width(void)
+{
+    static char words[400][32];
+    static hay_pattern pats[400];
+    static const struct {
+        size_t n, len;
+        unsigned want;
+    } rows[] = { { 256, 6, 3 }, { 255, 6, 2 }, { 256, 5, 2 }, { 400, 20, 3 } };
+    hay_compile_opts o;
+    hay_compile_opts_init(&o);
+    o.backend = HAY_BACKEND_CPU;
+    o.algo = "fdr";
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        for (size_t i = 0; i < rows[r].n; i++) {
+            snprintf(words[i], sizeof words[i], "f%04uxxxxxxxxxxxxxxxxxx", (unsigned)i);
+            pats[i].data = words[i];
+            pats[i].len = rows[r].len;
+        }
+        hay_patterns *set = NULL;
+        CHECK_ST(hay_patterns_compile(pats, rows[r].n, &o, &set), HAY_OK, "fdr set");
+        CHECK(hay_fdr_width(set) == rows[r].want, "fdr width for %zu literals of %zu "
+              "bytes: %u, want %u", rows[r].n, rows[r].len, hay_fdr_width(set),
+              rows[r].want);
+        hay_patterns_free(set);
+    }
+}
+
 static void test_limits(void)
 {
     static char words[HAY_TEDDY_MAX_LITERALS + 1][8];
@@ -466,6 +501,8 @@ static void test_limits(void)
     CHECK(hay_teddy_isa(set) == NULL, "hay_teddy_isa of a dfa set");
     CHECK_ST(hay_fdr_set_stride(set, 2), HAY_ERR_INVALID, "fdr hook on a dfa set");
     CHECK(hay_fdr_stride(set) == 0, "hay_fdr_stride of a dfa set");
+    CHECK_ST(hay_fdr_set_width(set, 3), HAY_ERR_INVALID, "fdr width hook on a dfa set");
+    CHECK(hay_fdr_width(set) == 0, "hay_fdr_width of a dfa set");
     hay_patterns_free(set);
     /* fdr takes more than teddy's limit; its stride hook takes 1, 2, 4. */
     o.algo = "fdr";
@@ -477,7 +514,14 @@ static void test_limits(void)
     CHECK_ST(hay_fdr_set_stride(set, 3), HAY_ERR_INVALID, "stride 3");
     CHECK_ST(hay_fdr_set_stride(set, 0), HAY_ERR_INVALID, "stride 0");
     CHECK(hay_fdr_stride(set) == st, "a refused stride changed it");
+    /* Its width hook takes 2 and 3 and rebuilds. */
+    CHECK(hay_fdr_width(set) == 2, "fdr's width for 65 literals %u", hay_fdr_width(set));
+    CHECK_ST(hay_fdr_set_width(set, 4), HAY_ERR_INVALID, "width 4");
+    CHECK_ST(hay_fdr_set_width(set, 1), HAY_ERR_INVALID, "width 1");
+    CHECK_ST(hay_fdr_set_width(set, 3), HAY_OK, "width 3");
+    CHECK(hay_fdr_width(set) == 3, "width 3 not taken: %u", hay_fdr_width(set));
     hay_patterns_free(set);
+    fdr_default_width();
 }
 
 /* ---- auto's choice ------------------------------------------------------------ */
@@ -523,7 +567,7 @@ static void test_auto(void)
         { 1, 5, false, "simd" },   { 2, 3, false, "teddy" },  { 12, 6, false, "teddy" },
         { 12, 6, true, "dfa" },    { 13, 4, false, "fdr" },   { 300, 5, false, "fdr" },
         { 301, 5, false, "dfa" },  { 13, 4, true, "dfa" },    { 1000, 8, false, "fdr" },
-        { 1000, 7, false, "dfa" },
+        { 1000, 6, false, "fdr" }, { 1000, 5, false, "dfa" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         const char *why;
