@@ -199,8 +199,8 @@ static bool auto_cpu_sooner(const hay_patterns *set, hay_scratch *scratch,
         po.progress = NULL;
         po.stats = NULL;
         uint64_t warm_n = 0, n = 0;
-        unsigned t = hay_thread_cap(o->threads);
-        uint64_t w0 = g->pol->probe_warmup * t, p0 = g->pol->probe_bytes * t;
+        unsigned threads = hay_thread_cap(o->threads);
+        uint64_t w0 = g->pol->probe_warmup * threads, p0 = g->pol->probe_bytes * threads;
         uint64_t w = len > w0 + p0 ? w0 : 0;
         uint64_t probe = len - w < p0 ? len - w : p0;
         if (w && hay_cpu_backend.count(set, scratch, data, w, &po, &warm_n) != HAY_OK)
