@@ -519,15 +519,20 @@ static void *warm_main(void *arg)
 }
 
 /* Whether to start the GPU while the CPU engine is built: the caller's
- * size hint reaches the GPU threshold, and the set is one the CPU's
- * literal filters do not take (those stay on the CPU below several GiB:
- * policy.h), or the threshold was given. */
+ * size hint reaches the GPU threshold and the set is one the GPU is likely
+ * to take (policy.h: warm_min_patterns, warm_min_bytes; never one of the
+ * CPU's literal filters, which stay on the CPU below several GiB), or the
+ * threshold was given.  A start-up the scan then leaves unused costs the
+ * CPU's run about 0.1 s. */
 static bool warm_worth(const hay_patterns *set, const auto_set *g)
 {
     if (!g->dev || !g->dev->offload->warm_up || g->split == SPLIT_EMULATE ||
         set->size_hint < g->gpu_min)
         return false;
-    return g->gpu_min_given || (set->n > 1 && !g->literal);
+    if (g->gpu_min_given)
+        return true;
+    return set->n > 1 && !g->literal &&
+           (set->n >= g->pol->warm_min_patterns || set->size_hint >= g->pol->warm_min_bytes);
 }
 
 static hay_status auto_compile(hay_patterns *set, const char *algo)
