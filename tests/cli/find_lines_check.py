@@ -21,7 +21,8 @@ Usage: find_lines_check.py HAY
            overlapping and adjacent candidates, with -m, context, -n, -b;
            and on one 8 MB line of 'a a ...' under the 100 MB limit (-w,
            all, -v --color, which keeps no match: 24 bytes a match kept
-           were 96 MB), against outputs built here
+           were 96 MB), against outputs built here; --json keeps a
+           record a line
   words    --count-matches with -w or -x against ripgrep's --count-matches
            (patterns of word bytes only: ripgrep 13 differs from its own
            later -w on patterns that begin or end with other bytes); skipped
@@ -181,6 +182,13 @@ def part_every(hay, tmp):
                 got = run([hay, "find"] + out + opts + p + [small]).stdout
                 check("every %s %s %s against grep" % (out, opts, p), got == want,
                       "%d bytes vs grep's %d" % (len(got), len(want)))
+
+    # --json: one record a line, its matches whole (not in parts)
+    for opts in (["-o", "-w"], ["-w"], ["-o", "--match-mode", "all"]):
+        want = run(["grep", "-F", "-c", "-w" if "-w" in opts else "-F", "a", small]).stdout
+        out = run([hay, "find", "--json"] + opts + ["a", small]).stdout
+        got = b"%d\n" % out.count(b'{"type":"match"')
+        check("every --json %s: a record a line" % opts, got == want, "%r vs %r" % (got, want))
 
     big = os.path.join(tmp, "aw8m.txt")
     n = 4 << 20
