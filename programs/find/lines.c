@@ -198,8 +198,15 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id, boo
     }
     if (!l->emit || l->no_spans)
         return 0;
-    if (l->spans_max && !l->sort_spans && l->nspans == l->spans_max)
-        emit_spans(l, true);   /* -o, colour: this part of the line's matches now */
+    if (l->spans_max && !l->sort_spans && l->nspans == l->spans_max) {
+        /* -o, colour: this part of the line's matches now (in order of
+         * start without overlaps: all decided) */
+        if (l->pick)
+            l->nspans = pick_spans(l, l->nspans);
+        if (l->nspans)
+            emit_spans(l, true);
+        l->nspans = 0;
+    }
     if (l->spans_max && l->sort_spans && l->reach &&
         l->nspans >= (l->flush_at ? l->flush_at : l->spans_max))
         hand_on_decided(l, end > l->reach ? end - l->reach : 0);

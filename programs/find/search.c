@@ -600,7 +600,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         l->emit = count_line;
         l->emit_ctx = s;
         l->no_spans = false;
-        l->spans_max = 0;
+        l->spans_max = s->matcher->covered ? 0 : SPANS_MAX;   /* counted part by part */
         s->skip = false;
         if (set && len) {
             st = scan_batched(set, w->scratch, buf, len, &so, on_match, s);

@@ -20,9 +20,9 @@ Usage: find_lines_check.py HAY
            and --color=always against grep on lines of up to 20,000
            overlapping and adjacent candidates, with -m, context, -n, -b;
            and on one 8 MB line of 'a a ...' under the 100 MB limit (-w,
-           all, -v --color, which keeps no match: 24 bytes a match kept
-           were 96 MB), against outputs built here; --json keeps a
-           record a line
+           all, -v --color, which keeps no match, --count-matches -w: 24
+           bytes a match kept were 96 MB), against outputs built here;
+           --json keeps a record a line
   words    --count-matches with -w or -x against ripgrep's --count-matches
            (patterns of word bytes only: ripgrep 13 differs from its own
            later -w on patterns that begin or end with other bytes); skipped
@@ -208,7 +208,10 @@ def part_every(hay, tmp):
              (["-o", "--match-mode", "all"], only), (["--color=always", "--match-mode", "all"], line),
              (["-o", "--match-mode", "all", "-e", "a a"], pair),
              (["--color=always", "--match-mode", "all", "-e", "a a"], pair_c),
-             (["--color=always", "-v"], hashlib.sha1(b"").digest()))
+             (["--color=always", "-v"], hashlib.sha1(b"").digest()),
+             (["--count-matches", "-w"], hashlib.sha1(b"%d\n" % n).digest()),
+             (["--count-matches", "-w", "--match-mode", "leftmost-first"],
+              hashlib.sha1(b"%d\n" % n).digest()))
     for opts, want in cases:
         rc, got, err = digest_of([hay, "find", "--threads", "1"] + opts + ["-e", "a", big], limit)
         check("every %s: one 8 MB line of 'a a ...' in 100 MB of address space" % opts,
