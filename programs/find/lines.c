@@ -77,22 +77,25 @@ bool find_lines_passes(const find_lines *l, uint64_t start, uint64_t end)
     return true;
 }
 
-/* grep's matches among the sorted spans: from the left, the longest at
- * the leftmost start, then the next that starts at or after its end (where
- * grep -o does not look at the byte before a match that starts right at
- * the end of the previous one: a weak span counts there). */
-static void pick_spans(find_lines *l)
+/* grep's matches among the sorted spans[0, n), moved to the front (how
+ * many are returned): from the left, the longest at the leftmost start,
+ * then the next that starts at or after its end (where grep -o does not
+ * look at the byte before a match that starts right at the end of the
+ * previous one: a weak span counts there).  The state runs on from one
+ * part of the line to the next (picked, picked_end). */
+static size_t pick_spans(find_lines *l, size_t n)
 {
     size_t k = 0;
-    uint64_t from = 0;
-    for (size_t i = 0; i < l->nspans; i++) {
+    for (size_t i = 0; i < n; i++) {
         const find_span sp = l->spans[i];
-        if ((k && sp.s < from) || sp.e == sp.s || (sp.weak && !(k && sp.s == from)))
+        if ((l->picked && sp.s < l->picked_end) || sp.e == sp.s ||
+            (sp.weak && !(l->picked && sp.s == l->picked_end)))
             continue;
         l->spans[k++] = sp;
-        from = sp.e;
+        l->picked = true;
+        l->picked_end = sp.e;
     }
-    l->nspans = k;
+    return k;
 }
 
 uint64_t find_lines_number_at(find_lines *l, uint64_t offset)
@@ -144,11 +147,33 @@ void find_lines_finish(find_lines *l)
         if (l->sort_spans && l->nspans)
             qsort(l->spans, l->nspans, sizeof *l->spans, cmp_span);
         if (l->pick)
-            pick_spans(l);
+            l->nspans = pick_spans(l, l->nspans);
         emit_spans(l, false);
     }
     l->nspans = 0;
-    l->have_line = l->line_strong = l->parted = false;
+    l->have_line = l->line_strong = l->parted = l->picked = false;
+    l->flush_at = 0;
+}
+
+/* Every occurrence (sort_spans) on a line in parts: the spans starting
+ * before `below` can no longer be joined by one starting earlier, so they
+ * are sorted, picked and handed on as a part; the others wait.  The next
+ * look comes at twice as many waiting (linear time on any line). */
+static void hand_on_decided(find_lines *l, uint64_t below)
+{
+    size_t n = l->nspans, d = 0;
+    qsort(l->spans, n, sizeof *l->spans, cmp_span);
+    while (d < n && l->spans[d].s < below)
+        d++;
+    size_t k = l->pick ? pick_spans(l, d) : d;
+    if (k) {   /* (none kept: the line is not selected yet, or all were
+                  hidden by kept ones) */
+        l->nspans = k;
+        emit_spans(l, true);
+    }
+    memmove(l->spans, l->spans + d, (n - d) * sizeof *l->spans);
+    l->nspans = n - d;
+    l->flush_at = 2 * l->nspans > l->spans_max ? 2 * l->nspans : l->spans_max;
 }
 
 int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id, bool strong)
@@ -173,8 +198,18 @@ int find_lines_add(find_lines *l, uint64_t start, uint64_t end, uint32_t id, boo
     }
     if (!l->emit || l->no_spans)
         return 0;
-    if (l->spans_max && !l->sort_spans && l->nspans == l->spans_max)
-        emit_spans(l, true);   /* -o, colour: this part of the line's matches now */
+    if (l->spans_max && !l->sort_spans && l->nspans == l->spans_max) {
+        /* -o, colour: this part of the line's matches now (in order of
+         * start without overlaps: all decided) */
+        if (l->pick)
+            l->nspans = pick_spans(l, l->nspans);
+        if (l->nspans)
+            emit_spans(l, true);
+        l->nspans = 0;
+    }
+    if (l->spans_max && l->sort_spans && l->reach &&
+        l->nspans >= (l->flush_at ? l->flush_at : l->spans_max))
+        hand_on_decided(l, end > l->reach ? end - l->reach : 0);
     if (l->nspans == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         find_span *p = realloc(l->spans, cap * sizeof *p);

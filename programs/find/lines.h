@@ -49,14 +49,22 @@ typedef struct find_lines {
     /* Memory stays bounded on a line with millions of matches: */
     bool no_spans;       /* the emit callback does not read the spans
                             (whole lines without colour): none are kept */
-    size_t spans_max;    /* 0, or (spans in order, printed as they come:
-                            -o, colour) hand the line on in parts of this
-                            many spans (find_line's more, cont) */
+    size_t spans_max;    /* 0, or (spans printed as they come: -o,
+                            colour) hand the line on in parts of about
+                            this many spans (find_line's more, cont) */
+    uint64_t reach;      /* sort_spans: the longest pattern, so that once
+                            a match ends at e every later one starts at
+                            e - reach or after: the spans starting before
+                            are decided (sorted, picked) and handed on in
+                            parts; 0: a line's spans are all kept */
 
     uint64_t selected;   /* lines selected so far */
 
     /* private */
     bool have_line, line_strong, parted;
+    bool picked;          /* pick: a span of the line was kept, */
+    uint64_t picked_end;  /* the end of the last one */
+    size_t flush_at;      /* sort_spans in parts: decide at this many */
     uint64_t line_start, line_end, next_line_from;
     uint64_t lineno, lineno_pos;   /* lineno is the line of lineno_pos */
     find_span *spans;

@@ -159,6 +159,8 @@ int find_matcher_open(const find_config *cf, find_matcher *m)
     hay_status st = hay_patterns_compile(items, n, &co, &m->set);
     m->compile_s = cli_now() - t0;
     m->nvariants = n;
+    for (size_t i = 0; i < n; i++)
+        m->max_len = items[i].len > m->max_len ? items[i].len : m->max_len;
     m->owner = v.owner;
     v.owner = NULL;
     find_variants_free(&v);

@@ -19,6 +19,7 @@ typedef struct find_matcher {
      * the config's pattern that set id stands for. */
     uint32_t *owner;
     size_t nvariants;       /* patterns in the set */
+    size_t max_len;         /* the longest of them */
     /* A pattern with too many case variants is compiled as its prefix
      * (casefold.h): then covered[id] is how much of owner[id] the set id
      * holds, the rest is checked after the scan (find_matcher_verify), and

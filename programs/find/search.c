@@ -575,10 +575,14 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         l->emit_ctx = &s->sel;
         find_select_piece(&s->sel);
     }
-    l->no_spans = !print || (!cf->only && !cf->color && !cf->json);
-    /* -o prints each match apart; colour writes a line part by part (not
-     * with -v: a matching line is context then, printed whole). */
-    l->spans_max = cf->only || (cf->color && !cf->json && !cf->invert) ? SPANS_MAX : 0;
+    /* -v: matches are printed only on context lines in colour (grep),
+     * whole.  -o prints each match apart; colour writes a line part by
+     * part (not verified case variants: their ends come out of order). */
+    l->no_spans = !print || (!cf->only && !cf->color && !cf->json) ||
+                  (cf->invert && !cf->json && !(cf->color && cf->context && !cf->only));
+    l->spans_max = (cf->only || (cf->color && !cf->json && !cf->invert)) &&
+                   !s->matcher->covered ? SPANS_MAX : 0;
+    l->reach = cf->json ? 0 : s->matcher->max_len;   /* (a record a line) */
     /* Lines wanted without their matches: a scan may stop on a line dense
      * with matches and resume at the next (-c: linecount.c).  Not for a
      * scan on several threads that prints lines: stopped, it would throw
@@ -596,7 +600,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         l->emit = count_line;
         l->emit_ctx = s;
         l->no_spans = false;
-        l->spans_max = 0;
+        l->spans_max = s->matcher->covered ? 0 : SPANS_MAX;   /* counted part by part */
         s->skip = false;
         if (set && len) {
             st = scan_batched(set, w->scratch, buf, len, &so, on_match, s);

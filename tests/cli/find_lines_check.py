@@ -15,6 +15,14 @@ Usage: find_lines_check.py HAY
            as -o; and on one 8 MB line of 'a' under an address space limit
            of 100 MB (24 bytes a match kept were 192 MB: the line is
            written in parts as the matches come), also with -m1 and -C1
+  every    the matches of -w, -x and --match-mode all (all occurrences,
+           decided in parts once no earlier-starting one can come): -o
+           and --color=always against grep on lines of up to 20,000
+           overlapping and adjacent candidates, with -m, context, -n, -b;
+           and on one 8 MB line of 'a a ...' under the 100 MB limit (-w,
+           all, -v --color, which keeps no match, --count-matches -w: 24
+           bytes a match kept were 96 MB), against outputs built here;
+           --json keeps a record a line
   words    --count-matches with -w or -x against ripgrep's --count-matches
            (patterns of word bytes only: ripgrep 13 differs from its own
            later -w on patterns that begin or end with other bytes); skipped
@@ -80,6 +88,36 @@ def part_counts(hay, path):
                       hashlib.sha1(out).digest() == want_n, "outputs differ")
 
 
+def as_limited(hay):
+    """A preexec_fn putting hay under a 100 MB address-space limit (none
+    under AddressSanitizer, which reserves terabytes)."""
+    with open(hay, "rb") as f:
+        asan = b"__asan_init" in f.read()
+    if asan:
+        print("SKIP the address-space limits: hay is built with AddressSanitizer")
+
+    def limit():
+        if not asan:
+            resource.setrlimit(resource.RLIMIT_AS, (100 << 20, 100 << 20))
+    return limit
+
+
+def digest_of(argv, preexec_fn):
+    """hay's exit status, the SHA-1 of its output (read as it comes), the
+    end of its standard error."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                         preexec_fn=preexec_fn)
+    h = hashlib.sha1()
+    while True:
+        b = p.stdout.read(1 << 20)
+        if not b:
+            break
+        h.update(b)
+    err = p.stderr.read()
+    p.wait()
+    return p.returncode, h.digest(), err[-200:]
+
+
 def part_color(hay, tmp):
     small = os.path.join(tmp, "color.txt")
     with open(small, "wb") as f:
@@ -108,37 +146,77 @@ def part_color(hay, tmp):
     with open(big, "wb") as f:
         f.write(b"a" * n)
 
-    # AddressSanitizer reserves terabytes of address space: no limit there.
-    with open(hay, "rb") as f:
-        asan = b"__asan_init" in f.read()
-    if asan:
-        print("SKIP color's address-space limit: hay is built with AddressSanitizer")
-
-    def limit():
-        if not asan:
-            resource.setrlimit(resource.RLIMIT_AS, (100 << 20, 100 << 20))
-
+    limit = as_limited(hay)
     want = hashlib.sha1()
     unit = C_MATCH + b"a" + C_END
     for _ in range(n // 4096):
         want.update(unit * 4096)
     want.update(b"\n")
     for opts in ([], ["-m1"], ["-C1"]):   # straight to the printer; through the selection
-        p = subprocess.Popen([hay, "find", "--threads", "1", "--color=always"] + opts +
-                             ["a", big], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=ENV, preexec_fn=limit)
-        h = hashlib.sha1()
-        while True:
-            b = p.stdout.read(1 << 20)
-            if not b:
-                break
-            h.update(b)
-        err = p.stderr.read()
-        p.wait()
+        rc, got, err = digest_of([hay, "find", "--threads", "1", "--color=always"] + opts +
+                                 ["a", big], limit)
         check("color %s: one 8 MB line of matches in 100 MB of address space" % opts,
-              p.returncode == 0, "exit %d: %r" % (p.returncode, err[-200:]))
-        check("color %s: its output" % opts, h.digest() == want.digest(),
+              rc == 0, "exit %d: %r" % (rc, err))
+        check("color %s: its output" % opts, got == want.digest(),
               "differs from grep's colours")
+
+
+def part_every(hay, tmp):
+    small = os.path.join(tmp, "every.txt")
+    rnd = random.Random(11)
+    words = [b"a", b"ab", b"ba", b"aba", b"a_b", b"xa", b"a-b", b"b", b"", b"ab ba"]
+    with open(small, "wb") as f:
+        for n in (1, 3, 40, 4095, 4097, 9000, 20000, 7000):
+            f.write(rnd.choice([b" ", b"", b"-"]).join(rnd.choice(words) for _ in range(n)))
+            f.write(b"\n")
+        f.write(b"a\nab\n" + b"a " * 9000 + b"a\n" + b"xa " * 5000 + b"a")   # no last newline
+    pats = (["-e", "a"], ["-e", "a", "-e", "ab", "-e", "ba"], ["-e", "ab ba a", "-e", "b", "-e", "a"],
+            ["-e", "aba", "-e", "ab", "-e", "a_b"])
+    for out in (["-o"], ["--color=always"], ["-o", "-n", "-b"]):
+        for opts in (["-w"], ["-x"], ["-w", "-m3"], ["-w", "-C1"], ["-w", "-n", "-m2", "-A1"],
+                     ["-w", "-v", "-C1"]):
+            if "-o" in out and "-v" in opts:
+                continue   # grep -o -v -C prints the context lines' matches; hay does not
+            for p in pats:
+                want = run(["grep", "-F"] + out + opts + p + [small]).stdout
+                got = run([hay, "find"] + out + opts + p + [small]).stdout
+                check("every %s %s %s against grep" % (out, opts, p), got == want,
+                      "%d bytes vs grep's %d" % (len(got), len(want)))
+
+    # --json: one record a line, its matches whole (not in parts)
+    for opts in (["-o", "-w"], ["-w"], ["-o", "--match-mode", "all"]):
+        want = run(["grep", "-F", "-c", "-w" if "-w" in opts else "-F", "a", small]).stdout
+        out = run([hay, "find", "--json"] + opts + ["a", small]).stdout
+        got = b"%d\n" % out.count(b'{"type":"match"')
+        check("every --json %s: a record a line" % opts, got == want, "%r vs %r" % (got, want))
+
+    big = os.path.join(tmp, "aw8m.txt")
+    n = 4 << 20
+    with open(big, "wb") as f:
+        f.write(b"a " * n + b"\n")
+    limit = as_limited(hay)
+    colored = C_MATCH + b"a" + C_END + b" "
+    only = hashlib.sha1(b"a\n" * n).digest()
+    line = hashlib.sha1(colored * n + b"\n").digest()
+    # --match-mode all with "a a": at each 'a' that match, then 'a'; the
+    # colour of their union, from where the last one stopped.
+    pair = hashlib.sha1(b"a a\na\n" * (n - 1) + b"a\n").digest()
+    pair_c = hashlib.sha1(C_MATCH + b"a a" + C_END + (C_MATCH + b" a" + C_END) * (n - 2) +
+                          b" \n").digest()
+    cases = ((["-o", "-w"], only), (["--color=always", "-w"], line),
+             (["-o", "-w", "-m1"], only), (["--color=always", "-w", "-C1"], line),
+             (["-o", "--match-mode", "all"], only), (["--color=always", "--match-mode", "all"], line),
+             (["-o", "--match-mode", "all", "-e", "a a"], pair),
+             (["--color=always", "--match-mode", "all", "-e", "a a"], pair_c),
+             (["--color=always", "-v"], hashlib.sha1(b"").digest()),
+             (["--count-matches", "-w"], hashlib.sha1(b"%d\n" % n).digest()),
+             (["--count-matches", "-w", "--match-mode", "leftmost-first"],
+              hashlib.sha1(b"%d\n" % n).digest()))
+    for opts, want in cases:
+        rc, got, err = digest_of([hay, "find", "--threads", "1"] + opts + ["-e", "a", big], limit)
+        check("every %s: one 8 MB line of 'a a ...' in 100 MB of address space" % opts,
+              rc == (1 if "-v" in opts else 0), "exit %d: %r" % (rc, err))
+        check("every %s: its output" % opts, got == want, "differs from the one built here")
 
 
 def part_words(hay, path):
@@ -164,6 +242,7 @@ def main():
         make_text(text)
         part_counts(hay, text)
         part_color(hay, tmp)
+        part_every(hay, tmp)
         part_words(hay, text)
     finish()
 
