@@ -221,3 +221,29 @@ void find_matcher_close(find_matcher *m)
     free(m->covered);
     memset(m, 0, sizeof *m);
 }
+
+/* A scan whose matches come in the library's batches (hay_scan_batch: one
+ * call per up to HAY_BATCH_MAX matches, as the GPU's sorted lists and the
+ * CPU's chunk buffers hold them), handed one by one to a per-match
+ * consumer; a non-zero return stops the scan as hay_scan's would. */
+typedef struct batch_fwd {
+    hay_match_fn fn;
+    void *ctx;
+} batch_fwd;
+
+static int batch_each(const hay_match *m, size_t n, void *ctx)
+{
+    const batch_fwd *f = ctx;
+    for (size_t i = 0; i < n; i++)
+        if (f->fn(m[i].id, m[i].start, m[i].end, f->ctx))
+            return 1;
+    return 0;
+}
+
+hay_status find_matcher_scan(const hay_patterns *set, hay_scratch *scratch,
+                               const uint8_t *buf, uint64_t len, const hay_scan_opts *so,
+                               hay_match_fn fn, void *ctx)
+{
+    batch_fwd f = { fn, ctx };
+    return hay_scan_batch(set, scratch, buf, len, so, batch_each, &f);
+}

@@ -49,6 +49,13 @@ size_t find_matcher_select(hay_match_mode mode, find_span *spans, size_t n);
 
 /* Compiles cf's patterns.  Returns 0, or -1 after printing why;
  * find_matcher_close() either way. */
+/* hay_scan with the matches taken from the library in batches
+ * (hay_scan_batch) and handed one by one to fn; fn's non-zero return stops
+ * the scan as hay_scan's would. */
+hay_status find_matcher_scan(const hay_patterns *set, hay_scratch *scratch,
+                             const uint8_t *buf, uint64_t len, const hay_scan_opts *so,
+                             hay_match_fn fn, void *ctx);
+
 int find_matcher_open(const find_config *cf, find_matcher *m);
 void find_matcher_close(find_matcher *m);
 

@@ -432,32 +432,6 @@ static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_
     so->stats = cf->stats ? lib : NULL;
 }
 
-/* A scan whose matches come in the library's batches (hay_scan_batch: one
- * call per up to HAY_BATCH_MAX matches, as the GPU's sorted lists and the
- * CPU's chunk buffers hold them), handed one by one to a per-match
- * consumer; a non-zero return stops the scan as hay_scan's would. */
-typedef struct batch_fwd {
-    hay_match_fn fn;
-    void *ctx;
-} batch_fwd;
-
-static int batch_each(const hay_match *m, size_t n, void *ctx)
-{
-    const batch_fwd *f = ctx;
-    for (size_t i = 0; i < n; i++)
-        if (f->fn(m[i].id, m[i].start, m[i].end, f->ctx))
-            return 1;
-    return 0;
-}
-
-static hay_status scan_batched(const hay_patterns *set, hay_scratch *scratch,
-                               const uint8_t *buf, uint64_t len, const hay_scan_opts *so,
-                               hay_match_fn fn, void *ctx)
-{
-    batch_fwd f = { fn, ctx };
-    return hay_scan_batch(set, scratch, buf, len, so, batch_each, &f);
-}
-
 /* The scan of the piece, through on_match.  With s->skip (one thread),
  * again from the next line after a stop on a line dense with matches, in
  * windows of at most SKIP_WINDOW that end at a line end: backend auto
@@ -474,7 +448,7 @@ static hay_status scan_skipping(file_search *s, const hay_patterns *set, const u
             to = nl ? (uint64_t)(nl - buf) + 1 : len;
         }
         s->resume = UINT64_MAX;
-        hay_status st = scan_batched(set, s->w->scratch, buf + from, to - from, so, on_match, s);
+        hay_status st = find_matcher_scan(set, s->w->scratch, buf + from, to - from, so, on_match, s);
         if (st < 0 || s->stop || s->nomem || (st == HAY_STOPPED && s->resume == UINT64_MAX))
             return st == HAY_STOPPED ? HAY_OK : st;   /* (-m stops it too) */
         s->scan_from = st == HAY_STOPPED ? s->resume : to;
@@ -603,14 +577,14 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         l->spans_max = s->matcher->covered ? 0 : SPANS_MAX;   /* counted part by part */
         s->skip = false;
         if (set && len) {
-            st = scan_batched(set, w->scratch, buf, len, &so, on_match, s);
+            st = find_matcher_scan(set, w->scratch, buf, len, &so, on_match, s);
             st = st == HAY_STOPPED ? HAY_OK : st;
             find_lines_finish(l);
         }
         s->matched |= s->occurrences > 0;
     } else if (cf->count_matches && (s->each || s->matcher->covered)) {
         if (set && len)
-            st = scan_batched(set, w->scratch, buf, len, &so, count_match, s);
+            st = find_matcher_scan(set, w->scratch, buf, len, &so, count_match, s);
         s->matched |= s->occurrences > 0;
     } else if (cf->count_matches) {
         uint64_t n = 0;
