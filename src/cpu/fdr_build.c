@@ -190,8 +190,10 @@ static void choose_shape(fdr_state *st, uint32_t nlong)
          * (14 bits: 128 KiB, in L2).  On the 2,663 words of 15+ letters
          * 4.57 against 4.10 GB/s (11 bits: 4.43); from ~2,900 literals, or
          * with 6-9 byte prefixes, the smaller table's false candidates cost
-         * more than L1 saves (docs/notes/2026-11-26-cpu-sets.md). */
-        if (minf >= 10 && nlong <= FDR_SMALL_DOMAIN_MAX)
+         * more than L1 saves (docs/notes/2026-11-26-cpu-sets.md).  Not
+         * for caseless sets: a window of three letters has 8 keys, and the
+         * small table saturates (0.59 against 2.53 GB/s on those words). */
+        if (minf >= 10 && !st->caseless && nlong <= FDR_SMALL_DOMAIN_MAX)
             st->domain = 12;
         return;
     }

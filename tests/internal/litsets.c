@@ -436,8 +436,8 @@ static void test_nested(void)
 /* fdr's default window width: 3 bytes from 256 literals of 6+ bytes on
  * (choose_width in src/cpu/fdr_build.c), 2 below either bound; and its
  * table's key bits with 3-byte windows (choose_shape): 12 for up to
- * FDR_SMALL_DOMAIN_MAX literals whose prefixes are all 10 bytes, 14 for
- * more or for shorter prefixes. */
+ * FDR_SMALL_DOMAIN_MAX exact literals whose prefixes are all 10 bytes, 14
+ * for more, for shorter prefixes or caseless. */
 static void fdr_default_width(void)
 {
     enum { MAXN = FDR_SMALL_DOMAIN_MAX + 1 };
@@ -446,10 +446,13 @@ static void fdr_default_width(void)
     static const struct {
         size_t n, len;
         unsigned want, domain;    /* domain 0: not checked */
+        bool caseless;
     } rows[] = {
-        { 256, 6, 3, 14 }, { 255, 6, 2, 0 }, { 256, 5, 2, 0 }, { 400, 20, 3, 12 },
-        { 400, 9, 3, 14 }, { 400, 10, 3, 12 }, { FDR_SMALL_DOMAIN_MAX, 10, 3, 12 },
-        { FDR_SMALL_DOMAIN_MAX + 1, 10, 3, 14 }, { FDR_SMALL_DOMAIN_MAX, 9, 3, 14 },
+        { 256, 6, 3, 14, false }, { 255, 6, 2, 0, false }, { 256, 5, 2, 0, false },
+        { 400, 20, 3, 12, false }, { 400, 9, 3, 14, false }, { 400, 10, 3, 12, false },
+        { 400, 10, 3, 14, true }, { FDR_SMALL_DOMAIN_MAX, 10, 3, 12, false },
+        { FDR_SMALL_DOMAIN_MAX + 1, 10, 3, 14, false },
+        { FDR_SMALL_DOMAIN_MAX, 9, 3, 14, false },
     };
     hay_compile_opts o;
     hay_compile_opts_init(&o);
@@ -462,13 +465,15 @@ static void fdr_default_width(void)
             pats[i].len = rows[r].len;
         }
         hay_patterns *set = NULL;
+        o.flags = rows[r].caseless ? HAY_CASELESS : 0;
         CHECK_ST(hay_patterns_compile(pats, rows[r].n, &o, &set), HAY_OK, "fdr set");
         CHECK(hay_fdr_width(set) == rows[r].want, "fdr width for %zu literals of %zu "
               "bytes: %u, want %u", rows[r].n, rows[r].len, hay_fdr_width(set),
               rows[r].want);
         CHECK(!rows[r].domain || hay_fdr_domain(set) == rows[r].domain,
-              "fdr domain for %zu literals of %zu bytes: %u, want %u", rows[r].n,
-              rows[r].len, hay_fdr_domain(set), rows[r].domain);
+              "fdr domain for %zu %sliterals of %zu bytes: %u, want %u", rows[r].n,
+              rows[r].caseless ? "caseless " : "", rows[r].len, hay_fdr_domain(set),
+              rows[r].domain);
         hay_patterns_free(set);
     }
 }
