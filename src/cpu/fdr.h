@@ -32,7 +32,8 @@ unsigned hay_fdr_width(const hay_patterns *set);
 
 /* Exact (not caseless) sets with 3-byte windows whose filter prefixes are
  * all 10 bytes take a table of 12 key bits (32 KiB) up to this many
- * literals, else 14 or 16 (choose_shape in fdr_build.c). */
+ * literals, else 14 or 16; caseless sets take 16 (choose_shape in
+ * fdr_build.c). */
 #define FDR_SMALL_DOMAIN_MAX 2700
 
 /* Test hook: the key bits of an fdr set's filter table (its size is 8 <<

@@ -437,7 +437,7 @@ static void test_nested(void)
  * (choose_width in src/cpu/fdr_build.c), 2 below either bound; and its
  * table's key bits with 3-byte windows (choose_shape): 12 for up to
  * FDR_SMALL_DOMAIN_MAX exact literals whose prefixes are all 10 bytes, 14
- * for more, for shorter prefixes or caseless. */
+ * for more or for shorter prefixes, 16 for caseless sets. */
 static void fdr_default_width(void)
 {
     enum { MAXN = FDR_SMALL_DOMAIN_MAX + 1 };
@@ -450,7 +450,8 @@ static void fdr_default_width(void)
     } rows[] = {
         { 256, 6, 3, 14, false }, { 255, 6, 2, 0, false }, { 256, 5, 2, 0, false },
         { 400, 20, 3, 12, false }, { 400, 9, 3, 14, false }, { 400, 10, 3, 12, false },
-        { 400, 10, 3, 14, true }, { FDR_SMALL_DOMAIN_MAX, 10, 3, 12, false },
+        { 400, 10, 3, 16, true }, { 256, 6, 3, 16, true },
+        { FDR_SMALL_DOMAIN_MAX, 10, 3, 12, false },
         { FDR_SMALL_DOMAIN_MAX + 1, 10, 3, 14, false },
         { FDR_SMALL_DOMAIN_MAX, 9, 3, 14, false },
     };
