@@ -11,7 +11,7 @@
  * theirs), W the window width.  The filter's table T has one 64-bit word
  * per window key: with W = 2 the key of input position i is y[i-1] and the
  * low D - 8 bits of y[i]; with W = 3 a multiplicative hash of y[i-2 .. i]
- * into D bits (D = 13..16).  Bit 8p + b of T[k] is 0 when some literal of
+ * into D bits (D = 12..16).  Bit 8p + b of T[k] is 0 when some literal of
  * bucket b has a window of key k ending p bytes before the end of its
  * prefix (a window reaching one byte before the literal: any byte there;
  * with W = 3 the window reaching two is not looked at), or when no window
@@ -418,4 +418,11 @@ unsigned hay_fdr_width(const hay_patterns *set)
     if (!set || set->engine != &hay_engine_fdr || !set->state)
         return 0;
     return ((const fdr_state *)set->state)->width;
+}
+
+unsigned hay_fdr_domain(const hay_patterns *set)
+{
+    if (!set || set->engine != &hay_engine_fdr || !set->state)
+        return 0;
+    return ((const fdr_state *)set->state)->domain;
 }

@@ -1,6 +1,7 @@
 /*
  * fdr.h - what the fdr engine (fdr.c) shows beyond its hay_engine: test
- * hooks that force its stride and its window width.
+ * hooks that force its stride and its window width, and tell its table's
+ * key bits.
  */
 #ifndef HAY_FDR_H
 #define HAY_FDR_H
@@ -28,5 +29,15 @@ unsigned hay_fdr_stride(const hay_patterns *set);
  */
 hay_status hay_fdr_set_width(hay_patterns *set, unsigned width);
 unsigned hay_fdr_width(const hay_patterns *set);
+
+/* Exact (not caseless) sets with 3-byte windows whose filter prefixes are
+ * all 10 bytes take a table of 12 key bits (32 KiB) up to this many
+ * literals, else 14 or 16; caseless sets take 16 (choose_shape in
+ * fdr_build.c). */
+#define FDR_SMALL_DOMAIN_MAX 2700
+
+/* Test hook: the key bits of an fdr set's filter table (its size is 8 <<
+ * domain bytes); 0: not an fdr set. */
+unsigned hay_fdr_domain(const hay_patterns *set);
 
 #endif

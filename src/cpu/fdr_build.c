@@ -182,8 +182,23 @@ static void choose_shape(fdr_state *st, uint32_t nlong)
         if (st->flen[b] && st->flen[b] < minf)
             minf = st->flen[b];
     if (st->width == 3) {
-        st->domain = nlong < 8192 ? 14 : 16;
+        /* Caseless: a window of three letters has 8 keys, and 14 bits let
+         * through 1.5-2x as many false candidates as 16 (1,000 words of 6+
+         * letters 1.91 -> 2.92 GB/s, 4,303 of 10+ 1.43 -> 2.40; 400 of 15+
+         * 4.76 -> 4.55, the one set measured that lost). */
+        st->domain = nlong < 8192 && !st->caseless ? 14 : 16;
         st->stride = minf >= 10 || nlong <= 1024 ? 2 : 1;
+        /* Every bucket's prefix 10 bytes (eight windows inside the literal)
+         * and up to 2,700 literals (about 340 a bucket, 8% of 4,096 keys at
+         * a window position): 12 bits, a table of 32 KiB that stays in L1
+         * (14 bits: 128 KiB, in L2).  On the 2,663 words of 15+ letters
+         * 4.57 against 4.10 GB/s (11 bits: 4.43); from ~2,900 literals, or
+         * with 6-9 byte prefixes, the smaller table's false candidates cost
+         * more than L1 saves (docs/notes/2026-11-26-cpu-sets.md).  Not
+         * for caseless sets: with 8 keys a window the small table
+         * saturates (0.59 against 2.53 GB/s on those words). */
+        if (minf >= 10 && !st->caseless && nlong <= FDR_SMALL_DOMAIN_MAX)
+            st->domain = 12;
         return;
     }
     st->domain = nlong < 1024 ? 13 : nlong < 8192 ? 14 : 16;

@@ -7,6 +7,7 @@
 #define HAY_FDR_INT_H
 
 #include "../core/internal.h"
+#include "fdr.h"
 
 #define SHORT 8            /* the bucket of the short literals */
 #define MAX_FLEN 10        /* the longest filter prefix: 8 + width - 1 */

@@ -434,15 +434,27 @@ static void test_nested(void)
 /* ---- limits and the hook ------------------------------------------------------ */
 
 /* fdr's default window width: 3 bytes from 256 literals of 6+ bytes on
- * (choose_width in src/cpu/fdr_build.c), 2 below either bound. */
+ * (choose_width in src/cpu/fdr_build.c), 2 below either bound; and its
+ * table's key bits with 3-byte windows (choose_shape): 12 for up to
+ * FDR_SMALL_DOMAIN_MAX exact literals whose prefixes are all 10 bytes, 14
+ * for more or for shorter prefixes, 16 for caseless sets. */
 static void fdr_default_width(void)
 {
-    static char words[400][32];
-    static hay_pattern pats[400];
+    enum { MAXN = FDR_SMALL_DOMAIN_MAX + 1 };
+    static char words[MAXN][32];
+    static hay_pattern pats[MAXN];
     static const struct {
         size_t n, len;
-        unsigned want;
-    } rows[] = { { 256, 6, 3 }, { 255, 6, 2 }, { 256, 5, 2 }, { 400, 20, 3 } };
+        unsigned want, domain;    /* domain 0: not checked */
+        bool caseless;
+    } rows[] = {
+        { 256, 6, 3, 14, false }, { 255, 6, 2, 0, false }, { 256, 5, 2, 0, false },
+        { 400, 20, 3, 12, false }, { 400, 9, 3, 14, false }, { 400, 10, 3, 12, false },
+        { 400, 10, 3, 16, true }, { 256, 6, 3, 16, true },
+        { FDR_SMALL_DOMAIN_MAX, 10, 3, 12, false },
+        { FDR_SMALL_DOMAIN_MAX + 1, 10, 3, 14, false },
+        { FDR_SMALL_DOMAIN_MAX, 9, 3, 14, false },
+    };
     hay_compile_opts o;
     hay_compile_opts_init(&o);
     o.backend = HAY_BACKEND_CPU;
@@ -454,10 +466,15 @@ static void fdr_default_width(void)
             pats[i].len = rows[r].len;
         }
         hay_patterns *set = NULL;
+        o.flags = rows[r].caseless ? HAY_CASELESS : 0;
         CHECK_ST(hay_patterns_compile(pats, rows[r].n, &o, &set), HAY_OK, "fdr set");
         CHECK(hay_fdr_width(set) == rows[r].want, "fdr width for %zu literals of %zu "
               "bytes: %u, want %u", rows[r].n, rows[r].len, hay_fdr_width(set),
               rows[r].want);
+        CHECK(!rows[r].domain || hay_fdr_domain(set) == rows[r].domain,
+              "fdr domain for %zu %sliterals of %zu bytes: %u, want %u", rows[r].n,
+              rows[r].caseless ? "caseless " : "", rows[r].len, hay_fdr_domain(set),
+              rows[r].domain);
         hay_patterns_free(set);
     }
 }
@@ -503,6 +520,7 @@ static void test_limits(void)
     CHECK(hay_fdr_stride(set) == 0, "hay_fdr_stride of a dfa set");
     CHECK_ST(hay_fdr_set_width(set, 3), HAY_ERR_INVALID, "fdr width hook on a dfa set");
     CHECK(hay_fdr_width(set) == 0, "hay_fdr_width of a dfa set");
+    CHECK(hay_fdr_domain(set) == 0, "hay_fdr_domain of a dfa set");
     hay_patterns_free(set);
     /* fdr takes more than teddy's limit; its stride hook takes 1, 2, 4. */
     o.algo = "fdr";
