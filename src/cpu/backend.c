@@ -83,13 +83,18 @@ static const cpu_rule *cpu_rule_for(const hay_patterns *set)
     return r;
 }
 
+/* The engine called `name`, or NULL. */
+static const hay_engine *engine_named(const char *name)
+{
+    for (size_t i = 0; cpu_engines[i]; i++)
+        if (strcmp(cpu_engines[i]->name, name) == 0)
+            return cpu_engines[i];
+    return NULL;
+}
+
 bool hay_cpu_literal_filter(const hay_patterns *set, const char *algo)
 {
-    const hay_engine *eng = algo ? NULL : cpu_rule_for(set)->engine;
-    if (algo)
-        for (size_t i = 0; cpu_engines[i]; i++)
-            if (strcmp(cpu_engines[i]->name, algo) == 0)
-                eng = cpu_engines[i];
+    const hay_engine *eng = algo ? engine_named(algo) : cpu_rule_for(set)->engine;
     return eng == &hay_engine_simd || eng == &hay_engine_teddy || eng == &hay_engine_fdr;
 }
 
@@ -109,9 +114,7 @@ static hay_status cpu_compile(hay_patterns *set, const char *algo)
             return HAY_OK;
         }
     } else {
-        for (size_t i = 0; cpu_engines[i]; i++)
-            if (strcmp(cpu_engines[i]->name, algo) == 0)
-                eng = cpu_engines[i];
+        eng = engine_named(algo);
         RETURN_ERROR_IF(!eng, HAY_ERR_UNKNOWN_NAME);
         if (set->n > 1 && !eng->multi) {
             hay_refuse(set, "%s takes one pattern (%zu given); ac, dfa, teddy, pfac "

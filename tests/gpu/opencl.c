@@ -397,46 +397,6 @@ static void check_threads(void)
 
 /* ---- real pattern sets, against the CPU ------------------------------------------- */
 
-static hay_pattern *read_patterns(const char *path, size_t *n, uint8_t **store)
-{
-    size_t len;
-    uint8_t *t = tu_read_file(path, &len);
-    if (!t)
-        return NULL;
-    size_t cap = 1024, k = 0, o = 0;
-    hay_pattern *p = malloc(cap * sizeof *p);
-    size_t *at = malloc(cap * sizeof *at);
-    for (size_t i = 0; i < len;) {
-        size_t start = o;
-        while (i < len && t[i] != '\n') {
-            unsigned v;
-            if (t[i] == '\\' && i + 3 < len && t[i + 1] == 'x' &&
-                sscanf((const char *)t + i + 2, "%2x", &v) == 1) {
-                t[o++] = (uint8_t)v;
-                i += 4;
-            } else {
-                t[o++] = t[i++];
-            }
-        }
-        i++;
-        if (o == start)
-            continue;
-        if (k == cap) {
-            cap *= 2;
-            p = realloc(p, cap * sizeof *p);
-            at = realloc(at, cap * sizeof *at);
-        }
-        at[k] = start;
-        p[k++].len = o - start;
-    }
-    for (size_t i = 0; i < k; i++)
-        p[i].data = t + at[i];
-    free(at);
-    *n = k;
-    *store = t;
-    return p;
-}
-
 typedef struct rec {
     uint64_t end;
     uint32_t id;
@@ -476,7 +436,7 @@ static void check_real(const char *pfile, bool caseless)
     snprintf(path, sizeof path, "%s/patterns/%s", data_dir, pfile);
     size_t np;
     uint8_t *store;
-    hay_pattern *pats = read_patterns(path, &np, &store);
+    hay_pattern *pats = tu_read_patterns(path, &np, &store);
     if (!pats) {
         printf("SKIP: %s not found\n", path);
         return;

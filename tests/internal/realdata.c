@@ -186,58 +186,6 @@ static void check_single(const char *file, const uint8_t *d, size_t len,
     tu_mlist_free(&exp);
 }
 
-/* ---- pattern files ---------------------------------------------------------------- */
-
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* One pattern per line; \xHH is a byte.  Patterns point into *store. */
-static hay_pattern *read_patterns(const char *path, size_t *n, uint8_t **store)
-{
-    size_t len;
-    uint8_t *text = tu_read_file(path, &len);
-    if (!text)
-        return NULL;
-    size_t cap = 1024, k = 0, o = 0;
-    hay_pattern *p = malloc(cap * sizeof *p);
-    size_t *starts = malloc(cap * sizeof *starts);
-    for (size_t i = 0; i < len;) {
-        size_t start = o;
-        while (i < len && text[i] != '\n') {
-            int h1, h2;
-            if (text[i] == '\\' && i + 3 < len && text[i + 1] == 'x' &&
-                (h1 = hexval(text[i + 2])) >= 0 && (h2 = hexval(text[i + 3])) >= 0) {
-                text[o++] = (uint8_t)(h1 * 16 + h2);
-                i += 4;
-            } else {
-                text[o++] = text[i++];
-            }
-        }
-        i++;   /* the newline */
-        if (o == start)
-            continue;
-        if (k == cap) {
-            cap *= 2;
-            p = realloc(p, cap * sizeof *p);
-            starts = realloc(starts, cap * sizeof *starts);
-        }
-        starts[k] = start;
-        p[k].len = o - start;
-        k++;
-    }
-    for (size_t i = 0; i < k; i++)
-        p[i].data = text + starts[i];
-    free(starts);
-    *n = k;
-    *store = text;
-    return p;
-}
-
 /* ~200 dictionary words and FILE_WORDS words of the file, on a slice. */
 static void check_dictionary(const char *file, const uint8_t *d, size_t len,
                              const hay_pattern *dict, size_t ndict)
@@ -303,7 +251,7 @@ static void check_snort(const char *data_dir, const uint8_t *text, size_t tlen)
     snprintf(path, sizeof path, "%s/patterns/snort-community.txt", data_dir);
     size_t n;
     uint8_t *store;
-    hay_pattern *p = read_patterns(path, &n, &store);
+    hay_pattern *p = tu_read_patterns(path, &n, &store);
     if (!p) {
         printf("SKIP: %s not readable\n", path);
         return;
@@ -386,7 +334,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/patterns/english-words-15plus.txt", data);
     size_t ndict = 0;
     uint8_t *dict_store = NULL;
-    hay_pattern *dict = read_patterns(path, &ndict, &dict_store);
+    hay_pattern *dict = tu_read_patterns(path, &ndict, &dict_store);
     if (!dict)
         printf("SKIP: %s not readable; file words only\n", path);
 
