@@ -83,6 +83,9 @@ struct find_pool {
     range *heap;           /* ranges not taken, earliest on top */
     size_t nheap, capheap;
     unsigned busy;         /* workers with a range */
+    unsigned idle;         /* workers waiting for a range */
+    atomic_uint spare;     /* of them, those no range waits for: their cores
+                              go to a big file's library threads */
     unsigned holding;      /* workers waiting for their turn (HOLD) */
     bool closed;           /* no more operands */
     atomic_bool stop;
@@ -169,6 +172,36 @@ static range heap_pop(find_pool *p)
         i = m;
     }
     return top;
+}
+
+/* How many of the queued ranges workers may take now (lock held):
+ * ordered output far behind the work takes only what it waits on. */
+static size_t takeable(const find_pool *p)
+{
+    if (!p->nheap)
+        return 0;
+    if (!p->ordered || (p->held < WINDOW && p->held_bytes < WINDOW_BYTES))
+        return p->nheap;
+    return p->heap[0].first == atomic_load(&p->waiting);
+}
+
+static bool may_take(const find_pool *p)
+{
+    return takeable(p) > 0;
+}
+
+/* Counts the idle workers that no range waits for (lock held, after the
+ * ranges, the idle workers or the printing changed).  A big file searched
+ * while they wait gets their cores as library threads (search.h's
+ * find_worker.threads), so a file holding the printing back, or the last
+ * one, is not searched on one core while the others wait; a file met
+ * while every worker is busy is searched on its worker's core alone
+ * (library threads there would take cores from the other files and stall
+ * the file on threads that are not running). */
+static void count_spare(find_pool *p)
+{
+    size_t t = takeable(p);
+    atomic_store(&p->spare, p->idle > t ? p->idle - (unsigned)t : 0);
 }
 
 static void put_out(find_pool *p, const char *data, size_t len)
@@ -277,6 +310,7 @@ static void advance(find_pool *p)
     }
     atomic_store(&p->waiting, k);
     if (k != was) {
+        count_spare(p);
         pthread_cond_broadcast(&p->moved);
         pthread_cond_broadcast(&p->work);
     }
@@ -451,6 +485,7 @@ static bool list_dir(pool_worker *pw, node *k, int fd)
     }
     if (!n)
         close_dir_fd(p, k);
+    count_spare(p);
     if (p->ordered) {
         pw->loc[pw->nloc++] = k;
         hand_over(pw);
@@ -482,6 +517,9 @@ static void run_node(pool_worker *pw, node *k)
     }
     pw->cur = k;
     pw->w.out = pw->ms;
+    pw->w.threads = 1 + atomic_load(&p->spare);
+    if (pw->w.threads > p->r->threads)
+        pw->w.threads = p->r->threads;
     if (fd >= 0 && !atomic_load(&p->stop)) {
         if (k->is_dir) {
             if (list_dir(pw, k, fd))
@@ -503,29 +541,24 @@ static void run_node(pool_worker *pw, node *k)
     file_done(pw, k);
 }
 
-/* Whether a worker may take the next range (lock held): ordered output
- * far behind the work takes only what it waits on. */
-static bool may_take(const find_pool *p)
-{
-    if (!p->nheap)
-        return false;
-    if (!p->ordered || (p->held < WINDOW && p->held_bytes < WINDOW_BYTES))
-        return true;
-    return p->heap[0].first == atomic_load(&p->waiting);
-}
-
 static void *worker_main(void *arg)
 {
     pool_worker *pw = arg;
     find_pool *p = pw->pool;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!may_take(p) && !(p->closed && !p->busy && !p->nheap))
-            pthread_cond_wait(&p->work, &p->lock);
+        if (!may_take(p)) {
+            p->idle++;
+            count_spare(p);
+            while (!may_take(p) && !(p->closed && !p->busy && !p->nheap))
+                pthread_cond_wait(&p->work, &p->lock);
+            p->idle--;
+        }
         if (!may_take(p))
             break;
         range r = heap_pop(p);
         p->busy++;
+        count_spare(p);
         pthread_mutex_unlock(&p->lock);
         for (size_t i = 0; i < r.n; i++)
             run_node(pw, &r.first[i]);
@@ -578,6 +611,7 @@ static bool add_operand(find_pool *p, int fd, char *name, bool walked, bool is_d
     }
     if (p->ordered)
         advance(p);
+    count_spare(p);
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->lock);
     return !atomic_load(&p->stop);

@@ -412,6 +412,12 @@ static void setup_selection(file_search *s)
     }
 }
 
+/* The library threads a big piece of this worker's gets. */
+static unsigned lib_threads(const find_worker *w)
+{
+    return w->threads ? w->threads : w->r->threads;
+}
+
 static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_stats *lib)
 {
     const find_config *cf = s->cf;
@@ -420,7 +426,7 @@ static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_
      * driver's pinning), asked for by environment variable. */
     if (cf->diag_log)
         so->log = log_line;
-    so->threads = len >= SERIAL_MAX ? s->w->r->threads : 1;
+    so->threads = len >= SERIAL_MAX ? lib_threads(s->w) : 1;
     so->schedule = cf->schedule;
     so->chunk_size = cf->chunk;
     if (cf->progress && len >= PROGRESS_MIN) {
@@ -562,7 +568,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
      * scan on several threads that prints lines: stopped, it would throw
      * the other threads' work away (-c counts in parts instead). */
     s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines &&
-              !cf->progress && (cf->count_lines || !(len >= SERIAL_MAX && w->r->threads > 1));
+              !cf->progress && (cf->count_lines || !(len >= SERIAL_MAX && lib_threads(w) > 1));
 
     hay_scan_opts so;
     hay_scan_stats lib;
