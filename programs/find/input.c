@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #define BINARY_PROBE ((size_t)32 << 10)
-#define READ_CAP ((size_t)1 << 20)   /* a read buffer's usual size */
 #define GUARDS 64                    /* mappings guarded at once */
 
 /* The guarded mappings: [base, end), and whether a fault hit them.  A slot
@@ -107,6 +106,21 @@ void find_input_close(find_input *in)
     in->guard = -1;
 }
 
+bool find_input_maps(hay_backend backend, unsigned threads, uint64_t size)
+{
+    static atomic_int gpu;   /* 0: not asked yet, 1: none usable, 2: usable */
+    if (threads > 1 || (backend != HAY_BACKEND_CPU && backend != HAY_BACKEND_AUTO))
+        return true;
+    if (backend == HAY_BACKEND_CPU || size < FIND_GPU_MIN)
+        return false;
+    int g = atomic_load(&gpu);
+    if (!g) {
+        g = hay_backend_available(HAY_BACKEND_CUDA) == HAY_OK ? 2 : 1;
+        atomic_store(&gpu, g);
+    }
+    return g == 2;
+}
+
 /* Maps a regular file; 0 when it could not be (the caller reads it). */
 static int try_map(find_input *in, const struct stat *st, off_t pos)
 {
@@ -126,7 +140,7 @@ static int try_map(find_input *in, const struct stat *st, off_t pos)
     return 1;
 }
 
-int find_input_open(int fd, const char *name, bool at_start, bool whole,
+int find_input_open(int fd, const char *name, bool at_start, bool whole, bool map,
                     const struct stat *known, find_readbuf *rb, find_input *in)
 {
     memset(in, 0, sizeof *in);
@@ -147,8 +161,8 @@ int find_input_open(int fd, const char *name, bool at_start, bool whole,
      * fewer switches between the two processes.  Not allowed (the
      * system's pipe-max-size) is no matter. */
     if (S_ISFIFO(st.st_mode))
-        (void)fcntl(fd, F_SETPIPE_SZ, (int)READ_CAP);
-    size_t want = READ_CAP;
+        (void)fcntl(fd, F_SETPIPE_SZ, (int)FIND_READ_CAP);
+    size_t want = FIND_READ_CAP;
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         off_t pos = at_start ? 0 : lseek(fd, 0, SEEK_CUR);   /* stdin may be part read */
         if (pos < 0)
@@ -158,14 +172,14 @@ int find_input_open(int fd, const char *name, bool at_start, bool whole,
             return 0;
         }
         uint64_t left = (uint64_t)(st.st_size - pos);
-        if (left >= FIND_MAP_MIN && try_map(in, &st, pos))
+        if (map && left >= FIND_MAP_MIN && try_map(in, &st, pos))
             return 0;
-        /* Small files are read in one piece, with one read. */
-        if (left < FIND_MAP_MIN) {
-            if (left + 1 > want)
-                want = (size_t)left + 1;
-            in->expect = (size_t)left;
-        }
+        /* Read in one piece with one read if it fits the buffer (or is
+         * wanted whole and the mapping failed). */
+        in->sized = true;
+        in->left = left;
+        if (left < want || whole)
+            want = (size_t)left + 1;
     }
     if (rb->cap < want) {
         uint8_t *p = realloc(rb->p, want);
@@ -205,10 +219,13 @@ static int fill(find_input *in)
             return 0;
         }
         in->have += (size_t)got;
-        if (in->expect && in->have >= in->expect) {
+        if (in->sized) {
             /* The size fstat gave: no read to learn of the end. */
-            in->eof = true;
-            return 0;
+            in->left -= (uint64_t)got < in->left ? (uint64_t)got : in->left;
+            if (!in->left) {
+                in->eof = true;
+                return 0;
+            }
         }
     } while (in->have < rb->cap && (!in->stream || in->whole || ready(in->fd)));
     return 0;
@@ -274,7 +291,10 @@ bool find_input_truncated(const find_input *in)
     return in->guard >= 0 && atomic_load(&guards[in->guard].hit);
 }
 
-bool find_input_is_binary(const uint8_t *buf, uint64_t len)
+uint64_t find_input_first_nul(const find_input *in, const uint8_t *p, size_t n)
 {
-    return len && memchr(buf, 0, len < BINARY_PROBE ? (size_t)len : BINARY_PROBE);
+    if (!in->mapped && in->rb && p == in->rb->p && in->have > n)
+        n = in->have;   /* the bytes read after the first piece */
+    const uint8_t *z = memchr(p, 0, n < BINARY_PROBE ? n : BINARY_PROBE);
+    return z ? (uint64_t)(z - p) : UINT64_MAX;
 }

@@ -1,9 +1,9 @@
 /*
  * input.h - the bytes of one open file, handed out in pieces of whole
  * lines.  Two ways in:
- *   mapped  a regular file of at least FIND_MAP_MIN bytes is mapped and
- *           handed out as one piece (the library's threads, or a GPU, read
- *           it where it lies).  A file truncated while it is mapped does not
+ *   mapped  a regular file of at least FIND_MAP_MIN bytes, when the caller
+ *           asks for it, is mapped and handed out as one piece (the
+ *           library's threads, or a GPU, read it where it lies).  A file truncated while it is mapped does not
  *           kill the process: input.c's SIGBUS handler puts zero pages over
  *           the vanished tail and marks the input truncated
  *           (find_input_truncated), and the search ends with a warning.
@@ -12,7 +12,11 @@
  *           is read into a buffer that the caller keeps across files and
  *           handed out as soon as whole lines have arrived, so `tail -f |
  *           hay find` prints as lines come, in bounded memory (the buffer
- *           grows only to hold one line longer than itself).
+ *           grows only to hold one line longer than itself).  A regular
+ *           file is read in pieces of FIND_READ_CAP bytes (one read a
+ *           piece, none to learn of its end: its size is known); one thread
+ *           reads a big file so for less than mapping it costs (the page
+ *           tables built and torn down again).
  * Errors are printed here, as "hay: NAME: why".
  */
 #ifndef HAY_FIND_INPUT_H
@@ -23,8 +27,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Regular files this large or larger are mapped rather than read. */
+#include "haystack.h"
+
+/* Regular files this large or larger may be mapped rather than read. */
 #define FIND_MAP_MIN ((uint64_t)8 << 20)
+/* A read buffer's usual size: the pieces of a big file read. */
+#define FIND_READ_CAP ((size_t)1 << 20)
 
 /* A read buffer, reused from file to file (one per thread). */
 typedef struct find_readbuf {
@@ -46,7 +54,8 @@ typedef struct find_input {
     int guard;            /* the SIGBUS guard slot of the mapping, or -1 */
     find_readbuf *rb;
     size_t have, next;    /* rb->p[next, have) is read but not handed out */
-    size_t expect;        /* a small regular file's size: read no further */
+    bool sized;           /* a regular file: `left` bytes are left to read */
+    uint64_t left;
     bool eof;
 } find_input;
 
@@ -54,12 +63,22 @@ typedef struct find_input {
  * `at_start`: a file just opened).  `rb` is the read buffer to use (kept by
  * the caller).  `whole`: hand a read input out in one piece
  * at its end (a pattern holding a newline may match across lines, so
- * pieces of whole lines would cut its occurrences).  `known`: fd's fstat
- * if the caller has it, else NULL.  Returns 0, or -1 after printing why;
- * find_input_close() either way. */
-int find_input_open(int fd, const char *name, bool at_start, bool whole,
+ * pieces of whole lines would cut its occurrences).  `map`: map a regular
+ * file of at least FIND_MAP_MIN bytes (else it is read in pieces).
+ * `known`: fd's fstat if the caller has it, else NULL.  Returns 0, or -1
+ * after printing why; find_input_close() either way. */
+int find_input_open(int fd, const char *name, bool at_start, bool whole, bool map,
                     const struct stat *known, find_readbuf *rb, find_input *in);
 void find_input_close(find_input *in);
+
+/* Whether a regular file of `size` bytes is better mapped than read: the
+ * library's `threads` (more than one) or a GPU read it where it lies; one
+ * core reads it in pieces for less than mapping it costs (the page tables
+ * built and torn down).  Backend auto sends no input below FIND_GPU_MIN to
+ * a GPU, and none where no CUDA device is usable (asked once, when a file
+ * that big first comes). */
+#define FIND_GPU_MIN ((uint64_t)64 << 20)
+bool find_input_maps(hay_backend backend, unsigned threads, uint64_t size);
 
 /* The next piece: whole lines, except that the last piece of the input may
  * end without a newline.  Pieces are valid until the next call.  Returns 1
@@ -71,7 +90,10 @@ int find_input_next(find_input *in, const uint8_t **p, size_t *n);
  * end read as zeros.  Safe to call from any thread, at any time. */
 bool find_input_truncated(const find_input *in);
 
-/* grep's test: a NUL byte in the first 32 KiB makes a file binary. */
-bool find_input_is_binary(const uint8_t *buf, uint64_t len);
+/* grep's test: a NUL byte in the first 32 KiB makes a file binary.  The
+ * offset of the first NUL there, or UINT64_MAX: `p`, `n` is the input's
+ * first piece, and the bytes read after it count too (a first piece of
+ * whole lines may be shorter than 32 KiB). */
+uint64_t find_input_first_nul(const find_input *in, const uint8_t *p, size_t n);
 
 #endif

@@ -153,10 +153,11 @@ def case_fifo():
 
 
 def case_truncate():
-    """The file must be mapped (8 MiB or more) and the scan slow (one thread,
-    the naive engine: about 0.1 s or more for 128 MiB) for the truncation to
-    land inside it; a run that finished before the truncation, or started
-    after it, is tried again with another delay."""
+    """The file must be mapped (8 MiB or more, and two threads: one thread
+    reads it in pieces instead) and the scan slow (the naive engine: about
+    0.1 s or more for 128 MiB) for the truncation to land inside it; a run
+    that finished before the truncation, or started after it, is tried
+    again with another delay."""
     tmp = tempfile.mkdtemp(prefix="hay-trunc.")
     try:
         hit, died = False, []
@@ -166,7 +167,7 @@ def case_truncate():
             with open(path, "wb") as f:
                 for _ in range(128):
                     f.write(line * ((1 << 20) // len(line)))
-            p = subprocess.Popen([HAY, "find", "--threads", "1", "--algo", "naive",
+            p = subprocess.Popen([HAY, "find", "--threads", "2", "--algo", "naive",
                                   "--no-progress", "-c", "zzz", path],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
             time.sleep(delay)
