@@ -20,6 +20,10 @@ Cases:
   syscalls  -r -c over 3,000 files with 2 threads, counted by strace -f -c:
             output in large writes (not one per file), at most 5.2 other
             system calls per file (openat, two fstat, read, close)
+  big-files two 12 MiB files ahead of 4,000 small ones, 2 threads, traced by
+            strace -f: while files wait for the workers, a big file is
+            searched on its worker's core alone, read in pieces (no thread
+            started for it, no mapping); counts as grep -r -c
 
 Prints FAIL lines and "N passed, M failed" last (clitest.py); exits 1 on a
 failure and 77 (skip) when what the case needs is missing.
@@ -244,8 +248,45 @@ def case_syscalls():
         shutil.rmtree(tmp)
 
 
+def case_big_files():
+    if not shutil.which("strace"):
+        skip("no strace (Debian package strace)")
+    tmp = tempfile.mkdtemp(prefix="hay-wbig.")
+    try:
+        tree = os.path.join(tmp, "tree")
+        os.makedirs(os.path.join(tree, "a"))
+        line = b"a line of text with a needle in it, and more text\n"
+        for name in ("big1", "big2"):
+            with open(os.path.join(tree, "a", name), "wb") as f:
+                f.write(line * (12 * (1 << 20) // len(line)))
+        for i in range(40):
+            d = os.path.join(tree, "s%02d" % i)
+            os.makedirs(d)
+            for k in range(100):
+                with open(os.path.join(d, "f%03d" % k), "wb") as f:
+                    f.write(line * (k % 3))
+        log = os.path.join(tmp, "strace.txt")
+        args = ["-r", "-c", "needle", tree]
+        s, o, e = run(["strace", "-f", "-e", "trace=mmap,clone,clone3", "-o", log, HAY,
+                       "find", "--threads", "2"] + args)
+        if s != 0 or not os.path.exists(log):
+            skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
+        with open(log) as f:
+            calls = f.read().splitlines()
+        clones = [c for c in calls if " clone" in c and "resumed" not in c]
+        maps = [c for c in calls if " mmap(" in c and "MAP_SHARED" in c]
+        check("big-files: no threads besides the 2 workers (%d clones)" % len(clones),
+              len(clones) <= 2, "\n".join(clones))
+        check("big-files: the big files read, not mapped", not maps, "\n".join(maps))
+        g = run(["grep", "-F"] + args)
+        check("big-files: counts as grep -r -c",
+              s == g[0] and sorted(o.splitlines()) == sorted(g[1].splitlines()))
+    finally:
+        shutil.rmtree(tmp)
+
+
 CASES = {"order": case_order, "errors": case_errors, "bounded": case_bounded,
-         "syscalls": case_syscalls}
+         "syscalls": case_syscalls, "big-files": case_big_files}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
