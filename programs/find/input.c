@@ -286,6 +286,11 @@ int find_input_next(find_input *in, const uint8_t **p, size_t *n)
     }
 }
 
+bool find_input_ended(const find_input *in)
+{
+    return in->done;
+}
+
 bool find_input_truncated(const find_input *in)
 {
     return in->guard >= 0 && atomic_load(&guards[in->guard].hit);

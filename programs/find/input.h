@@ -86,6 +86,9 @@ bool find_input_maps(hay_backend backend, unsigned threads, uint64_t size);
  * reading failed. */
 int find_input_next(find_input *in, const uint8_t **p, size_t *n);
 
+/* Whether the last piece was handed out (none follows). */
+bool find_input_ended(const find_input *in);
+
 /* A mapped file that shrank while it was searched: the bytes past its new
  * end read as zeros.  Safe to call from any thread, at any time. */
 bool find_input_truncated(const find_input *in);

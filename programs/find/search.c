@@ -714,7 +714,7 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
         first = false;
         search_piece(&s, p, n);
         s.base += n;
-        if (w->between && !s.stop) {
+        if (w->between && !s.stop && !find_input_ended(&in)) {
             w->between(w);
             s.printer.out = w->out;
         }
