@@ -121,20 +121,21 @@ bool find_input_maps(hay_backend backend, unsigned threads, uint64_t size)
     return g == 2;
 }
 
-/* Maps a regular file; 0 when it could not be (the caller reads it). */
-static int try_map(find_input *in, const struct stat *st, off_t pos)
+/* Maps a regular file of `size` bytes, handed out from `pos` on; 0 when it
+ * could not be (the caller reads it). */
+static int try_map(find_input *in, uint64_t size, uint64_t pos)
 {
-    void *m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, in->fd, 0);
+    void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, in->fd, 0);
     if (m == MAP_FAILED)
         return 0;   /* ENODEV and the like: read it instead */
-    int g = guard_take(m, (uint64_t)st->st_size);
+    int g = guard_take(m, size);
     if (g < 0) {
-        munmap(m, (size_t)st->st_size);
+        munmap(m, (size_t)size);
         return 0;
     }
     in->map = m;
-    in->map_len = (uint64_t)st->st_size;
-    in->map_off = (uint64_t)pos;
+    in->map_len = size;
+    in->map_off = pos;
     in->guard = g;
     in->mapped = true;
     return 1;
@@ -172,12 +173,14 @@ int find_input_open(int fd, const char *name, bool at_start, bool whole, bool ma
             return 0;
         }
         uint64_t left = (uint64_t)(st.st_size - pos);
-        if (map && left >= FIND_MAP_MIN && try_map(in, &st, pos))
+        if (map && left >= FIND_MAP_MIN && try_map(in, (uint64_t)st.st_size, (uint64_t)pos))
             return 0;
         /* Read in one piece with one read if it fits the buffer (or is
          * wanted whole and the mapping failed). */
         in->sized = true;
         in->left = left;
+        in->size = (uint64_t)st.st_size;
+        in->at = (uint64_t)pos;
         if (left < want || whole)
             want = (size_t)left + 1;
     }
@@ -245,7 +248,16 @@ int find_input_next(find_input *in, const uint8_t **p, size_t *n)
     /* The part line left over from the last piece moves to the front. */
     memmove(rb->p, rb->p + in->next, in->have - in->next);
     in->have -= in->next;
+    in->at += in->next;
     in->next = 0;
+    /* The rest of a big file, mapped when the caller asks for it. */
+    if (in->map_rest && in->sized && !in->whole && in->left + in->have >= FIND_MAP_MIN &&
+        try_map(in, in->size, in->at)) {
+        in->done = true;
+        *p = (const uint8_t *)in->map + in->map_off;
+        *n = (size_t)(in->map_len - in->map_off);
+        return 1;
+    }
     size_t scanned = 0;   /* rb->p[0, scanned) holds no newline */
     for (;;) {
         if (!in->eof) {
@@ -284,6 +296,11 @@ int find_input_next(find_input *in, const uint8_t **p, size_t *n)
         }
         scanned = in->have;
     }
+}
+
+void find_input_map_rest(find_input *in, bool map)
+{
+    in->map_rest = map;
 }
 
 bool find_input_ended(const find_input *in)

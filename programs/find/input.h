@@ -56,6 +56,9 @@ typedef struct find_input {
     size_t have, next;    /* rb->p[next, have) is read but not handed out */
     bool sized;           /* a regular file: `left` bytes are left to read */
     uint64_t left;
+    uint64_t size;        /* ... of `size` bytes (fstat) */
+    uint64_t at;          /* the file offset of rb->p[0] */
+    bool map_rest;        /* map what is left (find_input_map_rest) */
     bool eof;
 } find_input;
 
@@ -85,6 +88,12 @@ bool find_input_maps(hay_backend backend, unsigned threads, uint64_t size);
  * with *p, *n set, 0 at the end of the input, or -1 after printing why the
  * reading failed. */
 int find_input_next(find_input *in, const uint8_t **p, size_t *n);
+
+/* From the next piece on, the rest of a regular file read in pieces is
+ * mapped and handed out as one piece if `map` and at least FIND_MAP_MIN
+ * bytes are left (find_input_maps' answer, asked again between pieces:
+ * library threads came free while the file was read). */
+void find_input_map_rest(find_input *in, bool map);
 
 /* Whether the last piece was handed out (none follows). */
 bool find_input_ended(const find_input *in);

@@ -204,6 +204,14 @@ static void count_spare(find_pool *p)
     atomic_store(&p->spare, p->idle > t ? p->idle - (unsigned)t : 0);
 }
 
+/* The library threads the worker's file gets now: its own and the spare
+ * workers' (count_spare). */
+static void lend(pool_worker *pw)
+{
+    unsigned n = 1 + atomic_load(&pw->pool->spare);
+    pw->w.threads = n < pw->pool->r->threads ? n : pw->pool->r->threads;
+}
+
 static void put_out(find_pool *p, const char *data, size_t len)
 {
     if (len)   /* an empty held output may have no buffer at all */
@@ -338,6 +346,7 @@ static void between(find_worker *w)
 {
     pool_worker *pw = (pool_worker *)w;
     find_pool *p = pw->pool;
+    lend(pw);
     if (pw->direct)
         return;
     fflush(pw->ms);
@@ -517,9 +526,7 @@ static void run_node(pool_worker *pw, node *k)
     }
     pw->cur = k;
     pw->w.out = pw->ms;
-    pw->w.threads = 1 + atomic_load(&p->spare);
-    if (pw->w.threads > p->r->threads)
-        pw->w.threads = p->r->threads;
+    lend(pw);
     if (fd >= 0 && !atomic_load(&p->stop)) {
         if (k->is_dir) {
             if (list_dir(pw, k, fd))

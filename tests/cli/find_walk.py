@@ -24,6 +24,11 @@ Cases:
             strace -f: while files wait for the workers, a big file is
             searched on its worker's core alone, read in pieces (no thread
             started for it, no mapping); counts as grep -r -c
+  big-last  a 96 MiB file ahead of 27 small ones in one directory, 2 threads,
+            strace -f: it starts in pieces (the other worker has files to
+            search), and once that worker has nothing left the rest is
+            mapped and searched on both cores (a thread started); -c and -n
+            as grep -r
 
 Prints FAIL lines and "N passed, M failed" last (clitest.py); exits 1 on a
 failure and 77 (skip) when what the case needs is missing.
@@ -285,8 +290,58 @@ def case_big_files():
         shutil.rmtree(tmp)
 
 
+def case_big_last():
+    """Whether the other worker is still busy when the big file starts
+    depends on timing (strace serialises the two threads' system calls): a
+    run that mapped it from the start, or never, is tried again."""
+    if not shutil.which("strace"):
+        skip("no strace (Debian package strace)")
+    tmp = tempfile.mkdtemp(prefix="hay-wlast.")
+    try:
+        tree = os.path.join(tmp, "tree")
+        os.makedirs(tree)
+        line = b"a line of text with a needle in it, and more text\n"
+        big = line * (96 * (1 << 20) // len(line))
+        # Ranges of 16 entries (pool.c): the big file first in the first,
+        # 12 small files in the second, for the other worker.
+        with open(os.path.join(tree, "big"), "wb") as f:
+            f.write(big)
+        for k in range(27):
+            with open(os.path.join(tree, "c%02d" % k), "wb") as f:
+                f.write(line * (k % 3))
+        log = os.path.join(tmp, "strace.txt")
+        args = ["-r", "-c", "needle", tree]
+        for attempt in range(6):
+            s, o, e = run(["strace", "-f", "-e", "trace=mmap,read,clone,clone3", "-o", log,
+                           HAY, "find", "--threads", "2"] + args)
+            if s != 0 or not os.path.exists(log):
+                skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
+            with open(log) as f:
+                calls = f.read().splitlines()
+            pieces = [c for c in calls if " read(" in c and c.endswith("= 1048576")]
+            maps = [c for c in calls
+                    if " mmap(" in c and ", %d, PROT_READ, MAP_SHARED" % len(big) in c]
+            clones = [c for c in calls if " clone" in c and "resumed" not in c]
+            print("attempt %d: %d pieces read, %d mapped, %d clones"
+                  % (attempt, len(pieces), len(maps), len(clones)))
+            if pieces and maps:
+                break
+        check("big-last: read in pieces first (%d), then the rest mapped (%d)"
+              % (len(pieces), len(maps)), 0 < len(pieces) < 96 and len(maps) == 1,
+              "\n".join(maps))
+        check("big-last: a thread started for the rest (%d clones)" % len(clones),
+              len(clones) == 3, "\n".join(clones))
+        for a in (args, ["-r", "-n", "needle", tree]):
+            h = run([HAY, "find", "--threads", "2"] + a)
+            g = run(["grep", "-F"] + a)
+            check("big-last: %s as grep" % a[1], h[0] == g[0] and
+                  sorted(h[1].splitlines()) == sorted(g[1].splitlines()))
+    finally:
+        shutil.rmtree(tmp)
+
+
 CASES = {"order": case_order, "errors": case_errors, "bounded": case_bounded,
-         "syscalls": case_syscalls, "big-files": case_big_files}
+         "syscalls": case_syscalls, "big-files": case_big_files, "big-last": case_big_last}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
