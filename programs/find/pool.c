@@ -16,7 +16,8 @@
 #define BATCH 16                /* entries taken at once */
 #define OPERANDS 256            /* operands queued (open), not done yet */
 #define DIR_FDS 1024            /* directories held open for their entries */
-#define WINDOW 4096             /* ordered: entries done, not printed yet */
+#define WINDOW 1024             /* ordered: entries done, not printed yet, a
+                                   worker (4 workers at least) */
 #define WINDOW_BYTES ((size_t)256 << 20)   /* ... and their output */
 #define SPILL ((size_t)1 << 20) /* unordered: held output written out */
 #define HOLD ((size_t)16 << 20) /* ordered: a file holding back more output
@@ -101,6 +102,7 @@ struct find_pool {
     size_t cur_i;
     _Atomic(node *) waiting;   /* the entry the printing waits on */
     size_t held, held_bytes;   /* done, not printed */
+    size_t window;             /* WINDOW entries a worker */
     unsigned n;
     pool_worker *ws;
 };
@@ -180,7 +182,7 @@ static size_t takeable(const find_pool *p)
 {
     if (!p->nheap)
         return 0;
-    if (!p->ordered || (p->held < WINDOW && p->held_bytes < WINDOW_BYTES))
+    if (!p->ordered || (p->held < p->window && p->held_bytes < WINDOW_BYTES))
         return p->nheap;
     return p->heap[0].first == atomic_load(&p->waiting);
 }
@@ -191,21 +193,18 @@ static bool may_take(const find_pool *p)
 }
 
 /* Counts the idle workers that no range waits for (lock held, after the
- * ranges, the idle workers or the printing changed).  A big file searched
- * while they wait gets their cores as library threads (search.h's
- * find_worker.threads), so a file holding the printing back, or the last
- * one, is not searched on one core while the others wait; a file met
- * while every worker is busy is searched on its worker's core alone
- * (library threads there would take cores from the other files and stall
- * the file on threads that are not running). */
+ * ranges, the idle workers or the printing changed): their cores are lent
+ * to big files (pool.h, lend). */
 static void count_spare(find_pool *p)
 {
     size_t t = takeable(p);
     atomic_store(&p->spare, p->idle > t ? p->idle - (unsigned)t : 0);
 }
 
-/* The library threads the worker's file gets now: its own and the spare
- * workers' (count_spare). */
+/* The library threads the worker's file gets now (search.h's
+ * find_worker.threads, asked when the file starts and between its pieces):
+ * its own core and the spare workers' (count_spare).  Two workers may be
+ * lent the same spare cores at once: a brief excess of threads. */
 static void lend(pool_worker *pw)
 {
     unsigned n = 1 + atomic_load(&pw->pool->spare);
@@ -698,6 +697,7 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
             p->dir_fd_cap = (size_t)(spare / 2);
     }
     p->n = workers;
+    p->window = (size_t)WINDOW * (workers > 4 ? workers : 4);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->moved, NULL);
