@@ -17,6 +17,10 @@ Cases:
             files whose output would be ~190 MB: the workers stop at the
             window of held entries (peak RSS far under the total), and all
             prints in order once the pipe closes
+  window    standard input (a pipe left open) first, then 12,000 small files,
+            16 threads: the window of held entries grows with the workers
+            (16,384 entries), so all of them are read before the pipe closes
+            (/proc/PID/io's read calls), and all print in order after
   syscalls  -r -c over 3,000 files with 2 threads, counted by strace -f -c:
             output in large writes (not one per file), at most 5.2 other
             system calls per file (openat, two fstat, read, close)
@@ -216,6 +220,46 @@ def case_bounded():
         shutil.rmtree(tmp)
 
 
+def case_window():
+    tmp = tempfile.mkdtemp(prefix="hay-wwin.")
+    try:
+        root = os.path.join(tmp, "t")
+        for i in range(60):
+            d = os.path.join(root, "d%02d" % i)
+            os.makedirs(d)
+            for k in range(200):
+                with open(os.path.join(d, "f%03d" % k), "wb") as f:
+                    f.write(b"e\n")
+        argv = [HAY, "find", "--threads", "16", "-r", "-c", "e", "-", root]
+        p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=ENV)
+        last, still, t0 = -1, 0, time.time()
+        while still < 10 and time.time() - t0 < 120 and p.poll() is None:
+            time.sleep(0.2)
+            now = cpu_ticks(p.pid)
+            still = still + 1 if now == last else 0
+            last = now
+        reads = proc_status_io(p.pid, "syscr")
+        out, err = p.communicate(b"e first\n", timeout=300)
+        one = run([HAY, "find", "--threads", "1", "-r", "-c", "e", "-", root],
+                  input=b"e first\n")
+        print("%d read calls before standard input ended" % reads)
+        check("window: 12,000 files read while standard input holds the printing",
+              reads >= 12000, "%d read calls" % reads)
+        check("window: all prints in order after", p.returncode == 0 and
+              out == one[1] and out.count(b"\n") == 12001, "exit %d %r" % (p.returncode, err))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def proc_status_io(pid, key):
+    with open("/proc/%d/io" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
 def case_syscalls():
     if not shutil.which("strace"):
         skip("no strace (Debian package strace)")
@@ -341,7 +385,7 @@ def case_big_last():
 
 
 CASES = {"order": case_order, "errors": case_errors, "bounded": case_bounded,
-         "syscalls": case_syscalls, "big-files": case_big_files, "big-last": case_big_last}
+         "syscalls": case_syscalls, "window": case_window, "big-files": case_big_files, "big-last": case_big_last}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
