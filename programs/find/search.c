@@ -717,8 +717,7 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
         if (w->between && !s.stop && !find_input_ended(&in)) {
             w->between(w);
             s.printer.out = w->out;
-            find_input_map_rest(&in, !r->read_whole && find_input_maps(cf->backend,
-                                                                       lib_threads(w), size));
+            find_input_map_rest(&in, find_input_maps(cf->backend, lib_threads(w), size));
         }
     }
     if (got < 0)
