@@ -106,19 +106,19 @@ void find_input_close(find_input *in)
     in->guard = -1;
 }
 
-bool find_input_maps(hay_backend backend, unsigned threads, uint64_t size)
+bool find_input_maps(hay_backend backend, bool tuned, unsigned threads, uint64_t size)
 {
-    static atomic_int gpu;   /* 0: not asked yet, 1: none usable, 2: usable */
+    static atomic_int env;   /* 0: not looked at yet, 1: unset, 2: set */
     if (threads > 1 || (backend != HAY_BACKEND_CPU && backend != HAY_BACKEND_AUTO))
         return true;
-    if (backend == HAY_BACKEND_CPU || size < FIND_GPU_MIN)
+    if (backend == HAY_BACKEND_CPU)
         return false;
-    int g = atomic_load(&gpu);
-    if (!g) {
-        g = hay_backend_available(HAY_BACKEND_CUDA) == HAY_OK ? 2 : 1;
-        atomic_store(&gpu, g);
+    int e = atomic_load(&env);
+    if (!e) {
+        e = getenv("HAY_AUTO_GPU_MIN") ? 2 : 1;
+        atomic_store(&env, e);
     }
-    return g == 2;
+    return size >= FIND_GPU_MIN || tuned || e == 2;
 }
 
 /* Maps a regular file of `size` bytes, handed out from `pos` on; 0 when it

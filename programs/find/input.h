@@ -78,10 +78,11 @@ void find_input_close(find_input *in);
  * library's `threads` (more than one) or a GPU read it where it lies; one
  * core reads it in pieces for less than mapping it costs (the page tables
  * built and torn down).  Backend auto sends no input below FIND_GPU_MIN to
- * a GPU, and none where no CUDA device is usable (asked once, when a file
- * that big first comes). */
-#define FIND_GPU_MIN ((uint64_t)64 << 20)
-bool find_input_maps(hay_backend backend, unsigned threads, uint64_t size);
+ * a GPU (src/auto/policy.h: 256 MiB for several patterns, more for one or
+ * for literals), unless its threshold was `tuned` (--params, --device) or
+ * set by HAY_AUTO_GPU_MIN. */
+#define FIND_GPU_MIN ((uint64_t)256 << 20)
+bool find_input_maps(hay_backend backend, bool tuned, unsigned threads, uint64_t size);
 
 /* The next piece: whole lines, except that the last piece of the input may
  * end without a newline.  Pieces are valid until the next call.  Returns 1

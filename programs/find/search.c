@@ -683,7 +683,7 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     uint64_t size = regular ? (uint64_t)st.st_size : 0;
     int got = find_input_open(fd, name, walked, r->read_whole,
                               r->read_whole || cf->progress ||
-                                  find_input_maps(cf->backend, lib_threads(w), size),
+                                  find_input_maps(cf->backend, cf->params, lib_threads(w), size),
                               stated ? &st : NULL, &w->rb, &in);
     s.in = &in;
     w->t.map_s += stamp(cf) - t0;
@@ -717,7 +717,8 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
         if (w->between && !s.stop && !find_input_ended(&in)) {
             w->between(w);
             s.printer.out = w->out;
-            find_input_map_rest(&in, find_input_maps(cf->backend, lib_threads(w), size));
+            find_input_map_rest(&in, find_input_maps(cf->backend, cf->params, lib_threads(w),
+                                                     size));
         }
     }
     if (got < 0)
