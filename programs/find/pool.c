@@ -73,6 +73,7 @@ typedef struct pool_worker {
     /* Ordered: the range's entries done but not handed over yet. */
     node *loc[BATCH];
     unsigned nloc;
+    range next;            /* taken when a directory was listed: run next */
 } pool_worker;
 
 struct find_pool {
@@ -493,13 +494,21 @@ static bool list_dir(pool_worker *pw, node *k, int fd)
     }
     if (!n)
         close_dir_fd(p, k);
-    count_spare(p);
     if (p->ordered) {
         pw->loc[pw->nloc++] = k;
         hand_over(pw);
     } else if (!k->live) {
         done_with(p, k);
     }
+    /* A directory ends its range: the lister takes the directory's first
+     * range now if it comes first, without going back for the lock. */
+    if (p->nheap && p->heap[0].first == kids && may_take(p)) {
+        if (!p->ordered)
+            spill(pw);
+        pw->next = heap_pop(p);
+        pushed--;
+    }
+    count_spare(p);
     if (pushed > 1)
         pthread_cond_broadcast(&p->work);
     else if (pushed)
@@ -517,11 +526,10 @@ static void run_node(pool_worker *pw, node *k)
         node *d = k->parent;
         find_walk_entry e = { k->name, k->base, k->is_dir };
         fd = atomic_load(&p->stop) ? -1 : find_walk_open(&pw->walk, d->fd, &e);
-        if (atomic_fetch_sub(&d->to_open, 1) == 1) {
-            pthread_mutex_lock(&p->lock);
+        /* The last entry opened: no other reads d->fd now, and the printing
+         * frees d only after this entry is handed over (under the lock). */
+        if (atomic_fetch_sub(&d->to_open, 1) == 1)
             close_dir_fd(p, d);
-            pthread_mutex_unlock(&p->lock);
-        }
     }
     pw->cur = k;
     pw->w.out = pw->ms;
@@ -566,8 +574,12 @@ static void *worker_main(void *arg)
         p->busy++;
         count_spare(p);
         pthread_mutex_unlock(&p->lock);
-        for (size_t i = 0; i < r.n; i++)
-            run_node(pw, &r.first[i]);
+        while (r.n) {
+            pw->next = (range){ NULL, 0 };
+            for (size_t i = 0; i < r.n; i++)
+                run_node(pw, &r.first[i]);
+            r = pw->next;
+        }
         if (!p->ordered) {
             pthread_mutex_lock(&p->lock);
             spill(pw);
