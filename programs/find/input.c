@@ -8,9 +8,10 @@
  * mapping truncated and returns: the faulting load runs again and reads
  * zeros, every thread finishes its scan normally, and search.c stops
  * printing and warns.  mmap(2) is a plain system call on Linux, safe in a
- * handler.  Small files are read, never mapped, so the handler matters for
- * big files only; a fault outside every guarded mapping is a real bug and
- * gets the default action.
+ * handler.  Small files, and big ones searched on one core, are read, never
+ * mapped, so the handler matters for big files on several threads only; a
+ * fault outside every guarded mapping is a real bug and gets the default
+ * action.
  */
 #include "input.h"
 

@@ -2,21 +2,23 @@
  * input.h - the bytes of one open file, handed out in pieces of whole
  * lines.  Two ways in:
  *   mapped  a regular file of at least FIND_MAP_MIN bytes, when the caller
- *           asks for it, is mapped and handed out as one piece (the
- *           library's threads, or a GPU, read it where it lies).  A file truncated while it is mapped does not
- *           kill the process: input.c's SIGBUS handler puts zero pages over
- *           the vanished tail and marks the input truncated
+ *           asks for it (find_input_maps), is mapped and handed out as one
+ *           piece (the library's threads, or a GPU, read it where it lies);
+ *           so is the rest of one being read, when the caller asks between
+ *           pieces (find_input_map_rest).  A file truncated while it is
+ *           mapped does not kill the process: input.c's SIGBUS handler puts
+ *           zero pages over the vanished tail and marks the input truncated
  *           (find_input_truncated), and the search ends with a warning.
- *   read    everything else (small files, pipes, FIFOs, terminals, /proc
- *           and /sys files that report size 0 or cannot be mapped, devices)
- *           is read into a buffer that the caller keeps across files and
- *           handed out as soon as whole lines have arrived, so `tail -f |
- *           hay find` prints as lines come, in bounded memory (the buffer
- *           grows only to hold one line longer than itself).  A regular
- *           file is read in pieces of FIND_READ_CAP bytes (one read a
- *           piece, none to learn of its end: its size is known); one thread
- *           reads a big file so for less than mapping it costs (the page
- *           tables built and torn down again).
+ *   read    everything else (small files, big ones searched on one core,
+ *           pipes, FIFOs, terminals, /proc and /sys files that report size
+ *           0 or cannot be mapped, devices) is read into a buffer that the
+ *           caller keeps across files and handed out as soon as whole lines
+ *           have arrived, so `tail -f | hay find` prints as lines come, in
+ *           bounded memory (the buffer grows only to hold one line longer
+ *           than itself).  A regular file is read in pieces of
+ *           FIND_READ_CAP bytes (one read a piece, none to learn of its
+ *           end: its size is known); one core reads a big file so for less
+ *           than mapping it costs (the page tables built and torn down).
  * Errors are printed here, as "hay: NAME: why".
  */
 #ifndef HAY_FIND_INPUT_H
