@@ -385,7 +385,8 @@ def case_big_last():
 
 
 CASES = {"order": case_order, "errors": case_errors, "bounded": case_bounded,
-         "syscalls": case_syscalls, "window": case_window, "big-files": case_big_files, "big-last": case_big_last}
+         "syscalls": case_syscalls, "window": case_window, "big-files": case_big_files,
+         "big-last": case_big_last}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
