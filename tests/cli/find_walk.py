@@ -153,8 +153,9 @@ def case_errors():
         shutil.rmtree(tmp)
 
 
-def proc_status(pid, key):
-    with open("/proc/%d/status" % pid) as f:
+def proc_status(pid, key, name="status"):
+    """A number from /proc/PID/status (or /proc/PID/NAME: io)."""
+    with open("/proc/%d/%s" % (pid, name)) as f:
         for line in f:
             if line.startswith(key + ":"):
                 return int(line.split()[1])
@@ -165,6 +166,17 @@ def cpu_ticks(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
+
+
+def wait_still(p):
+    """Until the process uses no CPU for 2 s (its workers at the window), or
+    120 s, or it exits."""
+    last, still, t0 = -1, 0, time.time()
+    while still < 10 and time.time() - t0 < 120 and p.poll() is None:
+        time.sleep(0.2)
+        now = cpu_ticks(p.pid)
+        still = still + 1 if now == last else 0
+        last = now
 
 
 def digest(path):
@@ -194,13 +206,7 @@ def case_bounded():
             p = subprocess.Popen([HAY, "find", "--threads", "4", "-r", "-n", "e", "-", root],
                                  stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE,
                                  env=ENV)
-            # Until the workers are still (at the window) or 120 s.
-            last, still, t0 = -1, 0, time.time()
-            while still < 10 and time.time() - t0 < 120 and p.poll() is None:
-                time.sleep(0.2)
-                now = cpu_ticks(p.pid)
-                still = still + 1 if now == last else 0
-                last = now
+            wait_still(p)
             peak_kb = proc_status(p.pid, "VmHWM")
             early = p.poll()
             p.stdin.write(b"e first\n")
@@ -233,13 +239,8 @@ def case_window():
         argv = [HAY, "find", "--threads", "16", "-r", "-c", "e", "-", root]
         p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, env=ENV)
-        last, still, t0 = -1, 0, time.time()
-        while still < 10 and time.time() - t0 < 120 and p.poll() is None:
-            time.sleep(0.2)
-            now = cpu_ticks(p.pid)
-            still = still + 1 if now == last else 0
-            last = now
-        reads = proc_status_io(p.pid, "syscr")
+        wait_still(p)
+        reads = proc_status(p.pid, "syscr", "io")
         out, err = p.communicate(b"e first\n", timeout=300)
         one = run([HAY, "find", "--threads", "1", "-r", "-c", "e", "-", root],
                   input=b"e first\n")
@@ -250,14 +251,6 @@ def case_window():
               out == one[1] and out.count(b"\n") == 12001, "exit %d %r" % (p.returncode, err))
     finally:
         shutil.rmtree(tmp)
-
-
-def proc_status_io(pid, key):
-    with open("/proc/%d/io" % pid) as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def case_syscalls():
@@ -297,6 +290,18 @@ def case_syscalls():
         shutil.rmtree(tmp)
 
 
+def traced(tmp, calls, args):
+    """hay find --threads 2 ARGS under strace -f -e trace=CALLS: the exit
+    status, the output and the trace's lines (skips when strace cannot)."""
+    log = os.path.join(tmp, "strace.txt")
+    s, o, e = run(["strace", "-f", "-e", "trace=" + calls, "-o", log, HAY, "find",
+                   "--threads", "2"] + args)
+    if s not in (0, 1) or not os.path.exists(log):
+        skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
+    with open(log) as f:
+        return s, o, f.read().splitlines()
+
+
 def case_big_files():
     if not shutil.which("strace"):
         skip("no strace (Debian package strace)")
@@ -314,14 +319,8 @@ def case_big_files():
             for k in range(100):
                 with open(os.path.join(d, "f%03d" % k), "wb") as f:
                     f.write(line * (k % 3))
-        log = os.path.join(tmp, "strace.txt")
         args = ["-r", "-c", "needle", tree]
-        s, o, e = run(["strace", "-f", "-e", "trace=mmap,clone,clone3", "-o", log, HAY,
-                       "find", "--threads", "2"] + args)
-        if s != 0 or not os.path.exists(log):
-            skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
-        with open(log) as f:
-            calls = f.read().splitlines()
+        s, o, calls = traced(tmp, "mmap,clone,clone3", args)
         clones = [c for c in calls if " clone" in c and "resumed" not in c]
         maps = [c for c in calls if " mmap(" in c and "MAP_SHARED" in c]
         check("big-files: no threads besides the 2 workers (%d clones)" % len(clones),
@@ -353,15 +352,9 @@ def case_big_last():
         for k in range(27):
             with open(os.path.join(tree, "c%02d" % k), "wb") as f:
                 f.write(line * (k % 3))
-        log = os.path.join(tmp, "strace.txt")
         args = ["-r", "-c", "needle", tree]
         for attempt in range(6):
-            s, o, e = run(["strace", "-f", "-e", "trace=mmap,read,clone,clone3", "-o", log,
-                           HAY, "find", "--threads", "2"] + args)
-            if s != 0 or not os.path.exists(log):
-                skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
-            with open(log) as f:
-                calls = f.read().splitlines()
+            s, o, calls = traced(tmp, "mmap,read,clone,clone3", args)
             pieces = [c for c in calls if " read(" in c and c.endswith("= 1048576")]
             maps = [c for c in calls
                     if " mmap(" in c and ", %d, PROT_READ, MAP_SHARED" % len(big) in c]
