@@ -353,7 +353,7 @@ def case_big_last():
             with open(os.path.join(tree, "c%02d" % k), "wb") as f:
                 f.write(line * (k % 3))
         args = ["-r", "-c", "needle", tree]
-        for attempt in range(6):
+        for attempt in range(12):
             s, o, calls = traced(tmp, "mmap,read,clone,clone3", args)
             pieces = [c for c in calls if " read(" in c and c.endswith("= 1048576")]
             maps = [c for c in calls
