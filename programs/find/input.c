@@ -8,9 +8,10 @@
  * mapping truncated and returns: the faulting load runs again and reads
  * zeros, every thread finishes its scan normally, and search.c stops
  * printing and warns.  mmap(2) is a plain system call on Linux, safe in a
- * handler.  Small files are read, never mapped, so the handler matters for
- * big files only; a fault outside every guarded mapping is a real bug and
- * gets the default action.
+ * handler.  Small files, and big ones searched on one core, are read, never
+ * mapped, so the handler matters for big files on several threads only; a
+ * fault outside every guarded mapping is a real bug and gets the default
+ * action.
  */
 #include "input.h"
 
@@ -28,7 +29,6 @@
 #include <unistd.h>
 
 #define BINARY_PROBE ((size_t)32 << 10)
-#define READ_CAP ((size_t)1 << 20)   /* a read buffer's usual size */
 #define GUARDS 64                    /* mappings guarded at once */
 
 /* The guarded mappings: [base, end), and whether a fault hit them.  A slot
@@ -107,26 +107,42 @@ void find_input_close(find_input *in)
     in->guard = -1;
 }
 
-/* Maps a regular file; 0 when it could not be (the caller reads it). */
-static int try_map(find_input *in, const struct stat *st, off_t pos)
+bool find_input_maps(hay_backend backend, bool tuned, unsigned threads, uint64_t size)
 {
-    void *m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, in->fd, 0);
+    static atomic_int env;   /* 0: not looked at yet, 1: unset, 2: set */
+    if (threads > 1 || (backend != HAY_BACKEND_CPU && backend != HAY_BACKEND_AUTO))
+        return true;
+    if (backend == HAY_BACKEND_CPU)
+        return false;
+    int e = atomic_load(&env);
+    if (!e) {
+        e = getenv("HAY_AUTO_GPU_MIN") ? 2 : 1;
+        atomic_store(&env, e);
+    }
+    return size >= FIND_GPU_MIN || tuned || e == 2;
+}
+
+/* Maps a regular file of `size` bytes, handed out from `pos` on; 0 when it
+ * could not be (the caller reads it). */
+static int try_map(find_input *in, uint64_t size, uint64_t pos)
+{
+    void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, in->fd, 0);
     if (m == MAP_FAILED)
         return 0;   /* ENODEV and the like: read it instead */
-    int g = guard_take(m, (uint64_t)st->st_size);
+    int g = guard_take(m, size);
     if (g < 0) {
-        munmap(m, (size_t)st->st_size);
+        munmap(m, (size_t)size);
         return 0;
     }
     in->map = m;
-    in->map_len = (uint64_t)st->st_size;
-    in->map_off = (uint64_t)pos;
+    in->map_len = size;
+    in->map_off = pos;
     in->guard = g;
     in->mapped = true;
     return 1;
 }
 
-int find_input_open(int fd, const char *name, bool at_start, bool whole,
+int find_input_open(int fd, const char *name, bool at_start, bool whole, bool map,
                     const struct stat *known, find_readbuf *rb, find_input *in)
 {
     memset(in, 0, sizeof *in);
@@ -147,8 +163,8 @@ int find_input_open(int fd, const char *name, bool at_start, bool whole,
      * fewer switches between the two processes.  Not allowed (the
      * system's pipe-max-size) is no matter. */
     if (S_ISFIFO(st.st_mode))
-        (void)fcntl(fd, F_SETPIPE_SZ, (int)READ_CAP);
-    size_t want = READ_CAP;
+        (void)fcntl(fd, F_SETPIPE_SZ, (int)FIND_READ_CAP);
+    size_t want = FIND_READ_CAP;
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         off_t pos = at_start ? 0 : lseek(fd, 0, SEEK_CUR);   /* stdin may be part read */
         if (pos < 0)
@@ -158,14 +174,16 @@ int find_input_open(int fd, const char *name, bool at_start, bool whole,
             return 0;
         }
         uint64_t left = (uint64_t)(st.st_size - pos);
-        if (left >= FIND_MAP_MIN && try_map(in, &st, pos))
+        if (map && left >= FIND_MAP_MIN && try_map(in, (uint64_t)st.st_size, (uint64_t)pos))
             return 0;
-        /* Small files are read in one piece, with one read. */
-        if (left < FIND_MAP_MIN) {
-            if (left + 1 > want)
-                want = (size_t)left + 1;
-            in->expect = (size_t)left;
-        }
+        /* Read in one piece with one read if it fits the buffer (or is
+         * wanted whole and the mapping failed). */
+        in->sized = true;
+        in->left = left;
+        in->size = (uint64_t)st.st_size;
+        in->at = (uint64_t)pos;
+        if (left < want || whole)
+            want = (size_t)left + 1;
     }
     if (rb->cap < want) {
         uint8_t *p = realloc(rb->p, want);
@@ -205,10 +223,13 @@ static int fill(find_input *in)
             return 0;
         }
         in->have += (size_t)got;
-        if (in->expect && in->have >= in->expect) {
+        if (in->sized) {
             /* The size fstat gave: no read to learn of the end. */
-            in->eof = true;
-            return 0;
+            in->left -= (uint64_t)got < in->left ? (uint64_t)got : in->left;
+            if (!in->left) {
+                in->eof = true;
+                return 0;
+            }
         }
     } while (in->have < rb->cap && (!in->stream || in->whole || ready(in->fd)));
     return 0;
@@ -228,7 +249,16 @@ int find_input_next(find_input *in, const uint8_t **p, size_t *n)
     /* The part line left over from the last piece moves to the front. */
     memmove(rb->p, rb->p + in->next, in->have - in->next);
     in->have -= in->next;
+    in->at += in->next;
     in->next = 0;
+    /* The rest of a big file, mapped when the caller asks for it. */
+    if (in->map_rest && in->sized && !in->whole && in->left + in->have >= FIND_MAP_MIN &&
+        try_map(in, in->size, in->at)) {
+        in->done = true;
+        *p = (const uint8_t *)in->map + in->map_off;
+        *n = (size_t)(in->map_len - in->map_off);
+        return 1;
+    }
     size_t scanned = 0;   /* rb->p[0, scanned) holds no newline */
     for (;;) {
         if (!in->eof) {
@@ -269,12 +299,25 @@ int find_input_next(find_input *in, const uint8_t **p, size_t *n)
     }
 }
 
+void find_input_map_rest(find_input *in, bool map)
+{
+    in->map_rest = map;
+}
+
+bool find_input_ended(const find_input *in)
+{
+    return in->done;
+}
+
 bool find_input_truncated(const find_input *in)
 {
     return in->guard >= 0 && atomic_load(&guards[in->guard].hit);
 }
 
-bool find_input_is_binary(const uint8_t *buf, uint64_t len)
+uint64_t find_input_first_nul(const find_input *in, const uint8_t *p, size_t n)
 {
-    return len && memchr(buf, 0, len < BINARY_PROBE ? (size_t)len : BINARY_PROBE);
+    if (!in->mapped && in->rb && p == in->rb->p && in->have > n)
+        n = in->have;   /* the bytes read after the first piece */
+    const uint8_t *z = memchr(p, 0, n < BINARY_PROBE ? n : BINARY_PROBE);
+    return z ? (uint64_t)(z - p) : UINT64_MAX;
 }

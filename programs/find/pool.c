@@ -16,7 +16,8 @@
 #define BATCH 16                /* entries taken at once */
 #define OPERANDS 256            /* operands queued (open), not done yet */
 #define DIR_FDS 1024            /* directories held open for their entries */
-#define WINDOW 4096             /* ordered: entries done, not printed yet */
+#define WINDOW 1024             /* ordered: entries done, not printed yet, a
+                                   worker (4 workers at least) */
 #define WINDOW_BYTES ((size_t)256 << 20)   /* ... and their output */
 #define SPILL ((size_t)1 << 20) /* unordered: held output written out */
 #define HOLD ((size_t)16 << 20) /* ordered: a file holding back more output
@@ -72,6 +73,7 @@ typedef struct pool_worker {
     /* Ordered: the range's entries done but not handed over yet. */
     node *loc[BATCH];
     unsigned nloc;
+    range next;            /* taken when a directory was listed: run next */
 } pool_worker;
 
 struct find_pool {
@@ -83,6 +85,9 @@ struct find_pool {
     range *heap;           /* ranges not taken, earliest on top */
     size_t nheap, capheap;
     unsigned busy;         /* workers with a range */
+    unsigned idle;         /* workers waiting for a range */
+    atomic_uint spare;     /* of them, those no range waits for: their cores
+                              go to a big file's library threads */
     unsigned holding;      /* workers waiting for their turn (HOLD) */
     bool closed;           /* no more operands */
     atomic_bool stop;
@@ -98,6 +103,7 @@ struct find_pool {
     size_t cur_i;
     _Atomic(node *) waiting;   /* the entry the printing waits on */
     size_t held, held_bytes;   /* done, not printed */
+    size_t window;             /* WINDOW entries a worker */
     unsigned n;
     pool_worker *ws;
 };
@@ -169,6 +175,41 @@ static range heap_pop(find_pool *p)
         i = m;
     }
     return top;
+}
+
+/* How many of the queued ranges workers may take now (lock held):
+ * ordered output far behind the work takes only what it waits on. */
+static size_t takeable(const find_pool *p)
+{
+    if (!p->nheap)
+        return 0;
+    if (!p->ordered || (p->held < p->window && p->held_bytes < WINDOW_BYTES))
+        return p->nheap;
+    return p->heap[0].first == atomic_load(&p->waiting);
+}
+
+static bool may_take(const find_pool *p)
+{
+    return takeable(p) > 0;
+}
+
+/* Counts the idle workers that no range waits for (lock held, after the
+ * ranges, the idle workers or the printing changed): their cores are lent
+ * to big files (pool.h, lend). */
+static void count_spare(find_pool *p)
+{
+    size_t t = takeable(p);
+    atomic_store(&p->spare, p->idle > t ? p->idle - (unsigned)t : 0);
+}
+
+/* The library threads the worker's file gets now (search.h's
+ * find_worker.threads, asked when the file starts and between its pieces):
+ * its own core and the spare workers' (count_spare).  Two workers may be
+ * lent the same spare cores at once: a brief excess of threads. */
+static void lend(pool_worker *pw)
+{
+    unsigned n = 1 + atomic_load(&pw->pool->spare);
+    pw->w.threads = n < pw->pool->r->threads ? n : pw->pool->r->threads;
 }
 
 static void put_out(find_pool *p, const char *data, size_t len)
@@ -277,6 +318,7 @@ static void advance(find_pool *p)
     }
     atomic_store(&p->waiting, k);
     if (k != was) {
+        count_spare(p);
         pthread_cond_broadcast(&p->moved);
         pthread_cond_broadcast(&p->work);
     }
@@ -304,6 +346,7 @@ static void between(find_worker *w)
 {
     pool_worker *pw = (pool_worker *)w;
     find_pool *p = pw->pool;
+    lend(pw);
     if (pw->direct)
         return;
     fflush(pw->ms);
@@ -457,6 +500,15 @@ static bool list_dir(pool_worker *pw, node *k, int fd)
     } else if (!k->live) {
         done_with(p, k);
     }
+    /* A directory ends its range: the lister takes the directory's first
+     * range now if it comes first, without going back for the lock. */
+    if (p->nheap && p->heap[0].first == kids && may_take(p)) {
+        if (!p->ordered)
+            spill(pw);
+        pw->next = heap_pop(p);
+        pushed--;
+    }
+    count_spare(p);
     if (pushed > 1)
         pthread_cond_broadcast(&p->work);
     else if (pushed)
@@ -474,14 +526,14 @@ static void run_node(pool_worker *pw, node *k)
         node *d = k->parent;
         find_walk_entry e = { k->name, k->base, k->is_dir };
         fd = atomic_load(&p->stop) ? -1 : find_walk_open(&pw->walk, d->fd, &e);
-        if (atomic_fetch_sub(&d->to_open, 1) == 1) {
-            pthread_mutex_lock(&p->lock);
+        /* The last entry opened: no other reads d->fd now, and the printing
+         * frees d only after this entry is handed over (under the lock). */
+        if (atomic_fetch_sub(&d->to_open, 1) == 1)
             close_dir_fd(p, d);
-            pthread_mutex_unlock(&p->lock);
-        }
     }
     pw->cur = k;
     pw->w.out = pw->ms;
+    lend(pw);
     if (fd >= 0 && !atomic_load(&p->stop)) {
         if (k->is_dir) {
             if (list_dir(pw, k, fd))
@@ -503,32 +555,31 @@ static void run_node(pool_worker *pw, node *k)
     file_done(pw, k);
 }
 
-/* Whether a worker may take the next range (lock held): ordered output
- * far behind the work takes only what it waits on. */
-static bool may_take(const find_pool *p)
-{
-    if (!p->nheap)
-        return false;
-    if (!p->ordered || (p->held < WINDOW && p->held_bytes < WINDOW_BYTES))
-        return true;
-    return p->heap[0].first == atomic_load(&p->waiting);
-}
-
 static void *worker_main(void *arg)
 {
     pool_worker *pw = arg;
     find_pool *p = pw->pool;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!may_take(p) && !(p->closed && !p->busy && !p->nheap))
-            pthread_cond_wait(&p->work, &p->lock);
+        if (!may_take(p)) {
+            p->idle++;
+            count_spare(p);
+            while (!may_take(p) && !(p->closed && !p->busy && !p->nheap))
+                pthread_cond_wait(&p->work, &p->lock);
+            p->idle--;
+        }
         if (!may_take(p))
             break;
         range r = heap_pop(p);
         p->busy++;
+        count_spare(p);
         pthread_mutex_unlock(&p->lock);
-        for (size_t i = 0; i < r.n; i++)
-            run_node(pw, &r.first[i]);
+        while (r.n) {
+            pw->next = (range){ NULL, 0 };
+            for (size_t i = 0; i < r.n; i++)
+                run_node(pw, &r.first[i]);
+            r = pw->next;
+        }
         if (!p->ordered) {
             pthread_mutex_lock(&p->lock);
             spill(pw);
@@ -578,6 +629,7 @@ static bool add_operand(find_pool *p, int fd, char *name, bool walked, bool is_d
     }
     if (p->ordered)
         advance(p);
+    count_spare(p);
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->lock);
     return !atomic_load(&p->stop);
@@ -657,6 +709,7 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
             p->dir_fd_cap = (size_t)(spare / 2);
     }
     p->n = workers;
+    p->window = (size_t)WINDOW * (workers > 4 ? workers : 4);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->moved, NULL);

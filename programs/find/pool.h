@@ -7,8 +7,15 @@
  * consecutive entries of a directory at once; deep directories (past
  * FIND_WALK_FDS levels) and those met when too many directories are held
  * open are walked whole by one worker, as a single piece of work (holding
- * a few descriptors down its tree, then going back up through "..").  A big
- * file still gets the library's threads for its pieces.
+ * a few descriptors down its tree, then going back up through "..").
+ *
+ * A big file met while other work waits is searched on its worker's core
+ * alone, read in pieces (input.h); the cores of workers with nothing to
+ * take (the walk's end, or the printing held back by this very file) are
+ * lent to it as the library's threads: from its start, or from the piece
+ * after they fell idle, its rest then mapped.  Threads started for a file
+ * while every core has work would only take cores from the other files,
+ * and leave the file waiting on its threads that are not running.
  *
  * Output stays whole per file.  Ordered (the default, --sort path): files
  * print in the order a one-thread walk finds them: every entry keeps its
@@ -17,8 +24,9 @@
  * the printing waits on prints what follows it that is done.  The file
  * printing next writes straight to standard output from its next piece on
  * (a slow pipe or a big file is not held back whole).  Memory is bounded:
- * past WINDOW entries done but not printed, workers take only the entry the
- * printing waits on.  Unordered (--sort none): each file prints when done.
+ * past WINDOW entries a worker done but not printed (or WINDOW_BYTES of
+ * their output), workers take only the entry the printing waits on.
+ * Unordered (--sort none): each file prints when done.
  */
 #ifndef HAY_FIND_POOL_H
 #define HAY_FIND_POOL_H

@@ -99,6 +99,13 @@ static bool prints_lines(const find_config *cf)
     return !cf->count_lines && !cf->list && !cf->list_without && !cf->quiet;
 }
 
+/* The time, for --stats only (a clock read per file and piece shows in a
+ * walk of many small files). */
+static double stamp(const find_config *cf)
+{
+    return cf->stats ? cli_now() : 0;
+}
+
 static void log_line(const char *line, void *ctx)
 {
     (void)ctx;
@@ -412,6 +419,12 @@ static void setup_selection(file_search *s)
     }
 }
 
+/* The library threads a big piece of this worker's gets. */
+static unsigned lib_threads(const find_worker *w)
+{
+    return w->threads ? w->threads : w->r->threads;
+}
+
 static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_stats *lib)
 {
     const find_config *cf = s->cf;
@@ -420,7 +433,7 @@ static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_
      * driver's pinning), asked for by environment variable. */
     if (cf->diag_log)
         so->log = log_line;
-    so->threads = len >= SERIAL_MAX ? s->w->r->threads : 1;
+    so->threads = len >= SERIAL_MAX ? lib_threads(s->w) : 1;
     so->schedule = cf->schedule;
     so->chunk_size = cf->chunk;
     if (cf->progress && len >= PROGRESS_MIN) {
@@ -562,12 +575,12 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
      * scan on several threads that prints lines: stopped, it would throw
      * the other threads' work away (-c counts in parts instead). */
     s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines &&
-              !cf->progress && (cf->count_lines || !(len >= SERIAL_MAX && w->r->threads > 1));
+              !cf->progress && (cf->count_lines || !(len >= SERIAL_MAX && lib_threads(w) > 1));
 
     hay_scan_opts so;
     hay_scan_stats lib;
     scan_opts(s, len, &so, &lib);
-    double t0 = cli_now();
+    double t0 = stamp(cf);
     hay_status st = HAY_OK;
     uint64_t sel_before = s->sel.selected;
     if (cf->count_matches && (cf->word || cf->whole_line)) {
@@ -603,7 +616,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
         s->skipped = true;
         s->stop = true;
     }
-    w->t.scan_s += cli_now() - t0;
+    w->t.scan_s += stamp(cf) - t0;
     w->t.bytes += len;
     find_totals_add_scan(&w->t, &lib);
     if (s->direct || cf->count_matches) {   /* (--count-matches selects no lines) */
@@ -665,11 +678,15 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
         w->t.error = true;
         return;
     }
-    double t0 = cli_now();
+    double t0 = stamp(cf);
     find_input in;
-    int got = find_input_open(fd, name, walked, r->read_whole, stated ? &st : NULL, &w->rb, &in);
+    uint64_t size = regular ? (uint64_t)st.st_size : 0;
+    int got = find_input_open(fd, name, walked, r->read_whole,
+                              r->read_whole || cf->progress ||
+                                  find_input_maps(cf->backend, cf->params, lib_threads(w), size),
+                              stated ? &st : NULL, &w->rb, &in);
     s.in = &in;
-    w->t.map_s += cli_now() - t0;
+    w->t.map_s += stamp(cf) - t0;
     if (got < 0) {   /* nothing read: no summary either, as grep */
         w->t.error = true;
         find_input_close(&in);
@@ -680,15 +697,16 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     const uint8_t *p;
     size_t n;
     while (!s.stop && (got = find_input_next(&in, &p, &n)) > 0) {
-        if (first && (s.detect_binary || (cf->skip_binary && !cf->text && !nul_ends)) &&
-            find_input_is_binary(p, n)) {
+        uint64_t nul = first && (s.detect_binary || (cf->skip_binary && !cf->text && !nul_ends))
+                           ? find_input_first_nul(&in, p, n) : UINT64_MAX;
+        if (nul != UINT64_MAX) {
             if (cf->skip_binary) {   /* -I: as if it held no match at all */
                 s.skipped = true;
                 break;
             }
             /* Binary from the start: one selected line settles it. */
             s.nul_seen = true;
-            s.nul_at = s.base + (uint64_t)((const uint8_t *)memchr(p, 0, n) - p);
+            s.nul_at = s.base + nul;
             s.first_only = true;
         }
         if (first)
@@ -696,9 +714,11 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
         first = false;
         search_piece(&s, p, n);
         s.base += n;
-        if (w->between && !s.stop) {
+        if (w->between && !s.stop && !find_input_ended(&in)) {
             w->between(w);
             s.printer.out = w->out;
+            find_input_map_rest(&in, find_input_maps(cf->backend, cf->params, lib_threads(w),
+                                                     size));
         }
     }
     if (got < 0)

@@ -49,6 +49,8 @@ struct find_worker {
     find_totals t;           /* summed over the files this worker searched */
     FILE *out;               /* where the file's lines go */
     find_piece_fn between;   /* NULL, or called between pieces and lines */
+    unsigned threads;        /* the library threads of a big piece; 0: r->threads
+                                (the pool lends its idle workers' cores, pool.h) */
     void *ctx;               /* the caller's */
 };
 

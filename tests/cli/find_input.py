@@ -20,6 +20,10 @@ Cases:
                 a binary file) against grep -r
   walk-fds      -r over 3,000 files behind a slow big one, with 128 descriptors:
                 the queue of open files stays under the limit
+  file-pieces   big regular files that one thread reads in pieces of 1 MiB:
+                matches across the cuts, against grep and against the files
+                mapped (two threads); a NUL inside the first 32 KiB but past
+                a short first piece still makes the file binary
 
 Prints PASS/FAIL lines and "N passed, M failed" last; exits 1 on a failure
 and 77 (skip) when what the case needs is missing.
@@ -153,10 +157,11 @@ def case_fifo():
 
 
 def case_truncate():
-    """The file must be mapped (8 MiB or more) and the scan slow (one thread,
-    the naive engine: about 0.1 s or more for 128 MiB) for the truncation to
-    land inside it; a run that finished before the truncation, or started
-    after it, is tried again with another delay."""
+    """The file must be mapped (8 MiB or more, and two threads: one thread
+    reads it in pieces instead) and the scan slow (the naive engine: about
+    0.1 s or more for 128 MiB) for the truncation to land inside it; a run
+    that finished before the truncation, or started after it, is tried
+    again with another delay."""
     tmp = tempfile.mkdtemp(prefix="hay-trunc.")
     try:
         hit, died = False, []
@@ -166,7 +171,7 @@ def case_truncate():
             with open(path, "wb") as f:
                 for _ in range(128):
                     f.write(line * ((1 << 20) // len(line)))
-            p = subprocess.Popen([HAY, "find", "--threads", "1", "--algo", "naive",
+            p = subprocess.Popen([HAY, "find", "--threads", "2", "--algo", "naive",
                                   "--no-progress", "-c", "zzz", path],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
             time.sleep(delay)
@@ -367,11 +372,53 @@ def case_walk_fds():
         shutil.rmtree(tmp)
 
 
+def case_file_pieces():
+    tmp = tempfile.mkdtemp(prefix="hay-pieces.")
+    try:
+        mib = 1 << 20
+        rnd = random.Random(19)
+        data = bytearray()
+        while len(data) < 12 * mib:
+            n = rnd.randrange(0, 300)
+            line = bytes(rnd.choice(b"abcdefgh ") for _ in range(n))
+            if rnd.randrange(7) == 0:
+                at = rnd.randrange(0, n + 1)
+                line = line[:at] + b"needle" + line[at:]
+            data += line + b"\n"
+        for k in range(1, 13):   # a match across every cut, one ending at it
+            data[k * mib - 3:k * mib + 3] = b"needle"
+            data[k * mib - 10 - 6:k * mib - 10] = b"needle"
+        data += b"needle at the end, no newline"
+        path = os.path.join(tmp, "big")
+        with open(path, "wb") as f:
+            f.write(data)
+        for args in (["-c"], ["-n"], ["-b", "-o"], ["-v", "-c"], ["-n", "-w"]):
+            same_as_grep("file-pieces: %s, one thread" % " ".join(args),
+                         ["--threads", "1"] + args + ["needle", path],
+                         ["-F"] + args + ["needle", path])
+        one = run([HAY, "find", "--threads", "1", "--count-matches", "needle", path])
+        two = run([HAY, "find", "--threads", "2", "--count-matches", "needle", path])
+        check(one == two and one[0] == 0, "file-pieces: --count-matches read as mapped",
+              "%r / %r" % (one, two))
+        # The first piece is the first line alone (the next one is longer
+        # than the buffer); the NUL at 20 KiB is in grep's first 32 KiB.
+        late = os.path.join(tmp, "late")
+        with open(late, "wb") as f:
+            f.write(b"needle short\n" + b"x" * 20000 + b"\x00" + b"y" * (2 * mib) +
+                    b"\n" + b"needle\n" * 10)
+        for args in ([], ["-n"], ["-c"]):
+            same_as_grep("file-pieces: NUL past a short first piece %s" % " ".join(args),
+                         ["--threads", "1"] + args + ["needle", late],
+                         ["-F"] + args + ["needle", late])
+    finally:
+        shutil.rmtree(tmp)
+
+
 CASES = {
     "live-pipe": case_live_pipe, "proc": case_proc, "fifo": case_fifo,
     "truncate": case_truncate, "long-line": case_long_line, "deep-tree": case_deep_tree,
     "nul-late": case_nul_late, "walk-data": case_walk_data, "walk-tree": case_walk_tree,
-    "walk-fds": case_walk_fds,
+    "walk-fds": case_walk_fds, "file-pieces": case_file_pieces,
 }
 
 if __name__ == "__main__":

@@ -17,9 +17,22 @@ Cases:
             files whose output would be ~190 MB: the workers stop at the
             window of held entries (peak RSS far under the total), and all
             prints in order once the pipe closes
+  window    standard input (a pipe left open) first, then 12,000 small files,
+            16 threads: the window of held entries grows with the workers
+            (16,384 entries), so all of them are read before the pipe closes
+            (/proc/PID/io's read calls), and all print in order after
   syscalls  -r -c over 3,000 files with 2 threads, counted by strace -f -c:
             output in large writes (not one per file), at most 5.2 other
             system calls per file (openat, two fstat, read, close)
+  big-files two 12 MiB files ahead of 4,000 small ones, 2 threads, traced by
+            strace -f: while files wait for the workers, a big file is
+            searched on its worker's core alone, read in pieces (no thread
+            started for it, no mapping); counts as grep -r -c
+  big-last  a 96 MiB file ahead of 27 small ones in one directory, 2 threads,
+            strace -f: it starts in pieces (the other worker has files to
+            search), and once that worker has nothing left the rest is
+            mapped and searched on both cores (a thread started); -c and -n
+            as grep -r
 
 Prints FAIL lines and "N passed, M failed" last (clitest.py); exits 1 on a
 failure and 77 (skip) when what the case needs is missing.
@@ -140,8 +153,9 @@ def case_errors():
         shutil.rmtree(tmp)
 
 
-def proc_status(pid, key):
-    with open("/proc/%d/status" % pid) as f:
+def proc_status(pid, key, name="status"):
+    """A number from /proc/PID/status (or /proc/PID/NAME: io)."""
+    with open("/proc/%d/%s" % (pid, name)) as f:
         for line in f:
             if line.startswith(key + ":"):
                 return int(line.split()[1])
@@ -152,6 +166,17 @@ def cpu_ticks(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
+
+
+def wait_still(p):
+    """Until the process uses no CPU for 2 s (its workers at the window), or
+    120 s, or it exits."""
+    last, still, t0 = -1, 0, time.time()
+    while still < 10 and time.time() - t0 < 120 and p.poll() is None:
+        time.sleep(0.2)
+        now = cpu_ticks(p.pid)
+        still = still + 1 if now == last else 0
+        last = now
 
 
 def digest(path):
@@ -181,13 +206,7 @@ def case_bounded():
             p = subprocess.Popen([HAY, "find", "--threads", "4", "-r", "-n", "e", "-", root],
                                  stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE,
                                  env=ENV)
-            # Until the workers are still (at the window) or 120 s.
-            last, still, t0 = -1, 0, time.time()
-            while still < 10 and time.time() - t0 < 120 and p.poll() is None:
-                time.sleep(0.2)
-                now = cpu_ticks(p.pid)
-                still = still + 1 if now == last else 0
-                last = now
+            wait_still(p)
             peak_kb = proc_status(p.pid, "VmHWM")
             early = p.poll()
             p.stdin.write(b"e first\n")
@@ -203,6 +222,33 @@ def case_bounded():
         check("bounded: everything prints in order once standard input ends",
               rc == 0 and not err and digest(out_many) == digest(out_one),
               "exit %d, stderr %r" % (rc, err[:200]))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_window():
+    tmp = tempfile.mkdtemp(prefix="hay-wwin.")
+    try:
+        root = os.path.join(tmp, "t")
+        for i in range(60):
+            d = os.path.join(root, "d%02d" % i)
+            os.makedirs(d)
+            for k in range(200):
+                with open(os.path.join(d, "f%03d" % k), "wb") as f:
+                    f.write(b"e\n")
+        argv = [HAY, "find", "--threads", "16", "-r", "-c", "e", "-", root]
+        p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=ENV)
+        wait_still(p)
+        reads = proc_status(p.pid, "syscr", "io")
+        out, err = p.communicate(b"e first\n", timeout=300)
+        one = run([HAY, "find", "--threads", "1", "-r", "-c", "e", "-", root],
+                  input=b"e first\n")
+        print("%d read calls before standard input ended" % reads)
+        check("window: 12,000 files read while standard input holds the printing",
+              reads >= 12000, "%d read calls" % reads)
+        check("window: all prints in order after", p.returncode == 0 and
+              out == one[1] and out.count(b"\n") == 12001, "exit %d %r" % (p.returncode, err))
     finally:
         shutil.rmtree(tmp)
 
@@ -244,8 +290,96 @@ def case_syscalls():
         shutil.rmtree(tmp)
 
 
+def traced(tmp, calls, args):
+    """hay find --threads 2 ARGS under strace -f -e trace=CALLS: the exit
+    status, the output and the trace's lines (skips when strace cannot)."""
+    log = os.path.join(tmp, "strace.txt")
+    s, o, e = run(["strace", "-f", "-e", "trace=" + calls, "-o", log, HAY, "find",
+                   "--threads", "2"] + args)
+    if s not in (0, 1) or not os.path.exists(log):
+        skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
+    with open(log) as f:
+        return s, o, f.read().splitlines()
+
+
+def case_big_files():
+    if not shutil.which("strace"):
+        skip("no strace (Debian package strace)")
+    tmp = tempfile.mkdtemp(prefix="hay-wbig.")
+    try:
+        tree = os.path.join(tmp, "tree")
+        os.makedirs(os.path.join(tree, "a"))
+        line = b"a line of text with a needle in it, and more text\n"
+        for name in ("big1", "big2"):
+            with open(os.path.join(tree, "a", name), "wb") as f:
+                f.write(line * (12 * (1 << 20) // len(line)))
+        for i in range(40):
+            d = os.path.join(tree, "s%02d" % i)
+            os.makedirs(d)
+            for k in range(100):
+                with open(os.path.join(d, "f%03d" % k), "wb") as f:
+                    f.write(line * (k % 3))
+        args = ["-r", "-c", "needle", tree]
+        s, o, calls = traced(tmp, "mmap,clone,clone3", args)
+        clones = [c for c in calls if " clone" in c and "resumed" not in c]
+        maps = [c for c in calls if " mmap(" in c and "MAP_SHARED" in c]
+        check("big-files: no threads besides the 2 workers (%d clones)" % len(clones),
+              len(clones) <= 2, "\n".join(clones))
+        check("big-files: the big files read, not mapped", not maps, "\n".join(maps))
+        g = run(["grep", "-F"] + args)
+        check("big-files: counts as grep -r -c",
+              s == g[0] and sorted(o.splitlines()) == sorted(g[1].splitlines()))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_big_last():
+    """Whether the other worker is still busy when the big file starts
+    depends on timing (strace serialises the two threads' system calls): a
+    run that mapped it from the start, or never, is tried again."""
+    if not shutil.which("strace"):
+        skip("no strace (Debian package strace)")
+    tmp = tempfile.mkdtemp(prefix="hay-wlast.")
+    try:
+        tree = os.path.join(tmp, "tree")
+        os.makedirs(tree)
+        line = b"a line of text with a needle in it, and more text\n"
+        big = line * (96 * (1 << 20) // len(line))
+        # Ranges of 16 entries (pool.c): the big file first in the first,
+        # 12 small files in the second, for the other worker.
+        with open(os.path.join(tree, "big"), "wb") as f:
+            f.write(big)
+        for k in range(27):
+            with open(os.path.join(tree, "c%02d" % k), "wb") as f:
+                f.write(line * (k % 3))
+        args = ["-r", "-c", "needle", tree]
+        for attempt in range(12):
+            s, o, calls = traced(tmp, "mmap,read,clone,clone3", args)
+            pieces = [c for c in calls if " read(" in c and c.endswith("= 1048576")]
+            maps = [c for c in calls
+                    if " mmap(" in c and ", %d, PROT_READ, MAP_SHARED" % len(big) in c]
+            clones = [c for c in calls if " clone" in c and "resumed" not in c]
+            print("attempt %d: %d pieces read, %d mapped, %d clones"
+                  % (attempt, len(pieces), len(maps), len(clones)))
+            if pieces and maps:
+                break
+        check("big-last: read in pieces first (%d), then the rest mapped (%d)"
+              % (len(pieces), len(maps)), 0 < len(pieces) < 96 and len(maps) == 1,
+              "\n".join(maps))
+        check("big-last: a thread started for the rest (%d clones)" % len(clones),
+              len(clones) == 3, "\n".join(clones))
+        for a in (args, ["-r", "-n", "needle", tree]):
+            h = run([HAY, "find", "--threads", "2"] + a)
+            g = run(["grep", "-F"] + a)
+            check("big-last: %s as grep" % a[1], h[0] == g[0] and
+                  sorted(h[1].splitlines()) == sorted(g[1].splitlines()))
+    finally:
+        shutil.rmtree(tmp)
+
+
 CASES = {"order": case_order, "errors": case_errors, "bounded": case_bounded,
-         "syscalls": case_syscalls}
+         "syscalls": case_syscalls, "window": case_window, "big-files": case_big_files,
+         "big-last": case_big_last}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
