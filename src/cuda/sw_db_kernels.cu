@@ -30,6 +30,28 @@
 #define SWDB_MINB32 4
 #endif
 
+// SWDB_HGO_FMA=1: H - go of the 16-bit kernel off the integer ALU pipe.
+// Its values are then kept biased by go (H + go, E + go, F + go; 0 and
+// -go at the boundary become go and 0): a stored H is at least go in both
+// halves (H = max(Hdiag + s, E, F, go)), so the 32-bit add
+// h - go * 0x10001 never borrows from the high half and is exactly the
+// 16x2 H - go; ptxas issues it as IMAD.IADD on the FMA pipe.  The
+// recurrence is shift-invariant (every max has the bias on each side), so
+// only the boundary values, the floor (go instead of 0) and the result
+// (maximum - go) change.  A stored value that reached thr still marks a
+// lane for rescoring: a wrap needs a stored Hdiag above 32767 - max(s),
+// and such an H is in the maximum (the real threshold is go lower, so a
+// few more lanes are rescored).
+#ifndef SWDB_HGO_FMA
+#define SWDB_HGO_FMA 0
+#endif
+// SWDB_UNROLL4=1: the step loop unrolled by 4 steps (one residue word), so
+// that the word's byte selector and its refill are constants (up to 2
+// more padding steps a pass).
+#ifndef SWDB_UNROLL4
+#define SWDB_UNROLL4 0
+#endif
+
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
     uint32_t r;
@@ -74,7 +96,8 @@ template <int R>
 static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
                                                       const uint8_t *sp_t, uint32_t off,
-                                                      uint32_t go2, uint32_t nge2, uint32_t &maxv)
+                                                      uint32_t go2, uint32_t nge2, uint32_t cgo,
+                                                      uint32_t &maxv)
 {
     const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
     const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
@@ -90,15 +113,27 @@ static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], u
                                            : swdb_pair<2>(aw[k / 4], bw[k / 4]);
             const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
                                            : swdb_pair<3>(aw[k / 4], bw[k / 4]);
+#if SWDB_HGO_FMA
+            const uint32_t h0 = __vimax3_s16x2(__viaddmax_s16x2(diag, s0, E[r]), F, go2);
+            Hd[r] = h0;
+            uint32_t hgo = h0 + cgo;
+#else
             const uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, s0), E[r], F);
             Hd[r] = h0;
             uint32_t hgo = __vsub2(h0, go2);
+#endif
             E[r] = __viaddmax_s16x2(E[r], nge2, hgo);
             F = __viaddmax_s16x2(F, nge2, hgo);
             diag = Hs[r];
+#if SWDB_HGO_FMA
+            const uint32_t h1 = __vimax3_s16x2(__viaddmax_s16x2(diag, s1, E[r + 1]), F, go2);
+            Hd[r + 1] = h1;
+            hgo = h1 + cgo;
+#else
             const uint32_t h1 = __vimax3_s16x2_relu(__vadd2(diag, s1), E[r + 1], F);
             Hd[r + 1] = h1;
             hgo = __vsub2(h1, go2);
+#endif
             E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
             F = __viaddmax_s16x2(F, nge2, hgo);
             diag = Hs[r + 1];
@@ -155,6 +190,11 @@ swdb_kernel(const swdb_kargs a)
     const uint32_t go2 = swdb_lane<P16>::splat(a.go);
     const uint32_t nge2 = swdb_lane<P16>::splat(-a.ge);
     const uint32_t ngo2 = swdb_lane<P16>::splat(-a.go);
+    // Boundary H and E/F as stored (biased by go with SWDB_HGO_FMA in 16
+    // bits), and -go in both halves for H - go as one 32-bit add.
+    constexpr bool BIAS = P16 && SWDB_HGO_FMA;
+    const uint32_t hb0 = BIAS ? go2 : 0u, eb0 = BIAS ? 0u : ngo2;
+    const uint32_t cgo = 0u - go2;
     const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
     // Profile offsets of the padding residue (both halves).
     const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
@@ -192,7 +232,7 @@ swdb_kernel(const swdb_kargs a)
         const int mpad = a.qmpad[row];
         const int npass = mpad / T;
         const prof_t *prof = (const prof_t *)a.prof + a.qprof[row];
-        uint32_t maxv = 0;
+        uint32_t maxv = hb0;
 
         for (int p = 0; p < npass; p++) {
             __syncthreads();
@@ -216,15 +256,15 @@ swdb_kernel(const swdb_kargs a)
             uint32_t HA[R], HB[R], E[R];
 #pragma unroll
             for (int k = 0; k < R; k++) {
-                HA[k] = 0;
-                E[k] = ngo2;
+                HA[k] = hb0;
+                E[k] = eb0;
             }
-            uint32_t hbot = 0, fbot = ngo2, rcur = padoff, hdiag = 0;
+            uint32_t hbot = hb0, fbot = eb0, rcur = padoff, hdiag = hb0;
             const bool first = p == 0, last = p == npass - 1;
             // Thread 0: residue words of columns s..s+3 (w*) and s+4..s+7
             // (n*), and the row above (H, F) of column s (cH, cF) and s+1.
             uint32_t wa = 0, wb = 0, na = padw, nb = padw;
-            uint32_t cH = 0, cF = ngo2, nH = 0, nF = ngo2;
+            uint32_t cH = hb0, cF = eb0, nH = hb0, nF = eb0;
             if (t == 0) {
                 wa = la > 0 ? *(const uint32_t *)pa : padw;
                 wb = P16 && lb > 0 ? *(const uint32_t *)pb : padw;
@@ -236,10 +276,15 @@ swdb_kernel(const swdb_kargs a)
                     cF = v.y;
                 }
             }
+            // nw + G - 1 steps, rounded up to the loop's unroll.
+#if SWDB_UNROLL4
+            const int steps = (nw + G + 2) & ~3;
+#else
             const int steps = (nw + G) & ~1;
+#endif
             int s = 0;
 
-#define SWDB_STEP(HS, HD)                                                                  \
+#define SWDB_STEP(HS, HD, PH)                                                              \
     {                                                                                      \
         const int j = s - t;                                                               \
         uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
@@ -251,16 +296,17 @@ swdb_kernel(const swdb_kargs a)
                 nH = v.x;                                                                  \
                 nF = v.y;                                                                  \
             } else {                                                                       \
-                nH = 0;                                                                    \
-                nF = ngo2;                                                                 \
+                nH = hb0;                                                                  \
+                nF = eb0;                                                                  \
             }                                                                              \
-            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)(s & 3) * 0x1111u) *    \
+            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)SWDB_PHASE(PH) * 0x1111u) * \
                   (uint32_t)ROWB;                                                          \
             hin = cH;                                                                      \
             fin = cF;                                                                      \
         }                                                                                  \
         if (P16)                                                                           \
-            fbot = swdb_col16<R>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, maxv);       \
+            fbot = swdb_col16<R>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, cgo,         \
+                                 maxv);                                                    \
         else                                                                               \
             fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
         hbot = HD[R - 1];                                                                  \
@@ -271,7 +317,7 @@ swdb_kernel(const swdb_kargs a)
         cH = nH;                                                                           \
         cF = nF;                                                                           \
         s++;                                                                               \
-        if ((s & 3) == 0) {                                                                \
+        if (SWDB_REFILL(PH)) {                                                             \
             wa = na;                                                                       \
             wb = nb;                                                                       \
             if (t == 0) {                                                                  \
@@ -282,11 +328,32 @@ swdb_kernel(const swdb_kargs a)
         }                                                                                  \
     }
 
+            // PH: the step's column within its residue word (s & 3), a
+            // constant when the loop is unrolled by 4; REFILL: after the
+            // word's last column (s & 3 == 0 once s is incremented).
+#if SWDB_UNROLL4
+#define SWDB_PHASE(PH) (PH)
+#define SWDB_REFILL(PH) ((PH) == 3)
+#else
+#define SWDB_PHASE(PH) (s & 3)
+#define SWDB_REFILL(PH) ((s & 3) == 0)
+#endif
+#if SWDB_UNROLL4
             while (s < steps) {
-                SWDB_STEP(HA, HB)
-                SWDB_STEP(HB, HA)
+                SWDB_STEP(HA, HB, 0)
+                SWDB_STEP(HB, HA, 1)
+                SWDB_STEP(HA, HB, 2)
+                SWDB_STEP(HB, HA, 3)
             }
+#else
+            while (s < steps) {
+                SWDB_STEP(HA, HB, 0)
+                SWDB_STEP(HB, HA, 0)
+            }
+#endif
 #undef SWDB_STEP
+#undef SWDB_PHASE
+#undef SWDB_REFILL
         }
 
         // The group's maximum, written by its first thread.
@@ -298,11 +365,13 @@ swdb_kernel(const swdb_kargs a)
         if (t == 0) {
             int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
             if (P16) {
+                // Stored maxima (>= the bias); thr applies to them.
                 const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
+                const int bias = BIAS ? a.go : 0;
                 if (ta >= 0)
-                    out[ta] = lo >= a.thr ? -1 : lo;
+                    out[ta] = lo >= a.thr ? -1 : lo - bias;
                 if (tb >= 0)
-                    out[tb] = hi >= a.thr ? -1 : hi;
+                    out[tb] = hi >= a.thr ? -1 : hi - bias;
             } else if (ta >= 0) {
                 out[ta] = (int32_t)maxv;
             }
@@ -311,13 +380,20 @@ swdb_kernel(const swdb_kargs a)
 }
 
 // The instances: 16 rows a thread for every group size, 32 rows for the
-// 16-bit kernel's groups of 8 (long queries).
+// 16-bit kernel's groups of 8 (long queries); with SWDB_G16, groups of 16
+// (32 rows in 16 bits, 16 in 32).
 typedef void (*swdb_kfn)(const swdb_kargs);
 
 static swdb_kfn swdb_pick(int bits, int g, int r)
 {
     if (bits == 16 && g == 8 && r == 32)
         return swdb_kernel<true, 8, 32>;
+#if SWDB_G16
+    if (g == 16 && r == 32 && bits == 16)
+        return swdb_kernel<true, 16, 32>;
+    if (g == 16 && r == 16 && bits == 32)
+        return swdb_kernel<false, 16, 16>;
+#endif
     if (r != 16)
         return NULL;
     switch (g) {

@@ -6,7 +6,8 @@
  * >= max(min_score, 1)).  Random protein and DNA databases with lengths
  * 0..3000 including the boundaries of the kernels' shapes (4-residue words,
  * 16/32/64/128-row passes), targets that are mutated copies of the queries,
- * queries of 1..2000 residues; scorings that run the 16-bit kernel
+ * queries of 1..2000 residues and 2048, 2049, 2561 (the wide group's
+ * bound and passes of 512 rows); scorings that run the 16-bit kernel
  * (BLOSUM62, DNA), that saturate 16 bits (match 100: identical and
  * low-complexity pairs, scores just below and above the rescoring
  * threshold), that need 32 bits throughout (scaled BLOSUM62) and bits=32
@@ -53,7 +54,8 @@ static const size_t bound_lens[] = {0,   1,   2,   3,   4,    5,    7,    8,    
                                     31,  32,  33,  63,  64,   65,   127,  128,  129,  255, 256,
                                     257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 3000};
 static const size_t qbound_lens[] = {1,   2,   15,  16,  17,  31,  32,  33,  63,  64,
-                                     65,  127, 128, 129, 255, 256, 257, 384, 385, 2000};
+                                     65,  127, 128, 129, 255, 256, 257, 384, 385, 2000,
+                                     2048, 2049, 2561};
 
 /* Queries: the boundary lengths and random ones (1..2000, mostly short). */
 static void make_queries(tu_rng *r, qset *qs, size_t nrand, int alpha, int lowc)
@@ -332,11 +334,12 @@ int main(void)
         qset qs;
         db d;
         make_queries(&r, &qs, 4, 4, 1);
-        /* Query 0: 2000 residues of code 1 (low complexity). */
+        /* Query 0: 2600 residues of code 1 (low complexity; over 2048:
+         * the widest group). */
         free(qs.q[0]);
-        qs.len[0] = 2000;
-        qs.q[0] = malloc(2000);
-        memset(qs.q[0], 1, 2000);
+        qs.len[0] = 2600;
+        qs.q[0] = malloc(2600);
+        memset(qs.q[0], 1, 2600);
         make_db(&r, &d, 40, &qs, 4, 1);
         /* Append identical prefixes of query 1's (random) residues with
          * lengths 320..335 and low-complexity runs. */
@@ -357,6 +360,13 @@ int main(void)
         qs.len[1] = 2000;
         qs.q[1] = malloc(2000);
         fill_random(&r, qs.q[1], 2000, 4, 0);
+        /* Query 2: query 1 and 600 more residues (the prefixes' scores
+         * near the threshold in the widest group too). */
+        free(qs.q[2]);
+        qs.len[2] = 2600;
+        qs.q[2] = malloc(2600);
+        memcpy(qs.q[2], qs.q[1], 2000);
+        fill_random(&r, qs.q[2] + 2000, 600, 4, 0);
         for (size_t k = 0; k < extra; k++) {
             uint8_t *p = d.codes + d.offset[d.n + k];
             if (k < 16 || k == 18)
