@@ -2,7 +2,7 @@
 // host driver; src/cuda/sw_db_kernels.cu, the score kernels).  Internal.
 //
 // The kernels compute one query against many targets per block task,
-// inter-sequence: a group of G threads (G = 1, 2, 4, 8 or 16, chosen by the
+// inter-sequence: a group of G threads (G = 1, 2, 4, 8 (16, 32), chosen by the
 // query's length) owns one "unit" and sweeps it column by column (target
 // residues) while each thread holds R (16 or 32) query rows in registers; the
 // group is a wavefront (thread t works on column s - t at step s) that
@@ -63,19 +63,24 @@ static inline int swdb_units_per_block(int g) { return SWDB_WARPS * (32 / g); }
 // Kernel shapes, by query length: G threads of R rows each, G * R rows a
 // pass.  Shape 0 (8 x 32) only for the 16-bit kernel; the 32-bit kernel
 // runs its queries with 8 x 16 (a pass of 256 rows is two of 128).
-// SWDB_G16=1 adds a first shape of 16 x 32 (512 rows a pass; the 32-bit
-// kernel: 16 x 16) for queries over SWDB_G16_MIN residues: the longest
-// query against the longest targets is one group's serial work, which a
-// group twice as wide halves (a small database leaves SMs idle on it).
-#ifndef SWDB_G16
-#define SWDB_G16 0
+// SWDB_WIDE=16 (or SWDB_G16=1) or 32 adds a first shape of that many
+// threads x 32 rows (512 or 1,024 rows a pass; the 32-bit kernel: 16 x 16
+// or 32 x 8) for queries over SWDB_WIDE_MIN residues: the longest query
+// against the longest targets is one group's serial work, which a wider
+// group shortens (a small database leaves SMs idle on it).
+#ifndef SWDB_WIDE
+#if defined(SWDB_G16) && SWDB_G16
+#define SWDB_WIDE 16
+#else
+#define SWDB_WIDE 0
 #endif
-#ifndef SWDB_G16_MIN
-#define SWDB_G16_MIN 2048
 #endif
-#if SWDB_G16
+#ifndef SWDB_WIDE_MIN
+#define SWDB_WIDE_MIN 2048
+#endif
+#if SWDB_WIDE
 #define SWDB_SHAPES 6
-static const int swdb_shape_g[SWDB_SHAPES] = {16, 8, 8, 4, 2, 1};
+static const int swdb_shape_g[SWDB_SHAPES] = {SWDB_WIDE, 8, 8, 4, 2, 1};
 static const int swdb_shape_r[SWDB_SHAPES] = {32, 32, 16, 16, 16, 16};
 #else
 #define SWDB_SHAPES 5
@@ -88,7 +93,7 @@ static const int swdb_shape_r[SWDB_SHAPES] = {32, 16, 16, 16, 16};
 // a tenth over 16 rows.
 static inline int swdb_shape(size_t m, int rows)
 {
-    const int w = SWDB_G16;   // shapes before 8 x 32
+    const int w = SWDB_WIDE ? 1 : 0;   // shapes before 8 x 32
     if (m <= 16)
         return w + 4;
     if (m <= 32)
@@ -97,7 +102,7 @@ static inline int swdb_shape(size_t m, int rows)
         return w + 2;
     if (rows == 16 || m <= 128)
         return w + 1;
-    if (SWDB_G16 && m > SWDB_G16_MIN)
+    if (SWDB_WIDE && m > SWDB_WIDE_MIN)
         return 0;
     size_t p16 = (m + 127) / 128 * 128, p32 = (m + 255) / 256 * 256;
     return rows == 32 || (double)p32 <= 1.1 * (double)p16 ? w : w + 1;

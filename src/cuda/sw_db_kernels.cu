@@ -170,7 +170,7 @@ static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], u
 }
 
 template <bool P16, int G, int R>
-__global__ void __launch_bounds__(SWDB_THREADS, R == 16 ? SWDB_MINB16 : SWDB_MINB32)
+__global__ void __launch_bounds__(SWDB_THREADS, R <= 16 ? SWDB_MINB16 : SWDB_MINB32)
 swdb_kernel(const swdb_kargs a)
 {
     constexpr int T = G * R;                 // rows per pass
@@ -180,7 +180,7 @@ swdb_kernel(const swdb_kargs a)
     constexpr int ROWB = T * (int)sizeof(prof_t);   // profile bytes per residue, one pass
 
     __shared__ __align__(16) prof_t sp[SWDB_MAX_ROWS_PROF * T];
-    static_assert(R % 16 == 0, "rows per thread: a multiple of 16");
+    static_assert(R % (P16 ? 16 : 4) == 0, "rows per thread: a multiple of 16 (4 in 32 bits)");
     __shared__ int s_task;
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -380,19 +380,27 @@ swdb_kernel(const swdb_kargs a)
 }
 
 // The instances: 16 rows a thread for every group size, 32 rows for the
-// 16-bit kernel's groups of 8 (long queries); with SWDB_G16, groups of 16
-// (32 rows in 16 bits, 16 in 32).
+// 16-bit kernel's groups of 8 (long queries); with SWDB_WIDE, groups of
+// 16 (32 rows in 16 bits, 16 in 32) or 32 (32 and 8).
 typedef void (*swdb_kfn)(const swdb_kargs);
 
 static swdb_kfn swdb_pick(int bits, int g, int r)
 {
     if (bits == 16 && g == 8 && r == 32)
         return swdb_kernel<true, 8, 32>;
-#if SWDB_G16
+#if SWDB_WIDE == 16
     if (g == 16 && r == 32 && bits == 16)
         return swdb_kernel<true, 16, 32>;
     if (g == 16 && r == 16 && bits == 32)
         return swdb_kernel<false, 16, 16>;
+#elif SWDB_WIDE == 32
+    // The host asks for 16 rows in 32 bits; 8 keep its profile slice (512
+    // rows x 4 bytes x 33) in static shared memory, and a pass of 1,024
+    // rows is still a whole number of them.
+    if (g == 32 && r == 32 && bits == 16)
+        return swdb_kernel<true, 32, 32>;
+    if (g == 32 && r == 16 && bits == 32)
+        return swdb_kernel<false, 32, 8>;
 #endif
     if (r != 16)
         return NULL;
