@@ -78,6 +78,11 @@ static inline int swdb_units_per_block(int g) { return SWDB_WARPS * (32 / g); }
 #ifndef SWDB_WIDE_MIN
 #define SWDB_WIDE_MIN 2048
 #endif
+// SWDB_WIDE_RULE=1 (default): the wide shape only where it pays
+// (swdb_wide_pays); 0: always.
+#ifndef SWDB_WIDE_RULE
+#define SWDB_WIDE_RULE 1
+#endif
 #if SWDB_WIDE
 #define SWDB_SHAPES 6
 static const int swdb_shape_g[SWDB_SHAPES] = {SWDB_WIDE, 8, 8, 4, 2, 1};
@@ -90,8 +95,9 @@ static const int swdb_shape_r[SWDB_SHAPES] = {32, 16, 16, 16, 16};
 
 // The shape for a query of m residues.  rows: 16 or 32 forces the rows of
 // long queries, 0 chooses: 32 rows unless that pads the query by more than
-// a tenth over 16 rows.
-static inline int swdb_shape(size_t m, int rows)
+// a tenth over 16 rows.  wide: the wide shape may be chosen
+// (swdb_wide_pays).
+static inline int swdb_shape(size_t m, int rows, int wide)
 {
     const int w = SWDB_WIDE ? 1 : 0;   // shapes before 8 x 32
     if (m <= 16)
@@ -102,7 +108,7 @@ static inline int swdb_shape(size_t m, int rows)
         return w + 2;
     if (rows == 16 || m <= 128)
         return w + 1;
-    if (SWDB_WIDE && m > SWDB_WIDE_MIN)
+    if (SWDB_WIDE && wide && m > SWDB_WIDE_MIN)
         return 0;
     size_t p16 = (m + 127) / 128 * 128, p32 = (m + 255) / 256 * 256;
     return rows == 32 || (double)p32 <= 1.1 * (double)p16 ? w : w + 1;
@@ -113,5 +119,39 @@ static inline int swdb_shape(size_t m, int rows)
 int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s);
 // Blocks of that kernel resident on one multiprocessor.
 int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm);
+
+// Whether a batch's queries over SWDB_WIDE_MIN residues should take the
+// wide shape, against len (the nt target lengths, longest first) on sms
+// multiprocessors.  In groups of 8 x 32 the longest query against the
+// longest targets is passes x (longest + 8) steps of one group, the
+// critical path; the launch's whole work is about the sum of its queries'
+// passes x the sum over its blocks of their longest target (+ 8), shared by
+// sms x the blocks resident on one.  Wide when the critical path is over
+// half of one block's share (a small database; on a large one the wide
+// groups' longer fill and drain would only cost).
+static inline int swdb_wide_pays(const int32_t *len, size_t nt, const size_t *qlens, int nq,
+                                 int sms)
+{
+    if (!SWDB_WIDE || nt == 0)
+        return 0;
+    if (!SWDB_WIDE_RULE)
+        return 1;
+    double passes = 0, pmax = 0, steps = 0;
+    for (int q = 0; q < nq; q++)
+        if (qlens[q] > 128) {
+            double p = (double)((qlens[q] + 255) / 256);
+            passes += p;
+            pmax = p > pmax ? p : pmax;
+        }
+    if (pmax * 256 <= SWDB_WIDE_MIN)
+        return 0;
+    const size_t tpb = 2 * (size_t)swdb_units_per_block(8);
+    for (size_t k = 0; k < nt; k += tpb)
+        steps += (double)len[k] + 8;
+    int per_sm = 0;
+    if (swdb_occupancy(16, 8, 32, &per_sm) != 0 || per_sm < 1)
+        per_sm = 1;
+    return pmax * ((double)len[0] + 8) > 0.5 * passes * steps / ((double)sms * per_sm);
+}
 
 #endif

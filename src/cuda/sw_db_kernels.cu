@@ -30,26 +30,19 @@
 #define SWDB_MINB32 4
 #endif
 
-// SWDB_HGO_FMA=1: H - go of the 16-bit kernel off the integer ALU pipe.
-// Its values are then kept biased by go (H + go, E + go, F + go; 0 and
-// -go at the boundary become go and 0): a stored H is at least go in both
-// halves (H = max(Hdiag + s, E, F, go)), so the 32-bit add
-// h - go * 0x10001 never borrows from the high half and is exactly the
-// 16x2 H - go; ptxas issues it as IMAD.IADD on the FMA pipe.  The
-// recurrence is shift-invariant (every max has the bias on each side), so
-// only the boundary values, the floor (go instead of 0) and the result
-// (maximum - go) change.  A stored value that reached thr still marks a
-// lane for rescoring: a wrap needs a stored Hdiag above 32767 - max(s),
-// and such an H is in the maximum (the real threshold is go lower, so a
-// few more lanes are rescored).
-#ifndef SWDB_HGO_FMA
-#define SWDB_HGO_FMA 0
+// SWDB_PAIR_IMAD=1: the 16-bit kernel's score pairs by IMAD from a 32-bit
+// profile slice (swdb_col16), where that slice fits 40 KB of shared memory
+// (groups of 8 x 32 rows and narrower).
+#ifndef SWDB_PAIR_IMAD
+#define SWDB_PAIR_IMAD 0
 #endif
-// SWDB_UNROLL4=1: the step loop unrolled by 4 steps (one residue word), so
-// that the word's byte selector and its refill are constants (up to 2
-// more padding steps a pass).
+// SWDB_UNROLL4=1 (default): the step loop unrolled by 4 steps (one
+// residue word), so that the word's byte selector and its refill are
+// constants (up to 2 more padding steps a pass); 0: by 2, as before
+// 2026-11-26 (one H100: 4,509 -> 4,758 GCUPS on 1,000,000 x 256, E. coli
+// 1,606 -> 1,889).
 #ifndef SWDB_UNROLL4
-#define SWDB_UNROLL4 0
+#define SWDB_UNROLL4 1
 #endif
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
@@ -92,15 +85,54 @@ struct swdb_lane<false> {
 // hdiag is H of the row above in the previous column, F that row's F for
 // the first row; off holds the byte offsets of the residues' profile rows
 // (two halves in 16 bits, one in 32).  Returns the F for the row below.
+// Rows r and r + 1 of one column, their score pairs s0 and s1: diag is
+// the H above-left of row r on entry, of row r + 2 on return; F enters
+// row r and leaves row r + 1.
 template <int R>
+static __device__ __forceinline__ void swdb_cell2(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
+                                                  uint32_t (&E)[R], const int r, uint32_t s0,
+                                                  uint32_t s1, uint32_t &diag, uint32_t &F,
+                                                  uint32_t go2, uint32_t nge2, uint32_t &maxv)
+{
+    const uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, s0), E[r], F);
+    Hd[r] = h0;
+    uint32_t hgo = __vsub2(h0, go2);
+    E[r] = __viaddmax_s16x2(E[r], nge2, hgo);
+    F = __viaddmax_s16x2(F, nge2, hgo);
+    diag = Hs[r];
+    const uint32_t h1 = __vimax3_s16x2_relu(__vadd2(diag, s1), E[r + 1], F);
+    Hd[r + 1] = h1;
+    hgo = __vsub2(h1, go2);
+    E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
+    F = __viaddmax_s16x2(F, nge2, hgo);
+    diag = Hs[r + 1];
+    maxv = __vimax3_s16x2_relu(maxv, h0, h1);
+}
+
+// PI (SWDB_PAIR_IMAD): the profile slice holds 32-bit words, each score
+// zero-extended from 16 bits, and a row's pair is B * 65536 + A, an IMAD
+// (FMA pipe) instead of a PRMT (ALU pipe); k65536 is 65536, opaque to the
+// compiler so that it stays a multiplication.
+template <int R, bool PI>
 static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
                                                       const uint8_t *sp_t, uint32_t off,
-                                                      uint32_t go2, uint32_t nge2, uint32_t cgo,
-                                                      uint32_t &maxv)
+                                                      uint32_t go2, uint32_t nge2,
+                                                      uint32_t k65536, uint32_t &maxv)
 {
     const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
     const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
+    if (PI) {
+#pragma unroll
+        for (int q = 0; q < R / 4; q++) {
+            const uint4 va = A[q], vb = B[q];
+            swdb_cell2<R>(Hs, Hd, E, q * 4, vb.x * k65536 + va.x, vb.y * k65536 + va.y, diag, F,
+                          go2, nge2, maxv);
+            swdb_cell2<R>(Hs, Hd, E, q * 4 + 2, vb.z * k65536 + va.z, vb.w * k65536 + va.w, diag,
+                          F, go2, nge2, maxv);
+        }
+        return F;
+    }
 #pragma unroll
     for (int q = 0; q < R / 16; q++) {
         const uint4 va = A[q], vb = B[q];
@@ -108,36 +140,11 @@ static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], u
         const uint32_t bw[4] = {vb.x, vb.y, vb.z, vb.w};
 #pragma unroll
         for (int k = 0; k < 16; k += 2) {
-            const int r = q * 16 + k;
             const uint32_t s0 = k % 4 == 0 ? swdb_pair<0>(aw[k / 4], bw[k / 4])
                                            : swdb_pair<2>(aw[k / 4], bw[k / 4]);
             const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
                                            : swdb_pair<3>(aw[k / 4], bw[k / 4]);
-#if SWDB_HGO_FMA
-            const uint32_t h0 = __vimax3_s16x2(__viaddmax_s16x2(diag, s0, E[r]), F, go2);
-            Hd[r] = h0;
-            uint32_t hgo = h0 + cgo;
-#else
-            const uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, s0), E[r], F);
-            Hd[r] = h0;
-            uint32_t hgo = __vsub2(h0, go2);
-#endif
-            E[r] = __viaddmax_s16x2(E[r], nge2, hgo);
-            F = __viaddmax_s16x2(F, nge2, hgo);
-            diag = Hs[r];
-#if SWDB_HGO_FMA
-            const uint32_t h1 = __vimax3_s16x2(__viaddmax_s16x2(diag, s1, E[r + 1]), F, go2);
-            Hd[r + 1] = h1;
-            hgo = h1 + cgo;
-#else
-            const uint32_t h1 = __vimax3_s16x2_relu(__vadd2(diag, s1), E[r + 1], F);
-            Hd[r + 1] = h1;
-            hgo = __vsub2(h1, go2);
-#endif
-            E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
-            F = __viaddmax_s16x2(F, nge2, hgo);
-            diag = Hs[r + 1];
-            maxv = __vimax3_s16x2_relu(maxv, h0, h1);
+            swdb_cell2<R>(Hs, Hd, E, q * 16 + k, s0, s1, diag, F, go2, nge2, maxv);
         }
     }
     return F;
@@ -177,9 +184,15 @@ swdb_kernel(const swdb_kargs a)
     constexpr int UPW = 32 / G;              // units per warp
     constexpr int UPB = SWDB_WARPS * UPW;    // units per block
     typedef typename swdb_lane<P16>::prof_t prof_t;
-    constexpr int ROWB = T * (int)sizeof(prof_t);   // profile bytes per residue, one pass
+    // Profile slice in shared memory: per residue, G thread slices of R
+    // rows (PI: 32-bit words, each slice followed by 4 unused words so
+    // that a group's 16-byte loads fall in distinct banks).
+    constexpr bool PI = P16 && SWDB_PAIR_IMAD && SWDB_MAX_ROWS_PROF * G * (R + 4) * 4 <= 40960;
+    constexpr int ESZ = PI ? 4 : (int)sizeof(prof_t);   // bytes a row
+    constexpr int RW = PI ? R + 4 : R;                   // rows a thread slice takes
+    constexpr int ROWB = G * RW * ESZ;                   // bytes per residue, one pass
 
-    __shared__ __align__(16) prof_t sp[SWDB_MAX_ROWS_PROF * T];
+    __shared__ __align__(16) uint8_t sp[SWDB_MAX_ROWS_PROF * ROWB];
     static_assert(R % (P16 ? 16 : 4) == 0, "rows per thread: a multiple of 16 (4 in 32 bits)");
     __shared__ int s_task;
 
@@ -190,15 +203,12 @@ swdb_kernel(const swdb_kargs a)
     const uint32_t go2 = swdb_lane<P16>::splat(a.go);
     const uint32_t nge2 = swdb_lane<P16>::splat(-a.ge);
     const uint32_t ngo2 = swdb_lane<P16>::splat(-a.go);
-    // Boundary H and E/F as stored (biased by go with SWDB_HGO_FMA in 16
-    // bits), and -go in both halves for H - go as one 32-bit add.
-    constexpr bool BIAS = P16 && SWDB_HGO_FMA;
-    const uint32_t hb0 = BIAS ? go2 : 0u, eb0 = BIAS ? 0u : ngo2;
-    const uint32_t cgo = 0u - go2;
     const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
     // Profile offsets of the padding residue (both halves).
     const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
-    const uint8_t *sp_t = (const uint8_t *)sp + t * R * (int)sizeof(prof_t);
+    const uint8_t *sp_t = sp + t * RW * ESZ;
+    // 65536, which the compiler cannot see (a.alpha <= 32).
+    const uint32_t k65536 = 0x10000u << (a.alpha >> 8);
     uint2 *temp = a.temp + (size_t)blockIdx.x * (size_t)a.tmax * UPB;
 
     for (;;) {
@@ -232,17 +242,30 @@ swdb_kernel(const swdb_kargs a)
         const int mpad = a.qmpad[row];
         const int npass = mpad / T;
         const prof_t *prof = (const prof_t *)a.prof + a.qprof[row];
-        uint32_t maxv = hb0;
+        uint32_t maxv = 0;
 
         for (int p = 0; p < npass; p++) {
             __syncthreads();
-            {
+            if (PI) {
+                // 4 rows (bytes) at a time, each sign-extended to a
+                // zero-extended 16-bit score in a word.
+                const int per_row = T / 4;
+                const int total = (a.alpha + 1) * per_row;
+                for (int i = threadIdx.x; i < total; i += SWDB_THREADS) {
+                    const int c = i / per_row, w = i % per_row;
+                    const uint32_t v = ((const uint32_t *)(prof + (size_t)c * mpad +
+                                                           (size_t)p * T))[w];
+                    const uint4 o = make_uint4(swdb_prmt(v, 0u, 0x4480u), swdb_prmt(v, 0u, 0x4491u),
+                                               swdb_prmt(v, 0u, 0x44a2u), swdb_prmt(v, 0u, 0x44b3u));
+                    *(uint4 *)(sp + c * ROWB + (4 * w / R) * RW * 4 + (4 * w % R) * 4) = o;
+                }
+            } else {
                 const int per_row = ROWB / 16;
                 const int total = (a.alpha + 1) * per_row;
                 for (int i = threadIdx.x; i < total; i += SWDB_THREADS) {
                     const int c = i / per_row, w = i % per_row;
                     const uint4 *src = (const uint4 *)(prof + (size_t)c * mpad + (size_t)p * T);
-                    ((uint4 *)(sp + c * T))[w] = src[w];
+                    ((uint4 *)(sp + c * ROWB))[w] = src[w];
                 }
             }
             __syncthreads();
@@ -256,15 +279,15 @@ swdb_kernel(const swdb_kargs a)
             uint32_t HA[R], HB[R], E[R];
 #pragma unroll
             for (int k = 0; k < R; k++) {
-                HA[k] = hb0;
-                E[k] = eb0;
+                HA[k] = 0;
+                E[k] = ngo2;
             }
-            uint32_t hbot = hb0, fbot = eb0, rcur = padoff, hdiag = hb0;
+            uint32_t hbot = 0, fbot = ngo2, rcur = padoff, hdiag = 0;
             const bool first = p == 0, last = p == npass - 1;
             // Thread 0: residue words of columns s..s+3 (w*) and s+4..s+7
             // (n*), and the row above (H, F) of column s (cH, cF) and s+1.
             uint32_t wa = 0, wb = 0, na = padw, nb = padw;
-            uint32_t cH = hb0, cF = eb0, nH = hb0, nF = eb0;
+            uint32_t cH = 0, cF = ngo2, nH = 0, nF = ngo2;
             if (t == 0) {
                 wa = la > 0 ? *(const uint32_t *)pa : padw;
                 wb = P16 && lb > 0 ? *(const uint32_t *)pb : padw;
@@ -296,8 +319,8 @@ swdb_kernel(const swdb_kargs a)
                 nH = v.x;                                                                  \
                 nF = v.y;                                                                  \
             } else {                                                                       \
-                nH = hb0;                                                                  \
-                nF = eb0;                                                                  \
+                nH = 0;                                                                    \
+                nF = ngo2;                                                                 \
             }                                                                              \
             rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)SWDB_PHASE(PH) * 0x1111u) * \
                   (uint32_t)ROWB;                                                          \
@@ -305,8 +328,8 @@ swdb_kernel(const swdb_kargs a)
             fin = cF;                                                                      \
         }                                                                                  \
         if (P16)                                                                           \
-            fbot = swdb_col16<R>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, cgo,         \
-                                 maxv);                                                    \
+            fbot = swdb_col16<R, PI>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, k65536,  \
+                                     maxv);                                                \
         else                                                                               \
             fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
         hbot = HD[R - 1];                                                                  \
@@ -365,13 +388,11 @@ swdb_kernel(const swdb_kargs a)
         if (t == 0) {
             int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
             if (P16) {
-                // Stored maxima (>= the bias); thr applies to them.
                 const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
-                const int bias = BIAS ? a.go : 0;
                 if (ta >= 0)
-                    out[ta] = lo >= a.thr ? -1 : lo - bias;
+                    out[ta] = lo >= a.thr ? -1 : lo;
                 if (tb >= 0)
-                    out[tb] = hi >= a.thr ? -1 : hi - bias;
+                    out[tb] = hi >= a.thr ? -1 : hi;
             } else if (ta >= 0) {
                 out[ta] = (int32_t)maxv;
             }
