@@ -36,6 +36,17 @@
 #ifndef SWDB_PAIR_IMAD
 #define SWDB_PAIR_IMAD 0
 #endif
+// SWDB_MAX_F16=1: the 16-bit kernel's maximum by max.f16x2 (HMNMX2), two
+// a row pair instead of one VIMNMX3, in case it runs off the ALU pipe.
+// Every H is >= 0, and non-negative f16 bit patterns order as the integers
+// up to 0x7c00 (infinity; above: NaN, which max.f16x2 passes over).  An H
+// of 0x7c00 or more comes from a diagonal H of at least 0x7c00 - max(s)
+// (E and F are below some earlier H), and the first such on its diagonal
+// is below 0x7c00, so in the maximum: the rescoring threshold becomes
+// thr - 1023 = 0x7c00 - max(s).
+#ifndef SWDB_MAX_F16
+#define SWDB_MAX_F16 0
+#endif
 // SWDB_UNROLL4=1 (default): the step loop unrolled by 4 steps (one
 // residue word), so that the word's byte selector and its refill are
 // constants (up to 2 more padding steps a pass); 0: by 2, as before
@@ -85,6 +96,15 @@ struct swdb_lane<false> {
 // hdiag is H of the row above in the previous column, F that row's F for
 // the first row; off holds the byte offsets of the residues' profile rows
 // (two halves in 16 bits, one in 32).  Returns the F for the row below.
+// The maximum of the halves of a and b read as f16 (max.f16x2: a NaN
+// operand gives the other).
+static __device__ __forceinline__ uint32_t swdb_hmax2(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
 // Rows r and r + 1 of one column, their score pairs s0 and s1: diag is
 // the H above-left of row r on entry, of row r + 2 on return; F enters
 // row r and leaves row r + 1.
@@ -106,7 +126,11 @@ static __device__ __forceinline__ void swdb_cell2(const uint32_t (&Hs)[R], uint3
     E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
     F = __viaddmax_s16x2(F, nge2, hgo);
     diag = Hs[r + 1];
+#if SWDB_MAX_F16
+    maxv = swdb_hmax2(swdb_hmax2(maxv, h0), h1);
+#else
     maxv = __vimax3_s16x2_relu(maxv, h0, h1);
+#endif
 }
 
 // PI (SWDB_PAIR_IMAD): the profile slice holds 32-bit words, each score
@@ -389,10 +413,11 @@ swdb_kernel(const swdb_kargs a)
             int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
             if (P16) {
                 const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
+                const int thr = SWDB_MAX_F16 ? a.thr - 1023 : a.thr;
                 if (ta >= 0)
-                    out[ta] = lo >= a.thr ? -1 : lo;
+                    out[ta] = lo >= thr ? -1 : lo;
                 if (tb >= 0)
-                    out[tb] = hi >= a.thr ? -1 : hi;
+                    out[tb] = hi >= thr ? -1 : hi;
             } else if (ta >= 0) {
                 out[ta] = (int32_t)maxv;
             }
