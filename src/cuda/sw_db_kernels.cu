@@ -32,20 +32,15 @@
 
 // SWDB_PAIR_IMAD=1: the 16-bit kernel's score pairs by IMAD from a 32-bit
 // profile slice (swdb_col16), where that slice fits 40 KB of shared memory
-// (groups of 8 x 32 rows and narrower).
+// (groups of 8 x 32 rows and narrower); 2: only in launches of at least
+// SWDB_PI_TASKS block tasks a block (throughput-bound: on a small database
+// the launch's time is one group's serial path, which the IMAD form
+// lengthens: E. coli -11% on one H100, 1,000,000 x 256 +4.1%).
 #ifndef SWDB_PAIR_IMAD
 #define SWDB_PAIR_IMAD 0
 #endif
-// SWDB_MAX_F16=1: the 16-bit kernel's maximum by max.f16x2 (HMNMX2), two
-// a row pair instead of one VIMNMX3, in case it runs off the ALU pipe.
-// Every H is >= 0, and non-negative f16 bit patterns order as the integers
-// up to 0x7c00 (infinity; above: NaN, which max.f16x2 passes over).  An H
-// of 0x7c00 or more comes from a diagonal H of at least 0x7c00 - max(s)
-// (E and F are below some earlier H), and the first such on its diagonal
-// is below 0x7c00, so in the maximum: the rescoring threshold becomes
-// thr - 1023 = 0x7c00 - max(s).
-#ifndef SWDB_MAX_F16
-#define SWDB_MAX_F16 0
+#ifndef SWDB_PI_TASKS
+#define SWDB_PI_TASKS 16
 #endif
 // SWDB_UNROLL4=1 (default): the step loop unrolled by 4 steps (one
 // residue word), so that the word's byte selector and its refill are
@@ -96,15 +91,6 @@ struct swdb_lane<false> {
 // hdiag is H of the row above in the previous column, F that row's F for
 // the first row; off holds the byte offsets of the residues' profile rows
 // (two halves in 16 bits, one in 32).  Returns the F for the row below.
-// The maximum of the halves of a and b read as f16 (max.f16x2: a NaN
-// operand gives the other).
-static __device__ __forceinline__ uint32_t swdb_hmax2(uint32_t a, uint32_t b)
-{
-    uint32_t r;
-    asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-}
-
 // Rows r and r + 1 of one column, their score pairs s0 and s1: diag is
 // the H above-left of row r on entry, of row r + 2 on return; F enters
 // row r and leaves row r + 1.
@@ -126,11 +112,7 @@ static __device__ __forceinline__ void swdb_cell2(const uint32_t (&Hs)[R], uint3
     E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
     F = __viaddmax_s16x2(F, nge2, hgo);
     diag = Hs[r + 1];
-#if SWDB_MAX_F16
-    maxv = swdb_hmax2(swdb_hmax2(maxv, h0), h1);
-#else
     maxv = __vimax3_s16x2_relu(maxv, h0, h1);
-#endif
 }
 
 // PI (SWDB_PAIR_IMAD): the profile slice holds 32-bit words, each score
@@ -155,20 +137,20 @@ static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], u
             swdb_cell2<R>(Hs, Hd, E, q * 4 + 2, vb.z * k65536 + va.z, vb.w * k65536 + va.w, diag,
                           F, go2, nge2, maxv);
         }
-        return F;
-    }
+    } else {
 #pragma unroll
-    for (int q = 0; q < R / 16; q++) {
-        const uint4 va = A[q], vb = B[q];
-        const uint32_t aw[4] = {va.x, va.y, va.z, va.w};
-        const uint32_t bw[4] = {vb.x, vb.y, vb.z, vb.w};
+        for (int q = 0; q < R / 16; q++) {
+            const uint4 va = A[q], vb = B[q];
+            const uint32_t aw[4] = {va.x, va.y, va.z, va.w};
+            const uint32_t bw[4] = {vb.x, vb.y, vb.z, vb.w};
 #pragma unroll
-        for (int k = 0; k < 16; k += 2) {
-            const uint32_t s0 = k % 4 == 0 ? swdb_pair<0>(aw[k / 4], bw[k / 4])
-                                           : swdb_pair<2>(aw[k / 4], bw[k / 4]);
-            const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
-                                           : swdb_pair<3>(aw[k / 4], bw[k / 4]);
-            swdb_cell2<R>(Hs, Hd, E, q * 16 + k, s0, s1, diag, F, go2, nge2, maxv);
+            for (int k = 0; k < 16; k += 2) {
+                const uint32_t s0 = k % 4 == 0 ? swdb_pair<0>(aw[k / 4], bw[k / 4])
+                                               : swdb_pair<2>(aw[k / 4], bw[k / 4]);
+                const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
+                                               : swdb_pair<3>(aw[k / 4], bw[k / 4]);
+                swdb_cell2<R>(Hs, Hd, E, q * 16 + k, s0, s1, diag, F, go2, nge2, maxv);
+            }
         }
     }
     return F;
@@ -200,7 +182,7 @@ static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], u
     return F;
 }
 
-template <bool P16, int G, int R>
+template <bool P16, int G, int R, bool PQ = false>
 __global__ void __launch_bounds__(SWDB_THREADS, R <= 16 ? SWDB_MINB16 : SWDB_MINB32)
 swdb_kernel(const swdb_kargs a)
 {
@@ -211,7 +193,7 @@ swdb_kernel(const swdb_kargs a)
     // Profile slice in shared memory: per residue, G thread slices of R
     // rows (PI: 32-bit words, each slice followed by 4 unused words so
     // that a group's 16-byte loads fall in distinct banks).
-    constexpr bool PI = P16 && SWDB_PAIR_IMAD && SWDB_MAX_ROWS_PROF * G * (R + 4) * 4 <= 40960;
+    constexpr bool PI = P16 && PQ && SWDB_MAX_ROWS_PROF * G * (R + 4) * 4 <= 40960;
     constexpr int ESZ = PI ? 4 : (int)sizeof(prof_t);   // bytes a row
     constexpr int RW = PI ? R + 4 : R;                   // rows a thread slice takes
     constexpr int ROWB = G * RW * ESZ;                   // bytes per residue, one pass
@@ -413,11 +395,10 @@ swdb_kernel(const swdb_kargs a)
             int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
             if (P16) {
                 const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
-                const int thr = SWDB_MAX_F16 ? a.thr - 1023 : a.thr;
                 if (ta >= 0)
-                    out[ta] = lo >= thr ? -1 : lo;
+                    out[ta] = lo >= a.thr ? -1 : lo;
                 if (tb >= 0)
-                    out[tb] = hi >= thr ? -1 : hi;
+                    out[tb] = hi >= a.thr ? -1 : hi;
             } else if (ta >= 0) {
                 out[ta] = (int32_t)maxv;
             }
@@ -430,10 +411,22 @@ swdb_kernel(const swdb_kargs a)
 // 16 (32 rows in 16 bits, 16 in 32) or 32 (32 and 8).
 typedef void (*swdb_kfn)(const swdb_kargs);
 
-static swdb_kfn swdb_pick(int bits, int g, int r)
+// The 16-bit instance of groups of G x R, with the IMAD pairs or not.
+template <int G, int R>
+static swdb_kfn swdb_k16(bool pi)
+{
+#if SWDB_PAIR_IMAD
+    if (pi)
+        return swdb_kernel<true, G, R, true>;
+#endif
+    (void)pi;
+    return swdb_kernel<true, G, R>;
+}
+
+static swdb_kfn swdb_pick(int bits, int g, int r, bool pi)
 {
     if (bits == 16 && g == 8 && r == 32)
-        return swdb_kernel<true, 8, 32>;
+        return swdb_k16<8, 32>(pi);
 #if SWDB_WIDE == 16
     if (g == 16 && r == 32 && bits == 16)
         return swdb_kernel<true, 16, 32>;
@@ -451,17 +444,20 @@ static swdb_kfn swdb_pick(int bits, int g, int r)
     if (r != 16)
         return NULL;
     switch (g) {
-    case 1: return bits == 16 ? swdb_kernel<true, 1, 16> : swdb_kernel<false, 1, 16>;
-    case 2: return bits == 16 ? swdb_kernel<true, 2, 16> : swdb_kernel<false, 2, 16>;
-    case 4: return bits == 16 ? swdb_kernel<true, 4, 16> : swdb_kernel<false, 4, 16>;
-    case 8: return bits == 16 ? swdb_kernel<true, 8, 16> : swdb_kernel<false, 8, 16>;
+    case 1: return bits == 16 ? swdb_k16<1, 16>(pi) : swdb_kernel<false, 1, 16>;
+    case 2: return bits == 16 ? swdb_k16<2, 16>(pi) : swdb_kernel<false, 2, 16>;
+    case 4: return bits == 16 ? swdb_k16<4, 16>(pi) : swdb_kernel<false, 4, 16>;
+    case 8: return bits == 16 ? swdb_k16<8, 16>(pi) : swdb_kernel<false, 8, 16>;
     default: return NULL;
     }
 }
 
 int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s)
 {
-    swdb_kfn k = swdb_pick(bits, g, r);
+    const bool pi = SWDB_PAIR_IMAD == 1 ||
+                    (SWDB_PAIR_IMAD == 2 &&
+                     (long long)a->nq * a->nblk >= (long long)SWDB_PI_TASKS * grid);
+    swdb_kfn k = swdb_pick(bits, g, r, pi);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
     k<<<grid, SWDB_THREADS, 0, s>>>(*a);
@@ -470,7 +466,9 @@ int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStrea
 
 int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm)
 {
-    swdb_kfn k = swdb_pick(bits, g, r);
+    // (The IMAD instances' shared memory, at most 38 KB a block, keeps
+    // the same number resident.)
+    swdb_kfn k = swdb_pick(bits, g, r, SWDB_PAIR_IMAD == 1);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
     return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS, 0);
