@@ -12,7 +12,8 @@
  * low-complexity pairs, scores just below and above the rescoring
  * threshold), that need 32 bits throughout (scaled BLOSUM62) and bits=32
  * forced; small batch and scratch budgets that force several batches and
- * launch segments; bad arguments.  Exits 77 (skipped) with no GPU.
+ * launch segments; many short targets (large launches); bad arguments.
+ * Exits 77 (skipped) with no GPU.
  */
 #include "testutil.h"
 #include "align/db_device.h"
@@ -308,6 +309,40 @@ int main(void)
         hay_swdb_scoring big = {blosum_x20, 24, 200, 20};
         ref = ref_all(&d, &qs, &big);
         run_case("protein BLOSUM62x20 (32-bit)", &d, &qs, &big, NULL, ref);
+        free(ref);
+        free_db(&d);
+        free_qs(&qs);
+    }
+    /* Many short targets: launches with more block tasks than 16 per
+     * resident block (16 queries of 129..256 residues, the 8 x 32 shape,
+     * against 24,000 targets of 8..64: 750 tasks a query), where the
+     * kernels may switch to another instance (SWDB_PAIR_IMAD=2; taken on
+     * GPUs of up to 144 multiprocessors at 4 blocks each). */
+    {
+        qset qs;
+        db d;
+        qs.n = 16;
+        qs.q = malloc(qs.n * sizeof *qs.q);
+        qs.len = malloc(qs.n * sizeof *qs.len);
+        for (size_t j = 0; j < qs.n; j++) {
+            qs.len[j] = tu_range(&r, 129, 256);
+            qs.q[j] = malloc(qs.len[j]);
+            fill_random(&r, qs.q[j], qs.len[j], 24, 0);
+        }
+        d.n = 24000;
+        d.offset = malloc((d.n + 1) * sizeof *d.offset);
+        d.codes = malloc(d.n * 64);
+        d.offset[0] = 0;
+        for (size_t k = 0; k < d.n; k++) {
+            size_t n = tu_range(&r, 8, 64);
+            fill_random(&r, d.codes + d.offset[k], n, 24, 0);
+            /* Every 50th target: a piece of a query (high scores). */
+            if (k % 50 == 0)
+                memcpy(d.codes + d.offset[k], qs.q[k % qs.n], n);
+            d.offset[k + 1] = d.offset[k] + n;
+        }
+        int32_t *ref = ref_all(&d, &qs, &prot);
+        run_case("protein, 24,000 short targets", &d, &qs, &prot, NULL, ref);
         free(ref);
         free_db(&d);
         free_qs(&qs);
