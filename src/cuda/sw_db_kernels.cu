@@ -261,8 +261,9 @@ swdb_kernel(const swdb_kargs a)
                     const int c = i / per_row, w = i % per_row;
                     const uint32_t v = ((const uint32_t *)(prof + (size_t)c * mpad +
                                                            (size_t)p * T))[w];
-                    const uint4 o = make_uint4(swdb_prmt(v, 0u, 0x4480u), swdb_prmt(v, 0u, 0x4491u),
-                                               swdb_prmt(v, 0u, 0x44a2u), swdb_prmt(v, 0u, 0x44b3u));
+                    const uint4 o =
+                        make_uint4(swdb_prmt(v, 0u, 0x4480u), swdb_prmt(v, 0u, 0x4491u),
+                                   swdb_prmt(v, 0u, 0x44a2u), swdb_prmt(v, 0u, 0x44b3u));
                     *(uint4 *)(sp + c * ROWB + (4 * w / R) * RW * 4 + (4 * w % R) * 4) = o;
                 }
             } else {
