@@ -11,7 +11,9 @@
 // kept in a per-block scratch for the next.  Units are:
 //   - 16-bit kernel: two neighbouring targets (of the length-sorted order)
 //     packed in the halves of 32-bit lanes, updated with sm_90 DPX
-//     instructions; query profile of 8-bit scores in shared memory;
+//     instructions; query profile of 8-bit scores in shared memory (or,
+//     in large launches, of 16-bit scores in 32-bit words: SWDB_PAIR_IMAD
+//     in sw_db_kernels.cu);
 //   - 32-bit kernel: one target (all of them when the scoring does not fit
 //     16 bits, else only those whose 16-bit score may have saturated).
 // A block (4 warps) takes tasks (one query x 4 * 32 / G neighbouring units)
@@ -21,6 +23,8 @@
 // keeps them alike).  Long targets need no kernel of their own: they are
 // units like the others, and a launch whose scratch (units x longest
 // target) would not fit its budget is cut into segments with fewer blocks.
+// The compile-time variants (SWDB_*) and what they measured:
+// docs/notes/2026-11-26-swdb-kernel.md.
 #ifndef HAY_SW_DB_CUH
 #define HAY_SW_DB_CUH
 
@@ -61,25 +65,22 @@ typedef struct swdb_kargs {
 static inline int swdb_units_per_block(int g) { return SWDB_WARPS * (32 / g); }
 
 // Kernel shapes, by query length: G threads of R rows each, G * R rows a
-// pass.  Shape 0 (8 x 32) only for the 16-bit kernel; the 32-bit kernel
-// runs its queries with 8 x 16 (a pass of 256 rows is two of 128).
-// SWDB_WIDE=16 (or SWDB_G16=1) or 32 adds a first shape of that many
-// threads x 32 rows (512 or 1,024 rows a pass; the 32-bit kernel: 16 x 16
-// or 32 x 8) for queries over SWDB_WIDE_MIN residues: the longest query
-// against the longest targets is one group's serial work, which a wider
-// group shortens (a small database leaves SMs idle on it).
+// pass.  The 32-row shapes only for the 16-bit kernel; the 32-bit kernel
+// runs their queries with 16 rows (8 x 32: 8 x 16, a pass of 256 rows is
+// two of 128).  SWDB_WIDE (32 by default, 16, or 0: none) adds a first
+// shape of that many threads x 32 rows (1,024 or 512 rows a pass; the
+// 32-bit kernel: 32 x 8 or 16 x 16) for queries over SWDB_WIDE_MIN (512)
+// residues where swdb_wide_pays: on a small database the longest query
+// against the longest targets is one group's serial work, the launch's
+// critical path, which a wider group shortens (one H100, E. coli: 1,930
+// -> 3,064 GCUPS with SWDB_PAIR_IMAD=2; 1,000,000 x 256 takes no wide
+// shape).  SWDB_WIDE_RULE=0: wide whatever the database.
 #ifndef SWDB_WIDE
-#if defined(SWDB_G16) && SWDB_G16
-#define SWDB_WIDE 16
-#else
-#define SWDB_WIDE 0
-#endif
+#define SWDB_WIDE 32
 #endif
 #ifndef SWDB_WIDE_MIN
-#define SWDB_WIDE_MIN 2048
+#define SWDB_WIDE_MIN 512
 #endif
-// SWDB_WIDE_RULE=1 (default): the wide shape only where it pays
-// (swdb_wide_pays); 0: always.
 #ifndef SWDB_WIDE_RULE
 #define SWDB_WIDE_RULE 1
 #endif

@@ -30,14 +30,15 @@
 #define SWDB_MINB32 4
 #endif
 
-// SWDB_PAIR_IMAD=1: the 16-bit kernel's score pairs by IMAD from a 32-bit
-// profile slice (swdb_col16), where that slice fits 40 KB of shared memory
-// (groups of 8 x 32 rows and narrower); 2: only in launches of at least
-// SWDB_PI_TASKS block tasks a block (throughput-bound: on a small database
-// the launch's time is one group's serial path, which the IMAD form
-// lengthens: E. coli -11% on one H100, 1,000,000 x 256 +4.1%).
+// SWDB_PAIR_IMAD=2 (default): the 16-bit kernel's score pairs by IMAD
+// from a 32-bit profile slice (swdb_col16, where that slice fits 40 KB of
+// shared memory: groups of 8 x 32 rows and narrower) in launches of at
+// least SWDB_PI_TASKS block tasks a resident block, which are bound by
+// throughput; elsewhere by PRMT (on a small database a launch's time is
+// one group's serial path, which the IMAD form lengthens).  One H100:
+// 1,000,000 x 256 4,758 -> 4,954 GCUPS; always (1), E. coli -11%.  0: never.
 #ifndef SWDB_PAIR_IMAD
-#define SWDB_PAIR_IMAD 0
+#define SWDB_PAIR_IMAD 2
 #endif
 #ifndef SWDB_PI_TASKS
 #define SWDB_PI_TASKS 16
@@ -49,6 +50,10 @@
 // 1,606 -> 1,889).
 #ifndef SWDB_UNROLL4
 #define SWDB_UNROLL4 1
+#endif
+// SWDB_LEAN=1: the step's bound checks as one compare each.
+#ifndef SWDB_LEAN
+#define SWDB_LEAN 0
 #endif
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
@@ -321,7 +326,7 @@ swdb_kernel(const swdb_kargs a)
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
         uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
         if (t == 0) {                                                                      \
-            if (!first && s + 1 < nw) {                                                    \
+            if (!first && SWDB_LOAD_OK) {                                                  \
                 const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
                 nH = v.x;                                                                  \
                 nF = v.y;                                                                  \
@@ -340,7 +345,7 @@ swdb_kernel(const swdb_kargs a)
         else                                                                               \
             fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
         hbot = HD[R - 1];                                                                  \
-        if (t == G - 1 && !last && j >= 0 && j < nw)                                       \
+        if (t == G - 1 && !last && SWDB_STORE_OK)                                          \
             temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);                          \
         hdiag = hin;                                                                       \
         rcur = rin;                                                                        \
@@ -351,9 +356,9 @@ swdb_kernel(const swdb_kargs a)
             wa = na;                                                                       \
             wb = nb;                                                                       \
             if (t == 0) {                                                                  \
-                na = s + 4 < la ? *(const uint32_t *)(pa + s + 4) : padw;                  \
+                na = SWDB_MORE(la) ? *(const uint32_t *)(pa + s + 4) : padw;              \
                 if (P16)                                                                   \
-                    nb = s + 4 < lb ? *(const uint32_t *)(pb + s + 4) : padw;              \
+                    nb = SWDB_MORE(lb) ? *(const uint32_t *)(pb + s + 4) : padw;          \
             }                                                                              \
         }                                                                                  \
     }
@@ -361,6 +366,20 @@ swdb_kernel(const swdb_kargs a)
             // PH: the step's column within its residue word (s & 3), a
             // constant when the loop is unrolled by 4; REFILL: after the
             // word's last column (s & 3 == 0 once s is incremented).
+            // The step's conditions: the scratch row of column s + 1 exists,
+            // column j is a target column, the residue word at s + 4 exists
+            // (SWDB_LEAN: one compare each, against bounds set here).
+#if SWDB_LEAN
+            const int nw1 = nw - 1, la4 = la - 4, lb4 = lb - 4;
+#define SWDB_LOAD_OK (s < nw1)
+#define SWDB_STORE_OK ((unsigned)j < (unsigned)nw)
+#define SWDB_MORE(L) (s < L##4)
+#else
+// (unbracketed: the same expressions as before SWDB_LEAN, the same code)
+#define SWDB_LOAD_OK s + 1 < nw
+#define SWDB_STORE_OK j >= 0 && j < nw
+#define SWDB_MORE(L) s + 4 < L
+#endif
 #if SWDB_UNROLL4
 #define SWDB_PHASE(PH) (PH)
 #define SWDB_REFILL(PH) ((PH) == 3)
@@ -384,6 +403,9 @@ swdb_kernel(const swdb_kargs a)
 #undef SWDB_STEP
 #undef SWDB_PHASE
 #undef SWDB_REFILL
+#undef SWDB_LOAD_OK
+#undef SWDB_STORE_OK
+#undef SWDB_MORE
         }
 
         // The group's maximum, written by its first thread.
