@@ -448,8 +448,8 @@ static swdb_kfn swdb_k16(bool pi)
 
 static swdb_kfn swdb_pick(int bits, int g, int r, bool pi)
 {
-    if (bits == 16 && g == 8 && r == 32)
-        return swdb_k16<8, 32>(pi);
+    if (bits == 16 && g == SWDB_G32R && r == 32)
+        return swdb_k16<SWDB_G32R, 32>(pi);
 #if SWDB_WIDE == 16
     if (g == 16 && r == 32 && bits == 16)
         return swdb_kernel<true, 16, 32>;
