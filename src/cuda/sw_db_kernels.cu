@@ -489,10 +489,19 @@ int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStrea
 
 int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm)
 {
-    // (The IMAD instances' shared memory, at most 38 KB a block, keeps
-    // the same number resident.)
     swdb_kfn k = swdb_pick(bits, g, r, SWDB_PAIR_IMAD == 1);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
-    return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS, 0);
+    int e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS, 0);
+    if (e == 0 && SWDB_PAIR_IMAD == 2 && bits == 16) {
+        // The launch may take the IMAD instance instead: the fewer of the
+        // two (its shared memory, at most 38 KB a block, keeps as many
+        // resident on an H100), and that instance loaded too.
+        int n = 0;
+        e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, swdb_pick(bits, g, r, true),
+                                                               SWDB_THREADS, 0);
+        if (e == 0 && n < *blocks_per_sm)
+            *blocks_per_sm = n;
+    }
+    return e;
 }
