@@ -84,20 +84,13 @@ static inline int swdb_units_per_block(int g) { return SWDB_WARPS * (32 / g); }
 #ifndef SWDB_WIDE_RULE
 #define SWDB_WIDE_RULE 1
 #endif
-// SWDB_G32R: the threads of the 32-row shape for queries over 128
-// residues (8: passes of 256 rows; 4: of 128, half the fill and drain
-// steps a pass and less padding of the query, twice the passes).
-#ifndef SWDB_G32R
-#define SWDB_G32R 8
-#endif
-#define SWDB_T32 (SWDB_G32R * 32)   // rows a pass of that shape
 #if SWDB_WIDE
 #define SWDB_SHAPES 6
-static const int swdb_shape_g[SWDB_SHAPES] = {SWDB_WIDE, SWDB_G32R, 8, 4, 2, 1};
+static const int swdb_shape_g[SWDB_SHAPES] = {SWDB_WIDE, 8, 8, 4, 2, 1};
 static const int swdb_shape_r[SWDB_SHAPES] = {32, 32, 16, 16, 16, 16};
 #else
 #define SWDB_SHAPES 5
-static const int swdb_shape_g[SWDB_SHAPES] = {SWDB_G32R, 8, 4, 2, 1};
+static const int swdb_shape_g[SWDB_SHAPES] = {8, 8, 4, 2, 1};
 static const int swdb_shape_r[SWDB_SHAPES] = {32, 16, 16, 16, 16};
 #endif
 
@@ -118,7 +111,7 @@ static inline int swdb_shape(size_t m, int rows, int wide)
         return w + 1;
     if (SWDB_WIDE && wide && m > SWDB_WIDE_MIN)
         return 0;
-    size_t p16 = (m + 127) / 128 * 128, p32 = (m + SWDB_T32 - 1) / SWDB_T32 * SWDB_T32;
+    size_t p16 = (m + 127) / 128 * 128, p32 = (m + 255) / 256 * 256;
     return rows == 32 || (double)p32 <= 1.1 * (double)p16 ? w : w + 1;
 }
 
@@ -147,20 +140,19 @@ static inline int swdb_wide_pays(const int32_t *len, size_t nt, const size_t *ql
     double passes = 0, pmax = 0, steps = 0;
     for (int q = 0; q < nq; q++)
         if (qlens[q] > 128) {
-            double p = (double)((qlens[q] + SWDB_T32 - 1) / SWDB_T32);
+            double p = (double)((qlens[q] + 255) / 256);
             passes += p;
             pmax = p > pmax ? p : pmax;
         }
-    if (pmax * SWDB_T32 <= SWDB_WIDE_MIN)
+    if (pmax * 256 <= SWDB_WIDE_MIN)
         return 0;
-    const size_t tpb = 2 * (size_t)swdb_units_per_block(SWDB_G32R);
+    const size_t tpb = 2 * (size_t)swdb_units_per_block(8);
     for (size_t k = 0; k < nt; k += tpb)
-        steps += (double)len[k] + SWDB_G32R;
+        steps += (double)len[k] + 8;
     int per_sm = 0;
-    if (swdb_occupancy(16, SWDB_G32R, 32, &per_sm) != 0 || per_sm < 1)
+    if (swdb_occupancy(16, 8, 32, &per_sm) != 0 || per_sm < 1)
         per_sm = 1;
-    return pmax * ((double)len[0] + SWDB_G32R) >
-           0.5 * passes * steps / ((double)sms * per_sm);
+    return pmax * ((double)len[0] + 8) > 0.5 * passes * steps / ((double)sms * per_sm);
 }
 
 #endif

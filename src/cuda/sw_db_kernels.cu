@@ -51,10 +51,6 @@
 #ifndef SWDB_UNROLL4
 #define SWDB_UNROLL4 1
 #endif
-// SWDB_LEAN=1: the step's bound checks as one compare each.
-#ifndef SWDB_LEAN
-#define SWDB_LEAN 0
-#endif
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
@@ -326,7 +322,7 @@ swdb_kernel(const swdb_kargs a)
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
         uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
         if (t == 0) {                                                                      \
-            if (!first && SWDB_LOAD_OK) {                                                  \
+            if (!first && s + 1 < nw) {                                                    \
                 const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
                 nH = v.x;                                                                  \
                 nF = v.y;                                                                  \
@@ -345,7 +341,7 @@ swdb_kernel(const swdb_kargs a)
         else                                                                               \
             fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
         hbot = HD[R - 1];                                                                  \
-        if (t == G - 1 && !last && SWDB_STORE_OK)                                          \
+        if (t == G - 1 && !last && j >= 0 && j < nw)                                       \
             temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);                          \
         hdiag = hin;                                                                       \
         rcur = rin;                                                                        \
@@ -356,9 +352,9 @@ swdb_kernel(const swdb_kargs a)
             wa = na;                                                                       \
             wb = nb;                                                                       \
             if (t == 0) {                                                                  \
-                na = SWDB_MORE(la) ? *(const uint32_t *)(pa + s + 4) : padw;              \
+                na = s + 4 < la ? *(const uint32_t *)(pa + s + 4) : padw;                  \
                 if (P16)                                                                   \
-                    nb = SWDB_MORE(lb) ? *(const uint32_t *)(pb + s + 4) : padw;          \
+                    nb = s + 4 < lb ? *(const uint32_t *)(pb + s + 4) : padw;              \
             }                                                                              \
         }                                                                                  \
     }
@@ -366,20 +362,6 @@ swdb_kernel(const swdb_kargs a)
             // PH: the step's column within its residue word (s & 3), a
             // constant when the loop is unrolled by 4; REFILL: after the
             // word's last column (s & 3 == 0 once s is incremented).
-            // The step's conditions: the scratch row of column s + 1 exists,
-            // column j is a target column, the residue word at s + 4 exists
-            // (SWDB_LEAN: one compare each, against bounds set here).
-#if SWDB_LEAN
-            const int nw1 = nw - 1, la4 = la - 4, lb4 = lb - 4;
-#define SWDB_LOAD_OK (s < nw1)
-#define SWDB_STORE_OK ((unsigned)j < (unsigned)nw)
-#define SWDB_MORE(L) (s < L##4)
-#else
-// (unbracketed: the same expressions as before SWDB_LEAN, the same code)
-#define SWDB_LOAD_OK s + 1 < nw
-#define SWDB_STORE_OK j >= 0 && j < nw
-#define SWDB_MORE(L) s + 4 < L
-#endif
 #if SWDB_UNROLL4
 #define SWDB_PHASE(PH) (PH)
 #define SWDB_REFILL(PH) ((PH) == 3)
@@ -403,9 +385,6 @@ swdb_kernel(const swdb_kargs a)
 #undef SWDB_STEP
 #undef SWDB_PHASE
 #undef SWDB_REFILL
-#undef SWDB_LOAD_OK
-#undef SWDB_STORE_OK
-#undef SWDB_MORE
         }
 
         // The group's maximum, written by its first thread.
@@ -448,8 +427,8 @@ static swdb_kfn swdb_k16(bool pi)
 
 static swdb_kfn swdb_pick(int bits, int g, int r, bool pi)
 {
-    if (bits == 16 && g == SWDB_G32R && r == 32)
-        return swdb_k16<SWDB_G32R, 32>(pi);
+    if (bits == 16 && g == 8 && r == 32)
+        return swdb_k16<8, 32>(pi);
 #if SWDB_WIDE == 16
     if (g == 16 && r == 32 && bits == 16)
         return swdb_kernel<true, 16, 32>;
