@@ -460,8 +460,9 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     pl.qprof32 = pl.qprof8 + rows;
     pl.qmpad = (int32_t *)(pl.qprof32 + rows);
     pl.qrow = pl.qmpad + rows;
+    const int wide = swdb_wide_pays(g->h_len, nt, qlens, rows, g->sms);
     for (int r = 0; r < rows; r++) {
-        int x = swdb_shape(qlens[r], g->use16 ? g->rows : 16);
+        int x = swdb_shape(qlens[r], g->use16 ? g->rows : 16, wide);
         size_t T = (size_t)swdb_shape_g[x] * (size_t)swdb_shape_r[x];
         size_t mpad = (qlens[r] + T - 1) / T * T;
         pl.qmpad[r] = (int32_t)mpad;
@@ -483,7 +484,7 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         for (int i = 0; i < SWDB_SHAPES; i++)
             fill[i] = pl.gstart[i];
         for (int r = 0; r < rows; r++)
-            pl.qrow[fill[swdb_shape(qlens[r], g->use16 ? g->rows : 16)]++] = r;
+            pl.qrow[fill[swdb_shape(qlens[r], g->use16 ? g->rows : 16, wide)]++] = r;
     }
     // Profiles: [alpha + 1][mpad] per query; padding rows and the padding
     // residue score SWDB_PAD*.

@@ -2,7 +2,7 @@
 // host driver; src/cuda/sw_db_kernels.cu, the score kernels).  Internal.
 //
 // The kernels compute one query against many targets per block task,
-// inter-sequence: a group of G threads (G = 1, 2, 4 or 8, chosen by the
+// inter-sequence: a group of G threads (G = 1, 2, 4, 8 (16, 32), chosen by the
 // query's length) owns one "unit" and sweeps it column by column (target
 // residues) while each thread holds R (16 or 32) query rows in registers; the
 // group is a wavefront (thread t works on column s - t at step s) that
@@ -11,7 +11,9 @@
 // kept in a per-block scratch for the next.  Units are:
 //   - 16-bit kernel: two neighbouring targets (of the length-sorted order)
 //     packed in the halves of 32-bit lanes, updated with sm_90 DPX
-//     instructions; query profile of 8-bit scores in shared memory;
+//     instructions; query profile of 8-bit scores in shared memory (or,
+//     in large launches, of 16-bit scores in 32-bit words: SWDB_PAIR_IMAD
+//     in sw_db_kernels.cu);
 //   - 32-bit kernel: one target (all of them when the scoring does not fit
 //     16 bits, else only those whose 16-bit score may have saturated).
 // A block (4 warps) takes tasks (one query x 4 * 32 / G neighbouring units)
@@ -21,6 +23,8 @@
 // keeps them alike).  Long targets need no kernel of their own: they are
 // units like the others, and a launch whose scratch (units x longest
 // target) would not fit its budget is cut into segments with fewer blocks.
+// The compile-time variants (SWDB_*) and what they measured:
+// docs/notes/2026-11-26-swdb-kernel.md.
 #ifndef HAY_SW_DB_CUH
 #define HAY_SW_DB_CUH
 
@@ -61,27 +65,54 @@ typedef struct swdb_kargs {
 static inline int swdb_units_per_block(int g) { return SWDB_WARPS * (32 / g); }
 
 // Kernel shapes, by query length: G threads of R rows each, G * R rows a
-// pass.  Shape 0 (8 x 32) only for the 16-bit kernel; the 32-bit kernel
-// runs its queries with 8 x 16 (a pass of 256 rows is two of 128).
+// pass.  The 32-row shapes only for the 16-bit kernel; the 32-bit kernel
+// runs their queries with 16 rows (8 x 32: 8 x 16, a pass of 256 rows is
+// two of 128).  SWDB_WIDE (32 by default, 16, or 0: none) adds a first
+// shape of that many threads x 32 rows (1,024 or 512 rows a pass; the
+// 32-bit kernel: 32 x 8 or 16 x 16) for queries over SWDB_WIDE_MIN (512)
+// residues where swdb_wide_pays: on a small database the longest query
+// against the longest targets is one group's serial work, the launch's
+// critical path, which a wider group shortens (one H100, E. coli: 1,930
+// -> 3,064 GCUPS with SWDB_PAIR_IMAD=2; 1,000,000 x 256 takes no wide
+// shape).  SWDB_WIDE_RULE=0: wide whatever the database.
+#ifndef SWDB_WIDE
+#define SWDB_WIDE 32
+#endif
+#ifndef SWDB_WIDE_MIN
+#define SWDB_WIDE_MIN 512
+#endif
+#ifndef SWDB_WIDE_RULE
+#define SWDB_WIDE_RULE 1
+#endif
+#if SWDB_WIDE
+#define SWDB_SHAPES 6
+static const int swdb_shape_g[SWDB_SHAPES] = {SWDB_WIDE, 8, 8, 4, 2, 1};
+static const int swdb_shape_r[SWDB_SHAPES] = {32, 32, 16, 16, 16, 16};
+#else
 #define SWDB_SHAPES 5
 static const int swdb_shape_g[SWDB_SHAPES] = {8, 8, 4, 2, 1};
 static const int swdb_shape_r[SWDB_SHAPES] = {32, 16, 16, 16, 16};
+#endif
 
 // The shape for a query of m residues.  rows: 16 or 32 forces the rows of
 // long queries, 0 chooses: 32 rows unless that pads the query by more than
-// a tenth over 16 rows.
-static inline int swdb_shape(size_t m, int rows)
+// a tenth over 16 rows.  wide: the wide shape may be chosen
+// (swdb_wide_pays).
+static inline int swdb_shape(size_t m, int rows, int wide)
 {
+    const int w = SWDB_WIDE ? 1 : 0;   // shapes before 8 x 32
     if (m <= 16)
-        return 4;
+        return w + 4;
     if (m <= 32)
-        return 3;
+        return w + 3;
     if (m <= 64)
-        return 2;
+        return w + 2;
     if (rows == 16 || m <= 128)
-        return 1;
+        return w + 1;
+    if (SWDB_WIDE && wide && m > SWDB_WIDE_MIN)
+        return 0;
     size_t p16 = (m + 127) / 128 * 128, p32 = (m + 255) / 256 * 256;
-    return rows == 32 || (double)p32 <= 1.1 * (double)p16 ? 0 : 1;
+    return rows == 32 || (double)p32 <= 1.1 * (double)p16 ? w : w + 1;
 }
 
 // Launches the score kernel (bits 16 or 32, g threads of r rows) on
@@ -89,5 +120,39 @@ static inline int swdb_shape(size_t m, int rows)
 int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s);
 // Blocks of that kernel resident on one multiprocessor.
 int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm);
+
+// Whether a batch's queries over SWDB_WIDE_MIN residues should take the
+// wide shape, against len (the nt target lengths, longest first) on sms
+// multiprocessors.  In groups of 8 x 32 the longest query against the
+// longest targets is passes x (longest + 8) steps of one group, the
+// critical path; the launch's whole work is about the sum of its queries'
+// passes x the sum over its blocks of their longest target (+ 8), shared by
+// sms x the blocks resident on one.  Wide when the critical path is over
+// half of one block's share (a small database; on a large one the wide
+// groups' longer fill and drain would only cost).
+static inline int swdb_wide_pays(const int32_t *len, size_t nt, const size_t *qlens, int nq,
+                                 int sms)
+{
+    if (!SWDB_WIDE || nt == 0)
+        return 0;
+    if (!SWDB_WIDE_RULE)
+        return 1;
+    double passes = 0, pmax = 0, steps = 0;
+    for (int q = 0; q < nq; q++)
+        if (qlens[q] > 128) {
+            double p = (double)((qlens[q] + 255) / 256);
+            passes += p;
+            pmax = p > pmax ? p : pmax;
+        }
+    if (pmax * 256 <= SWDB_WIDE_MIN)
+        return 0;
+    const size_t tpb = 2 * (size_t)swdb_units_per_block(8);
+    for (size_t k = 0; k < nt; k += tpb)
+        steps += (double)len[k] + 8;
+    int per_sm = 0;
+    if (swdb_occupancy(16, 8, 32, &per_sm) != 0 || per_sm < 1)
+        per_sm = 1;
+    return pmax * ((double)len[0] + 8) > 0.5 * passes * steps / ((double)sms * per_sm);
+}
 
 #endif

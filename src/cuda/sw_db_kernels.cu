@@ -30,6 +30,28 @@
 #define SWDB_MINB32 4
 #endif
 
+// SWDB_PAIR_IMAD=2 (default): the 16-bit kernel's score pairs by IMAD
+// from a 32-bit profile slice (swdb_col16, where that slice fits 40 KB of
+// shared memory: groups of 8 x 32 rows and narrower) in launches of at
+// least SWDB_PI_TASKS block tasks a resident block, which are bound by
+// throughput; elsewhere by PRMT (on a small database a launch's time is
+// one group's serial path, which the IMAD form lengthens).  One H100:
+// 1,000,000 x 256 4,758 -> 4,954 GCUPS; always (1), E. coli -11%.  0: never.
+#ifndef SWDB_PAIR_IMAD
+#define SWDB_PAIR_IMAD 2
+#endif
+#ifndef SWDB_PI_TASKS
+#define SWDB_PI_TASKS 16
+#endif
+// SWDB_UNROLL4=1 (default): the step loop unrolled by 4 steps (one
+// residue word), so that the word's byte selector and its refill are
+// constants (up to 2 more padding steps a pass); 0: by 2, as before
+// 2026-11-26 (one H100: 4,509 -> 4,758 GCUPS on 1,000,000 x 256, E. coli
+// 1,606 -> 1,889).
+#ifndef SWDB_UNROLL4
+#define SWDB_UNROLL4 1
+#endif
+
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
     uint32_t r;
@@ -70,39 +92,66 @@ struct swdb_lane<false> {
 // hdiag is H of the row above in the previous column, F that row's F for
 // the first row; off holds the byte offsets of the residues' profile rows
 // (two halves in 16 bits, one in 32).  Returns the F for the row below.
+// Rows r and r + 1 of one column, their score pairs s0 and s1: diag is
+// the H above-left of row r on entry, of row r + 2 on return; F enters
+// row r and leaves row r + 1.
 template <int R>
+static __device__ __forceinline__ void swdb_cell2(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
+                                                  uint32_t (&E)[R], const int r, uint32_t s0,
+                                                  uint32_t s1, uint32_t &diag, uint32_t &F,
+                                                  uint32_t go2, uint32_t nge2, uint32_t &maxv)
+{
+    const uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, s0), E[r], F);
+    Hd[r] = h0;
+    uint32_t hgo = __vsub2(h0, go2);
+    E[r] = __viaddmax_s16x2(E[r], nge2, hgo);
+    F = __viaddmax_s16x2(F, nge2, hgo);
+    diag = Hs[r];
+    const uint32_t h1 = __vimax3_s16x2_relu(__vadd2(diag, s1), E[r + 1], F);
+    Hd[r + 1] = h1;
+    hgo = __vsub2(h1, go2);
+    E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
+    F = __viaddmax_s16x2(F, nge2, hgo);
+    diag = Hs[r + 1];
+    maxv = __vimax3_s16x2_relu(maxv, h0, h1);
+}
+
+// PI (SWDB_PAIR_IMAD): the profile slice holds 32-bit words, each score
+// zero-extended from 16 bits, and a row's pair is B * 65536 + A, an IMAD
+// (FMA pipe) instead of a PRMT (ALU pipe); k65536 is 65536, opaque to the
+// compiler so that it stays a multiplication.
+template <int R, bool PI>
 static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
                                                       const uint8_t *sp_t, uint32_t off,
-                                                      uint32_t go2, uint32_t nge2, uint32_t &maxv)
+                                                      uint32_t go2, uint32_t nge2,
+                                                      uint32_t k65536, uint32_t &maxv)
 {
     const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
     const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
+    if (PI) {
 #pragma unroll
-    for (int q = 0; q < R / 16; q++) {
-        const uint4 va = A[q], vb = B[q];
-        const uint32_t aw[4] = {va.x, va.y, va.z, va.w};
-        const uint32_t bw[4] = {vb.x, vb.y, vb.z, vb.w};
+        for (int q = 0; q < R / 4; q++) {
+            const uint4 va = A[q], vb = B[q];
+            swdb_cell2<R>(Hs, Hd, E, q * 4, vb.x * k65536 + va.x, vb.y * k65536 + va.y, diag, F,
+                          go2, nge2, maxv);
+            swdb_cell2<R>(Hs, Hd, E, q * 4 + 2, vb.z * k65536 + va.z, vb.w * k65536 + va.w, diag,
+                          F, go2, nge2, maxv);
+        }
+    } else {
 #pragma unroll
-        for (int k = 0; k < 16; k += 2) {
-            const int r = q * 16 + k;
-            const uint32_t s0 = k % 4 == 0 ? swdb_pair<0>(aw[k / 4], bw[k / 4])
-                                           : swdb_pair<2>(aw[k / 4], bw[k / 4]);
-            const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
-                                           : swdb_pair<3>(aw[k / 4], bw[k / 4]);
-            const uint32_t h0 = __vimax3_s16x2_relu(__vadd2(diag, s0), E[r], F);
-            Hd[r] = h0;
-            uint32_t hgo = __vsub2(h0, go2);
-            E[r] = __viaddmax_s16x2(E[r], nge2, hgo);
-            F = __viaddmax_s16x2(F, nge2, hgo);
-            diag = Hs[r];
-            const uint32_t h1 = __vimax3_s16x2_relu(__vadd2(diag, s1), E[r + 1], F);
-            Hd[r + 1] = h1;
-            hgo = __vsub2(h1, go2);
-            E[r + 1] = __viaddmax_s16x2(E[r + 1], nge2, hgo);
-            F = __viaddmax_s16x2(F, nge2, hgo);
-            diag = Hs[r + 1];
-            maxv = __vimax3_s16x2_relu(maxv, h0, h1);
+        for (int q = 0; q < R / 16; q++) {
+            const uint4 va = A[q], vb = B[q];
+            const uint32_t aw[4] = {va.x, va.y, va.z, va.w};
+            const uint32_t bw[4] = {vb.x, vb.y, vb.z, vb.w};
+#pragma unroll
+            for (int k = 0; k < 16; k += 2) {
+                const uint32_t s0 = k % 4 == 0 ? swdb_pair<0>(aw[k / 4], bw[k / 4])
+                                               : swdb_pair<2>(aw[k / 4], bw[k / 4]);
+                const uint32_t s1 = k % 4 == 0 ? swdb_pair<1>(aw[k / 4], bw[k / 4])
+                                               : swdb_pair<3>(aw[k / 4], bw[k / 4]);
+                swdb_cell2<R>(Hs, Hd, E, q * 16 + k, s0, s1, diag, F, go2, nge2, maxv);
+            }
         }
     }
     return F;
@@ -134,18 +183,24 @@ static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], u
     return F;
 }
 
-template <bool P16, int G, int R>
-__global__ void __launch_bounds__(SWDB_THREADS, R == 16 ? SWDB_MINB16 : SWDB_MINB32)
+template <bool P16, int G, int R, bool PQ = false>
+__global__ void __launch_bounds__(SWDB_THREADS, R <= 16 ? SWDB_MINB16 : SWDB_MINB32)
 swdb_kernel(const swdb_kargs a)
 {
     constexpr int T = G * R;                 // rows per pass
     constexpr int UPW = 32 / G;              // units per warp
     constexpr int UPB = SWDB_WARPS * UPW;    // units per block
     typedef typename swdb_lane<P16>::prof_t prof_t;
-    constexpr int ROWB = T * (int)sizeof(prof_t);   // profile bytes per residue, one pass
+    // Profile slice in shared memory: per residue, G thread slices of R
+    // rows (PI: 32-bit words, each slice followed by 4 unused words so
+    // that a group's 16-byte loads fall in distinct banks).
+    constexpr bool PI = P16 && PQ && SWDB_MAX_ROWS_PROF * G * (R + 4) * 4 <= 40960;
+    constexpr int ESZ = PI ? 4 : (int)sizeof(prof_t);   // bytes a row
+    constexpr int RW = PI ? R + 4 : R;                   // rows a thread slice takes
+    constexpr int ROWB = G * RW * ESZ;                   // bytes per residue, one pass
 
-    __shared__ __align__(16) prof_t sp[SWDB_MAX_ROWS_PROF * T];
-    static_assert(R % 16 == 0, "rows per thread: a multiple of 16");
+    __shared__ __align__(16) uint8_t sp[SWDB_MAX_ROWS_PROF * ROWB];
+    static_assert(R % (P16 ? 16 : 4) == 0, "rows per thread: a multiple of 16 (4 in 32 bits)");
     __shared__ int s_task;
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -158,7 +213,9 @@ swdb_kernel(const swdb_kargs a)
     const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
     // Profile offsets of the padding residue (both halves).
     const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
-    const uint8_t *sp_t = (const uint8_t *)sp + t * R * (int)sizeof(prof_t);
+    const uint8_t *sp_t = sp + t * RW * ESZ;
+    // 65536, which the compiler cannot see (a.alpha <= 32).
+    const uint32_t k65536 = 0x10000u << (a.alpha >> 8);
     uint2 *temp = a.temp + (size_t)blockIdx.x * (size_t)a.tmax * UPB;
 
     for (;;) {
@@ -196,13 +253,27 @@ swdb_kernel(const swdb_kargs a)
 
         for (int p = 0; p < npass; p++) {
             __syncthreads();
-            {
+            if (PI) {
+                // 4 rows (bytes) at a time, each sign-extended to a
+                // zero-extended 16-bit score in a word.
+                const int per_row = T / 4;
+                const int total = (a.alpha + 1) * per_row;
+                for (int i = threadIdx.x; i < total; i += SWDB_THREADS) {
+                    const int c = i / per_row, w = i % per_row;
+                    const uint32_t v = ((const uint32_t *)(prof + (size_t)c * mpad +
+                                                           (size_t)p * T))[w];
+                    const uint4 o =
+                        make_uint4(swdb_prmt(v, 0u, 0x4480u), swdb_prmt(v, 0u, 0x4491u),
+                                   swdb_prmt(v, 0u, 0x44a2u), swdb_prmt(v, 0u, 0x44b3u));
+                    *(uint4 *)(sp + c * ROWB + (4 * w / R) * RW * 4 + (4 * w % R) * 4) = o;
+                }
+            } else {
                 const int per_row = ROWB / 16;
                 const int total = (a.alpha + 1) * per_row;
                 for (int i = threadIdx.x; i < total; i += SWDB_THREADS) {
                     const int c = i / per_row, w = i % per_row;
                     const uint4 *src = (const uint4 *)(prof + (size_t)c * mpad + (size_t)p * T);
-                    ((uint4 *)(sp + c * T))[w] = src[w];
+                    ((uint4 *)(sp + c * ROWB))[w] = src[w];
                 }
             }
             __syncthreads();
@@ -236,10 +307,15 @@ swdb_kernel(const swdb_kargs a)
                     cF = v.y;
                 }
             }
+            // nw + G - 1 steps, rounded up to the loop's unroll.
+#if SWDB_UNROLL4
+            const int steps = (nw + G + 2) & ~3;
+#else
             const int steps = (nw + G) & ~1;
+#endif
             int s = 0;
 
-#define SWDB_STEP(HS, HD)                                                                  \
+#define SWDB_STEP(HS, HD, PH)                                                              \
     {                                                                                      \
         const int j = s - t;                                                               \
         uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
@@ -254,13 +330,14 @@ swdb_kernel(const swdb_kargs a)
                 nH = 0;                                                                    \
                 nF = ngo2;                                                                 \
             }                                                                              \
-            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)(s & 3) * 0x1111u) *    \
+            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)SWDB_PHASE(PH) * 0x1111u) * \
                   (uint32_t)ROWB;                                                          \
             hin = cH;                                                                      \
             fin = cF;                                                                      \
         }                                                                                  \
         if (P16)                                                                           \
-            fbot = swdb_col16<R>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, maxv);       \
+            fbot = swdb_col16<R, PI>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, k65536,  \
+                                     maxv);                                                \
         else                                                                               \
             fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
         hbot = HD[R - 1];                                                                  \
@@ -271,7 +348,7 @@ swdb_kernel(const swdb_kargs a)
         cH = nH;                                                                           \
         cF = nF;                                                                           \
         s++;                                                                               \
-        if ((s & 3) == 0) {                                                                \
+        if (SWDB_REFILL(PH)) {                                                             \
             wa = na;                                                                       \
             wb = nb;                                                                       \
             if (t == 0) {                                                                  \
@@ -282,11 +359,32 @@ swdb_kernel(const swdb_kargs a)
         }                                                                                  \
     }
 
+            // PH: the step's column within its residue word (s & 3), a
+            // constant when the loop is unrolled by 4; REFILL: after the
+            // word's last column (s & 3 == 0 once s is incremented).
+#if SWDB_UNROLL4
+#define SWDB_PHASE(PH) (PH)
+#define SWDB_REFILL(PH) ((PH) == 3)
+#else
+#define SWDB_PHASE(PH) (s & 3)
+#define SWDB_REFILL(PH) ((s & 3) == 0)
+#endif
+#if SWDB_UNROLL4
             while (s < steps) {
-                SWDB_STEP(HA, HB)
-                SWDB_STEP(HB, HA)
+                SWDB_STEP(HA, HB, 0)
+                SWDB_STEP(HB, HA, 1)
+                SWDB_STEP(HA, HB, 2)
+                SWDB_STEP(HB, HA, 3)
             }
+#else
+            while (s < steps) {
+                SWDB_STEP(HA, HB, 0)
+                SWDB_STEP(HB, HA, 0)
+            }
+#endif
 #undef SWDB_STEP
+#undef SWDB_PHASE
+#undef SWDB_REFILL
         }
 
         // The group's maximum, written by its first thread.
@@ -311,27 +409,57 @@ swdb_kernel(const swdb_kargs a)
 }
 
 // The instances: 16 rows a thread for every group size, 32 rows for the
-// 16-bit kernel's groups of 8 (long queries).
+// 16-bit kernel's groups of 8 (long queries); with SWDB_WIDE, groups of
+// 16 (32 rows in 16 bits, 16 in 32) or 32 (32 and 8).
 typedef void (*swdb_kfn)(const swdb_kargs);
 
-static swdb_kfn swdb_pick(int bits, int g, int r)
+// The 16-bit instance of groups of G x R, with the IMAD pairs or not.
+template <int G, int R>
+static swdb_kfn swdb_k16(bool pi)
+{
+#if SWDB_PAIR_IMAD
+    if (pi)
+        return swdb_kernel<true, G, R, true>;
+#endif
+    (void)pi;
+    return swdb_kernel<true, G, R>;
+}
+
+static swdb_kfn swdb_pick(int bits, int g, int r, bool pi)
 {
     if (bits == 16 && g == 8 && r == 32)
-        return swdb_kernel<true, 8, 32>;
+        return swdb_k16<8, 32>(pi);
+#if SWDB_WIDE == 16
+    if (g == 16 && r == 32 && bits == 16)
+        return swdb_kernel<true, 16, 32>;
+    if (g == 16 && r == 16 && bits == 32)
+        return swdb_kernel<false, 16, 16>;
+#elif SWDB_WIDE == 32
+    // The host asks for 16 rows in 32 bits; 8 keep its profile slice (512
+    // rows x 4 bytes x 33) in static shared memory, and a pass of 1,024
+    // rows is still a whole number of them.
+    if (g == 32 && r == 32 && bits == 16)
+        return swdb_kernel<true, 32, 32>;
+    if (g == 32 && r == 16 && bits == 32)
+        return swdb_kernel<false, 32, 8>;
+#endif
     if (r != 16)
         return NULL;
     switch (g) {
-    case 1: return bits == 16 ? swdb_kernel<true, 1, 16> : swdb_kernel<false, 1, 16>;
-    case 2: return bits == 16 ? swdb_kernel<true, 2, 16> : swdb_kernel<false, 2, 16>;
-    case 4: return bits == 16 ? swdb_kernel<true, 4, 16> : swdb_kernel<false, 4, 16>;
-    case 8: return bits == 16 ? swdb_kernel<true, 8, 16> : swdb_kernel<false, 8, 16>;
+    case 1: return bits == 16 ? swdb_k16<1, 16>(pi) : swdb_kernel<false, 1, 16>;
+    case 2: return bits == 16 ? swdb_k16<2, 16>(pi) : swdb_kernel<false, 2, 16>;
+    case 4: return bits == 16 ? swdb_k16<4, 16>(pi) : swdb_kernel<false, 4, 16>;
+    case 8: return bits == 16 ? swdb_k16<8, 16>(pi) : swdb_kernel<false, 8, 16>;
     default: return NULL;
     }
 }
 
 int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s)
 {
-    swdb_kfn k = swdb_pick(bits, g, r);
+    const bool pi = SWDB_PAIR_IMAD == 1 ||
+                    (SWDB_PAIR_IMAD == 2 &&
+                     (long long)a->nq * a->nblk >= (long long)SWDB_PI_TASKS * grid);
+    swdb_kfn k = swdb_pick(bits, g, r, pi);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
     k<<<grid, SWDB_THREADS, 0, s>>>(*a);
@@ -340,8 +468,19 @@ int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStrea
 
 int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm)
 {
-    swdb_kfn k = swdb_pick(bits, g, r);
+    swdb_kfn k = swdb_pick(bits, g, r, SWDB_PAIR_IMAD == 1);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
-    return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS, 0);
+    int e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, SWDB_THREADS, 0);
+    if (e == 0 && SWDB_PAIR_IMAD == 2 && bits == 16) {
+        // The launch may take the IMAD instance instead: the fewer of the
+        // two (its shared memory, at most 38 KB a block, keeps as many
+        // resident on an H100), and that instance loaded too.
+        int n = 0;
+        e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, swdb_pick(bits, g, r, true),
+                                                               SWDB_THREADS, 0);
+        if (e == 0 && n < *blocks_per_sm)
+            *blocks_per_sm = n;
+    }
+    return e;
 }

@@ -6,12 +6,15 @@
  * >= max(min_score, 1)).  Random protein and DNA databases with lengths
  * 0..3000 including the boundaries of the kernels' shapes (4-residue words,
  * 16/32/64/128-row passes), targets that are mutated copies of the queries,
- * queries of 1..2000 residues; scorings that run the 16-bit kernel
- * (BLOSUM62, DNA), that saturate 16 bits (match 100: identical and
- * low-complexity pairs, scores just below and above the rescoring
- * threshold), that need 32 bits throughout (scaled BLOSUM62) and bits=32
- * forced; small batch and scratch budgets that force several batches and
- * launch segments; bad arguments.  Exits 77 (skipped) with no GPU.
+ * queries of 1..2561 residues (512/513: where the wide groups of 32 x 32
+ * rows start on a small database, 1024/1025, 2048/2049: their passes);
+ * scorings that run the 16-bit kernel (BLOSUM62, DNA), that saturate 16
+ * bits (match 100: identical and low-complexity pairs, scores just below
+ * and above the rescoring threshold), that need 32 bits throughout (scaled
+ * BLOSUM62) and bits=32 forced; small batch and scratch budgets that force
+ * several batches and launch segments; many short targets (large
+ * launches, the IMAD-pair kernel); bad arguments.  Exits 77 (skipped) with
+ * no GPU.
  */
 #include "testutil.h"
 #include "align/db_device.h"
@@ -52,8 +55,9 @@ static void fill_random(tu_rng *r, uint8_t *p, size_t n, int alpha, int lowc)
 static const size_t bound_lens[] = {0,   1,   2,   3,   4,    5,    7,    8,    15,   16,  17,
                                     31,  32,  33,  63,  64,   65,   127,  128,  129,  255, 256,
                                     257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 3000};
-static const size_t qbound_lens[] = {1,   2,   15,  16,  17,  31,  32,  33,  63,  64,
-                                     65,  127, 128, 129, 255, 256, 257, 384, 385, 2000};
+static const size_t qbound_lens[] = {1,    2,    15,   16,   17,   31,   32,   33,  63,
+                                     64,   65,   127,  128,  129,  255,  256,  257, 384,
+                                     385,  512,  513,  1024, 1025, 2000, 2048, 2049, 2561};
 
 /* Queries: the boundary lengths and random ones (1..2000, mostly short). */
 static void make_queries(tu_rng *r, qset *qs, size_t nrand, int alpha, int lowc)
@@ -310,6 +314,40 @@ int main(void)
         free_db(&d);
         free_qs(&qs);
     }
+    /* Many short targets: launches with more block tasks than 16 per
+     * resident block (16 queries of 129..256 residues, the 8 x 32 shape,
+     * against 24,000 targets of 8..64: 750 tasks a query), where the
+     * kernels may switch to another instance (SWDB_PAIR_IMAD=2; taken on
+     * GPUs of up to 144 multiprocessors at 4 blocks each). */
+    {
+        qset qs;
+        db d;
+        qs.n = 16;
+        qs.q = malloc(qs.n * sizeof *qs.q);
+        qs.len = malloc(qs.n * sizeof *qs.len);
+        for (size_t j = 0; j < qs.n; j++) {
+            qs.len[j] = tu_range(&r, 129, 256);
+            qs.q[j] = malloc(qs.len[j]);
+            fill_random(&r, qs.q[j], qs.len[j], 24, 0);
+        }
+        d.n = 24000;
+        d.offset = malloc((d.n + 1) * sizeof *d.offset);
+        d.codes = malloc(d.n * 64);
+        d.offset[0] = 0;
+        for (size_t k = 0; k < d.n; k++) {
+            size_t n = tu_range(&r, 8, 64);
+            fill_random(&r, d.codes + d.offset[k], n, 24, 0);
+            /* Every 50th target: a piece of a query (high scores). */
+            if (k % 50 == 0)
+                memcpy(d.codes + d.offset[k], qs.q[k % qs.n], n);
+            d.offset[k + 1] = d.offset[k] + n;
+        }
+        int32_t *ref = ref_all(&d, &qs, &prot);
+        run_case("protein, 24,000 short targets", &d, &qs, &prot, NULL, ref);
+        free(ref);
+        free_db(&d);
+        free_qs(&qs);
+    }
     /* DNA +2/-3, 5/2 with low-complexity sequences. */
     {
         qset qs;
@@ -332,11 +370,12 @@ int main(void)
         qset qs;
         db d;
         make_queries(&r, &qs, 4, 4, 1);
-        /* Query 0: 2000 residues of code 1 (low complexity). */
+        /* Query 0: 2600 residues of code 1 (low complexity; over 2048:
+         * the widest group). */
         free(qs.q[0]);
-        qs.len[0] = 2000;
-        qs.q[0] = malloc(2000);
-        memset(qs.q[0], 1, 2000);
+        qs.len[0] = 2600;
+        qs.q[0] = malloc(2600);
+        memset(qs.q[0], 1, 2600);
         make_db(&r, &d, 40, &qs, 4, 1);
         /* Append identical prefixes of query 1's (random) residues with
          * lengths 320..335 and low-complexity runs. */
@@ -357,6 +396,13 @@ int main(void)
         qs.len[1] = 2000;
         qs.q[1] = malloc(2000);
         fill_random(&r, qs.q[1], 2000, 4, 0);
+        /* Query 2: query 1 and 600 more residues (the prefixes' scores
+         * near the threshold in the widest group too). */
+        free(qs.q[2]);
+        qs.len[2] = 2600;
+        qs.q[2] = malloc(2600);
+        memcpy(qs.q[2], qs.q[1], 2000);
+        fill_random(&r, qs.q[2] + 2000, 600, 4, 0);
         for (size_t k = 0; k < extra; k++) {
             uint8_t *p = d.codes + d.offset[d.n + k];
             if (k < 16 || k == 18)
