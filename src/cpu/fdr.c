@@ -54,6 +54,10 @@
 #include "fdr_int.h"
 
 #include <immintrin.h>
+#if FDR_COUNTERS
+#include <stdatomic.h>
+#include <stdio.h>
+#endif
 
 #define BLOCK 8
 #define ANY 9              /* probe: any bucket */
@@ -70,7 +74,16 @@ typedef struct fdr_ctx {
     uint64_t base;
     hay_emit_fn emit;
     void *sink;
+#if FDR_COUNTERS
+    uint64_t c_bytes, c_blocks, c_cands, c_probes, c_same, c_hits;
+#endif
 } fdr_ctx;
+
+#if FDR_COUNTERS
+#define FDR_COUNT(x, what, k) ((x)->what += (k))
+#else
+#define FDR_COUNT(x, what, k) ((void)0)
+#endif
 
 /* ---- keys, folding and hashing ------------------------------------------------ */
 
@@ -82,11 +95,11 @@ static inline uint32_t key_at(const uint8_t *p, uint32_t mask)
 
 /* The key of the three-byte window ending at p (one 32-bit load: p[-2 .. 1]
  * readable). */
-static inline uint32_t key3_at(const uint8_t *p, uint32_t domain)
+static inline uint32_t key3_at(const uint8_t *p, uint32_t domain, bool nomask)
 {
     uint32_t w;
     memcpy(&w, p - 2, 4);
-    return window3_key(w & 0xffffff, domain);
+    return window3_key(w, domain, nomask);
 }
 
 /* ASCII lower case of 8 bytes at once. */
@@ -121,10 +134,27 @@ static inline uint64_t load_prefix(const uint8_t *y, size_t n, size_t s,
 
 /* ---- verification and order ----------------------------------------------- */
 
-static inline bool lit_rest(const fdr_lit *l, const uint8_t *y, size_t s,
-                            bool caseless)
+/* Whether the literal's bytes past its first 8 are at y + s + 8 (y holds
+ * n bytes, s + l->len <= n).  word2 (FDR_V_VERIFY2): bytes 8 .. 15 first,
+ * as one word (no call, no load of the pattern's bytes). */
+static inline bool lit_rest(const fdr_lit *l, const uint8_t *y, size_t n,
+                            size_t s, bool caseless, bool word2)
 {
-    return l->len <= 8 || hay_eq(y + s + 8, l->pat + 8, l->len - 8, caseless);
+    if (l->len <= 8)
+        return true;
+    if (!word2)
+        return hay_eq(y + s + 8, l->pat + 8, l->len - 8, caseless);
+    uint32_t k = l->len - 8 < 8 ? l->len - 8 : 8;
+    uint64_t w = 0;
+    if (n - s >= 16)
+        memcpy(&w, y + s + 8, 8);
+    else
+        memcpy(&w, y + s + 8, k);
+    if (caseless)
+        w = fold8(w);
+    if ((w & plen_mask(k)) != l->val2)
+        return false;
+    return l->len <= 16 || hay_eq(y + s + 16, l->pat + 16, l->len - 16, caseless);
 }
 
 static int emit_lit(fdr_ctx *x, uint32_t k, uint64_t end)
@@ -146,13 +176,17 @@ static int probe(fdr_ctx *x, size_t s, uint32_t plen, uint32_t bucket,
     const fdr_state *st = x->st;
     uint64_t v = load_prefix(x->y, x->n, s, plen, st->caseless);
     uint32_t h = lit_hash(v, plen, st->hash_bits);
+    const bool word2 = st->variant & FDR_V_VERIFY2;
+    FDR_COUNT(x, c_probes, 1);
     for (uint32_t k = st->slot_first[h]; k < st->slot_first[h + 1]; k++) {
         const fdr_lit *l = &st->lits[k];
         size_t end = s + l->len;
+        FDR_COUNT(x, c_same, l->val == v);
         if (l->plen != plen || l->val != v || (len && l->len != len) ||
             (bucket != ANY && l->bucket != bucket) ||
-            end > x->n || end <= x->min_end || !lit_rest(l, x->y, s, st->caseless))
+            end > x->n || end <= x->min_end || !lit_rest(l, x->y, x->n, s, st->caseless, word2))
             continue;
+        FDR_COUNT(x, c_hits, 1);
         if (x->counting)
             x->count += l->nids;
         else if (len)
@@ -187,6 +221,8 @@ static int on_block(fdr_ctx *x, uint64_t res, size_t i)
 {
     const fdr_state *st = x->st;
     uint64_t c = ~res;
+    FDR_COUNT(x, c_blocks, 1);
+    FDR_COUNT(x, c_cands, (uint64_t)__builtin_popcountll(c));
     while (c) {
         unsigned b = (unsigned)__builtin_ctzll(c);
         c &= c - 1;
@@ -220,22 +256,24 @@ static int on_block(fdr_ctx *x, uint64_t res, size_t i)
 
 /* The key of the window of width w ending at p. */
 static inline __attribute__((always_inline)) uint32_t
-key_w(const uint8_t *p, const uint32_t w, uint32_t domain, uint32_t mask)
+key_w(const uint8_t *p, const uint32_t w, uint32_t domain, uint32_t mask,
+      const bool nomask)
 {
-    return w == 3 ? key3_at(p, domain) : key_at(p, mask);
+    return w == 3 ? key3_at(p, domain, nomask) : key_at(p, mask);
 }
 
 /* acc | OR_j T[key(i + j)] << 8j over the 16 bytes of acc, j = 0, s, 2s,
  * ... < 8 (SSE2: a byte shift and an OR a window); p points at y + i,
  * p[-2 .. 8] readable. */
 #define FDR_LOOKUP(j)                                                          \
-    if ((j) % s == 0)                                                          \
-        acc = _mm_or_si128(acc, _mm_slli_si128(_mm_loadl_epi64((const __m128i *)\
-                           (t + key_w(p + (j), w, d, mask))), (j)))
+    if ((j) % s == 0) {                                                        \
+        __m128i v_ = _mm_loadl_epi64((const __m128i *)(t + key_w(p + (j), w, d, mask, nm))); \
+        acc = _mm_or_si128(acc, (j) ? _mm_slli_si128(v_, (j)) : v_);           \
+    }
 
 static inline __attribute__((always_inline)) __m128i
 block(const uint64_t *t, const uint8_t *p, const uint32_t s, const uint32_t w,
-      uint32_t d, uint32_t mask, __m128i acc)
+      uint32_t d, uint32_t mask, const bool nm, __m128i acc)
 {
     FDR_LOOKUP(0);
     FDR_LOOKUP(1);
@@ -253,13 +291,15 @@ block(const uint64_t *t, const uint8_t *p, const uint32_t s, const uint32_t w,
  * the literal), and a literal's first window(s) match any earlier bytes.
  * The high half of each block's sum is the next one's start.  Blocks with
  * 2 bytes before them and 9 from them in y are read in place (the inner
- * loop), the others from a padded copy. */
+ * loop), the others from a padded copy.  dc: the key bits when known at
+ * compile time (a shift by a constant), else 0; nm: the nomask key. */
 static inline __attribute__((always_inline)) int
-loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w)
+loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w, const uint32_t dc,
+          const bool nm)
 {
     const fdr_state *st = x->st;
     const uint64_t *t = st->table;
-    const uint32_t d = st->domain, mask = (1u << d) - 1;
+    const uint32_t d = dc ? dc : st->domain, mask = (1u << d) - 1;
     const bool has_short = st->has_short;
     const uint8_t *y = x->y;
     const size_t n = x->n;
@@ -279,7 +319,7 @@ loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w)
             p = tmp + 2;
         }
         for (; i < stop; i += BLOCK, p += BLOCK) {
-            __m128i sum = block(t, p, s, w, d, mask, carry);
+            __m128i sum = block(t, p, s, w, d, mask, nm, carry);
             uint64_t res = (uint64_t)_mm_cvtsi128_si64(sum);
             carry = _mm_srli_si128(sum, 8);
             if (res != ~0ull || has_short) {
@@ -292,27 +332,92 @@ loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w)
     return 0;
 }
 
-static int loop_s1(fdr_ctx *x) { return loop_body(x, 1, 2); }
-static int loop_s2(fdr_ctx *x) { return loop_body(x, 2, 2); }
-static int loop_s4(fdr_ctx *x) { return loop_body(x, 4, 2); }
-static int loop3_s1(fdr_ctx *x) { return loop_body(x, 1, 3); }
-static int loop3_s2(fdr_ctx *x) { return loop_body(x, 2, 3); }
-static int loop3_s4(fdr_ctx *x) { return loop_body(x, 4, 3); }
+static int loop_s1(fdr_ctx *x) { return loop_body(x, 1, 2, 0, false); }
+static int loop_s2(fdr_ctx *x) { return loop_body(x, 2, 2, 0, false); }
+static int loop_s4(fdr_ctx *x) { return loop_body(x, 4, 2, 0, false); }
+static int loop3_s1(fdr_ctx *x) { return loop_body(x, 1, 3, 0, false); }
+static int loop3_s2(fdr_ctx *x) { return loop_body(x, 2, 3, 0, false); }
+static int loop3_s4(fdr_ctx *x) { return loop_body(x, 4, 3, 0, false); }
+
+/* The 3-byte loops of FDR_V_CONST (masked key) and FDR_V_NOMASK at each
+ * stride and each key bits choose_shape gives. */
+#define FDR_LOOPS3(v, nm, d)                                                   \
+    static int loop3##v##_s1_##d(fdr_ctx *x) { return loop_body(x, 1, 3, d, nm); } \
+    static int loop3##v##_s2_##d(fdr_ctx *x) { return loop_body(x, 2, 3, d, nm); } \
+    static int loop3##v##_s4_##d(fdr_ctx *x) { return loop_body(x, 4, 3, d, nm); }
+FDR_LOOPS3(c, false, 12)
+FDR_LOOPS3(c, false, 14)
+FDR_LOOPS3(c, false, 16)
+FDR_LOOPS3(n, true, 12)
+FDR_LOOPS3(n, true, 14)
+FDR_LOOPS3(n, true, 16)
+
+typedef int (*fdr_loop)(fdr_ctx *);
+
+static fdr_loop pick_loop(const fdr_state *st)
+{
+    static const fdr_loop w2[3] = { loop_s1, loop_s2, loop_s4 };
+    static const fdr_loop w3[3] = { loop3_s1, loop3_s2, loop3_s4 };
+    static const fdr_loop w3k[2][3][3] = {
+        { { loop3c_s1_12, loop3c_s2_12, loop3c_s4_12 },
+          { loop3c_s1_14, loop3c_s2_14, loop3c_s4_14 },
+          { loop3c_s1_16, loop3c_s2_16, loop3c_s4_16 } },
+        { { loop3n_s1_12, loop3n_s2_12, loop3n_s4_12 },
+          { loop3n_s1_14, loop3n_s2_14, loop3n_s4_14 },
+          { loop3n_s1_16, loop3n_s2_16, loop3n_s4_16 } },
+    };
+    const int si = st->stride == 4 ? 2 : (int)st->stride - 1;
+    if (st->width == 2)
+        return w2[si];
+    /* The build keeps FDR_V_CONST only with 12, 14 or 16 key bits. */
+    if (!(st->variant & FDR_V_CONST))
+        return w3[si];
+    return w3k[(st->variant & FDR_V_NOMASK) != 0][(st->domain - 12) / 2][si];
+}
 
 static int run_loop(fdr_ctx *x)
 {
-    const bool w3 = x->st->width == 3;
-    switch (x->st->stride) {
-    case 4: return w3 ? loop3_s4(x) : loop_s4(x);
-    case 2: return w3 ? loop3_s2(x) : loop_s2(x);
-    default: return w3 ? loop3_s1(x) : loop_s1(x);
-    }
+    FDR_COUNT(x, c_bytes, x->n - x->from);
+    return pick_loop(x->st)(x);
 }
 
 static hay_status fdr_build(hay_patterns *set, void **state)
 {
-    return hay_fdr_build_width(set, state, 0);
+    return hay_fdr_build_width(set, state, 0, FDR_DEFAULT_VARIANT);
 }
+
+/* ---- counters (FDR_COUNTERS builds only) ------------------------------------ */
+
+#if FDR_COUNTERS
+static _Atomic uint64_t fdr_totals[6];
+
+static void counters_add(const fdr_ctx *x)
+{
+    const uint64_t v[6] = { x->c_bytes, x->c_blocks, x->c_cands, x->c_probes,
+                            x->c_same, x->c_hits };
+    for (int k = 0; k < 6; k++)
+        atomic_fetch_add(&fdr_totals[k], v[k]);
+}
+
+static void fdr_destroy(const hay_patterns *set, void *state)
+{
+    uint64_t v[6];
+    for (int k = 0; k < 6; k++)
+        v[k] = atomic_exchange(&fdr_totals[k], 0);
+    double kib = v[0] / 1024.0;
+    if (v[0])
+        fprintf(stderr, "fdr-counters: bytes=%llu flagged_blocks=%llu (%.2f/KiB) "
+                "candidates=%llu (%.2f/KiB) probes=%llu prefix_equal=%llu "
+                "verified=%llu (%.3f/KiB)\n",
+                (unsigned long long)v[0], (unsigned long long)v[1], v[1] / kib,
+                (unsigned long long)v[2], v[2] / kib, (unsigned long long)v[3],
+                (unsigned long long)v[4], (unsigned long long)v[5], v[5] / kib);
+    hay_fdr_destroy(set, state);
+}
+#else
+#define counters_add(x) ((void)0)
+#define fdr_destroy hay_fdr_destroy
+#endif
 
 /* ---- scan and count -------------------------------------------------------- */
 
@@ -363,7 +468,9 @@ static int fdr_scan(const hay_patterns *set, const void *state,
     };
     hay_eo q = { .buf = buf, .out = fdr_out, .ctx = &x };
     x.q = &q;
-    return hay_eo_scan(&q, n, min_end, x.st->max_len, fdr_filter, fdr_direct, &x);
+    int r = hay_eo_scan(&q, n, min_end, x.st->max_len, fdr_filter, fdr_direct, &x);
+    counters_add(&x);
+    return r;
 }
 
 static uint64_t fdr_count(const hay_patterns *set, const void *state,
@@ -378,11 +485,12 @@ static uint64_t fdr_count(const hay_patterns *set, const void *state,
         .counting = true,
     };
     run_loop(&x);
+    counters_add(&x);
     return x.count;
 }
 
 const hay_engine hay_engine_fdr = {
-    "fdr", true, fdr_build, hay_fdr_destroy, fdr_scan, fdr_count,
+    "fdr", true, fdr_build, fdr_destroy, fdr_scan, fdr_count,
 };
 
 /* ---- test hooks ------------------------------------------------------------- */
@@ -407,7 +515,8 @@ hay_status hay_fdr_set_width(hay_patterns *set, unsigned width)
     RETURN_ERROR_IF(!set || set->engine != &hay_engine_fdr || !set->state ||
                     (width != 2 && width != 3), HAY_ERR_INVALID);
     void *st = NULL;
-    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st, width));
+    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st, width,
+                                         ((const fdr_state *)set->state)->variant));
     hay_fdr_destroy(set, set->state);
     set->state = st;
     return HAY_OK;
@@ -425,4 +534,23 @@ unsigned hay_fdr_domain(const hay_patterns *set)
     if (!set || set->engine != &hay_engine_fdr || !set->state)
         return 0;
     return ((const fdr_state *)set->state)->domain;
+}
+
+hay_status hay_fdr_set_variant(hay_patterns *set, unsigned variant)
+{
+    RETURN_ERROR_IF(!set || set->engine != &hay_engine_fdr || !set->state ||
+                    (variant & ~FDR_V_ALL), HAY_ERR_INVALID);
+    void *st = NULL;
+    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st,
+                                         ((const fdr_state *)set->state)->width, variant));
+    hay_fdr_destroy(set, set->state);
+    set->state = st;
+    return HAY_OK;
+}
+
+unsigned hay_fdr_variant(const hay_patterns *set)
+{
+    if (!set || set->engine != &hay_engine_fdr || !set->state)
+        return 0;
+    return ((const fdr_state *)set->state)->variant;
 }

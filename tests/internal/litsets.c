@@ -2,7 +2,8 @@
  * litsets.c - the literal-set engines against the oracle: teddy
  * (src/cpu/teddy.c) on each of its block loops (AVX2, SSSE3, scalar; those
  * this CPU runs) and fdr (src/cpu/fdr.c) at each stride (1, 2, 4) over
- * windows of 2 and of 3 bytes, the "variants" below:
+ * windows of 2 and of 3 bytes, and each of its scan variants (FDR_V_* in
+ * src/cpu/fdr.h), the "variants" below:
  *
  *   cases    the conformance table (cases.c) with 0..34 pad bytes before
  *            and after, and chunk sizes 1..40 and every pattern length
@@ -59,18 +60,25 @@ typedef struct variant {
     const char *algo, *isa;
     unsigned width, stride;
     const char *label;
+    unsigned fdrv;    /* fdr's scan variant, FDR_V_* */
 } variant;
 
 static const variant isas[] = {
-    { "teddy", "avx2", 0, 0, "teddy/avx2" },
-    { "teddy", "ssse3", 0, 0, "teddy/ssse3" },
-    { "teddy", "scalar", 0, 0, "teddy/scalar" },
-    { "fdr", NULL, 2, 1, "fdr/w2/stride1" },
-    { "fdr", NULL, 2, 2, "fdr/w2/stride2" },
-    { "fdr", NULL, 2, 4, "fdr/w2/stride4" },
-    { "fdr", NULL, 3, 1, "fdr/w3/stride1" },
-    { "fdr", NULL, 3, 2, "fdr/w3/stride2" },
-    { "fdr", NULL, 3, 4, "fdr/w3/stride4" },
+    { "teddy", "avx2", 0, 0, "teddy/avx2", 0 },
+    { "teddy", "ssse3", 0, 0, "teddy/ssse3", 0 },
+    { "teddy", "scalar", 0, 0, "teddy/scalar", 0 },
+    { "fdr", NULL, 2, 1, "fdr/w2/stride1", 0 },
+    { "fdr", NULL, 2, 2, "fdr/w2/stride2", 0 },
+    { "fdr", NULL, 2, 4, "fdr/w2/stride4", 0 },
+    { "fdr", NULL, 3, 1, "fdr/w3/stride1", 0 },
+    { "fdr", NULL, 3, 2, "fdr/w3/stride2", 0 },
+    { "fdr", NULL, 3, 4, "fdr/w3/stride4", 0 },
+    { "fdr", NULL, 3, 1, "fdr/w3/stride1/const", FDR_V_CONST },
+    { "fdr", NULL, 3, 2, "fdr/w3/stride2/const", FDR_V_CONST },
+    { "fdr", NULL, 3, 4, "fdr/w3/stride4/const", FDR_V_CONST },
+    { "fdr", NULL, 3, 1, "fdr/w3/stride1/nomask", FDR_V_NOMASK },
+    { "fdr", NULL, 3, 2, "fdr/w3/stride2/nomask", FDR_V_NOMASK },
+    { "fdr", NULL, 3, 4, "fdr/w3/stride4/nomask+verify2", FDR_V_NOMASK | FDR_V_VERIFY2 },
 };
 #define NISA (sizeof isas / sizeof *isas)
 
@@ -97,9 +105,15 @@ static hay_patterns *compile_isa(const hay_pattern *pats, size_t n,
     if (!is_teddy(v)) {
         s = hay_fdr_set_width(set, v->width);
         if (s == HAY_OK)
+            s = hay_fdr_set_variant(set, v->fdrv);
+        if (s == HAY_OK)
             s = hay_fdr_set_stride(set, v->stride);
+        /* NOMASK implies CONST; 2-byte windows keep only VERIFY2. */
+        unsigned want = v->fdrv & FDR_V_NOMASK ? v->fdrv | FDR_V_CONST : v->fdrv;
+        want &= v->width == 3 ? FDR_V_ALL : FDR_V_VERIFY2;
         CHECK(s == HAY_OK && hay_fdr_width(set) == v->width &&
-              hay_fdr_stride(set) == v->stride, "%s: %s", v->label, hay_strerror(s));
+              hay_fdr_stride(set) == v->stride && hay_fdr_variant(set) == want,
+              "%s: %s, variant %u", v->label, hay_strerror(s), hay_fdr_variant(set));
         return set;
     }
     s = hay_teddy_select_isa(set, v->isa);
@@ -521,6 +535,8 @@ static void test_limits(void)
     CHECK_ST(hay_fdr_set_width(set, 3), HAY_ERR_INVALID, "fdr width hook on a dfa set");
     CHECK(hay_fdr_width(set) == 0, "hay_fdr_width of a dfa set");
     CHECK(hay_fdr_domain(set) == 0, "hay_fdr_domain of a dfa set");
+    CHECK_ST(hay_fdr_set_variant(set, 0), HAY_ERR_INVALID, "fdr variant hook on a dfa set");
+    CHECK(hay_fdr_variant(set) == 0, "hay_fdr_variant of a dfa set");
     hay_patterns_free(set);
     /* fdr takes more than teddy's limit; its stride hook takes 1, 2, 4. */
     o.algo = "fdr";
@@ -532,6 +548,7 @@ static void test_limits(void)
     CHECK_ST(hay_fdr_set_stride(set, 3), HAY_ERR_INVALID, "stride 3");
     CHECK_ST(hay_fdr_set_stride(set, 0), HAY_ERR_INVALID, "stride 0");
     CHECK(hay_fdr_stride(set) == st, "a refused stride changed it");
+    CHECK_ST(hay_fdr_set_variant(set, FDR_V_ALL + 1), HAY_ERR_INVALID, "variant 8");
     /* Its width hook takes 2 and 3 and rebuilds. */
     CHECK(hay_fdr_width(set) == 2, "fdr's width for 65 literals %u", hay_fdr_width(set));
     CHECK_ST(hay_fdr_set_width(set, 4), HAY_ERR_INVALID, "width 4");
@@ -724,14 +741,20 @@ static void test_realdata(const char *data, uint64_t seed)
                 if (!CHECK(hay_patterns_compile(pick, sizes[si], &o, &ref) == HAY_OK,
                            "dfa of %zu %s", sizes[si], pfiles[pf]))
                     continue;
+                uint64_t wants[64];
+                for (size_t f = 0; f < nf; f++)
+                    wants[f] = count_with(ref, files[f], lens[f], 1, 0, false);
                 for (size_t k = 0; k < NISA; k++) {
-                    if (isas[k].isa && strcmp(isas[k].isa, "scalar") == 0)
-                        continue;   /* the slow loop: the other tests */
+                    /* Not the slow loop, nor fdr's FDR_V_CONST alone (the
+                     * filter of the variant before it): the other tests. */
+                    if ((isas[k].isa && strcmp(isas[k].isa, "scalar") == 0) ||
+                        isas[k].fdrv == FDR_V_CONST)
+                        continue;
                     hay_patterns *set = compile_isa(pick, sizes[si], caseless, &isas[k]);
                     if (!set)
                         continue;
                     for (size_t f = 0; f < nf; f++) {
-                        uint64_t want = count_with(ref, files[f], lens[f], 1, 0, false);
+                        uint64_t want = wants[f];
                         uint64_t got[3] = {
                             count_with(set, files[f], lens[f], 1, 0, false),
                             count_with(set, files[f], lens[f], 2, 65536 + 7, false),
