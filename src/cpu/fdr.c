@@ -177,6 +177,11 @@ static int probe(fdr_ctx *x, size_t s, uint32_t plen, uint32_t bucket,
     uint64_t v = load_prefix(x->y, x->n, s, plen, st->caseless);
     uint32_t h = lit_hash(v, plen, st->hash_bits);
     const bool word2 = st->variant & FDR_V_VERIFY2;
+    if (st->variant & FDR_V_BLOOM) {
+        uint32_t hb = lit_hash(v, plen, st->hash_bits + 3);
+        if (!(st->prefix_bits[hb >> 3] >> (hb & 7) & 1))
+            return 0;
+    }
     FDR_COUNT(x, c_probes, 1);
     for (uint32_t k = st->slot_first[h]; k < st->slot_first[h + 1]; k++) {
         const fdr_lit *l = &st->lits[k];

@@ -34,7 +34,8 @@ unsigned hay_fdr_width(const hay_patterns *set);
 #define FDR_V_CONST 1u     /* 3-byte keys shifted by a constant */
 #define FDR_V_NOMASK 2u    /* 3-byte keys without the AND (implies CONST) */
 #define FDR_V_VERIFY2 4u   /* bytes 8-15 of a candidate as one word first */
-#define FDR_V_ALL 7u
+#define FDR_V_BLOOM 8u     /* a bitmap of prefix hashes before the table */
+#define FDR_V_ALL 15u
 
 /*
  * Test hook: rebuilds an fdr set with scan variant `variant`, an OR of

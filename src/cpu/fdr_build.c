@@ -226,6 +226,7 @@ void hay_fdr_destroy(const hay_patterns *set, void *state)
     hay_free(a, st->table);
     hay_free(a, st->lits);
     hay_free(a, st->slot_first);
+    hay_free(a, st->prefix_bits);
     hay_free(a, st->id_list);
     hay_free(a, st->lengths);
     hay_free(a, st->two);
@@ -287,9 +288,15 @@ static hay_status index_literals(const hay_allocator *a, fdr_state *st,
         st->hash_bits++;
     uint32_t slots = 1u << st->hash_bits;
     st->slot_first = hay_calloc(a, slots + 1, sizeof *st->slot_first);
+    st->prefix_bits = hay_calloc(a, slots, 1);
     st->lits = hay_malloc(a, m * sizeof *st->lits);
     st->lengths = hay_malloc(a, m * sizeof *st->lengths);
-    RETURN_ERROR_IF(!st->slot_first || !st->lits || !st->lengths, HAY_ERR_NOMEM);
+    RETURN_ERROR_IF(!st->slot_first || !st->prefix_bits || !st->lits || !st->lengths,
+                    HAY_ERR_NOMEM);
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t hb = lit_hash(lits[k].val, lits[k].plen, st->hash_bits + 3);
+        st->prefix_bits[hb >> 3] |= (uint8_t)(1u << (hb & 7));
+    }
     for (uint32_t k = 0; k < m; k++)
         st->slot_first[lit_hash(lits[k].val, lits[k].plen, st->hash_bits) + 1]++;
     for (uint32_t h = 0; h < slots; h++)
@@ -381,7 +388,7 @@ hay_status hay_fdr_build_width(hay_patterns *set, void **state, uint32_t width,
     for (uint32_t k = 0; k < m; k++)
         add_to_filter(st, &lits[k]);
     set->state_memory = sizeof *st + words * 8 + 8192 + m * sizeof *st->lits +
-                        set->n * 4 + ((size_t)1 << st->hash_bits) * 4 + m * 4;
+                        set->n * 4 + ((size_t)1 << st->hash_bits) * 5 + m * 4;
     s = HAY_OK;
 done:
     hay_free(a, lits);

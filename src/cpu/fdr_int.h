@@ -12,7 +12,9 @@
 /* Variants of the scan, for A/B runs on machines this repository's tests
  * cannot reach (.dev-s12/fdr-ab.sh builds one hay a variant with
  * -DFDR_DEFAULT_VARIANT=...; hay_fdr_set_variant in fdr.h forces one in
- * tests; the bits are defined there).  0 is the scan of session 11.
+ * tests; the bits are defined there).  0 is the scan of session 11; the
+ * default, all four, was as fast or faster on every set measured on the
+ * 2-vCPU EPYC (docs/notes/2026-11-26-cpu-sets.md, session 12).
  *   FDR_V_CONST    3-byte windows: the loop specialized on the key bits
  *                  (12, 14 or 16), a shift by a constant and not by CL (3
  *                  uops on Intel cores, 1 on AMD's)
@@ -22,12 +24,17 @@
  *                  (another hash: the table changes); implies FDR_V_CONST
  *   FDR_V_VERIFY2  a candidate's bytes 8-15 are compared as one word with
  *                  the literal's before the rest (a call to memcmp)
+ *   FDR_V_BLOOM    a candidate's prefix hash (3 bits more than the literal
+ *                  table's) is looked up in a bitmap (1 << hash_bits bytes,
+ *                  8 KiB for 2,663 literals) before the table: a false
+ *                  candidate costs one load of a small array, not two of
+ *                  the larger ones
  * FDR_FORCE_STRIDE / FDR_FORCE_DOMAIN (12, 14 or 16) override
  * choose_shape for 3-byte windows, and FDR_COUNTERS counts blocks,
  * candidates and verifications and writes them to stderr when a set is
  * freed: diagnostic builds only (the library never prints otherwise). */
 #ifndef FDR_DEFAULT_VARIANT
-#define FDR_DEFAULT_VARIANT 0u
+#define FDR_DEFAULT_VARIANT FDR_V_ALL
 #endif
 #if defined(FDR_FORCE_DOMAIN) && FDR_FORCE_DOMAIN != 12 && FDR_FORCE_DOMAIN != 14 && \
     FDR_FORCE_DOMAIN != 16
@@ -57,6 +64,8 @@ typedef struct fdr_state {
     uint32_t nlits, hash_bits;
     fdr_lit *lits;           /* by hash slot */
     uint32_t *slot_first;    /* (1 << hash_bits) + 1 */
+    uint8_t *prefix_bits;    /* bit h: some literal's prefix has the hash h of
+                                hash_bits + 3 bits (FDR_V_BLOOM) */
     uint32_t *id_list;
     uint32_t *lengths, nlengths;   /* distinct lengths, increasing */
     uint8_t short_last[256]; /* some short literal ends with this byte */

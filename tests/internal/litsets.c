@@ -2,8 +2,8 @@
  * litsets.c - the literal-set engines against the oracle: teddy
  * (src/cpu/teddy.c) on each of its block loops (AVX2, SSSE3, scalar; those
  * this CPU runs) and fdr (src/cpu/fdr.c) at each stride (1, 2, 4) over
- * windows of 2 and of 3 bytes, and each of its scan variants (FDR_V_* in
- * src/cpu/fdr.h), the "variants" below:
+ * windows of 2 and of 3 bytes, with its default scan variant (FDR_V_ALL)
+ * and the others (FDR_V_* in src/cpu/fdr.h), the "variants" below:
  *
  *   cases    the conformance table (cases.c) with 0..34 pad bytes before
  *            and after, and chunk sizes 1..40 and every pattern length
@@ -67,18 +67,20 @@ static const variant isas[] = {
     { "teddy", "avx2", 0, 0, "teddy/avx2", 0 },
     { "teddy", "ssse3", 0, 0, "teddy/ssse3", 0 },
     { "teddy", "scalar", 0, 0, "teddy/scalar", 0 },
-    { "fdr", NULL, 2, 1, "fdr/w2/stride1", 0 },
-    { "fdr", NULL, 2, 2, "fdr/w2/stride2", 0 },
-    { "fdr", NULL, 2, 4, "fdr/w2/stride4", 0 },
-    { "fdr", NULL, 3, 1, "fdr/w3/stride1", 0 },
-    { "fdr", NULL, 3, 2, "fdr/w3/stride2", 0 },
-    { "fdr", NULL, 3, 4, "fdr/w3/stride4", 0 },
+    { "fdr", NULL, 2, 1, "fdr/w2/stride1", FDR_V_ALL },
+    { "fdr", NULL, 2, 2, "fdr/w2/stride2", FDR_V_ALL },
+    { "fdr", NULL, 2, 4, "fdr/w2/stride4", FDR_V_ALL },
+    { "fdr", NULL, 3, 1, "fdr/w3/stride1", FDR_V_ALL },
+    { "fdr", NULL, 3, 2, "fdr/w3/stride2", FDR_V_ALL },
+    { "fdr", NULL, 3, 4, "fdr/w3/stride4", FDR_V_ALL },
+    /* The other scan variants (src/cpu/fdr_int.h), for A/B builds. */
+    { "fdr", NULL, 2, 2, "fdr/w2/stride2/v0", 0 },
+    { "fdr", NULL, 3, 1, "fdr/w3/stride1/v0", 0 },
+    { "fdr", NULL, 3, 2, "fdr/w3/stride2/v0", 0 },
+    { "fdr", NULL, 3, 4, "fdr/w3/stride4/v0", 0 },
     { "fdr", NULL, 3, 1, "fdr/w3/stride1/const", FDR_V_CONST },
     { "fdr", NULL, 3, 2, "fdr/w3/stride2/const", FDR_V_CONST },
     { "fdr", NULL, 3, 4, "fdr/w3/stride4/const", FDR_V_CONST },
-    { "fdr", NULL, 3, 1, "fdr/w3/stride1/nomask", FDR_V_NOMASK },
-    { "fdr", NULL, 3, 2, "fdr/w3/stride2/nomask", FDR_V_NOMASK },
-    { "fdr", NULL, 3, 4, "fdr/w3/stride4/nomask+verify2", FDR_V_NOMASK | FDR_V_VERIFY2 },
 };
 #define NISA (sizeof isas / sizeof *isas)
 
@@ -108,9 +110,9 @@ static hay_patterns *compile_isa(const hay_pattern *pats, size_t n,
             s = hay_fdr_set_variant(set, v->fdrv);
         if (s == HAY_OK)
             s = hay_fdr_set_stride(set, v->stride);
-        /* NOMASK implies CONST; 2-byte windows keep only VERIFY2. */
+        /* NOMASK implies CONST; 2-byte windows keep VERIFY2 and BLOOM. */
         unsigned want = v->fdrv & FDR_V_NOMASK ? v->fdrv | FDR_V_CONST : v->fdrv;
-        want &= v->width == 3 ? FDR_V_ALL : FDR_V_VERIFY2;
+        want &= v->width == 3 ? FDR_V_ALL : FDR_V_VERIFY2 | FDR_V_BLOOM;
         CHECK(s == HAY_OK && hay_fdr_width(set) == v->width &&
               hay_fdr_stride(set) == v->stride && hay_fdr_variant(set) == want,
               "%s: %s, variant %u", v->label, hay_strerror(s), hay_fdr_variant(set));
@@ -489,6 +491,11 @@ static void fdr_default_width(void)
               "fdr domain for %zu %sliterals of %zu bytes: %u, want %u", rows[r].n,
               rows[r].caseless ? "caseless " : "", rows[r].len, hay_fdr_domain(set),
               rows[r].domain);
+        /* The default scan variant (FDR_DEFAULT_VARIANT in fdr_int.h). */
+        unsigned v = hay_fdr_variant(set);
+        CHECK(v == (rows[r].want == 3 ? FDR_V_ALL : FDR_V_VERIFY2 | FDR_V_BLOOM),
+              "fdr's default variant for %zu literals of %zu bytes: %u", rows[r].n,
+              rows[r].len, v);
         hay_patterns_free(set);
     }
 }
