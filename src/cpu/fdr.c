@@ -113,11 +113,6 @@ static inline uint64_t fold8(uint64_t w)
     return w | (upper >> 2);
 }
 
-static inline uint64_t plen_mask(uint32_t plen)
-{
-    return plen >= 8 ? ~0ull : (1ull << (8 * plen)) - 1;
-}
-
 /* The first min(8, plen) bytes at y + s (zeros past n), folded if asked. */
 static inline uint64_t load_prefix(const uint8_t *y, size_t n, size_t s,
                                    uint32_t plen, bool caseless)
@@ -129,7 +124,7 @@ static inline uint64_t load_prefix(const uint8_t *y, size_t n, size_t s,
         memcpy(&w, y + s, n - s);
     if (caseless)
         w = fold8(w);
-    return w & plen_mask(plen);
+    return w & low_bytes(plen);
 }
 
 /* ---- verification and order ----------------------------------------------- */
@@ -152,7 +147,7 @@ static inline bool lit_rest(const fdr_lit *l, const uint8_t *y, size_t n,
         memcpy(&w, y + s + 8, k);
     if (caseless)
         w = fold8(w);
-    if ((w & plen_mask(k)) != l->val2)
+    if ((w & low_bytes(k)) != l->val2)
         return false;
     return l->len <= 16 || hay_eq(y + s + 16, l->pat + 16, l->len - 16, caseless);
 }
@@ -178,7 +173,20 @@ static int probe(fdr_ctx *x, size_t s, uint32_t plen, uint32_t bucket,
     uint32_t h = lit_hash(v, plen, st->hash_bits);
     const bool word2 = st->variant & FDR_V_VERIFY2;
     if (st->variant & FDR_V_BLOOM) {
-        uint32_t hb = lit_hash(v, plen, st->hash_bits + 3);
+        uint64_t w2 = 0;
+        if (plen == 8 && st->bloom_len > 8) {
+            /* Every literal of this prefix has bloom_len bytes or more. */
+            if (x->n - s < st->bloom_len)
+                return 0;
+            if (x->n - s >= 16)
+                memcpy(&w2, x->y + s + 8, 8);
+            else
+                memcpy(&w2, x->y + s + 8, st->bloom_len - 8);
+            if (st->caseless)
+                w2 = fold8(w2);
+            w2 &= low_bytes(st->bloom_len - 8);
+        }
+        uint32_t hb = bloom_hash(v, w2, plen, st->hash_bits + 3);
         if (!(st->prefix_bits[hb >> 3] >> (hb & 7) & 1))
             return 0;
     }

@@ -293,8 +293,13 @@ static hay_status index_literals(const hay_allocator *a, fdr_state *st,
     st->lengths = hay_malloc(a, m * sizeof *st->lengths);
     RETURN_ERROR_IF(!st->slot_first || !st->prefix_bits || !st->lits || !st->lengths,
                     HAY_ERR_NOMEM);
+    st->bloom_len = 16;
+    for (uint32_t k = 0; k < m; k++)
+        if (lits[k].len >= 8 && lits[k].len < st->bloom_len)
+            st->bloom_len = lits[k].len;
     for (uint32_t k = 0; k < m; k++) {
-        uint32_t hb = lit_hash(lits[k].val, lits[k].plen, st->hash_bits + 3);
+        uint64_t w2 = lits[k].plen == 8 ? lits[k].val2 & low_bytes(st->bloom_len - 8) : 0;
+        uint32_t hb = bloom_hash(lits[k].val, w2, lits[k].plen, st->hash_bits + 3);
         st->prefix_bits[hb >> 3] |= (uint8_t)(1u << (hb & 7));
     }
     for (uint32_t k = 0; k < m; k++)

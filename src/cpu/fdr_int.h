@@ -24,11 +24,13 @@
  *                  (another hash: the table changes); implies FDR_V_CONST
  *   FDR_V_VERIFY2  a candidate's bytes 8-15 are compared as one word with
  *                  the literal's before the rest (a call to memcmp)
- *   FDR_V_BLOOM    a candidate's prefix hash (3 bits more than the literal
- *                  table's) is looked up in a bitmap (1 << hash_bits bytes,
- *                  8 KiB for 2,663 literals) before the table: a false
- *                  candidate costs one load of a small array, not two of
- *                  the larger ones
+ *   FDR_V_BLOOM    a hash of a candidate's first bytes (the prefix and,
+ *                  when all literals of 8+ bytes are longer, up to 8 more)
+ *                  is looked up in a bitmap (1 << hash_bits bytes, 8 KiB
+ *                  for 2,663 literals) before the table: a false candidate,
+ *                  and one whose 10-byte prefix is a word of the text but
+ *                  whose next bytes are no literal's, costs one load of a
+ *                  small array, not two of the larger ones
  * FDR_FORCE_STRIDE / FDR_FORCE_DOMAIN (12, 14 or 16) override
  * choose_shape for 3-byte windows, and FDR_COUNTERS counts blocks,
  * candidates and verifications and writes them to stderr when a set is
@@ -64,8 +66,10 @@ typedef struct fdr_state {
     uint32_t nlits, hash_bits;
     fdr_lit *lits;           /* by hash slot */
     uint32_t *slot_first;    /* (1 << hash_bits) + 1 */
-    uint8_t *prefix_bits;    /* bit h: some literal's prefix has the hash h of
-                                hash_bits + 3 bits (FDR_V_BLOOM) */
+    uint8_t *prefix_bits;    /* bit h: some literal's first bytes have the hash
+                                h of hash_bits + 3 bits (FDR_V_BLOOM) */
+    uint32_t bloom_len;      /* those bytes: min(16, the shortest literal of
+                                8+ bytes), 8 when that is 8 */
     uint32_t *id_list;
     uint32_t *lengths, nlengths;   /* distinct lengths, increasing */
     uint8_t short_last[256]; /* some short literal ends with this byte */
@@ -95,6 +99,20 @@ static inline uint32_t window3_key(uint32_t abc, uint32_t domain, bool nomask)
 static inline uint32_t lit_hash(uint64_t val, uint32_t plen, uint32_t bits)
 {
     return (uint32_t)(((val ^ plen) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
+/* The key in prefix_bits of a literal's first bytes: the prefix val (plen
+ * bytes) and, when plen is 8, bytes 8 .. bloom_len - 1 in w2 (else 0). */
+static inline uint32_t bloom_hash(uint64_t val, uint64_t w2, uint32_t plen,
+                                  uint32_t bits)
+{
+    return lit_hash(val ^ (w2 * 0xff51afd7ed558ccdull), plen, bits);
+}
+
+/* The low k bytes of a word (k <= 8). */
+static inline uint64_t low_bytes(uint32_t k)
+{
+    return k >= 8 ? ~0ull : (1ull << (8 * k)) - 1;
 }
 
 /* Builds the state of set with windows of width bytes (0: chosen for
