@@ -508,62 +508,65 @@ const hay_engine hay_engine_fdr = {
 
 /* ---- test hooks ------------------------------------------------------------- */
 
+/* The fdr state of set; NULL when set is not an fdr set. */
+static fdr_state *fdr_of(const hay_patterns *set)
+{
+    return set && set->engine == &hay_engine_fdr ? set->state : NULL;
+}
+
+/* Rebuilds set's state with windows of width bytes and scan variant
+ * variant; the set is unchanged on an error. */
+static hay_status rebuild(hay_patterns *set, uint32_t width, uint32_t variant)
+{
+    void *st = NULL;
+    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st, width, variant));
+    hay_fdr_destroy(set, set->state);
+    set->state = st;
+    return HAY_OK;
+}
+
 hay_status hay_fdr_set_stride(hay_patterns *set, unsigned stride)
 {
-    RETURN_ERROR_IF(!set || set->engine != &hay_engine_fdr || !set->state ||
-                    (stride != 1 && stride != 2 && stride != 4), HAY_ERR_INVALID);
-    ((fdr_state *)set->state)->stride = stride;
+    fdr_state *st = fdr_of(set);
+    RETURN_ERROR_IF(!st || (stride != 1 && stride != 2 && stride != 4), HAY_ERR_INVALID);
+    st->stride = stride;
     return HAY_OK;
 }
 
 unsigned hay_fdr_stride(const hay_patterns *set)
 {
-    if (!set || set->engine != &hay_engine_fdr || !set->state)
-        return 0;
-    return ((const fdr_state *)set->state)->stride;
+    const fdr_state *st = fdr_of(set);
+    return st ? st->stride : 0;
 }
 
 hay_status hay_fdr_set_width(hay_patterns *set, unsigned width)
 {
-    RETURN_ERROR_IF(!set || set->engine != &hay_engine_fdr || !set->state ||
-                    (width != 2 && width != 3), HAY_ERR_INVALID);
-    void *st = NULL;
-    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st, width,
-                                         ((const fdr_state *)set->state)->variant));
-    hay_fdr_destroy(set, set->state);
-    set->state = st;
-    return HAY_OK;
+    const fdr_state *st = fdr_of(set);
+    RETURN_ERROR_IF(!st || (width != 2 && width != 3), HAY_ERR_INVALID);
+    return rebuild(set, width, st->variant);
 }
 
 unsigned hay_fdr_width(const hay_patterns *set)
 {
-    if (!set || set->engine != &hay_engine_fdr || !set->state)
-        return 0;
-    return ((const fdr_state *)set->state)->width;
+    const fdr_state *st = fdr_of(set);
+    return st ? st->width : 0;
 }
 
 unsigned hay_fdr_domain(const hay_patterns *set)
 {
-    if (!set || set->engine != &hay_engine_fdr || !set->state)
-        return 0;
-    return ((const fdr_state *)set->state)->domain;
+    const fdr_state *st = fdr_of(set);
+    return st ? st->domain : 0;
 }
 
 hay_status hay_fdr_set_variant(hay_patterns *set, unsigned variant)
 {
-    RETURN_ERROR_IF(!set || set->engine != &hay_engine_fdr || !set->state ||
-                    (variant & ~FDR_V_ALL), HAY_ERR_INVALID);
-    void *st = NULL;
-    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st,
-                                         ((const fdr_state *)set->state)->width, variant));
-    hay_fdr_destroy(set, set->state);
-    set->state = st;
-    return HAY_OK;
+    const fdr_state *st = fdr_of(set);
+    RETURN_ERROR_IF(!st || (variant & ~FDR_V_ALL), HAY_ERR_INVALID);
+    return rebuild(set, st->width, variant);
 }
 
 unsigned hay_fdr_variant(const hay_patterns *set)
 {
-    if (!set || set->engine != &hay_engine_fdr || !set->state)
-        return 0;
-    return ((const fdr_state *)set->state)->variant;
+    const fdr_state *st = fdr_of(set);
+    return st ? st->variant : 0;
 }
