@@ -35,7 +35,11 @@
  * Candidates (end e, bucket b) are verified exactly: the min(F, 8) bytes
  * starting at e - F + 1 (folded when caseless, 8 at a time) are hashed to
  * the literals with that prefix, each compared in full.  Duplicate
- * literals (equal after folding) are one entry with a list of ids.
+ * literals (equal after folding) are one entry with a list of ids.  By
+ * default (FDR_V_BLOOM, fdr_int.h) a bitmap of the literals' first 8 to
+ * 16 bytes is asked first: most candidates of a large set of long words
+ * are real prefixes of text words ("understand" for "understandability"),
+ * and the bytes after the filter's prefix tell them apart in one load.
  *
  * Literals of 1 and 2 bytes ("short") would flood the filter; a bitmap of
  * their last bytes flags the block positions to check, and a direct

@@ -14,7 +14,9 @@
  * -DFDR_DEFAULT_VARIANT=...; hay_fdr_set_variant in fdr.h forces one in
  * tests; the bits are defined there).  0 is the scan of session 11; the
  * default, all four, was as fast or faster on every set measured on the
- * 2-vCPU EPYC (docs/notes/2026-11-26-cpu-sets.md, session 12).
+ * 2-vCPU EPYC, and past Hyperscan on english-words-15plus on the GPU
+ * host's Xeon where 0 was below it (docs/notes/2026-11-26-cpu-sets.md,
+ * session 12).
  *   FDR_V_CONST    3-byte windows: the loop specialized on the key bits
  *                  (12, 14 or 16), a shift by a constant and not by CL (3
  *                  uops on Intel cores, 1 on AMD's)
