@@ -35,11 +35,13 @@
  * Candidates (end e, bucket b) are verified exactly: the min(F, 8) bytes
  * starting at e - F + 1 (folded when caseless, 8 at a time) are hashed to
  * the literals with that prefix, each compared in full.  Duplicate
- * literals (equal after folding) are one entry with a list of ids.  By
- * default (FDR_V_BLOOM, fdr_int.h) a bitmap of the literals' first 8 to
- * 16 bytes is asked first: most candidates of a large set of long words
+ * literals (equal after folding) are one entry with a list of ids.  A
+ * bitmap of a hash of the literals' first 8 to 16 bytes (prefix_bits,
+ * fdr_int.h) is asked first: most candidates of a large set of long words
  * are real prefixes of text words ("understand" for "understandability"),
- * and the bytes after the filter's prefix tell them apart in one load.
+ * and the bytes after the filter's prefix tell them apart in one load of
+ * a small array.  A literal's bytes 8-15 are then compared as one word
+ * before the rest.
  *
  * Literals of 1 and 2 bytes ("short") would flood the filter; a bitmap of
  * their last bytes flags the block positions to check, and a direct
@@ -58,10 +60,6 @@
 #include "fdr_int.h"
 
 #include <immintrin.h>
-#if FDR_COUNTERS
-#include <stdatomic.h>
-#include <stdio.h>
-#endif
 
 #define BLOCK 8
 #define ANY 9              /* probe: any bucket */
@@ -78,16 +76,7 @@ typedef struct fdr_ctx {
     uint64_t base;
     hay_emit_fn emit;
     void *sink;
-#if FDR_COUNTERS
-    uint64_t c_bytes, c_blocks, c_cands, c_probes, c_same, c_hits;
-#endif
 } fdr_ctx;
-
-#if FDR_COUNTERS
-#define FDR_COUNT(x, what, k) ((x)->what += (k))
-#else
-#define FDR_COUNT(x, what, k) ((void)0)
-#endif
 
 /* ---- keys, folding and hashing ------------------------------------------------ */
 
@@ -99,11 +88,11 @@ static inline uint32_t key_at(const uint8_t *p, uint32_t mask)
 
 /* The key of the three-byte window ending at p (one 32-bit load: p[-2 .. 1]
  * readable). */
-static inline uint32_t key3_at(const uint8_t *p, uint32_t domain, bool nomask)
+static inline uint32_t key3_at(const uint8_t *p, uint32_t domain)
 {
     uint32_t w;
     memcpy(&w, p - 2, 4);
-    return window3_key(w, domain, nomask);
+    return window3_key(w, domain);
 }
 
 /* ASCII lower case of 8 bytes at once. */
@@ -134,15 +123,13 @@ static inline uint64_t load_prefix(const uint8_t *y, size_t n, size_t s,
 /* ---- verification and order ----------------------------------------------- */
 
 /* Whether the literal's bytes past its first 8 are at y + s + 8 (y holds
- * n bytes, s + l->len <= n).  word2 (FDR_V_VERIFY2): bytes 8 .. 15 first,
- * as one word (no call, no load of the pattern's bytes). */
+ * n bytes, s + l->len <= n): bytes 8 .. 15 first, as one word (no call,
+ * no load of the pattern's bytes), then the rest. */
 static inline bool lit_rest(const fdr_lit *l, const uint8_t *y, size_t n,
-                            size_t s, bool caseless, bool word2)
+                            size_t s, bool caseless)
 {
     if (l->len <= 8)
         return true;
-    if (!word2)
-        return hay_eq(y + s + 8, l->pat + 8, l->len - 8, caseless);
     uint32_t k = l->len - 8 < 8 ? l->len - 8 : 8;
     uint64_t w = 0;
     if (n - s >= 16)
@@ -167,43 +154,39 @@ static int emit_lit(fdr_ctx *x, uint32_t k, uint64_t end)
 }
 
 /* The literals of `bucket` (or ANY) whose prefix of plen bytes starts at
- * s; len != 0: only that length, reported at once.  Returns 1 when emit
- * stopped, 2 when the buffer is full. */
+ * s; len != 0: only that length, reported at once.  The bitmap of
+ * prefix hashes first (with up to 8 bytes past an 8-byte prefix when
+ * every literal of this prefix has them).  Returns 1 when emit stopped,
+ * 2 when the buffer is full. */
 static int probe(fdr_ctx *x, size_t s, uint32_t plen, uint32_t bucket,
                  uint32_t len)
 {
     const fdr_state *st = x->st;
     uint64_t v = load_prefix(x->y, x->n, s, plen, st->caseless);
     uint32_t h = lit_hash(v, plen, st->hash_bits);
-    const bool word2 = st->variant & FDR_V_VERIFY2;
-    if (st->variant & FDR_V_BLOOM) {
-        uint64_t w2 = 0;
-        if (plen == 8 && st->bloom_len > 8) {
-            /* Every literal of this prefix has bloom_len bytes or more. */
-            if (x->n - s < st->bloom_len)
-                return 0;
-            if (x->n - s >= 16)
-                memcpy(&w2, x->y + s + 8, 8);
-            else
-                memcpy(&w2, x->y + s + 8, st->bloom_len - 8);
-            if (st->caseless)
-                w2 = fold8(w2);
-            w2 &= low_bytes(st->bloom_len - 8);
-        }
-        uint32_t hb = bloom_hash(v, w2, plen, st->hash_bits + 3);
-        if (!(st->prefix_bits[hb >> 3] >> (hb & 7) & 1))
+    uint64_t w2 = 0;
+    if (plen == 8 && st->bloom_len > 8) {
+        /* Every literal of this prefix has bloom_len bytes or more. */
+        if (x->n - s < st->bloom_len)
             return 0;
+        if (x->n - s >= 16)
+            memcpy(&w2, x->y + s + 8, 8);
+        else
+            memcpy(&w2, x->y + s + 8, st->bloom_len - 8);
+        if (st->caseless)
+            w2 = fold8(w2);
+        w2 &= low_bytes(st->bloom_len - 8);
     }
-    FDR_COUNT(x, c_probes, 1);
+    uint32_t hb = bloom_hash(v, w2, plen, st->hash_bits + 3);
+    if (!(st->prefix_bits[hb >> 3] >> (hb & 7) & 1))
+        return 0;
     for (uint32_t k = st->slot_first[h]; k < st->slot_first[h + 1]; k++) {
         const fdr_lit *l = &st->lits[k];
         size_t end = s + l->len;
-        FDR_COUNT(x, c_same, l->val == v);
         if (l->plen != plen || l->val != v || (len && l->len != len) ||
             (bucket != ANY && l->bucket != bucket) ||
-            end > x->n || end <= x->min_end || !lit_rest(l, x->y, x->n, s, st->caseless, word2))
+            end > x->n || end <= x->min_end || !lit_rest(l, x->y, x->n, s, st->caseless))
             continue;
-        FDR_COUNT(x, c_hits, 1);
         if (x->counting)
             x->count += l->nids;
         else if (len)
@@ -238,8 +221,6 @@ static int on_block(fdr_ctx *x, uint64_t res, size_t i)
 {
     const fdr_state *st = x->st;
     uint64_t c = ~res;
-    FDR_COUNT(x, c_blocks, 1);
-    FDR_COUNT(x, c_cands, (uint64_t)__builtin_popcountll(c));
     while (c) {
         unsigned b = (unsigned)__builtin_ctzll(c);
         c &= c - 1;
@@ -273,10 +254,9 @@ static int on_block(fdr_ctx *x, uint64_t res, size_t i)
 
 /* The key of the window of width w ending at p. */
 static inline __attribute__((always_inline)) uint32_t
-key_w(const uint8_t *p, const uint32_t w, uint32_t domain, uint32_t mask,
-      const bool nomask)
+key_w(const uint8_t *p, const uint32_t w, uint32_t domain, uint32_t mask)
 {
-    return w == 3 ? key3_at(p, domain, nomask) : key_at(p, mask);
+    return w == 3 ? key3_at(p, domain) : key_at(p, mask);
 }
 
 /* acc | OR_j T[key(i + j)] << 8j over the 16 bytes of acc, j = 0, s, 2s,
@@ -284,13 +264,13 @@ key_w(const uint8_t *p, const uint32_t w, uint32_t domain, uint32_t mask,
  * p[-2 .. 8] readable. */
 #define FDR_LOOKUP(j)                                                          \
     if ((j) % s == 0) {                                                        \
-        __m128i v_ = _mm_loadl_epi64((const __m128i *)(t + key_w(p + (j), w, d, mask, nm))); \
+        __m128i v_ = _mm_loadl_epi64((const __m128i *)(t + key_w(p + (j), w, d, mask)));     \
         acc = _mm_or_si128(acc, (j) ? _mm_slli_si128(v_, (j)) : v_);           \
     }
 
 static inline __attribute__((always_inline)) __m128i
 block(const uint64_t *t, const uint8_t *p, const uint32_t s, const uint32_t w,
-      uint32_t d, uint32_t mask, const bool nm, __m128i acc)
+      uint32_t d, uint32_t mask, __m128i acc)
 {
     FDR_LOOKUP(0);
     FDR_LOOKUP(1);
@@ -309,10 +289,9 @@ block(const uint64_t *t, const uint8_t *p, const uint32_t s, const uint32_t w,
  * The high half of each block's sum is the next one's start.  Blocks with
  * 2 bytes before them and 9 from them in y are read in place (the inner
  * loop), the others from a padded copy.  dc: the key bits when known at
- * compile time (a shift by a constant), else 0; nm: the nomask key. */
+ * compile time, else 0 (2-byte windows: their mask is one AND either way). */
 static inline __attribute__((always_inline)) int
-loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w, const uint32_t dc,
-          const bool nm)
+loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w, const uint32_t dc)
 {
     const fdr_state *st = x->st;
     const uint64_t *t = st->table;
@@ -336,7 +315,7 @@ loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w, const uint32_t dc,
             p = tmp + 2;
         }
         for (; i < stop; i += BLOCK, p += BLOCK) {
-            __m128i sum = block(t, p, s, w, d, mask, nm, carry);
+            __m128i sum = block(t, p, s, w, d, mask, carry);
             uint64_t res = (uint64_t)_mm_cvtsi128_si64(sum);
             carry = _mm_srli_si128(sum, 8);
             if (res != ~0ull || has_short) {
@@ -349,92 +328,41 @@ loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w, const uint32_t dc,
     return 0;
 }
 
-static int loop_s1(fdr_ctx *x) { return loop_body(x, 1, 2, 0, false); }
-static int loop_s2(fdr_ctx *x) { return loop_body(x, 2, 2, 0, false); }
-static int loop_s4(fdr_ctx *x) { return loop_body(x, 4, 2, 0, false); }
-static int loop3_s1(fdr_ctx *x) { return loop_body(x, 1, 3, 0, false); }
-static int loop3_s2(fdr_ctx *x) { return loop_body(x, 2, 3, 0, false); }
-static int loop3_s4(fdr_ctx *x) { return loop_body(x, 4, 3, 0, false); }
+static int loop_s1(fdr_ctx *x) { return loop_body(x, 1, 2, 0); }
+static int loop_s2(fdr_ctx *x) { return loop_body(x, 2, 2, 0); }
+static int loop_s4(fdr_ctx *x) { return loop_body(x, 4, 2, 0); }
 
-/* The 3-byte loops of FDR_V_CONST (masked key) and FDR_V_NOMASK at each
- * stride and each key bits choose_shape gives. */
-#define FDR_LOOPS3(v, nm, d)                                                   \
-    static int loop3##v##_s1_##d(fdr_ctx *x) { return loop_body(x, 1, 3, d, nm); } \
-    static int loop3##v##_s2_##d(fdr_ctx *x) { return loop_body(x, 2, 3, d, nm); } \
-    static int loop3##v##_s4_##d(fdr_ctx *x) { return loop_body(x, 4, 3, d, nm); }
-FDR_LOOPS3(c, false, 12)
-FDR_LOOPS3(c, false, 14)
-FDR_LOOPS3(c, false, 16)
-FDR_LOOPS3(n, true, 12)
-FDR_LOOPS3(n, true, 14)
-FDR_LOOPS3(n, true, 16)
+/* The 3-byte loops at each stride and each key bits choose_shape gives
+ * (12, 14, 16): the key's shift is by a constant, not by CL (3 uops on
+ * Intel cores against 1; +8% on one thread on the GPU host's Xeon,
+ * docs/notes/2026-11-26-cpu-sets.md, session 12). */
+#define FDR_LOOPS3(d)                                                          \
+    static int loop3_s1_##d(fdr_ctx *x) { return loop_body(x, 1, 3, d); }      \
+    static int loop3_s2_##d(fdr_ctx *x) { return loop_body(x, 2, 3, d); }      \
+    static int loop3_s4_##d(fdr_ctx *x) { return loop_body(x, 4, 3, d); }
+FDR_LOOPS3(12)
+FDR_LOOPS3(14)
+FDR_LOOPS3(16)
 
 typedef int (*fdr_loop)(fdr_ctx *);
 
-static fdr_loop pick_loop(const fdr_state *st)
-{
-    static const fdr_loop w2[3] = { loop_s1, loop_s2, loop_s4 };
-    static const fdr_loop w3[3] = { loop3_s1, loop3_s2, loop3_s4 };
-    static const fdr_loop w3k[2][3][3] = {
-        { { loop3c_s1_12, loop3c_s2_12, loop3c_s4_12 },
-          { loop3c_s1_14, loop3c_s2_14, loop3c_s4_14 },
-          { loop3c_s1_16, loop3c_s2_16, loop3c_s4_16 } },
-        { { loop3n_s1_12, loop3n_s2_12, loop3n_s4_12 },
-          { loop3n_s1_14, loop3n_s2_14, loop3n_s4_14 },
-          { loop3n_s1_16, loop3n_s2_16, loop3n_s4_16 } },
-    };
-    const int si = st->stride == 4 ? 2 : (int)st->stride - 1;
-    if (st->width == 2)
-        return w2[si];
-    /* The build keeps FDR_V_CONST only with 12, 14 or 16 key bits. */
-    if (!(st->variant & FDR_V_CONST))
-        return w3[si];
-    return w3k[(st->variant & FDR_V_NOMASK) != 0][(st->domain - 12) / 2][si];
-}
-
 static int run_loop(fdr_ctx *x)
 {
-    FDR_COUNT(x, c_bytes, x->n - x->from);
-    return pick_loop(x->st)(x);
+    static const fdr_loop w2[3] = { loop_s1, loop_s2, loop_s4 };
+    static const fdr_loop w3[3][3] = {
+        { loop3_s1_12, loop3_s2_12, loop3_s4_12 },
+        { loop3_s1_14, loop3_s2_14, loop3_s4_14 },
+        { loop3_s1_16, loop3_s2_16, loop3_s4_16 },
+    };
+    const fdr_state *st = x->st;
+    const int si = st->stride == 4 ? 2 : (int)st->stride - 1;
+    return (st->width == 2 ? w2[si] : w3[(st->domain - 12) / 2][si])(x);
 }
 
 static hay_status fdr_build(hay_patterns *set, void **state)
 {
-    return hay_fdr_build_width(set, state, 0, FDR_DEFAULT_VARIANT);
+    return hay_fdr_build_width(set, state, 0);
 }
-
-/* ---- counters (FDR_COUNTERS builds only) ------------------------------------ */
-
-#if FDR_COUNTERS
-static _Atomic uint64_t fdr_totals[6];
-
-static void counters_add(const fdr_ctx *x)
-{
-    const uint64_t v[6] = { x->c_bytes, x->c_blocks, x->c_cands, x->c_probes,
-                            x->c_same, x->c_hits };
-    for (int k = 0; k < 6; k++)
-        atomic_fetch_add(&fdr_totals[k], v[k]);
-}
-
-static void fdr_destroy(const hay_patterns *set, void *state)
-{
-    uint64_t v[6];
-    for (int k = 0; k < 6; k++)
-        v[k] = atomic_exchange(&fdr_totals[k], 0);
-    double kib = v[0] / 1024.0;
-    if (v[0])
-        fprintf(stderr, "fdr-counters: bytes=%llu flagged_blocks=%llu (%.2f/KiB) "
-                "candidates=%llu (%.2f/KiB) probes=%llu prefix_equal=%llu "
-                "verified=%llu (%.3f/KiB)\n",
-                (unsigned long long)v[0], (unsigned long long)v[1], v[1] / kib,
-                (unsigned long long)v[2], v[2] / kib, (unsigned long long)v[3],
-                (unsigned long long)v[4], (unsigned long long)v[5], v[5] / kib);
-    hay_fdr_destroy(set, state);
-}
-#else
-#define counters_add(x) ((void)0)
-#define fdr_destroy hay_fdr_destroy
-#endif
 
 /* ---- scan and count -------------------------------------------------------- */
 
@@ -485,9 +413,7 @@ static int fdr_scan(const hay_patterns *set, const void *state,
     };
     hay_eo q = { .buf = buf, .out = fdr_out, .ctx = &x };
     x.q = &q;
-    int r = hay_eo_scan(&q, n, min_end, x.st->max_len, fdr_filter, fdr_direct, &x);
-    counters_add(&x);
-    return r;
+    return hay_eo_scan(&q, n, min_end, x.st->max_len, fdr_filter, fdr_direct, &x);
 }
 
 static uint64_t fdr_count(const hay_patterns *set, const void *state,
@@ -502,12 +428,11 @@ static uint64_t fdr_count(const hay_patterns *set, const void *state,
         .counting = true,
     };
     run_loop(&x);
-    counters_add(&x);
     return x.count;
 }
 
 const hay_engine hay_engine_fdr = {
-    "fdr", true, fdr_build, fdr_destroy, fdr_scan, fdr_count,
+    "fdr", true, fdr_build, hay_fdr_destroy, fdr_scan, fdr_count,
 };
 
 /* ---- test hooks ------------------------------------------------------------- */
@@ -516,17 +441,6 @@ const hay_engine hay_engine_fdr = {
 static fdr_state *fdr_of(const hay_patterns *set)
 {
     return set && set->engine == &hay_engine_fdr ? set->state : NULL;
-}
-
-/* Rebuilds set's state with windows of width bytes and scan variant
- * variant; the set is unchanged on an error. */
-static hay_status rebuild(hay_patterns *set, uint32_t width, uint32_t variant)
-{
-    void *st = NULL;
-    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st, width, variant));
-    hay_fdr_destroy(set, set->state);
-    set->state = st;
-    return HAY_OK;
 }
 
 hay_status hay_fdr_set_stride(hay_patterns *set, unsigned stride)
@@ -545,9 +459,12 @@ unsigned hay_fdr_stride(const hay_patterns *set)
 
 hay_status hay_fdr_set_width(hay_patterns *set, unsigned width)
 {
-    const fdr_state *st = fdr_of(set);
-    RETURN_ERROR_IF(!st || (width != 2 && width != 3), HAY_ERR_INVALID);
-    return rebuild(set, width, st->variant);
+    RETURN_ERROR_IF(!fdr_of(set) || (width != 2 && width != 3), HAY_ERR_INVALID);
+    void *st = NULL;   /* the set is unchanged on an error */
+    FORWARD_IF_ERROR(hay_fdr_build_width(set, &st, width));
+    hay_fdr_destroy(set, set->state);
+    set->state = st;
+    return HAY_OK;
 }
 
 unsigned hay_fdr_width(const hay_patterns *set)
@@ -560,17 +477,4 @@ unsigned hay_fdr_domain(const hay_patterns *set)
 {
     const fdr_state *st = fdr_of(set);
     return st ? st->domain : 0;
-}
-
-hay_status hay_fdr_set_variant(hay_patterns *set, unsigned variant)
-{
-    const fdr_state *st = fdr_of(set);
-    RETURN_ERROR_IF(!st || (variant & ~FDR_V_ALL), HAY_ERR_INVALID);
-    return rebuild(set, st->width, variant);
-}
-
-unsigned hay_fdr_variant(const hay_patterns *set)
-{
-    const fdr_state *st = fdr_of(set);
-    return st ? st->variant : 0;
 }

@@ -1,7 +1,7 @@
 /*
  * fdr.h - what the fdr engine (fdr.c) shows beyond its hay_engine: test
- * hooks that force its stride, its window width and its scan variant, and
- * tell its table's key bits.
+ * hooks that force its stride and its window width, and tell its table's
+ * key bits.
  */
 #ifndef HAY_FDR_H
 #define HAY_FDR_H
@@ -29,26 +29,6 @@ unsigned hay_fdr_stride(const hay_patterns *set);
  */
 hay_status hay_fdr_set_width(hay_patterns *set, unsigned width);
 unsigned hay_fdr_width(const hay_patterns *set);
-
-/* fdr's scan variants (fdr_int.h says what each does). */
-#define FDR_V_CONST 1u     /* 3-byte keys shifted by a constant */
-#define FDR_V_NOMASK 2u    /* 3-byte keys without the AND (implies CONST) */
-#define FDR_V_VERIFY2 4u   /* bytes 8-15 of a candidate as one word first */
-#define FDR_V_BLOOM 8u     /* a bitmap of prefix hashes before the table */
-#define FDR_V_ALL 15u
-
-/*
- * Test hook: rebuilds an fdr set with scan variant `variant`, an OR of
- * FDR_V_* (the first two apply to 3-byte windows with 12, 14 or 16 key
- * bits only, and are dropped elsewhere); the width stays, the stride goes
- * back to the one chosen.  Every variant finds the same matches.  Call it
- * before any scan, never while one runs.  HAY_ERR_INVALID when the set is
- * not an fdr set or variant has other bits; the set is unchanged then and
- * on HAY_ERR_NOMEM.  hay_fdr_variant() gives the variant in use (0 also
- * for a set that is not fdr's).
- */
-hay_status hay_fdr_set_variant(hay_patterns *set, unsigned variant);
-unsigned hay_fdr_variant(const hay_patterns *set);
 
 /* Exact (not caseless) sets with 3-byte windows whose filter prefixes are
  * all 10 bytes take a table of 12 key bits (32 KiB) up to this many

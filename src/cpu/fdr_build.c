@@ -87,7 +87,7 @@ static void clear_window(fdr_state *st, const uint8_t *pat, uint32_t r,
             for (int c = 0; c < nv[2]; c++) {
                 uint32_t abc = (uint32_t)vals[0][a] | (uint32_t)vals[1][b] << 8 |
                                (uint32_t)vals[2][c] << 16;
-                st->table[window3_key(abc, d, st->variant & FDR_V_NOMASK)] &= clear;
+                st->table[window3_key(abc, d)] &= clear;
             }
         }
 }
@@ -182,7 +182,8 @@ static void choose_shape(fdr_state *st, uint32_t nlong)
         if (st->flen[b] && st->flen[b] < minf)
             minf = st->flen[b];
     if (st->width == 3) {
-        /* Caseless: a window of three letters has 8 keys, and 14 bits let
+        /* 12, 14 or 16 bits: fdr.c's 3-byte loops exist for those only.
+         * Caseless: a window of three letters has 8 keys, and 14 bits let
          * through 1.5-2x as many false candidates as 16 (1,000 words of 6+
          * letters 1.91 -> 2.92 GB/s, 4,303 of 10+ 1.43 -> 2.40; 400 of 15+
          * 4.76 -> 4.55, the one set measured that lost). */
@@ -199,12 +200,6 @@ static void choose_shape(fdr_state *st, uint32_t nlong)
          * saturates (0.59 against 2.53 GB/s on those words). */
         if (minf >= 10 && !st->caseless && nlong <= FDR_SMALL_DOMAIN_MAX)
             st->domain = 12;
-#ifdef FDR_FORCE_STRIDE
-        st->stride = FDR_FORCE_STRIDE;
-#endif
-#ifdef FDR_FORCE_DOMAIN
-        st->domain = FDR_FORCE_DOMAIN;
-#endif
         return;
     }
     st->domain = nlong < 1024 ? 13 : nlong < 8192 ? 14 : 16;
@@ -331,15 +326,13 @@ static hay_status index_literals(const hay_allocator *a, fdr_state *st,
 }
 
 /* The distinct literals, their buckets and shape, the filter table. */
-hay_status hay_fdr_build_width(hay_patterns *set, void **state, uint32_t width,
-                               uint32_t variant)
+hay_status hay_fdr_build_width(hay_patterns *set, void **state, uint32_t width)
 {
     const hay_allocator *a = &set->alloc;
     RETURN_ERROR_IF(set->n >= UINT32_MAX / 2, HAY_ERR_TOO_LARGE);
     fdr_state *st = hay_calloc(a, 1, sizeof *st);
     RETURN_ERROR_IF(!st, HAY_ERR_NOMEM);
     st->caseless = set->flags & HAY_CASELESS;
-    st->variant = variant & FDR_V_NOMASK ? variant | FDR_V_CONST : variant;
     st->min_len = set->min_len;
     st->max_len = set->max_len;
     fdr_lit *lits = NULL;
@@ -371,10 +364,6 @@ hay_status hay_fdr_build_width(hay_patterns *set, void **state, uint32_t width,
     if (s < 0)
         goto done;
     choose_shape(st, nlong);
-    /* The specialized 3-byte loops (fdr.c's pick_loop) exist for 12, 14
-     * and 16 key bits. */
-    if (st->width != 3 || (st->domain != 12 && st->domain != 14 && st->domain != 16))
-        st->variant &= ~(FDR_V_CONST | FDR_V_NOMASK);
     size_t words = (size_t)1 << st->domain;
     st->table = hay_malloc(a, words * sizeof *st->table);
     st->two = hay_calloc(a, 1, 8192);

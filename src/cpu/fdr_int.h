@@ -9,42 +9,6 @@
 #include "../core/internal.h"
 #include "fdr.h"
 
-/* Variants of the scan, for A/B runs on machines this repository's tests
- * cannot reach (.dev-s12/fdr-ab.sh builds one hay a variant with
- * -DFDR_DEFAULT_VARIANT=...; hay_fdr_set_variant in fdr.h forces one in
- * tests; the bits are defined there).  0 is the scan of session 11; the
- * default, all four, was as fast or faster on every set measured on the
- * 2-vCPU EPYC, and past Hyperscan on english-words-15plus on the GPU
- * host's Xeon where 0 was below it (docs/notes/2026-11-26-cpu-sets.md,
- * session 12).
- *   FDR_V_CONST    3-byte windows: the loop specialized on the key bits
- *                  (12, 14 or 16), a shift by a constant and not by CL (3
- *                  uops on Intel cores, 1 on AMD's)
- *   FDR_V_NOMASK   3-byte windows: the key multiplies the 4 loaded bytes
- *                  by a constant whose low byte is 0, so the byte past
- *                  the window drops out of the product without an AND
- *                  (another hash: the table changes); implies FDR_V_CONST
- *   FDR_V_VERIFY2  a candidate's bytes 8-15 are compared as one word with
- *                  the literal's before the rest (a call to memcmp)
- *   FDR_V_BLOOM    a hash of a candidate's first bytes (the prefix and,
- *                  when all literals of 8+ bytes are longer, up to 8 more)
- *                  is looked up in a bitmap (1 << hash_bits bytes, 8 KiB
- *                  for 2,663 literals) before the table: a false candidate,
- *                  and one whose 10-byte prefix is a word of the text but
- *                  whose next bytes are no literal's, costs one load of a
- *                  small array, not two of the larger ones
- * FDR_FORCE_STRIDE / FDR_FORCE_DOMAIN (12, 14 or 16) override
- * choose_shape for 3-byte windows, and FDR_COUNTERS counts blocks,
- * candidates and verifications and writes them to stderr when a set is
- * freed: diagnostic builds only (the library never prints otherwise). */
-#ifndef FDR_DEFAULT_VARIANT
-#define FDR_DEFAULT_VARIANT FDR_V_ALL
-#endif
-#if defined(FDR_FORCE_DOMAIN) && FDR_FORCE_DOMAIN != 12 && FDR_FORCE_DOMAIN != 14 && \
-    FDR_FORCE_DOMAIN != 16
-#error "FDR_FORCE_DOMAIN: 12, 14 or 16"
-#endif
-
 #define SHORT 8            /* the bucket of the short literals */
 #define MAX_FLEN 10        /* the longest filter prefix: 8 + width - 1 */
 
@@ -60,8 +24,8 @@ typedef struct fdr_lit {   /* one distinct literal (after folding) */
 
 typedef struct fdr_state {
     uint64_t *table;         /* 1 << domain words */
-    uint32_t domain, stride, width;   /* width: window bytes, 2 or 3 */
-    uint32_t variant;        /* FDR_V_* */
+    uint32_t domain, stride, width;   /* width: window bytes, 2 or 3;
+                                         domain 12, 14 or 16 with 3 */
     uint8_t flen[8];         /* filter prefix length of each bucket (0: unused) */
     bool caseless, has_short;
     size_t min_len, max_len, max_flen, min_long;
@@ -69,7 +33,7 @@ typedef struct fdr_state {
     fdr_lit *lits;           /* by hash slot */
     uint32_t *slot_first;    /* (1 << hash_bits) + 1 */
     uint8_t *prefix_bits;    /* bit h: some literal's first bytes have the hash
-                                h of hash_bits + 3 bits (FDR_V_BLOOM) */
+                                h of hash_bits + 3 bits (1 << hash_bits bytes) */
     uint32_t bloom_len;      /* those bytes: min(16, the shortest literal of
                                 8+ bytes), 8 when that is 8 */
     uint32_t *id_list;
@@ -88,14 +52,13 @@ static inline uint32_t window_key(uint8_t prev, uint8_t cur, uint32_t domain)
 
 /* The key of the three-byte window (a, b, c): a multiplicative hash of the
  * 24 bits into domain bits.  abc may carry a fourth byte in bits 24-31: it
- * is masked off, or (nomask: FDR_V_NOMASK) falls out of the product (the
- * multiplier's low byte is 0, so bits 24-31 of abc only reach bits 32 and
- * up: the hash of the 24 bits modulo 2^24). */
-static inline uint32_t window3_key(uint32_t abc, uint32_t domain, bool nomask)
+ * falls out of the product without an AND (the multiplier's low byte is 0,
+ * so bits 24-31 of abc only reach bits 32 and up), and the scan's 4-byte
+ * load folds into the multiplication (+14% with the constant shift on
+ * one thread on the GPU host's Xeon; docs/notes/2026-11-26-cpu-sets.md). */
+static inline uint32_t window3_key(uint32_t abc, uint32_t domain)
 {
-    if (nomask)
-        return (abc * 0x3779b100u) >> (32 - domain);
-    return ((abc & 0xffffff) * 0x9e3779b1u) >> (32 - domain);
+    return (abc * 0x3779b100u) >> (32 - domain);
 }
 
 static inline uint32_t lit_hash(uint64_t val, uint32_t plen, uint32_t bits)
@@ -118,10 +81,8 @@ static inline uint64_t low_bytes(uint32_t k)
 }
 
 /* Builds the state of set with windows of width bytes (0: chosen for
- * the set) and scan variant `variant` (FDR_V_*); fdr's build with width 0
- * and FDR_DEFAULT_VARIANT. */
-hay_status hay_fdr_build_width(hay_patterns *set, void **state, uint32_t width,
-                               uint32_t variant);
+ * the set; fdr's build). */
+hay_status hay_fdr_build_width(hay_patterns *set, void **state, uint32_t width);
 void hay_fdr_destroy(const hay_patterns *set, void *state);
 
 #endif

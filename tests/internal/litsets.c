@@ -2,8 +2,7 @@
  * litsets.c - the literal-set engines against the oracle: teddy
  * (src/cpu/teddy.c) on each of its block loops (AVX2, SSSE3, scalar; those
  * this CPU runs) and fdr (src/cpu/fdr.c) at each stride (1, 2, 4) over
- * windows of 2 and of 3 bytes, with its default scan variant (FDR_V_ALL)
- * and the others (FDR_V_* in src/cpu/fdr.h), the "variants" below:
+ * windows of 2 and of 3 bytes, the "variants" below:
  *
  *   cases    the conformance table (cases.c) with 0..34 pad bytes before
  *            and after, and chunk sizes 1..40 and every pattern length
@@ -60,27 +59,18 @@ typedef struct variant {
     const char *algo, *isa;
     unsigned width, stride;
     const char *label;
-    unsigned fdrv;    /* fdr's scan variant, FDR_V_* */
 } variant;
 
 static const variant isas[] = {
-    { "teddy", "avx2", 0, 0, "teddy/avx2", 0 },
-    { "teddy", "ssse3", 0, 0, "teddy/ssse3", 0 },
-    { "teddy", "scalar", 0, 0, "teddy/scalar", 0 },
-    { "fdr", NULL, 2, 1, "fdr/w2/stride1", FDR_V_ALL },
-    { "fdr", NULL, 2, 2, "fdr/w2/stride2", FDR_V_ALL },
-    { "fdr", NULL, 2, 4, "fdr/w2/stride4", FDR_V_ALL },
-    { "fdr", NULL, 3, 1, "fdr/w3/stride1", FDR_V_ALL },
-    { "fdr", NULL, 3, 2, "fdr/w3/stride2", FDR_V_ALL },
-    { "fdr", NULL, 3, 4, "fdr/w3/stride4", FDR_V_ALL },
-    /* The other scan variants (src/cpu/fdr_int.h), for A/B builds. */
-    { "fdr", NULL, 2, 2, "fdr/w2/stride2/v0", 0 },
-    { "fdr", NULL, 3, 1, "fdr/w3/stride1/v0", 0 },
-    { "fdr", NULL, 3, 2, "fdr/w3/stride2/v0", 0 },
-    { "fdr", NULL, 3, 4, "fdr/w3/stride4/v0", 0 },
-    { "fdr", NULL, 3, 1, "fdr/w3/stride1/const", FDR_V_CONST },
-    { "fdr", NULL, 3, 2, "fdr/w3/stride2/const", FDR_V_CONST },
-    { "fdr", NULL, 3, 4, "fdr/w3/stride4/const", FDR_V_CONST },
+    { "teddy", "avx2", 0, 0, "teddy/avx2" },
+    { "teddy", "ssse3", 0, 0, "teddy/ssse3" },
+    { "teddy", "scalar", 0, 0, "teddy/scalar" },
+    { "fdr", NULL, 2, 1, "fdr/w2/stride1" },
+    { "fdr", NULL, 2, 2, "fdr/w2/stride2" },
+    { "fdr", NULL, 2, 4, "fdr/w2/stride4" },
+    { "fdr", NULL, 3, 1, "fdr/w3/stride1" },
+    { "fdr", NULL, 3, 2, "fdr/w3/stride2" },
+    { "fdr", NULL, 3, 4, "fdr/w3/stride4" },
 };
 #define NISA (sizeof isas / sizeof *isas)
 
@@ -107,15 +97,9 @@ static hay_patterns *compile_isa(const hay_pattern *pats, size_t n,
     if (!is_teddy(v)) {
         s = hay_fdr_set_width(set, v->width);
         if (s == HAY_OK)
-            s = hay_fdr_set_variant(set, v->fdrv);
-        if (s == HAY_OK)
             s = hay_fdr_set_stride(set, v->stride);
-        /* NOMASK implies CONST; 2-byte windows keep VERIFY2 and BLOOM. */
-        unsigned want = v->fdrv & FDR_V_NOMASK ? v->fdrv | FDR_V_CONST : v->fdrv;
-        want &= v->width == 3 ? FDR_V_ALL : FDR_V_VERIFY2 | FDR_V_BLOOM;
         CHECK(s == HAY_OK && hay_fdr_width(set) == v->width &&
-              hay_fdr_stride(set) == v->stride && hay_fdr_variant(set) == want,
-              "%s: %s, variant %u", v->label, hay_strerror(s), hay_fdr_variant(set));
+              hay_fdr_stride(set) == v->stride, "%s: %s", v->label, hay_strerror(s));
         return set;
     }
     s = hay_teddy_select_isa(set, v->isa);
@@ -491,11 +475,6 @@ static void fdr_default_width(void)
               "fdr domain for %zu %sliterals of %zu bytes: %u, want %u", rows[r].n,
               rows[r].caseless ? "caseless " : "", rows[r].len, hay_fdr_domain(set),
               rows[r].domain);
-        /* The default scan variant (FDR_DEFAULT_VARIANT in fdr_int.h). */
-        unsigned v = hay_fdr_variant(set);
-        CHECK(v == (rows[r].want == 3 ? FDR_V_ALL : FDR_V_VERIFY2 | FDR_V_BLOOM),
-              "fdr's default variant for %zu literals of %zu bytes: %u", rows[r].n,
-              rows[r].len, v);
         hay_patterns_free(set);
     }
 }
@@ -542,8 +521,6 @@ static void test_limits(void)
     CHECK_ST(hay_fdr_set_width(set, 3), HAY_ERR_INVALID, "fdr width hook on a dfa set");
     CHECK(hay_fdr_width(set) == 0, "hay_fdr_width of a dfa set");
     CHECK(hay_fdr_domain(set) == 0, "hay_fdr_domain of a dfa set");
-    CHECK_ST(hay_fdr_set_variant(set, 0), HAY_ERR_INVALID, "fdr variant hook on a dfa set");
-    CHECK(hay_fdr_variant(set) == 0, "hay_fdr_variant of a dfa set");
     hay_patterns_free(set);
     /* fdr takes more than teddy's limit; its stride hook takes 1, 2, 4. */
     o.algo = "fdr";
@@ -555,7 +532,6 @@ static void test_limits(void)
     CHECK_ST(hay_fdr_set_stride(set, 3), HAY_ERR_INVALID, "stride 3");
     CHECK_ST(hay_fdr_set_stride(set, 0), HAY_ERR_INVALID, "stride 0");
     CHECK(hay_fdr_stride(set) == st, "a refused stride changed it");
-    CHECK_ST(hay_fdr_set_variant(set, FDR_V_ALL + 1), HAY_ERR_INVALID, "variant 8");
     /* Its width hook takes 2 and 3 and rebuilds. */
     CHECK(hay_fdr_width(set) == 2, "fdr's width for 65 literals %u", hay_fdr_width(set));
     CHECK_ST(hay_fdr_set_width(set, 4), HAY_ERR_INVALID, "width 4");
@@ -752,11 +728,8 @@ static void test_realdata(const char *data, uint64_t seed)
                 for (size_t f = 0; f < nf; f++)
                     wants[f] = count_with(ref, files[f], lens[f], 1, 0, false);
                 for (size_t k = 0; k < NISA; k++) {
-                    /* Not the slow loop, nor fdr's FDR_V_CONST alone (the
-                     * filter of the variant before it): the other tests. */
-                    if ((isas[k].isa && strcmp(isas[k].isa, "scalar") == 0) ||
-                        isas[k].fdrv == FDR_V_CONST)
-                        continue;
+                    if (isas[k].isa && strcmp(isas[k].isa, "scalar") == 0)
+                        continue;   /* the slow loop: the other tests */
                     hay_patterns *set = compile_isa(pick, sizes[si], caseless, &isas[k]);
                     if (!set)
                         continue;
