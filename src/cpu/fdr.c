@@ -35,7 +35,13 @@
  * Candidates (end e, bucket b) are verified exactly: the min(F, 8) bytes
  * starting at e - F + 1 (folded when caseless, 8 at a time) are hashed to
  * the literals with that prefix, each compared in full.  Duplicate
- * literals (equal after folding) are one entry with a list of ids.
+ * literals (equal after folding) are one entry with a list of ids.  A
+ * bitmap of a hash of the literals' first 8 to 16 bytes (prefix_bits,
+ * fdr_int.h) is asked first: most candidates of a large set of long words
+ * are real prefixes of text words ("understand" for "understandability"),
+ * and the bytes after the filter's prefix tell them apart in one load of
+ * a small array.  A literal's bytes 8-15 are then compared as one word
+ * before the rest.
  *
  * Literals of 1 and 2 bytes ("short") would flood the filter; a bitmap of
  * their last bytes flags the block positions to check, and a direct
@@ -86,7 +92,7 @@ static inline uint32_t key3_at(const uint8_t *p, uint32_t domain)
 {
     uint32_t w;
     memcpy(&w, p - 2, 4);
-    return window3_key(w & 0xffffff, domain);
+    return window3_key(w, domain);
 }
 
 /* ASCII lower case of 8 bytes at once. */
@@ -100,11 +106,6 @@ static inline uint64_t fold8(uint64_t w)
     return w | (upper >> 2);
 }
 
-static inline uint64_t plen_mask(uint32_t plen)
-{
-    return plen >= 8 ? ~0ull : (1ull << (8 * plen)) - 1;
-}
-
 /* The first min(8, plen) bytes at y + s (zeros past n), folded if asked. */
 static inline uint64_t load_prefix(const uint8_t *y, size_t n, size_t s,
                                    uint32_t plen, bool caseless)
@@ -116,15 +117,30 @@ static inline uint64_t load_prefix(const uint8_t *y, size_t n, size_t s,
         memcpy(&w, y + s, n - s);
     if (caseless)
         w = fold8(w);
-    return w & plen_mask(plen);
+    return w & low_bytes(plen);
 }
 
 /* ---- verification and order ----------------------------------------------- */
 
-static inline bool lit_rest(const fdr_lit *l, const uint8_t *y, size_t s,
-                            bool caseless)
+/* Whether the literal's bytes past its first 8 are at y + s + 8 (y holds
+ * n bytes, s + l->len <= n): bytes 8 .. 15 first, as one word (no call,
+ * no load of the pattern's bytes), then the rest. */
+static inline bool lit_rest(const fdr_lit *l, const uint8_t *y, size_t n,
+                            size_t s, bool caseless)
 {
-    return l->len <= 8 || hay_eq(y + s + 8, l->pat + 8, l->len - 8, caseless);
+    if (l->len <= 8)
+        return true;
+    uint32_t k = l->len - 8 < 8 ? l->len - 8 : 8;
+    uint64_t w = 0;
+    if (n - s >= 16)
+        memcpy(&w, y + s + 8, 8);
+    else
+        memcpy(&w, y + s + 8, k);
+    if (caseless)
+        w = fold8(w);
+    if ((w & low_bytes(k)) != l->val2)
+        return false;
+    return l->len <= 16 || hay_eq(y + s + 16, l->pat + 16, l->len - 16, caseless);
 }
 
 static int emit_lit(fdr_ctx *x, uint32_t k, uint64_t end)
@@ -138,20 +154,38 @@ static int emit_lit(fdr_ctx *x, uint32_t k, uint64_t end)
 }
 
 /* The literals of `bucket` (or ANY) whose prefix of plen bytes starts at
- * s; len != 0: only that length, reported at once.  Returns 1 when emit
- * stopped, 2 when the buffer is full. */
+ * s; len != 0: only that length, reported at once.  The bitmap of
+ * prefix hashes first (with up to 8 bytes past an 8-byte prefix when
+ * every literal of this prefix has them).  Returns 1 when emit stopped,
+ * 2 when the buffer is full. */
 static int probe(fdr_ctx *x, size_t s, uint32_t plen, uint32_t bucket,
                  uint32_t len)
 {
     const fdr_state *st = x->st;
     uint64_t v = load_prefix(x->y, x->n, s, plen, st->caseless);
     uint32_t h = lit_hash(v, plen, st->hash_bits);
+    uint64_t w2 = 0;
+    if (plen == 8 && st->bloom_len > 8) {
+        /* Every literal of this prefix has bloom_len bytes or more. */
+        if (x->n - s < st->bloom_len)
+            return 0;
+        if (x->n - s >= 16)
+            memcpy(&w2, x->y + s + 8, 8);
+        else
+            memcpy(&w2, x->y + s + 8, st->bloom_len - 8);
+        if (st->caseless)
+            w2 = fold8(w2);
+        w2 &= low_bytes(st->bloom_len - 8);
+    }
+    uint32_t hb = bloom_hash(v, w2, plen, st->hash_bits + 3);
+    if (!(st->prefix_bits[hb >> 3] >> (hb & 7) & 1))
+        return 0;
     for (uint32_t k = st->slot_first[h]; k < st->slot_first[h + 1]; k++) {
         const fdr_lit *l = &st->lits[k];
         size_t end = s + l->len;
         if (l->plen != plen || l->val != v || (len && l->len != len) ||
             (bucket != ANY && l->bucket != bucket) ||
-            end > x->n || end <= x->min_end || !lit_rest(l, x->y, s, st->caseless))
+            end > x->n || end <= x->min_end || !lit_rest(l, x->y, x->n, s, st->caseless))
             continue;
         if (x->counting)
             x->count += l->nids;
@@ -229,9 +263,10 @@ key_w(const uint8_t *p, const uint32_t w, uint32_t domain, uint32_t mask)
  * ... < 8 (SSE2: a byte shift and an OR a window); p points at y + i,
  * p[-2 .. 8] readable. */
 #define FDR_LOOKUP(j)                                                          \
-    if ((j) % s == 0)                                                          \
-        acc = _mm_or_si128(acc, _mm_slli_si128(_mm_loadl_epi64((const __m128i *)\
-                           (t + key_w(p + (j), w, d, mask))), (j)))
+    if ((j) % s == 0) {                                                        \
+        __m128i v_ = _mm_loadl_epi64((const __m128i *)(t + key_w(p + (j), w, d, mask)));     \
+        acc = _mm_or_si128(acc, (j) ? _mm_slli_si128(v_, (j)) : v_);           \
+    }
 
 static inline __attribute__((always_inline)) __m128i
 block(const uint64_t *t, const uint8_t *p, const uint32_t s, const uint32_t w,
@@ -253,13 +288,14 @@ block(const uint64_t *t, const uint8_t *p, const uint32_t s, const uint32_t w,
  * the literal), and a literal's first window(s) match any earlier bytes.
  * The high half of each block's sum is the next one's start.  Blocks with
  * 2 bytes before them and 9 from them in y are read in place (the inner
- * loop), the others from a padded copy. */
+ * loop), the others from a padded copy.  dc: the key bits when known at
+ * compile time, else 0 (2-byte windows: their mask is one AND either way). */
 static inline __attribute__((always_inline)) int
-loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w)
+loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w, const uint32_t dc)
 {
     const fdr_state *st = x->st;
     const uint64_t *t = st->table;
-    const uint32_t d = st->domain, mask = (1u << d) - 1;
+    const uint32_t d = dc ? dc : st->domain, mask = (1u << d) - 1;
     const bool has_short = st->has_short;
     const uint8_t *y = x->y;
     const size_t n = x->n;
@@ -292,21 +328,35 @@ loop_body(fdr_ctx *x, const uint32_t s, const uint32_t w)
     return 0;
 }
 
-static int loop_s1(fdr_ctx *x) { return loop_body(x, 1, 2); }
-static int loop_s2(fdr_ctx *x) { return loop_body(x, 2, 2); }
-static int loop_s4(fdr_ctx *x) { return loop_body(x, 4, 2); }
-static int loop3_s1(fdr_ctx *x) { return loop_body(x, 1, 3); }
-static int loop3_s2(fdr_ctx *x) { return loop_body(x, 2, 3); }
-static int loop3_s4(fdr_ctx *x) { return loop_body(x, 4, 3); }
+static int loop_s1(fdr_ctx *x) { return loop_body(x, 1, 2, 0); }
+static int loop_s2(fdr_ctx *x) { return loop_body(x, 2, 2, 0); }
+static int loop_s4(fdr_ctx *x) { return loop_body(x, 4, 2, 0); }
+
+/* The 3-byte loops at each stride and each key bits choose_shape gives
+ * (12, 14, 16): the key's shift is by a constant, not by CL (3 uops on
+ * Intel cores against 1; +8% on one thread on the GPU host's Xeon,
+ * docs/notes/2026-11-26-cpu-sets.md, session 12). */
+#define FDR_LOOPS3(d)                                                          \
+    static int loop3_s1_##d(fdr_ctx *x) { return loop_body(x, 1, 3, d); }      \
+    static int loop3_s2_##d(fdr_ctx *x) { return loop_body(x, 2, 3, d); }      \
+    static int loop3_s4_##d(fdr_ctx *x) { return loop_body(x, 4, 3, d); }
+FDR_LOOPS3(12)
+FDR_LOOPS3(14)
+FDR_LOOPS3(16)
+
+typedef int (*fdr_loop)(fdr_ctx *);
 
 static int run_loop(fdr_ctx *x)
 {
-    const bool w3 = x->st->width == 3;
-    switch (x->st->stride) {
-    case 4: return w3 ? loop3_s4(x) : loop_s4(x);
-    case 2: return w3 ? loop3_s2(x) : loop_s2(x);
-    default: return w3 ? loop3_s1(x) : loop_s1(x);
-    }
+    static const fdr_loop w2[3] = { loop_s1, loop_s2, loop_s4 };
+    static const fdr_loop w3[3][3] = {
+        { loop3_s1_12, loop3_s2_12, loop3_s4_12 },
+        { loop3_s1_14, loop3_s2_14, loop3_s4_14 },
+        { loop3_s1_16, loop3_s2_16, loop3_s4_16 },
+    };
+    const fdr_state *st = x->st;
+    const int si = st->stride == 4 ? 2 : (int)st->stride - 1;
+    return (st->width == 2 ? w2[si] : w3[(st->domain - 12) / 2][si])(x);
 }
 
 static hay_status fdr_build(hay_patterns *set, void **state)
@@ -387,26 +437,30 @@ const hay_engine hay_engine_fdr = {
 
 /* ---- test hooks ------------------------------------------------------------- */
 
+/* The fdr state of set; NULL when set is not an fdr set. */
+static fdr_state *fdr_of(const hay_patterns *set)
+{
+    return set && set->engine == &hay_engine_fdr ? set->state : NULL;
+}
+
 hay_status hay_fdr_set_stride(hay_patterns *set, unsigned stride)
 {
-    RETURN_ERROR_IF(!set || set->engine != &hay_engine_fdr || !set->state ||
-                    (stride != 1 && stride != 2 && stride != 4), HAY_ERR_INVALID);
-    ((fdr_state *)set->state)->stride = stride;
+    fdr_state *st = fdr_of(set);
+    RETURN_ERROR_IF(!st || (stride != 1 && stride != 2 && stride != 4), HAY_ERR_INVALID);
+    st->stride = stride;
     return HAY_OK;
 }
 
 unsigned hay_fdr_stride(const hay_patterns *set)
 {
-    if (!set || set->engine != &hay_engine_fdr || !set->state)
-        return 0;
-    return ((const fdr_state *)set->state)->stride;
+    const fdr_state *st = fdr_of(set);
+    return st ? st->stride : 0;
 }
 
 hay_status hay_fdr_set_width(hay_patterns *set, unsigned width)
 {
-    RETURN_ERROR_IF(!set || set->engine != &hay_engine_fdr || !set->state ||
-                    (width != 2 && width != 3), HAY_ERR_INVALID);
-    void *st = NULL;
+    RETURN_ERROR_IF(!fdr_of(set) || (width != 2 && width != 3), HAY_ERR_INVALID);
+    void *st = NULL;   /* the set is unchanged on an error */
     FORWARD_IF_ERROR(hay_fdr_build_width(set, &st, width));
     hay_fdr_destroy(set, set->state);
     set->state = st;
@@ -415,14 +469,12 @@ hay_status hay_fdr_set_width(hay_patterns *set, unsigned width)
 
 unsigned hay_fdr_width(const hay_patterns *set)
 {
-    if (!set || set->engine != &hay_engine_fdr || !set->state)
-        return 0;
-    return ((const fdr_state *)set->state)->width;
+    const fdr_state *st = fdr_of(set);
+    return st ? st->width : 0;
 }
 
 unsigned hay_fdr_domain(const hay_patterns *set)
 {
-    if (!set || set->engine != &hay_engine_fdr || !set->state)
-        return 0;
-    return ((const fdr_state *)set->state)->domain;
+    const fdr_state *st = fdr_of(set);
+    return st ? st->domain : 0;
 }

@@ -182,7 +182,8 @@ static void choose_shape(fdr_state *st, uint32_t nlong)
         if (st->flen[b] && st->flen[b] < minf)
             minf = st->flen[b];
     if (st->width == 3) {
-        /* Caseless: a window of three letters has 8 keys, and 14 bits let
+        /* 12, 14 or 16 bits: fdr.c's 3-byte loops exist for those only.
+         * Caseless: a window of three letters has 8 keys, and 14 bits let
          * through 1.5-2x as many false candidates as 16 (1,000 words of 6+
          * letters 1.91 -> 2.92 GB/s, 4,303 of 10+ 1.43 -> 2.40; 400 of 15+
          * 4.76 -> 4.55, the one set measured that lost). */
@@ -220,6 +221,7 @@ void hay_fdr_destroy(const hay_patterns *set, void *state)
     hay_free(a, st->table);
     hay_free(a, st->lits);
     hay_free(a, st->slot_first);
+    hay_free(a, st->prefix_bits);
     hay_free(a, st->id_list);
     hay_free(a, st->lengths);
     hay_free(a, st->two);
@@ -262,6 +264,8 @@ static hay_status collect(hay_patterns *set, fdr_state *st, fdr_lit **out,
         l->ids = (uint32_t)i;
         l->nids = 1;
         memcpy(&l->val, it[i].f, l->plen);
+        if (l->len > 8)
+            memcpy(&l->val2, it[i].f + 8, l->len - 8 < 8 ? l->len - 8 : 8);
     }
     hay_free(a, f);
     hay_free(a, it);
@@ -279,9 +283,20 @@ static hay_status index_literals(const hay_allocator *a, fdr_state *st,
         st->hash_bits++;
     uint32_t slots = 1u << st->hash_bits;
     st->slot_first = hay_calloc(a, slots + 1, sizeof *st->slot_first);
+    st->prefix_bits = hay_calloc(a, slots, 1);
     st->lits = hay_malloc(a, m * sizeof *st->lits);
     st->lengths = hay_malloc(a, m * sizeof *st->lengths);
-    RETURN_ERROR_IF(!st->slot_first || !st->lits || !st->lengths, HAY_ERR_NOMEM);
+    RETURN_ERROR_IF(!st->slot_first || !st->prefix_bits || !st->lits || !st->lengths,
+                    HAY_ERR_NOMEM);
+    st->bloom_len = 16;
+    for (uint32_t k = 0; k < m; k++)
+        if (lits[k].len >= 8 && lits[k].len < st->bloom_len)
+            st->bloom_len = lits[k].len;
+    for (uint32_t k = 0; k < m; k++) {
+        uint64_t w2 = lits[k].plen == 8 ? lits[k].val2 & low_bytes(st->bloom_len - 8) : 0;
+        uint32_t hb = bloom_hash(lits[k].val, w2, lits[k].plen, st->hash_bits + 3);
+        st->prefix_bits[hb >> 3] |= (uint8_t)(1u << (hb & 7));
+    }
     for (uint32_t k = 0; k < m; k++)
         st->slot_first[lit_hash(lits[k].val, lits[k].plen, st->hash_bits) + 1]++;
     for (uint32_t h = 0; h < slots; h++)
@@ -367,7 +382,7 @@ hay_status hay_fdr_build_width(hay_patterns *set, void **state, uint32_t width)
     for (uint32_t k = 0; k < m; k++)
         add_to_filter(st, &lits[k]);
     set->state_memory = sizeof *st + words * 8 + 8192 + m * sizeof *st->lits +
-                        set->n * 4 + ((size_t)1 << st->hash_bits) * 4 + m * 4;
+                        set->n * 4 + ((size_t)1 << st->hash_bits) * 5 + m * 4;
     s = HAY_OK;
 done:
     hay_free(a, lits);
