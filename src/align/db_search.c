@@ -19,10 +19,8 @@
  */
 #include "db_internal.h"
 #include "align_internal.h"
-#include "../core/internal.h"   /* hay_thread_cap */
-#ifdef HAY_HAVE_CUDA_SWDB
-#include "db_device.h"
-#endif
+#include "../core/internal.h"   /* hay_thread_cap, hay_now */
+#include "db_device.h"          /* the GPU search; the timeline everywhere */
 
 #include <math.h>
 #include <stdbool.h>
@@ -36,6 +34,12 @@
 #define CHUNK 8
 /* From this many queries per thread on, queries go to threads whole. */
 #define QUERIES_PER_THREAD 4
+/* Backend auto sends a search to the GPU from this many cells per CPU
+ * thread on: what a thread does (4-8 GCUPS striped16, docs/PERF.md
+ * "Database search") in about the 0.25 s a fresh process pays to start
+ * the device (driver and context 0.2 s on the H200 host, then its
+ * kernels), so that the GPU is chosen where it ends first. */
+#define AUTO_GPU_CELLS_PER_THREAD 1500000000ull
 
 void hay_align_db_options_init(hay_align_db_options *o)
 {
@@ -56,6 +60,7 @@ void hay_align_db_results_free(hay_align_db_results *r)
         free(r->queries[q].hits);
     }
     free(r->queries);
+    free(r->phases);
     free(r);
 }
 
@@ -125,6 +130,7 @@ static int rank_order(const void *a, const void *b)
  * CPU score pass
  * ---------------------------------------------------------------------- */
 typedef struct search {
+    hay_swdb_timeline *tl;      /* the search's phases */
     const hay_align_db *db;
     const hay_align_scoring *s;
     const sw_engine *first, *fallback;
@@ -268,77 +274,57 @@ static hay_status cpu_search(search *sc, const hay_align_seq *queries,
  * ---------------------------------------------------------------------- */
 #ifdef HAY_HAVE_CUDA_SWDB
 /*
- * The device ranks ties by its own target index (the length-sorted order),
- * the database by input order.  So each query asks for one hit more than
- * it keeps: when the extra hit ties the last kept one, ties straddle the
- * cut and the query is asked again with twice the room, until the cut
- * falls between two scores or every hit is in.  Then the hits are ranked
- * by input order and cut to k.
- *
- * This runs over the sorted targets [first, first + count), a part of the
- * database: hits go into tops by their input order, so the parts of a
- * database too large for the device (gpu_search) merge as one search.
+ * The sorted targets [first, first + count) of the database, on the device
+ * (g): each query's top-k there.  The device names and ranks its targets by
+ * the input order (the ids of gpu_create), so its top-k is the search's
+ * (ties included) and goes into tops as it is; the parts of a database too
+ * large for the device (gpu_search_range) merge as one search.
  */
 static hay_status gpu_search_part(search *sc, const hay_align_seq *queries,
-                                  size_t nq, topk *tops, uint64_t first,
-                                  uint64_t count, hay_swdb_gpu *g)
+                                  size_t nq, topk *tops, uint64_t count,
+                                  hay_swdb_gpu *g)
 {
     const hay_align_db *db = sc->db;
-    int rc;
     hay_status st = HAY_ERR_NOMEM;
     const uint8_t **qp = calloc(nq ? nq : 1, sizeof *qp);
     size_t *ql = calloc(nq ? nq : 1, sizeof *ql);
     size_t *nh = malloc((nq ? nq : 1) * sizeof *nh);
-    size_t room = sc->k + 1;
-    if (room > count)
-        room = (size_t)count;
-    hay_swdb_hit *hits = malloc(nq * room * sizeof *hits);
+    size_t room = sc->k < count ? sc->k : (size_t)count;
+    hay_swdb_hit *hits = malloc((nq ? nq : 1) * (room ? room : 1) * sizeof *hits);
     if (!qp || !ql || !nh || !hits)
         goto out;
     for (size_t j = 0; j < nq; j++) {
         qp[j] = queries[j].codes;
         ql[j] = queries[j].len;
     }
+    if (room == 0) {
+        st = HAY_OK;
+        goto out;
+    }
     hay_swdb_stats gst;
-    rc = hay_cuda_swdb_search(g, qp, ql, nq, room, sc->min_score, hits, nh,
-                              &gst);
+    int rc = hay_cuda_swdb_search(g, qp, ql, nq, room, sc->min_score, hits,
+                                  nh, &gst);
     if (rc != 0) {
         st = (hay_status)rc;
         goto out;
     }
+    for (int i = 0; i < gst.tl.n; i++)
+        hay_swdb_phase_merge(sc->tl, &gst.tl.p[i]);
     sc->rescored += gst.rescored;
     for (size_t j = 0; j < nq; j++) {
-        hay_swdb_hit *hj = hits + j * room, *more = NULL;
-        size_t n = nh[j], r = room;
-        while (n == r && r > sc->k && r < count &&
-               hj[r - 1].score == hj[sc->k - 1].score) {
-            r = r * 2 > count ? (size_t)count : r * 2;
-            hay_swdb_hit *bigger = realloc(more, r * sizeof *more);
-            if (!bigger) {
-                free(more);
-                st = HAY_ERR_NOMEM;
-                goto out;
-            }
-            more = bigger;
-            rc = hay_cuda_swdb_search(g, &qp[j], &ql[j], 1, r, sc->min_score,
-                                      more, &n, &gst);
-            if (rc != 0) {
-                free(more);
-                st = (hay_status)rc;
-                goto out;
-            }
-            hj = more;
+        const hay_swdb_hit *hj = hits + j * room;
+        if (nh[j] > room) {
+            st = HAY_ERR_DEVICE;
+            goto out;
         }
-        for (size_t h = 0; h < n; h++) {
-            if (hj[h].target >= count || hj[h].score <= 0) {
-                free(more);
+        for (size_t h = 0; h < nh[j]; h++) {
+            if (hj[h].target >= db->nseq || hj[h].score <= 0) {
                 st = HAY_ERR_DEVICE;
                 goto out;
             }
-            cand c = { hj[h].score, db->order[first + hj[h].target], 0, 0, 0 };
+            cand c = { hj[h].score, hj[h].target, 0, 0, 0 };
             topk_add(&tops[j], &c);
         }
-        free(more);
     }
     st = HAY_OK;
 out:
@@ -347,6 +333,18 @@ out:
     free(nh);
     free(hits);
     return st;
+}
+
+/* The device copy of the sorted targets [first, first + count). */
+static int gpu_create(const search *sc, const char *params, uint64_t first,
+                      uint64_t count, hay_swdb_gpu **g)
+{
+    const hay_align_db *db = sc->db;
+    hay_swdb_targets tg = { db->codes, db->offsets + first, (size_t)count };
+    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
+                             sc->s->extend };
+    return hay_cuda_swdb_create_traced(&tg, db->order + first, &scg, -1, params,
+                                       sc->tl, g);
 }
 
 /*
@@ -412,14 +410,10 @@ static hay_status gpu_search_range(search *sc, const char *params,
                                    const hay_align_seq *queries, size_t nq,
                                    topk *tops, uint64_t first, uint64_t count)
 {
-    const hay_align_db *db = sc->db;
     if (count == 0)
         return HAY_OK;
-    hay_swdb_targets tg = { db->codes, db->offsets + first, (size_t)count };
-    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
-                             sc->s->extend };
     hay_swdb_gpu *g = NULL;
-    int rc = hay_cuda_swdb_create(&tg, &scg, -1, params, &g);
+    int rc = gpu_create(sc, params, first, count, &g);
     if (rc == HAY_ERR_TOO_LARGE && count > 1) {
         uint64_t half = count / 2;
         hay_status st = gpu_search_range(sc, params, queries, nq, tops, first, half);
@@ -432,7 +426,7 @@ static hay_status gpu_search_range(search *sc, const char *params,
     }
     if (rc != 0)
         return (hay_status)rc;
-    hay_status st = gpu_search_part(sc, queries, nq, tops, first, count, g);
+    hay_status st = gpu_search_part(sc, queries, nq, tops, count, g);
     hay_cuda_swdb_free(g);
     return st;
 }
@@ -453,16 +447,15 @@ static hay_status gpu_search(search *sc, const char *params,
     bool too_large = false;
     pthread_mutex_lock(&db->gpu_lock);
     if (cache_fits(c, &scg, params)) {
-        st = gpu_search_part(sc, queries, nq, tops, 0, db->nseq, c->g);
+        st = gpu_search_part(sc, queries, nq, tops, db->nseq, c->g);
     } else {
         cache_clear(c);
-        hay_swdb_targets tg = { db->codes, db->offsets, (size_t)db->nseq };
         hay_swdb_gpu *g = NULL;
-        int rc = hay_cuda_swdb_create(&tg, &scg, -1, params, &g);
+        int rc = gpu_create(sc, params, 0, db->nseq, &g);
         too_large = rc == HAY_ERR_TOO_LARGE;
         st = (hay_status)rc;
         if (rc == 0) {
-            st = gpu_search_part(sc, queries, nq, tops, 0, db->nseq, g);
+            st = gpu_search_part(sc, queries, nq, tops, db->nseq, g);
             cache_keep(c, g, &scg, params);   /* keeps g, or frees it */
         }
     }
@@ -495,6 +488,119 @@ void hay_db_gpu_release(hay_align_db *db)
 }
 
 /* ------------------------------------------------------------------------
+ * The device's start, ahead of the search (hay_align_db_warm_up)
+ * ---------------------------------------------------------------------- */
+int hay_align_db_auto_gpu(uint64_t cells, int threads)
+{
+    uint64_t t = threads > 0 ? (uint64_t)threads : 1;
+    return cells >= t * AUTO_GPU_CELLS_PER_THREAD;
+}
+
+struct hay_align_db_warm {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    bool joined, reported;      /* under lock */
+    char *params;               /* NULL or a copy */
+    hay_swdb_timeline tl;       /* the thread's phases */
+};
+
+#ifdef HAY_HAVE_CUDA_SWDB
+static void *warm_main(void *arg)
+{
+    hay_align_db_warm *w = arg;
+    hay_cuda_swdb_warm_up(w->params, &w->tl);   /* a failure shows again on use */
+    return NULL;
+}
+#endif
+
+hay_status hay_align_db_warm_up(const hay_align_db_options *o, uint64_t cells,
+                                hay_align_db_warm **out)
+{
+    if (!out)
+        return HAY_ERR_INVALID;
+    *out = NULL;
+    hay_align_db_options def;
+    if (!o) {
+        hay_align_db_options_init(&def);
+        o = &def;
+    }
+    hay_backend be = o->align.backend;
+    int threads = (int)hay_thread_cap(o->align.threads > 0 ? (unsigned)o->align.threads : 0);
+    if (be == HAY_BACKEND_AUTO && !hay_align_db_auto_gpu(cells, threads))
+        return HAY_OK;
+    if (be != HAY_BACKEND_CUDA && be != HAY_BACKEND_AUTO)
+        return HAY_OK;
+#ifndef HAY_HAVE_CUDA_SWDB
+    return be == HAY_BACKEND_CUDA ? HAY_ERR_NO_BACKEND : HAY_OK;
+#else
+    hay_align_db_warm *w = calloc(1, sizeof *w);
+    if (!w)
+        return HAY_ERR_NOMEM;
+    const char *params = o->align.device_params;
+    w->params = params ? strdup(params) : NULL;
+    if ((params && !w->params) || pthread_mutex_init(&w->lock, NULL) != 0) {
+        free(w->params);
+        free(w);
+        return HAY_ERR_NOMEM;
+    }
+    if (pthread_create(&w->thread, NULL, warm_main, w) != 0) {
+        pthread_mutex_destroy(&w->lock);
+        free(w->params);
+        free(w);
+        return HAY_ERR_NOMEM;
+    }
+    *out = w;
+    return HAY_OK;
+#endif
+}
+
+/* Waits for w's thread (once); adds its phases to tl the first time. */
+static void warm_join(hay_align_db_warm *w, hay_swdb_timeline *tl)
+{
+    double t0 = hay_now();
+    pthread_mutex_lock(&w->lock);
+    if (!w->joined) {
+        pthread_join(w->thread, NULL);
+        w->joined = true;
+    }
+    if (tl && !w->reported) {
+        for (int i = 0; i < w->tl.n; i++)
+            hay_swdb_phase_merge(tl, &w->tl.p[i]);
+        w->reported = true;
+        hay_swdb_phase_add(tl, "search:device_wait", t0, hay_now());
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
+void hay_align_db_warm_free(hay_align_db_warm *w)
+{
+    if (!w)
+        return;
+    warm_join(w, NULL);
+    pthread_mutex_destroy(&w->lock);
+    free(w->params);
+    free(w);
+}
+
+/* The timeline as results keep it: its phases in the order they began. */
+static int phase_by_start(const void *a, const void *b)
+{
+    const hay_align_phase *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static hay_status keep_phases(const hay_swdb_timeline *tl, hay_align_db_results *res)
+{
+    res->phases = malloc((tl->n ? (size_t)tl->n : 1) * sizeof *res->phases);
+    if (!res->phases)
+        return HAY_ERR_NOMEM;
+    memcpy(res->phases, tl->p, (size_t)tl->n * sizeof *res->phases);
+    res->nphases = (size_t)tl->n;
+    qsort(res->phases, res->nphases, sizeof *res->phases, phase_by_start);
+    return HAY_OK;
+}
+
+/* ------------------------------------------------------------------------
  * The search
  * ---------------------------------------------------------------------- */
 typedef struct job {
@@ -521,8 +627,13 @@ hay_status hay_align_db_search(const hay_align_db *db,
         hay_align_db_options_init(&def);
         o = &def;
     }
+    double t0 = hay_now();
+    hay_swdb_timeline *tl = calloc(1, sizeof *tl);
+    if (!tl)
+        return HAY_ERR_NOMEM;
     search sc;
     memset(&sc, 0, sizeof sc);
+    sc.tl = tl;
     sc.db = db;
     sc.s = s;
     sc.k = o->top_k ? o->top_k : DEFAULT_TOP_K;
@@ -531,48 +642,66 @@ hay_status hay_align_db_search(const hay_align_db *db,
     sc.min_score = o->min_score;
     sc.threads = (int)hay_thread_cap(o->align.threads > 0 ? (unsigned)o->align.threads : 0);
 
+    hay_align_db_results *res = NULL;
+    topk *tops = NULL;
+    job *jobs = NULL;
+    hay_status st = HAY_ERR_INVALID;
+    int64_t top = s->max_score > 0 ? s->max_score : 1;
+    uint64_t cells = 0;
+    for (size_t j = 0; j < nq; j++) {
+        if (!queries[j].codes || queries[j].len == 0)
+            goto fail;
+        for (size_t i = 0; i < queries[j].len; i++)
+            if (queries[j].codes[i] >= s->alpha)
+                goto fail;
+        uint64_t shorter = queries[j].len < db->longest ? queries[j].len
+                                                         : db->longest;
+        if ((int64_t)shorter > MAX_SCORE_BOUND / top) {
+            st = HAY_ERR_TOO_LARGE;
+            goto fail;
+        }
+        cells += (uint64_t)queries[j].len * db->nres;
+    }
+    hay_swdb_phase_add(tl, "search:check", t0, hay_now());
+
+    /* Auto: the GPU for a search that pays its start-up (the probe is the
+     * driver's start: after the warm-up, which pays it ahead). */
     hay_backend be = o->align.backend;
     if (be == HAY_BACKEND_AUTO) {
         be = HAY_BACKEND_CPU;
 #ifdef HAY_HAVE_CUDA_SWDB
-        if (hay_backend_available(HAY_BACKEND_CUDA) == HAY_OK)
-            be = HAY_BACKEND_CUDA;
+        if (hay_align_db_auto_gpu(cells, sc.threads)) {
+            if (o->warm)
+                warm_join(o->warm, tl);
+            t0 = hay_now();
+            if (hay_backend_available(HAY_BACKEND_CUDA) == HAY_OK)
+                be = HAY_BACKEND_CUDA;
+            hay_swdb_phase_add(tl, "search:auto_probe", t0, hay_now());
+        }
 #endif
     }
+    st = HAY_ERR_NO_BACKEND;
     if (be == HAY_BACKEND_OPENCL)
-        return HAY_ERR_NO_BACKEND;
+        goto fail;
     if (be == HAY_BACKEND_CUDA) {
 #ifndef HAY_HAVE_CUDA_SWDB
-        return HAY_ERR_NO_BACKEND;
+        goto fail;
 #endif
     } else if (be != HAY_BACKEND_CPU) {
-        return HAY_ERR_INVALID;
+        st = HAY_ERR_INVALID;
+        goto fail;
     }
     /* The CPU variant of the score pass (CPU backend) and of the hits'
      * end cells and tracebacks (every backend). */
     const char *cpu_variant = be == HAY_BACKEND_CPU ? o->align.variant : NULL;
-    hay_status st = hay_sw_variant_engines(cpu_variant, &sc.first,
-                                           &sc.fallback);
+    st = hay_sw_variant_engines(cpu_variant, &sc.first, &sc.fallback);
     if (st != HAY_OK)
-        return st;
+        goto fail;
     if (!sc.fallback)
         sc.fallback = &hay_sw_scalar;
-    int64_t top = s->max_score > 0 ? s->max_score : 1;
-    for (size_t j = 0; j < nq; j++) {
-        if (!queries[j].codes || queries[j].len == 0)
-            return HAY_ERR_INVALID;
-        for (size_t i = 0; i < queries[j].len; i++)
-            if (queries[j].codes[i] >= s->alpha)
-                return HAY_ERR_INVALID;
-        uint64_t shorter = queries[j].len < db->longest ? queries[j].len
-                                                         : db->longest;
-        if ((int64_t)shorter > MAX_SCORE_BOUND / top)
-            return HAY_ERR_TOO_LARGE;
-    }
 
-    hay_align_db_results *res = calloc(1, sizeof *res);
-    topk *tops = calloc(nq ? nq : 1, sizeof *tops);
-    job *jobs = NULL;
+    res = calloc(1, sizeof *res);
+    tops = calloc(nq ? nq : 1, sizeof *tops);
     st = HAY_ERR_NOMEM;
     if (!res || !tops)
         goto fail;
@@ -582,14 +711,15 @@ hay_status hay_align_db_search(const hay_align_db *db,
     res->queries = calloc(nq ? nq : 1, sizeof *res->queries);
     if (!res->queries)
         goto fail;
-    for (size_t j = 0; j < nq; j++)
-        res->cells += (uint64_t)queries[j].len * db->nres;
+    res->cells = cells;
 
-    double t0 = omp_get_wtime();
+    t0 = hay_now();
+    double t_scores = t0;
     if (be == HAY_BACKEND_CPU) {
         st = cpu_search(&sc, queries, nq, tops);
         if (st != HAY_OK)
             goto fail;
+        hay_swdb_phase_add(tl, "search:cpu_scores", t0, hay_now());
     } else {
         for (size_t j = 0; j < nq; j++) {
             tops[j].k = sc.k;
@@ -598,12 +728,15 @@ hay_status hay_align_db_search(const hay_align_db *db,
                 goto fail;
         }
 #ifdef HAY_HAVE_CUDA_SWDB
+        if (o->warm)
+            warm_join(o->warm, tl);
         sc.parts = 1;
         st = gpu_search(&sc, o->align.device_params, queries, nq, tops);
 #endif
         if (st != HAY_OK)
             goto fail;
     }
+    t0 = hay_now();
     res->rescored32 = sc.rescored;
     res->device_parts = be == HAY_BACKEND_CPU ? 0 : sc.parts;
 
@@ -619,12 +752,13 @@ hay_status hay_align_db_search(const hay_align_db *db,
         res->queries[j].nhits = tops[j].n;
         njobs += tops[j].n;
     }
-    res->seconds_scores = omp_get_wtime() - t0;
+    hay_swdb_phase_add(tl, "search:rank", t0, hay_now());
+    res->seconds_scores = hay_now() - t_scores;
 
     /* The reported hits: end cells from the score pass (the GPU gives
      * scores only, so its hits get one CPU score pass), then unless
      * score_only the traceback, each checked against the search's score. */
-    t0 = omp_get_wtime();
+    t0 = hay_now();
     jobs = malloc((njobs ? njobs : 1) * sizeof *jobs);
     if (!jobs) {
         st = HAY_ERR_NOMEM;
@@ -685,11 +819,19 @@ hay_status hay_align_db_search(const hay_align_db *db,
     st = first;
     if (st != HAY_OK)
         goto fail;
-    res->seconds_traceback = need ? omp_get_wtime() - t0 : 0.0;
+    res->seconds_traceback = need ? hay_now() - t0 : 0.0;
+    if (need)
+        hay_swdb_phase_add(tl, o->align.score_only ? "search:end_cells"
+                                                   : "search:traceback",
+                           t0, hay_now());
+    st = keep_phases(tl, res);
+    if (st != HAY_OK)
+        goto fail;
     for (size_t j = 0; j < nq; j++)
         free(tops[j].h);
     free(tops);
     free(jobs);
+    free(tl);
     *out = res;
     return HAY_OK;
 fail:
@@ -697,6 +839,7 @@ fail:
         free(tops[j].h);
     free(tops);
     free(jobs);
+    free(tl);
     hay_align_db_results_free(res);
     return st;
 }
