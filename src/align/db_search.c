@@ -17,10 +17,9 @@
  * profile of that query, once.  With many queries (4 a thread or more)
  * threads take whole queries instead, longest first.
  */
-#include "db_internal.h"
+#include "db_search.h"
 #include "align_internal.h"
 #include "../core/internal.h"   /* hay_thread_cap, hay_now */
-#include "db_device.h"          /* the GPU search; the timeline everywhere */
 
 #include <math.h>
 #include <stdbool.h>
@@ -34,12 +33,6 @@
 #define CHUNK 8
 /* From this many queries per thread on, queries go to threads whole. */
 #define QUERIES_PER_THREAD 4
-/* Backend auto sends a search to the GPU from this many cells per CPU
- * thread on: what a thread does (4-8 GCUPS striped16, docs/PERF.md
- * "Database search") in about the 0.25 s a fresh process pays to start
- * the device (driver and context 0.2 s on the H200 host, then its
- * kernels), so that the GPU is chosen where it ends first. */
-#define AUTO_GPU_CELLS_PER_THREAD 1500000000ull
 
 void hay_align_db_options_init(hay_align_db_options *o)
 {
@@ -67,24 +60,12 @@ void hay_align_db_results_free(hay_align_db_results *r)
 /* ------------------------------------------------------------------------
  * Top-k: a heap with the worst kept candidate at the root.
  * ---------------------------------------------------------------------- */
-typedef struct cand {
-    int32_t score;
-    uint32_t target;          /* input order */
-    uint64_t q_end, t_end;
-    uint32_t flags;
-} cand;
-
 /* a ranks below b */
 static int worse(const cand *a, const cand *b)
 {
     return a->score < b->score ||
            (a->score == b->score && a->target > b->target);
 }
-
-typedef struct topk {
-    cand *h;
-    size_t n, k;
-} topk;
 
 static void sift_down(topk *t, size_t i)
 {
@@ -103,7 +84,7 @@ static void sift_down(topk *t, size_t i)
     }
 }
 
-static void topk_add(topk *t, const cand *c)
+void hay_db_topk_add(topk *t, const cand *c)
 {
     if (t->n < t->k) {
         size_t i = t->n++;
@@ -129,18 +110,6 @@ static int rank_order(const void *a, const void *b)
 /* ------------------------------------------------------------------------
  * CPU score pass
  * ---------------------------------------------------------------------- */
-typedef struct search {
-    hay_swdb_timeline *tl;      /* the search's phases */
-    const hay_align_db *db;
-    const hay_align_scoring *s;
-    const sw_engine *first, *fallback;
-    int threads;
-    size_t k;
-    int32_t min_score;
-    uint64_t rescored;
-    uint64_t parts;             /* GPU: database parts searched */
-} search;
-
 /* One query on `threads` threads; *rescored counts the 32-bit redos. */
 static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
                             size_t m, topk *out, uint64_t *rescored_out)
@@ -178,7 +147,7 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
             }
             if (err == HAY_OK && e.score > 0 && e.score >= sc->min_score) {
                 cand c = { e.score, db->order[i], e.q_end, e.t_end, flags };
-                topk_add(&mine, &c);
+                hay_db_topk_add(&mine, &c);
             }
         }
 #pragma omp critical(hay_db_merge)
@@ -186,7 +155,7 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
             if (err != HAY_OK && first == HAY_OK)
                 first = err;
             for (size_t j = 0; j < mine.n; j++)
-                topk_add(out, &mine.h[j]);
+                hay_db_topk_add(out, &mine.h[j]);
         }
         if (p32)
             sc->fallback->profile_free(p32);
@@ -267,319 +236,6 @@ static hay_status cpu_search(search *sc, const hay_align_seq *queries,
     sc->rescored += rescored;
     free(by);
     return first;
-}
-
-/* ------------------------------------------------------------------------
- * GPU score pass: scores and top-k on the device, end cells on the CPU
- * ---------------------------------------------------------------------- */
-#ifdef HAY_HAVE_CUDA_SWDB
-/*
- * The sorted targets [first, first + count) of the database, on the device
- * (g): each query's top-k there.  The device names and ranks its targets by
- * the input order (the ids of gpu_create), so its top-k is the search's
- * (ties included) and goes into tops as it is; the parts of a database too
- * large for the device (gpu_search_range) merge as one search.
- */
-static hay_status gpu_search_part(search *sc, const hay_align_seq *queries,
-                                  size_t nq, topk *tops, uint64_t count,
-                                  hay_swdb_gpu *g)
-{
-    const hay_align_db *db = sc->db;
-    hay_status st = HAY_ERR_NOMEM;
-    const uint8_t **qp = calloc(nq ? nq : 1, sizeof *qp);
-    size_t *ql = calloc(nq ? nq : 1, sizeof *ql);
-    size_t *nh = malloc((nq ? nq : 1) * sizeof *nh);
-    size_t room = sc->k < count ? sc->k : (size_t)count;
-    hay_swdb_hit *hits = malloc((nq ? nq : 1) * (room ? room : 1) * sizeof *hits);
-    if (!qp || !ql || !nh || !hits)
-        goto out;
-    for (size_t j = 0; j < nq; j++) {
-        qp[j] = queries[j].codes;
-        ql[j] = queries[j].len;
-    }
-    if (room == 0) {
-        st = HAY_OK;
-        goto out;
-    }
-    hay_swdb_stats gst;
-    int rc = hay_cuda_swdb_search(g, qp, ql, nq, room, sc->min_score, hits,
-                                  nh, &gst);
-    if (rc != 0) {
-        st = (hay_status)rc;
-        goto out;
-    }
-    for (int i = 0; i < gst.tl.n; i++)
-        hay_swdb_phase_merge(sc->tl, &gst.tl.p[i]);
-    sc->rescored += gst.rescored;
-    for (size_t j = 0; j < nq; j++) {
-        const hay_swdb_hit *hj = hits + j * room;
-        if (nh[j] > room) {
-            st = HAY_ERR_DEVICE;
-            goto out;
-        }
-        for (size_t h = 0; h < nh[j]; h++) {
-            if (hj[h].target >= db->nseq || hj[h].score <= 0) {
-                st = HAY_ERR_DEVICE;
-                goto out;
-            }
-            cand c = { hj[h].score, hj[h].target, 0, 0, 0 };
-            topk_add(&tops[j], &c);
-        }
-    }
-    st = HAY_OK;
-out:
-    free(qp);
-    free(ql);
-    free(nh);
-    free(hits);
-    return st;
-}
-
-/* The device copy of the sorted targets [first, first + count). */
-static int gpu_create(const search *sc, const char *params, uint64_t first,
-                      uint64_t count, hay_swdb_gpu **g)
-{
-    const hay_align_db *db = sc->db;
-    hay_swdb_targets tg = { db->codes, db->offsets + first, (size_t)count };
-    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
-                             sc->s->extend };
-    return hay_cuda_swdb_create_traced(&tg, db->order + first, &scg, -1, params,
-                                       sc->tl, g);
-}
-
-/*
- * The device copy of a whole database, kept in the database from one search
- * to the next (the CLI searches in blocks of queries, and DNA once per
- * strand): remade when a search asks with other scoring or params.
- */
-struct hay_db_gpu_cache {
-    hay_swdb_gpu *g;
-    int alpha, open, extend;
-    int32_t *matrix;            /* alpha x alpha */
-    char *params;               /* NULL or a copy */
-};
-
-static void cache_clear(struct hay_db_gpu_cache *c)
-{
-    hay_cuda_swdb_free(c->g);
-    free(c->matrix);
-    free(c->params);
-    memset(c, 0, sizeof *c);
-}
-
-static bool cache_fits(const struct hay_db_gpu_cache *c, const hay_swdb_scoring *sc,
-                       const char *params)
-{
-    size_t na = (size_t)sc->alpha * (size_t)sc->alpha;
-    return c->g && c->alpha == sc->alpha && c->open == sc->gap_open &&
-           c->extend == sc->gap_extend &&
-           !memcmp(c->matrix, sc->matrix, na * sizeof *c->matrix) &&
-           (c->params == NULL) == (params == NULL) &&
-           (!params || !strcmp(c->params, params));
-}
-
-/* Keeps g as the database's device copy (else frees it). */
-static void cache_keep(struct hay_db_gpu_cache *c, hay_swdb_gpu *g,
-                       const hay_swdb_scoring *sc, const char *params)
-{
-    size_t na = (size_t)sc->alpha * (size_t)sc->alpha;
-    cache_clear(c);
-    c->matrix = malloc(na * sizeof *c->matrix);
-    c->params = params ? strdup(params) : NULL;
-    if (!c->matrix || (params && !c->params)) {
-        hay_cuda_swdb_free(g);
-        cache_clear(c);
-        return;
-    }
-    memcpy(c->matrix, sc->matrix, na * sizeof *c->matrix);
-    c->g = g;
-    c->alpha = sc->alpha;
-    c->open = sc->gap_open;
-    c->extend = sc->gap_extend;
-}
-
-/*
- * The sorted targets [first, first + count) on the device, or, when they do
- * not fit in its memory (HAY_ERR_TOO_LARGE), each half in turn: a database
- * larger than the device's memory is searched in parts that each fit, one
- * part resident at a time.  A single target that does not fit (or scoring
- * the device cannot take) ends the search with HAY_ERR_TOO_LARGE; the
- * halving then tried at most log2(count) + 1 creates.
- */
-static hay_status gpu_search_range(search *sc, const char *params,
-                                   const hay_align_seq *queries, size_t nq,
-                                   topk *tops, uint64_t first, uint64_t count)
-{
-    if (count == 0)
-        return HAY_OK;
-    hay_swdb_gpu *g = NULL;
-    int rc = gpu_create(sc, params, first, count, &g);
-    if (rc == HAY_ERR_TOO_LARGE && count > 1) {
-        uint64_t half = count / 2;
-        hay_status st = gpu_search_range(sc, params, queries, nq, tops, first, half);
-        if (st == HAY_OK) {
-            sc->parts++;
-            st = gpu_search_range(sc, params, queries, nq, tops, first + half,
-                                  count - half);
-        }
-        return st;
-    }
-    if (rc != 0)
-        return (hay_status)rc;
-    hay_status st = gpu_search_part(sc, queries, nq, tops, count, g);
-    hay_cuda_swdb_free(g);
-    return st;
-}
-
-/* The whole database through its kept device copy (made, or remade for
- * other scoring or params, under the database's lock); in parts when it
- * does not fit. */
-static hay_status gpu_search(search *sc, const char *params,
-                             const hay_align_seq *queries, size_t nq, topk *tops)
-{
-    hay_align_db *db = (hay_align_db *)sc->db;   /* only its kept copy changes */
-    struct hay_db_gpu_cache *c = db->gpu;
-    if (!c)   /* no room for the cache itself */
-        return gpu_search_range(sc, params, queries, nq, tops, 0, db->nseq);
-    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
-                             sc->s->extend };
-    hay_status st;
-    bool too_large = false;
-    pthread_mutex_lock(&db->gpu_lock);
-    if (cache_fits(c, &scg, params)) {
-        st = gpu_search_part(sc, queries, nq, tops, db->nseq, c->g);
-    } else {
-        cache_clear(c);
-        hay_swdb_gpu *g = NULL;
-        int rc = gpu_create(sc, params, 0, db->nseq, &g);
-        too_large = rc == HAY_ERR_TOO_LARGE;
-        st = (hay_status)rc;
-        if (rc == 0) {
-            st = gpu_search_part(sc, queries, nq, tops, db->nseq, g);
-            cache_keep(c, g, &scg, params);   /* keeps g, or frees it */
-        }
-    }
-    pthread_mutex_unlock(&db->gpu_lock);
-    if (too_large && db->nseq > 1)
-        st = gpu_search_range(sc, params, queries, nq, tops, 0, db->nseq);
-    return st;
-}
-#endif
-
-void hay_db_gpu_init(hay_align_db *db)
-{
-    pthread_mutex_init(&db->gpu_lock, NULL);
-#ifdef HAY_HAVE_CUDA_SWDB
-    db->gpu = calloc(1, sizeof *db->gpu);   /* NULL: no device copy kept */
-#else
-    db->gpu = NULL;
-#endif
-}
-
-void hay_db_gpu_release(hay_align_db *db)
-{
-#ifdef HAY_HAVE_CUDA_SWDB
-    if (db->gpu)
-        cache_clear(db->gpu);
-#endif
-    free(db->gpu);
-    db->gpu = NULL;
-    pthread_mutex_destroy(&db->gpu_lock);
-}
-
-/* ------------------------------------------------------------------------
- * The device's start, ahead of the search (hay_align_db_warm_up)
- * ---------------------------------------------------------------------- */
-int hay_align_db_auto_gpu(uint64_t cells, int threads)
-{
-    uint64_t t = threads > 0 ? (uint64_t)threads : 1;
-    return cells >= t * AUTO_GPU_CELLS_PER_THREAD;
-}
-
-struct hay_align_db_warm {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    bool joined, reported;      /* under lock */
-    char *params;               /* NULL or a copy */
-    hay_swdb_timeline tl;       /* the thread's phases */
-};
-
-#ifdef HAY_HAVE_CUDA_SWDB
-static void *warm_main(void *arg)
-{
-    hay_align_db_warm *w = arg;
-    hay_cuda_swdb_warm_up(w->params, &w->tl);   /* a failure shows again on use */
-    return NULL;
-}
-#endif
-
-hay_status hay_align_db_warm_up(const hay_align_db_options *o, uint64_t cells,
-                                hay_align_db_warm **out)
-{
-    if (!out)
-        return HAY_ERR_INVALID;
-    *out = NULL;
-    hay_align_db_options def;
-    if (!o) {
-        hay_align_db_options_init(&def);
-        o = &def;
-    }
-    hay_backend be = o->align.backend;
-    int threads = (int)hay_thread_cap(o->align.threads > 0 ? (unsigned)o->align.threads : 0);
-    if (be == HAY_BACKEND_AUTO && !hay_align_db_auto_gpu(cells, threads))
-        return HAY_OK;
-    if (be != HAY_BACKEND_CUDA && be != HAY_BACKEND_AUTO)
-        return HAY_OK;
-#ifndef HAY_HAVE_CUDA_SWDB
-    return be == HAY_BACKEND_CUDA ? HAY_ERR_NO_BACKEND : HAY_OK;
-#else
-    hay_align_db_warm *w = calloc(1, sizeof *w);
-    if (!w)
-        return HAY_ERR_NOMEM;
-    const char *params = o->align.device_params;
-    w->params = params ? strdup(params) : NULL;
-    if ((params && !w->params) || pthread_mutex_init(&w->lock, NULL) != 0) {
-        free(w->params);
-        free(w);
-        return HAY_ERR_NOMEM;
-    }
-    if (pthread_create(&w->thread, NULL, warm_main, w) != 0) {
-        pthread_mutex_destroy(&w->lock);
-        free(w->params);
-        free(w);
-        return HAY_ERR_NOMEM;
-    }
-    *out = w;
-    return HAY_OK;
-#endif
-}
-
-/* Waits for w's thread (once); adds its phases to tl the first time. */
-static void warm_join(hay_align_db_warm *w, hay_swdb_timeline *tl)
-{
-    double t0 = hay_now();
-    pthread_mutex_lock(&w->lock);
-    if (!w->joined) {
-        pthread_join(w->thread, NULL);
-        w->joined = true;
-    }
-    if (tl && !w->reported) {
-        for (int i = 0; i < w->tl.n; i++)
-            hay_swdb_phase_merge(tl, &w->tl.p[i]);
-        w->reported = true;
-        hay_swdb_phase_add(tl, "search:device_wait", t0, hay_now());
-    }
-    pthread_mutex_unlock(&w->lock);
-}
-
-void hay_align_db_warm_free(hay_align_db_warm *w)
-{
-    if (!w)
-        return;
-    warm_join(w, NULL);
-    pthread_mutex_destroy(&w->lock);
-    free(w->params);
-    free(w);
 }
 
 /* The timeline as results keep it: its phases in the order they began. */
@@ -672,7 +328,7 @@ hay_status hay_align_db_search(const hay_align_db *db,
 #ifdef HAY_HAVE_CUDA_SWDB
         if (hay_align_db_auto_gpu(cells, sc.threads)) {
             if (o->warm)
-                warm_join(o->warm, tl);
+                hay_db_warm_join(o->warm, tl);
             t0 = hay_now();
             if (hay_backend_available(HAY_BACKEND_CUDA) == HAY_OK)
                 be = HAY_BACKEND_CUDA;
@@ -729,9 +385,9 @@ hay_status hay_align_db_search(const hay_align_db *db,
         }
 #ifdef HAY_HAVE_CUDA_SWDB
         if (o->warm)
-            warm_join(o->warm, tl);
+            hay_db_warm_join(o->warm, tl);
         sc.parts = 1;
-        st = gpu_search(&sc, o->align.device_params, queries, nq, tops);
+        st = hay_db_gpu_search(&sc, o->align.device_params, queries, nq, tops);
 #endif
         if (st != HAY_OK)
             goto fail;
