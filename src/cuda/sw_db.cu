@@ -36,6 +36,12 @@ extern "C" hay_status hay_cuda_ctx_enter(int dev, double *paid);
             goto fail;                           \
         }                                        \
     } while (0)
+#define SWDB_CHECK_ST(expr)                      \
+    do {                                         \
+        st = (expr);                             \
+        if (st != HAY_OK)                        \
+            goto fail;                           \
+    } while (0)
 #define SWDB_CHECK(expr)                         \
     do {                                         \
         int r_ = (expr);                         \
@@ -521,6 +527,44 @@ static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, in
     return 0;
 }
 
+// Query r's profile [alpha + 1][mpad] for the 16-bit kernel (p8) or the
+// 32-bit one (p32; the other NULL): the padding rows and the padding
+// residue score SWDB_PAD*.
+static void swdb_profile(const hay_swdb_gpu *g, const uint8_t *q, size_t m, size_t mpad,
+                         int8_t *p8, int32_t *p32)
+{
+    const int A = g->alpha + 1;
+    for (int c = 0; c < A; c++)
+        for (size_t i = 0; i < mpad; i++) {
+            bool pad = i >= m || c == g->alpha;
+            int32_t v = pad ? 0 : g->mat[(size_t)q[i] * (size_t)g->alpha + (size_t)c];
+            if (p8)
+                p8[(size_t)c * mpad + i] = (int8_t)(pad ? SWDB_PAD8 : v);
+            else
+                p32[(size_t)c * mpad + i] = pad ? SWDB_PAD32 : v;
+        }
+}
+
+// The 32-bit profiles of the batch, built and copied to g->prof32 (on the
+// stream; *h32 the host copy, freed by the caller).
+static int swdb_prof32(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t *qlens,
+                       const swdb_plan *pl, int32_t **h32)
+{
+    int st = HAY_OK;
+    *h32 = (int32_t *)malloc(pl->prof32_n * sizeof(int32_t) + 16);
+    if (*h32 == NULL)
+        return HAY_ERR_NOMEM;
+    memset(*h32 + pl->prof32_n, 0, 16);
+    for (int r = 0; r < pl->rows; r++)
+        swdb_profile(g, queries[r], qlens[r], (size_t)pl->qmpad[r], NULL,
+                     *h32 + pl->qprof32[r]);
+    SWDB_CUDA(swdb_reserve(&g->prof32, pl->prof32_n * sizeof(int32_t) + 16));
+    SWDB_CUDA(cudaMemcpyAsync(g->prof32.d, *h32, pl->prof32_n * sizeof(int32_t) + 16,
+                              cudaMemcpyHostToDevice, g->stream));
+fail:
+    return st;
+}
+
 // Launches the kernel over all units for the rows qrow[0 .. nq), in
 // segments whose scratch fits the budget.  ulist/nunits: 32-bit units.
 // *host_s: the host's time inside the launch calls (where the runtime
@@ -650,27 +694,18 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         for (int r = 0; r < rows; r++)
             pl.qrow[fill[swdb_shape(qlens[r], g->use16 ? g->rows : 16)]++] = r;
     }
-    // Profiles: [alpha + 1][mpad] per query; padding rows and the padding
-    // residue score SWDB_PAD*.
-    h8 = (int8_t *)malloc(pl.prof8_n + 16);
-    h32 = (int32_t *)malloc(pl.prof32_n * sizeof(int32_t) + 16);
-    if (h8 == NULL || h32 == NULL) {
-        st = HAY_ERR_NOMEM;
-        goto fail;
-    }
-    for (int r = 0; r < rows; r++) {
-        size_t m = qlens[r], mpad = (size_t)pl.qmpad[r];
-        int8_t *p8 = h8 + pl.qprof8[r];
-        int32_t *p32 = h32 + pl.qprof32[r];
-        for (int c = 0; c < A; c++)
-            for (size_t i = 0; i < mpad; i++) {
-                int32_t v = i < m && c < g->alpha
-                                ? g->mat[(size_t)queries[r][i] * (size_t)g->alpha + (size_t)c]
-                                : 0;
-                bool pad = i >= m || c == g->alpha;
-                p8[(size_t)c * mpad + i] = (int8_t)(pad ? SWDB_PAD8 : g->use16 ? v : 0);
-                p32[(size_t)c * mpad + i] = pad ? SWDB_PAD32 : v;
-            }
+    // Profiles: the 16-bit kernel's where the scoring fits 16 bits (the
+    // 32-bit ones only when a score needs rescoring, below), else the
+    // 32-bit ones.
+    if (g->use16) {
+        h8 = (int8_t *)malloc(pl.prof8_n + 16);
+        if (h8 == NULL) {
+            st = HAY_ERR_NOMEM;
+            goto fail;
+        }
+        memset(h8 + pl.prof8_n, 0, 16);
+        for (int r = 0; r < rows; r++)
+            swdb_profile(g, queries[r], qlens[r], (size_t)pl.qmpad[r], h8 + pl.qprof8[r], NULL);
     }
     hay_swdb_phase_add(tl, "gpu:profiles", t0, swdb_now());
     t0 = swdb_now();
@@ -696,12 +731,14 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         if (g->use16)
             SWDB_CUDA(swdb_reserve(&g->rlist, (size_t)rows * nt * sizeof(int32_t)));
     }
-    SWDB_CUDA(swdb_reserve(&g->prof8, pl.prof8_n + 16));
-    SWDB_CUDA(swdb_reserve(&g->prof32, pl.prof32_n * sizeof(int32_t) + 16));
+    if (g->use16) {
+        SWDB_CUDA(swdb_reserve(&g->prof8, pl.prof8_n + 16));
+        SWDB_CUDA(cudaMemcpyAsync(g->prof8.d, h8, pl.prof8_n + 16, cudaMemcpyHostToDevice,
+                                  g->stream));
+    } else {
+        SWDB_CHECK_ST(swdb_prof32(g, queries, qlens, &pl, &h32));
+    }
     SWDB_CUDA(swdb_reserve(&g->small, small_bytes + (size_t)(rows + max_launches) * 4 + 64));
-    SWDB_CUDA(cudaMemcpyAsync(g->prof8.d, h8, pl.prof8_n + 16, cudaMemcpyHostToDevice, g->stream));
-    SWDB_CUDA(cudaMemcpyAsync(g->prof32.d, h32, pl.prof32_n * sizeof(int32_t) + 16,
-                              cudaMemcpyHostToDevice, g->stream));
     SWDB_CUDA(cudaMemcpyAsync(g->small.d, hsmall, small_bytes, cudaMemcpyHostToDevice, g->stream));
     d_qprof8 = (uint64_t *)g->small.d;
     d_qprof32 = d_qprof8 + rows;
@@ -753,6 +790,14 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         hay_swdb_phase_add(tl, "gpu:wait_16bit", t0, swdb_now());
         t0 = swdb_now();
         launch_s = 0;
+        bool any = false;
+        for (int r = 0; r < rows; r++)
+            any = any || g->h_rcount[r] > 0;
+        if (any) {
+            SWDB_CHECK_ST(swdb_prof32(g, queries, qlens, &pl, &h32));
+            hay_swdb_phase_add(tl, "gpu:profiles_32bit", t0, swdb_now());
+            t0 = swdb_now();
+        }
         for (int gi = 0; gi < SWDB_SHAPES; gi++)
             for (int x = pl.gstart[gi]; x < pl.gstart[gi + 1]; x++) {
                 int r = pl.qrow[x];
