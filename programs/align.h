@@ -104,7 +104,7 @@ int align_db_main(aconfig *cf);
 typedef struct timeline {
     hay_align_phase *p;
     size_t n, cap;
-    double t0;
+    double t0, real0;           /* the start: cli_now(), CLOCK_REALTIME */
 } timeline;
 void timeline_init(timeline *t);
 void timeline_add(timeline *t, const char *name, double start, double end);

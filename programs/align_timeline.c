@@ -15,10 +15,18 @@
 #include <time.h>
 #include <unistd.h>
 
+static double realtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 void timeline_init(timeline *t)
 {
     memset(t, 0, sizeof *t);
     t->t0 = cli_now();
+    t->real0 = realtime();
 }
 
 void timeline_add(timeline *t, const char *name, double start, double end)
@@ -90,7 +98,7 @@ static int by_start(const void *a, const void *b)
 
 void timeline_print(timeline *t)
 {
-    double now = cli_now(), ps = process_start();
+    double now = cli_now(), real = realtime(), ps = process_start();
     qsort(t->p, t->n, sizeof *t->p, by_start);
     if (ps > 0)
         fprintf(stderr, "stats: timeline process_start=%+.3f (from /proc, 10 ms steps)\n",
@@ -101,5 +109,8 @@ void timeline_print(timeline *t)
                 " phase=%s\n", p->start - t->t0, p->end - t->t0, p->seconds, p->count,
                 p->name);
     }
-    fprintf(stderr, "stats: timeline end=%+.6f\n", now - t->t0);
+    /* The wall clock at the start and here, for a caller that times the
+     * process from outside (start-up before, exit after). */
+    fprintf(stderr, "stats: timeline end=%+.6f realtime_start=%.6f realtime_end=%.6f\n",
+            now - t->t0, t->real0, real);
 }
