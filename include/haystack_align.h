@@ -591,6 +591,16 @@ typedef struct hay_align_db_options {
                                   hay_align_db_warm_up: the search waits for
                                   it before its first device call (and
                                   lists its phases, once) */
+    int release_device;        /* with warm, on the GPU: 1 promises that
+                                  nothing in this process uses the device
+                                  after this search's scores (no other
+                                  search, pattern set or buffer on it): the
+                                  search then drops the database's device
+                                  copy and ends the device's context on
+                                  warm's thread while it aligns the hits,
+                                  so that the process's exit no longer pays
+                                  that teardown (0.05-0.1 s);
+                                  hay_align_db_warm_free waits for it */
 } hay_align_db_options;
 
 /* Defaults: hay_align_options_init, top 50, every score above 0. */
@@ -622,7 +632,8 @@ HAY_API hay_status hay_align_db_warm_up(const hay_align_db_options *o,
                                         uint64_t cells,
                                         hay_align_db_warm **out);
 
-/* Waits for the start if it still runs, then frees it.  NULL is allowed. */
+/* Waits for the start (and a release_device search's release of the
+ * device) if still running, then frees it.  NULL is allowed. */
 HAY_API void hay_align_db_warm_free(hay_align_db_warm *w);
 
 /*

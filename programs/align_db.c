@@ -375,11 +375,19 @@ int align_db_main(aconfig *cf)
     const char *ABC = hay_align_scoring_letters(s);
     size_t qblock = MAX_HELD / o.top_k / (do_plus + do_minus);
     qblock = qblock < 1 ? 1 : qblock > QBLOCK ? QBLOCK : qblock;
+    /* The last search ends the device's use (release_device): its context's
+     * teardown then overlaps the alignments and the printing instead of
+     * adding to the exit.  HAY_ALIGN_RELEASE=0 keeps it to the exit. */
+    const char *rel = getenv("HAY_ALIGN_RELEASE");
+    int may_release = !(rel && !strcmp(rel, "0"));
     for (size_t q0 = 0; q0 < qf.n; q0 += qblock) {
         size_t nq = qf.n - q0 < qblock ? qf.n - q0 : qblock;
+        int last = q0 + nq >= qf.n && may_release;
+        o.release_device = last && !do_minus;
         if (do_plus && search_block(cf, db, s, qs + q0, nq, &o, &res,
                                     &seconds, &tl) != HAY_OK)
             goto out;
+        o.release_device = last;
         if (do_minus && search_block(cf, db, s, rs + q0, nq, &o, &resm,
                                      &seconds, &tl) != HAY_OK)
             goto out;

@@ -177,6 +177,19 @@ int hay_cuda_swdb_scores(hay_swdb_gpu *g, const uint8_t *const *queries,
 
 void hay_cuda_swdb_free(hay_swdb_gpu *g);
 
+/* The device g lives on. */
+int hay_cuda_swdb_device(const hay_swdb_gpu *g);
+
+/*
+ * Ends this process's use of `device`: destroys its context (the runtime's
+ * primary context, cudaDeviceReset) and with it everything on it, so that
+ * the process's exit has no context left to tear down (0.05-0.1 s on the
+ * H100 host).  From any thread; the caller promises that nothing on the
+ * device is used after (or during) the call.  Adds its phase to tl (may be
+ * NULL).  Returns 0 or a negative hay_status.
+ */
+int hay_cuda_swdb_release(int device, hay_swdb_timeline *tl);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,4 +51,9 @@ hay_status hay_db_gpu_search(search *sc, const char *params,
  * the first time. */
 void hay_db_warm_join(hay_align_db_warm *w, hay_swdb_timeline *tl);
 
+/* The search's scores are in and nothing uses the device after
+ * (hay_align_db_options.release_device): drops the database's device copy
+ * and ends the device's context on a thread that w holds. */
+void hay_db_gpu_release_device(search *sc, hay_align_db_warm *w);
+
 #endif

@@ -253,6 +253,9 @@ struct hay_align_db_warm {
     bool joined, reported;      /* under lock */
     char *params;               /* NULL or a copy */
     hay_swdb_timeline tl;       /* the thread's phases */
+    pthread_t release;          /* the device's release (release_device) */
+    bool releasing;             /* under lock: release runs or ran */
+    int release_dev;
 };
 
 #ifdef HAY_HAVE_CUDA_SWDB
@@ -323,11 +326,42 @@ void hay_db_warm_join(hay_align_db_warm *w, hay_swdb_timeline *tl)
     pthread_mutex_unlock(&w->lock);
 }
 
+#ifdef HAY_HAVE_CUDA_SWDB
+static void *release_main(void *arg)
+{
+    const hay_align_db_warm *w = arg;
+    hay_cuda_swdb_release(w->release_dev, NULL);   /* the exit would pay it */
+    return NULL;
+}
+
+void hay_db_gpu_release_device(search *sc, hay_align_db_warm *w)
+{
+    hay_align_db *db = (hay_align_db *)sc->db;   /* only its kept copy changes */
+    double t0 = hay_now();
+    int dev = -1;
+    pthread_mutex_lock(&db->gpu_lock);
+    if (db->gpu && db->gpu->g) {
+        dev = hay_cuda_swdb_device(db->gpu->g);
+        cache_clear(db->gpu);
+    }
+    pthread_mutex_unlock(&db->gpu_lock);
+    pthread_mutex_lock(&w->lock);
+    if (dev >= 0 && !w->releasing) {
+        w->release_dev = dev;
+        w->releasing = pthread_create(&w->release, NULL, release_main, w) == 0;
+    }
+    pthread_mutex_unlock(&w->lock);
+    hay_swdb_phase_add(sc->tl, "search:device_release_start", t0, hay_now());
+}
+#endif
+
 void hay_align_db_warm_free(hay_align_db_warm *w)
 {
     if (!w)
         return;
     hay_db_warm_join(w, NULL);
+    if (w->releasing)
+        pthread_join(w->release, NULL);
     pthread_mutex_destroy(&w->lock);
     free(w->params);
     free(w);

@@ -407,6 +407,18 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
     return hay_cuda_swdb_create_traced(db, NULL, sc, device, params, NULL, out);
 }
 
+extern "C" int hay_cuda_swdb_device(const hay_swdb_gpu *g) { return g->device; }
+
+extern "C" int hay_cuda_swdb_release(int device, hay_swdb_timeline *tl)
+{
+    double t0 = swdb_now();
+    int st = hay_cuda_status((int)cudaSetDevice(device));
+    if (st == HAY_OK)
+        st = hay_cuda_status((int)cudaDeviceReset());
+    hay_swdb_phase_add(tl, "release:reset", t0, swdb_now());
+    return st;
+}
+
 // Loads kernel k now (the runtime otherwise loads it at its first launch).
 template <typename K> static int swdb_load(K *k)
 {

@@ -143,6 +143,22 @@ void hay_cuda_swdb_free(hay_swdb_gpu *g)
     free(g);
 }
 
+int hay_cuda_swdb_device(const hay_swdb_gpu *g)
+{
+    (void)g;
+    return 0;
+}
+
+static size_t mock_releases;
+
+int hay_cuda_swdb_release(int device, hay_swdb_timeline *tl)
+{
+    double t0 = tu_now();
+    mock_releases += device == 0;
+    hay_swdb_phase_add(tl, "release:mock", t0, tu_now());
+    return 0;
+}
+
 /* ---- the test ---------------------------------------------------------- */
 static void same_hits(const hay_align_db *db, const hay_align_scoring *s,
                       const hay_align_seq *qs, size_t nq, size_t k,
@@ -285,6 +301,72 @@ static void warm_up_cases(const hay_align_db *db, const hay_align_scoring *s,
           mock_warm_ups - before);
 }
 
+/* Hits of a and b: the same targets and scores. */
+static int same_scores(const hay_align_db_results *a, const hay_align_db_results *b)
+{
+    int ok = a && b && a->nqueries == b->nqueries;
+    for (size_t j = 0; ok && j < a->nqueries; j++) {
+        ok = a->queries[j].nhits == b->queries[j].nhits;
+        for (size_t h = 0; ok && h < a->queries[j].nhits; h++)
+            ok = a->queries[j].hits[h].target == b->queries[j].hits[h].target &&
+                 a->queries[j].hits[h].r.score == b->queries[j].hits[h].r.score;
+    }
+    return ok;
+}
+
+/* release_device: the search drops the database's device copy and ends the
+ * device on the warm-up's thread (once, waited for by warm_free); without
+ * a warm-up, or on the CPU, nothing is released. */
+static void release_cases(const hay_align_db *db, const hay_align_scoring *s,
+                          const hay_align_seq *qs)
+{
+    hay_align_db_options o;
+    hay_align_db_options_init(&o);
+    o.align.threads = 2;
+    o.top_k = 4;
+    hay_align_db_results *cpu = NULL, *r = NULL;
+    o.align.backend = HAY_BACKEND_CPU;
+    o.release_device = 1;
+    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &cpu), HAY_OK, "release: cpu");
+    o.align.backend = HAY_BACKEND_CUDA;
+    /* The device copy made (or kept) first. */
+    o.release_device = 0;
+    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &r), HAY_OK, "release: copy");
+    hay_align_db_results_free(r);
+    r = NULL;
+    size_t rel0 = mock_releases, cr0 = mock_creates;
+    o.release_device = 1;   /* no warm-up: ignored */
+    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &r), HAY_OK, "release without warm");
+    CHECK(same_scores(cpu, r), "release without warm: hits differ from the CPU's");
+    hay_align_db_results_free(r);
+    r = NULL;
+    CHECK(mock_releases == rel0 && mock_creates == cr0,
+          "release without warm: %zu releases, %zu creates, want none",
+          mock_releases - rel0, mock_creates - cr0);
+    hay_align_db_warm *w = NULL;
+    CHECK_ST(hay_align_db_warm_up(&o, 0, &w), HAY_OK, "release: warm_up");
+    o.warm = w;
+    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &r), HAY_OK, "release search");
+    CHECK(same_scores(cpu, r), "release search: hits differ from the CPU's");
+    int started = 0;
+    for (size_t i = 0; r && i < r->nphases; i++)
+        started += !strcmp(r->phases[i].name, "search:device_release_start");
+    CHECK(started == 1, "release search: %d release phases, want 1", started);
+    hay_align_db_results_free(r);
+    r = NULL;
+    hay_align_db_warm_free(w);   /* waits for the release */
+    CHECK(mock_releases == rel0 + 1, "release search: %zu releases after warm_free, want 1",
+          mock_releases - rel0);
+    /* The device copy went with it: the next search makes a new one. */
+    o.warm = NULL;
+    o.release_device = 0;
+    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &r), HAY_OK, "after release");
+    CHECK(same_scores(cpu, r), "after release: hits differ from the CPU's");
+    CHECK(mock_creates == cr0 + 1, "after release: %zu creates, want 1", mock_creates - cr0);
+    hay_align_db_results_free(r);
+    hay_align_db_results_free(cpu);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "../shared/data";
@@ -379,6 +461,7 @@ int main(int argc, char **argv)
     CHECK(hay_align_db_auto_gpu(4000000000ull, 1) && !hay_align_db_auto_gpu(4000000000ull, 64),
           "auto: the threshold does not grow with the threads");
     warm_up_cases(db, s, &qs);
+    release_cases(db, s, &qs);
     hay_align_db_free(db);
 
     char pq[4096], pt[4096];
