@@ -265,6 +265,12 @@ typedef struct job {
     hay_align_db_hit *hit;
 } job;
 
+static int larger_job_first(const void *a, const void *b)
+{
+    uint64_t x = ((const job *)a)->hit->r.cells, y = ((const job *)b)->hit->r.cells;
+    return x > y ? -1 : x < y;
+}
+
 hay_status hay_align_db_search(const hay_align_db *db,
                                const hay_align_scoring *s,
                                const hay_align_seq *queries, size_t nq,
@@ -446,6 +452,11 @@ hay_status hay_align_db_search(const hay_align_db *db,
             w++;
         }
     int need = !o->align.score_only || be != HAY_BACKEND_CPU;
+    /* Largest pairs first, so that no thread is left with a long one at
+     * the end (the hits come query by query, and a long query's 50 come
+     * together). */
+    if (need)
+        qsort(jobs, njobs, sizeof *jobs, larger_job_first);
     hay_align_options po = o->align;
     po.backend = HAY_BACKEND_CPU;
     po.variant = cpu_variant;
