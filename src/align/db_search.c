@@ -394,8 +394,10 @@ hay_status hay_align_db_search(const hay_align_db *db,
             hay_db_warm_join(o->warm, tl);
         sc.parts = 1;
         st = hay_db_gpu_search(&sc, o->align.device_params, queries, nq, tops);
-        /* The last device use: its teardown overlaps the alignments. */
-        if (st == HAY_OK && o->warm && o->release_device)
+        /* The last device use: its teardown overlaps the alignments,
+         * where there is enough CPU work left to hide it. */
+        if (st == HAY_OK && o->warm && o->release_device &&
+            hay_db_gpu_release_pays(&sc, queries, nq, tops, o->align.score_only))
             hay_db_gpu_release_device(&sc, o->warm);
 #endif
         if (st != HAY_OK)

@@ -11,6 +11,8 @@
 #include "align_internal.h"
 #include "db_device.h"          /* the GPU search; the timeline everywhere */
 
+#include <stdbool.h>
+
 /* A candidate hit: its score, target (input order) and end cells. */
 typedef struct cand {
     int32_t score;
@@ -50,6 +52,12 @@ hay_status hay_db_gpu_search(search *sc, const char *params,
 /* Waits for the device's start (once); adds its phases to tl (may be NULL)
  * the first time. */
 void hay_db_warm_join(hay_align_db_warm *w, hay_swdb_timeline *tl);
+
+/* Whether ending the device now (hay_db_gpu_release_device) pays: the
+ * CPU work left (the hits' end cells or alignments, tops[0 .. nq)) is
+ * long enough to hide the context's teardown. */
+bool hay_db_gpu_release_pays(const search *sc, const hay_align_seq *queries,
+                             size_t nq, const topk *tops, int score_only);
 
 /* The search's scores are in and nothing uses the device after
  * (hay_align_db_options.release_device): drops the database's device copy

@@ -326,6 +326,33 @@ void hay_db_warm_join(hay_align_db_warm *w, hay_swdb_timeline *tl)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* Ending the device's context on a thread (release_device) costs 0.06-0.08 s
+ * there and takes 0.04-0.06 s off the exit after a large search, none after
+ * a small one (H100 host, RESULT-2 of issue 16: 31 queries x E. coli, the
+ * exit 0.11 s without, 0.044-0.07 s after; a 10-residue query, 0.053 s
+ * without, 0.064 s after a 0.08 s reset).  It pays where the CPU has at
+ * least RELEASE_MIN_SECONDS of work left after the scores: the alignments
+ * of the 31 queries' 1,550 hits (1.3e9 cells, 0.057-0.075 s on 16 threads,
+ * measured 0.03-0.06 s faster with it), not their end cells alone
+ * (0.022-0.030 s, no faster).  Cells a CPU thread does in a second: */
+#define RELEASE_MIN_SECONDS 0.04
+#define RELEASE_TRACEBACK_RATE 1.2e9
+#define RELEASE_END_CELLS_RATE 3e9
+
+bool hay_db_gpu_release_pays(const search *sc, const hay_align_seq *queries,
+                             size_t nq, const topk *tops, int score_only)
+{
+    double cells = 0;
+    for (size_t j = 0; j < nq; j++)
+        for (size_t h = 0; h < tops[j].n; h++) {
+            size_t n = 0;
+            hay_align_db_seq(sc->db, tops[j].h[h].target, NULL, NULL, &n);
+            cells += (double)queries[j].len * (double)n;
+        }
+    double rate = score_only ? RELEASE_END_CELLS_RATE : RELEASE_TRACEBACK_RATE;
+    return cells / (rate * (sc->threads > 0 ? sc->threads : 1)) >= RELEASE_MIN_SECONDS;
+}
+
 #ifdef HAY_HAVE_CUDA_SWDB
 static void *release_main(void *arg)
 {

@@ -315,38 +315,63 @@ static int same_scores(const hay_align_db_results *a, const hay_align_db_results
 }
 
 /* release_device: the search drops the database's device copy and ends the
- * device on the warm-up's thread (once, waited for by warm_free); without
- * a warm-up, or on the CPU, nothing is released. */
+ * device on the warm-up's thread (once, waited for by warm_free) where the
+ * CPU work left after the scores can hide it: a long query's alignments,
+ * not a short one's; without a warm-up, never. */
 static void release_cases(const hay_align_db *db, const hay_align_scoring *s,
-                          const hay_align_seq *qs)
+                          const hay_align_seq *small)
 {
+    /* 1e6 residues: its alignments (1e8 cells on one thread) hide the
+     * teardown; the 10 of small do not. */
+    const size_t m = 1000000;
+    uint8_t *long_codes = malloc(m);
+    if (!long_codes) {
+        CHECK(0, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < m; i += 10)
+        memcpy(long_codes + i, small->codes, 10);
+    hay_align_seq big = { long_codes, m };
     hay_align_db_options o;
     hay_align_db_options_init(&o);
-    o.align.threads = 2;
-    o.top_k = 4;
-    hay_align_db_results *cpu = NULL, *r = NULL;
+    o.align.threads = 1;
+    o.top_k = 7;
+    hay_align_db_results *cpu = NULL, *cpu_small = NULL, *r = NULL;
     o.align.backend = HAY_BACKEND_CPU;
     o.release_device = 1;
-    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &cpu), HAY_OK, "release: cpu");
+    CHECK_ST(hay_align_db_search(db, s, &big, 1, &o, &cpu), HAY_OK, "release: cpu");
+    CHECK_ST(hay_align_db_search(db, s, small, 1, &o, &cpu_small), HAY_OK, "release: cpu");
     o.align.backend = HAY_BACKEND_CUDA;
     /* The device copy made (or kept) first. */
     o.release_device = 0;
-    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &r), HAY_OK, "release: copy");
+    CHECK_ST(hay_align_db_search(db, s, small, 1, &o, &r), HAY_OK, "release: copy");
     hay_align_db_results_free(r);
     r = NULL;
     size_t rel0 = mock_releases, cr0 = mock_creates;
     o.release_device = 1;   /* no warm-up: ignored */
-    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &r), HAY_OK, "release without warm");
+    CHECK_ST(hay_align_db_search(db, s, &big, 1, &o, &r), HAY_OK, "release without warm");
     CHECK(same_scores(cpu, r), "release without warm: hits differ from the CPU's");
     hay_align_db_results_free(r);
     r = NULL;
     CHECK(mock_releases == rel0 && mock_creates == cr0,
           "release without warm: %zu releases, %zu creates, want none",
           mock_releases - rel0, mock_creates - cr0);
+    /* A short query: too little left to hide the teardown. */
     hay_align_db_warm *w = NULL;
     CHECK_ST(hay_align_db_warm_up(&o, 0, &w), HAY_OK, "release: warm_up");
     o.warm = w;
-    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &r), HAY_OK, "release search");
+    CHECK_ST(hay_align_db_search(db, s, small, 1, &o, &r), HAY_OK, "release, short query");
+    CHECK(same_scores(cpu_small, r), "release, short query: hits differ from the CPU's");
+    hay_align_db_results_free(r);
+    r = NULL;
+    hay_align_db_warm_free(w);
+    CHECK(mock_releases == rel0 && mock_creates == cr0,
+          "release, short query: %zu releases, %zu creates, want none",
+          mock_releases - rel0, mock_creates - cr0);
+    /* The long one: released. */
+    CHECK_ST(hay_align_db_warm_up(&o, 0, &w), HAY_OK, "release: warm_up");
+    o.warm = w;
+    CHECK_ST(hay_align_db_search(db, s, &big, 1, &o, &r), HAY_OK, "release search");
     CHECK(same_scores(cpu, r), "release search: hits differ from the CPU's");
     int started = 0;
     for (size_t i = 0; r && i < r->nphases; i++)
@@ -360,11 +385,13 @@ static void release_cases(const hay_align_db *db, const hay_align_scoring *s,
     /* The device copy went with it: the next search makes a new one. */
     o.warm = NULL;
     o.release_device = 0;
-    CHECK_ST(hay_align_db_search(db, s, qs, 1, &o, &r), HAY_OK, "after release");
-    CHECK(same_scores(cpu, r), "after release: hits differ from the CPU's");
+    CHECK_ST(hay_align_db_search(db, s, small, 1, &o, &r), HAY_OK, "after release");
+    CHECK(same_scores(cpu_small, r), "after release: hits differ from the CPU's");
     CHECK(mock_creates == cr0 + 1, "after release: %zu creates, want 1", mock_creates - cr0);
     hay_align_db_results_free(r);
     hay_align_db_results_free(cpu);
+    hay_align_db_results_free(cpu_small);
+    free(long_codes);
 }
 
 int main(int argc, char **argv)
