@@ -610,7 +610,7 @@ HAY_API void hay_align_db_options_init(hay_align_db_options *o);
  * Whether backend AUTO runs a search of `cells` cells (the sum over the
  * queries of query length x database residues) on the GPU when one is
  * there: when the CPU's `threads` threads would take longer than the
- * device's start-up in a fresh process (0.2-0.3 s).  1 or 0.
+ * device's start-up and end in a fresh process (0.3-0.4 s).  1 or 0.
  */
 HAY_API int hay_align_db_auto_gpu(uint64_t cells, int threads);
 

@@ -93,7 +93,7 @@ static void usage_align(FILE *f)
 "      --backend NAME        auto (default), cpu, cuda, opencl: where the score\n"
 "                            pass runs (the traceback runs on the CPU); auto\n"
 "                            is the CPU, except for a database search large\n"
-"                            enough to pay a GPU's start-up (about 1.5e9\n"
+"                            enough to pay a GPU's start-up (about 2.5e9\n"
 "                            cells a CPU thread): the GPU where there is one\n"
 "      --variant NAME        scalar, striped16, striped32, striped16_sse2, ...\n"
 "                            (default auto: striped16); see --list\n"

@@ -14,11 +14,13 @@
 #include <string.h>
 
 /* Backend auto sends a search to the GPU from this many cells per CPU
- * thread on: what a thread does (4-8 GCUPS striped16, docs/PERF.md
- * "Database search") in about the 0.25 s a fresh process pays to start
- * the device (driver and context 0.2 s on the H200 host, then its
- * kernels), so that the GPU is chosen where it ends first. */
-#define AUTO_GPU_CELLS_PER_THREAD 1500000000ull
+ * thread on.  On the H100 host (issue 16's rounds) a GPU search's whole
+ * command costs 0.30-0.37 s beyond its kernels (driver and context 0.19-0.21
+ * s, the exit's teardown 0.05-0.1 s), in which a CPU thread does 1.6e9-2.6e9
+ * cells (5-8 GCUPS striped16; the 31 queries x E. coli, 6e10 cells: cpu -j
+ * 16 0.49-0.76 s, cuda 0.35-0.40 s); 2.5e9 is about where both end
+ * together. */
+#define AUTO_GPU_CELLS_PER_THREAD 2500000000ull
 
 /* ------------------------------------------------------------------------
  * GPU score pass: scores and top-k on the device, end cells on the CPU
