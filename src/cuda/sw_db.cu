@@ -385,10 +385,14 @@ extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uin
     g->d_len = (int32_t *)(g->d_codes + at_len);
     g->d_perm = (uint32_t *)(g->d_codes + at_perm);
     hay_swdb_phase_add(tl, "gpu:db_alloc", t0, swdb_now());
-    // Pageable: pinning this one copy's buffer would cost more than the
-    // copy (1.3 MB for the E. coli proteome).
+    // On the search's stream: a cudaMemcpy from pageable memory may return
+    // before its DMA has landed, and the stream is non-blocking (it does not
+    // wait for the legacy stream), so a search right after could read the
+    // database half copied.  Pageable: pinning this one copy's buffer would
+    // cost more than the copy (1.3 MB for the E. coli proteome); the call
+    // returns once the buffer is staged, so it can be freed.
     t0 = swdb_now();
-    SWDB_CUDA(cudaMemcpy(g->d_codes, h_all, all_bytes, cudaMemcpyHostToDevice));
+    SWDB_CUDA(cudaMemcpyAsync(g->d_codes, h_all, all_bytes, cudaMemcpyHostToDevice, g->stream));
     hay_swdb_phase_add(tl, "gpu:db_upload", t0, swdb_now());
     free(h_all);
     free(h_off);
