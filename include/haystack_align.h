@@ -574,18 +574,83 @@ HAY_API hay_status hay_align_db_seq(const hay_align_db *db, uint32_t i,
 HAY_API hay_status hay_align_db_check_scoring(const hay_align_db *db,
                                       const hay_align_scoring *s);
 
+typedef struct hay_align_db_warm hay_align_db_warm;
+
 typedef struct hay_align_db_options {
     hay_align_options align;   /* backend (AUTO: the GPU where the database
-                                  search is built for it and a device is
-                                  present, else the CPU), CPU variant,
-                                  threads, score_only, traceback_bytes */
+                                  search is built for it, a device is
+                                  present and the search is large enough to
+                                  pay the device's start-up, see
+                                  hay_align_db_auto_gpu; else the CPU), CPU
+                                  variant, threads, score_only,
+                                  traceback_bytes */
     size_t top_k;              /* hits kept per query; 0: 50 */
     int32_t min_score;         /* hits need score >= min_score; a score of 0
                                   is never a hit */
+    hay_align_db_warm *warm;   /* NULL, or a start of the device begun by
+                                  hay_align_db_warm_up: the search waits for
+                                  it before its first device call (and
+                                  lists its phases, once) */
+    int release_device;        /* with warm, on the GPU: 1 promises that
+                                  nothing in this process uses the device
+                                  after this search's scores (no other
+                                  search, pattern set or buffer on it): the
+                                  search then drops the database's device
+                                  copy and ends the device's context on
+                                  warm's thread while it aligns the hits,
+                                  so that the process's exit no longer pays
+                                  that teardown (0.05-0.1 s);
+                                  hay_align_db_warm_free waits for it */
 } hay_align_db_options;
 
 /* Defaults: hay_align_options_init, top 50, every score above 0. */
 HAY_API void hay_align_db_options_init(hay_align_db_options *o);
+
+/*
+ * Whether backend AUTO runs a search of `cells` cells (the sum over the
+ * queries of query length x database residues) on the GPU when one is
+ * there: when the CPU's `threads` threads would take longer than the
+ * device's start-up and end in a fresh process (0.3-0.4 s).  1 or 0.
+ */
+HAY_API int hay_align_db_auto_gpu(uint64_t cells, int threads);
+
+/*
+ * Starts the device of a GPU database search on a thread of its own: the
+ * driver, the device's context and the search's kernels (0.2-0.3 s in a
+ * fresh process), so that this start-up overlaps what the caller does
+ * before its first search (reading and encoding the queries and the
+ * database).  o: the options the searches will use; cells: the search's
+ * expected size (as hay_align_db_auto_gpu counts it; an estimate will
+ * do).  *out is NULL, and nothing starts, unless o's backend is CUDA, or
+ * AUTO and the search is one AUTO would send to the GPU.  Pass *out as the
+ * searches' o->warm; free it (hay_align_db_warm_free) after the last
+ * search.  Returns HAY_OK, HAY_ERR_INVALID (out NULL), HAY_ERR_NOMEM, or
+ * HAY_ERR_NO_BACKEND for backend CUDA where the GPU search is not built.
+ * A failure of the start itself (no device) shows on the search.
+ */
+HAY_API hay_status hay_align_db_warm_up(const hay_align_db_options *o,
+                                        uint64_t cells,
+                                        hay_align_db_warm **out);
+
+/* Waits for the start (and a release_device search's release of the
+ * device) if still running, then frees it.  NULL is allowed. */
+HAY_API void hay_align_db_warm_free(hay_align_db_warm *w);
+
+/*
+ * One phase of a search as it ran, for timelines: start and end in seconds
+ * on the monotonic clock (CLOCK_MONOTONIC, as clock_gettime gives it, so
+ * that a caller can place it among its own phases).  A phase entered
+ * several times (a loop) has its first start, its last end, the seconds
+ * spent inside all together and the count.  Phases named "device:..."
+ * are the GPU's own times (its events), placed to end where the host saw
+ * them end.
+ */
+typedef struct hay_align_phase {
+    const char *name;          /* a static string */
+    double start, end;
+    double seconds;
+    uint64_t count;
+} hay_align_phase;
 
 /*
  * One hit.  r is the pair's alignment as hay_align_pair gives it: score and
@@ -622,6 +687,10 @@ typedef struct hay_align_db_results {
     uint64_t device_parts;         /* GPU: parts of the database searched
                                     * one after another (1 when it fits in
                                     * the device's memory; 0 on the CPU) */
+    hay_align_phase *phases;       /* the search's phases, nphases of them,
+                                    * in the order they began (owned by the
+                                    * results) */
+    size_t nphases;
 } hay_align_db_results;
 
 /*

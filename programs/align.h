@@ -98,6 +98,21 @@ int align_parse_args(int argc, char **argv, aconfig *cf);
  * database file, or --top / --min-score was given), and running it. */
 int align_db_wanted(const aconfig *cf);
 int align_db_main(aconfig *cf);
+
+/* align_timeline.c: --stats's timeline of a database search, on the
+ * monotonic clock (cli_now); t0 the command's start. */
+typedef struct timeline {
+    hay_align_phase *p;
+    size_t n, cap;
+    double t0, real0;           /* the start: cli_now(), CLOCK_REALTIME */
+} timeline;
+void timeline_init(timeline *t);
+void timeline_add(timeline *t, const char *name, double start, double end);
+void timeline_add_phase(timeline *t, const hay_align_phase *p);
+void timeline_add_results(timeline *t, const hay_align_db_results *r);
+/* Prints the phases in the order they began (sorting them). */
+void timeline_print(timeline *t);
+void timeline_free(timeline *t);
 /* A database of f's records encoded with s; NULL after printing why
  * ("PROG: PATH: reason"). */
 hay_align_db *db_from_seq_file(const hay_align_scoring *s, const seq_file *f,

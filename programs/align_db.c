@@ -63,9 +63,10 @@ hay_align_db *db_from_seq_file(const hay_align_scoring *s, const seq_file *f,
  * why.  *tf is read (and kept for its letters) when TARGET is FASTA. */
 static int open_target(aconfig *cf, const seq_file *qf, seq_file *tf,
                        int *have_tf, hay_align_db **db,
-                       hay_align_scoring **s)
+                       hay_align_scoring **s, timeline *tl)
 {
     char err[1024];
+    double t0 = cli_now();
     if (!file_is_db(cf->tpath)) {
         if (seq_file_read(cf->tpath, cf->strict_input, "hay align", tf,
                           err, sizeof err)) {
@@ -73,17 +74,23 @@ static int open_target(aconfig *cf, const seq_file *qf, seq_file *tf,
             return -1;
         }
         *have_tf = 1;
+        timeline_add(tl, "cli:read_target", t0, cli_now());
+        t0 = cli_now();
         int dna = cf->mode == 1 || (cf->mode == 0 && looks_dna(qf, tf));
         *s = make_scoring(cf, dna);
         if (!*s || check_kind(cf, *s, tf, cf->tpath, "target"))
             return -1;
+        timeline_add(tl, "cli:scoring_and_kind", t0, cli_now());
+        t0 = cli_now();
         *db = db_from_seq_file(*s, tf, cf->tpath, "hay align");
+        timeline_add(tl, "cli:db_build", t0, cli_now());
         return *db ? 0 : -1;
     }
     if (hay_align_db_open(cf->tpath, db, err, sizeof err) != HAY_OK) {
         fprintf(stderr, "hay align: %s: %s\n", cf->tpath, err);
         return -1;
     }
+    timeline_add(tl, "cli:open_db", t0, cli_now());
     hay_align_db_info info;
     hay_align_db_info_get(*db, &info);
     if ((cf->mode == 1 && !info.dna) || (cf->mode == 2 && info.dna)) {
@@ -182,11 +189,14 @@ static hay_status search_block(const aconfig *cf, const hay_align_db *db,
                                const hay_align_scoring *s,
                                const hay_align_seq *qs, size_t nq,
                                const hay_align_db_options *o,
-                               hay_align_db_results **res, double *seconds)
+                               hay_align_db_results **res, double *seconds,
+                               timeline *tl)
 {
     double t0 = cli_now();
     hay_status st = hay_align_db_search(db, s, qs, nq, o, res);
     *seconds += cli_now() - t0;
+    timeline_add(tl, "cli:search", t0, cli_now());
+    timeline_add_results(tl, *res);
     if (st != HAY_OK) {
         fflush(stdout);
         if (st == HAY_ERR_NO_BACKEND)
@@ -199,8 +209,56 @@ static hay_status search_block(const aconfig *cf, const hay_align_db *db,
     return st;
 }
 
+/*
+ * Starts the device ahead of the search (hay_align_db_warm_up) when the
+ * search will use it: backend cuda at once, auto once the size is known
+ * (cells: queries' residues x an estimate of the target's).  Env
+ * HAY_ALIGN_WARM_UP=0 turns it off, to measure what it saves.
+ */
+static void start_device(const hay_align_db_options *o, uint64_t cells,
+                         hay_align_db_warm **warm, timeline *tl)
+{
+    const char *e = getenv("HAY_ALIGN_WARM_UP");
+    if (*warm || (e && !strcmp(e, "0")))
+        return;
+    double t0 = cli_now();
+    /* A failure here (no memory, no GPU build) shows again on the search,
+     * with its message. */
+    if (hay_align_db_warm_up(o, cells, warm) != HAY_OK)
+        *warm = NULL;
+    if (*warm)
+        timeline_add(tl, "cli:device_start", t0, cli_now());
+}
+
+/* An upper estimate of TARGET's residues before reading it: a database's
+ * own count, a FASTA file's size. */
+static uint64_t target_residues_estimate(const char *path)
+{
+    if (!strcmp(path, "-"))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    fclose(f);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
 int align_db_main(aconfig *cf)
 {
+    timeline tl;
+    timeline_init(&tl);
+    hay_align_db_warm *warm = NULL;
+    hay_align_db_options o;
+    hay_align_db_options_init(&o);
+    o.align = cf->opt;
+    o.align.threads = cf->opt.threads > 0 ? cf->opt.threads
+                                          : (int)cli_cpu_count();
+    o.top_k = cf->top ? cf->top : DEFAULT_TOP;
+    o.min_score = cf->min_score;
+    if (o.align.backend == HAY_BACKEND_CUDA)
+        start_device(&o, 0, &warm, &tl);
+
     seq_file qf, tf, rf = { 0 };
     int have_tf = 0, rc = 2;
     char err[1024];
@@ -211,14 +269,30 @@ int align_db_main(aconfig *cf)
     char *letters = NULL;
     shit *list = NULL;
     hay_align_db_results *res = NULL, *resm = NULL;
+    double t0 = cli_now();
     if (seq_file_read(cf->qpath, cf->strict_input, "hay align", &qf,
                       err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
+        hay_align_db_warm_free(warm);
+        timeline_free(&tl);
         return 2;
     }
-    if (open_target(cf, &qf, &tf, &have_tf, &db, &s) ||
-        check_kind(cf, s, &qf, cf->qpath, "query"))
+    timeline_add(&tl, "cli:read_queries", t0, cli_now());
+    if (o.align.backend == HAY_BACKEND_AUTO) {
+        uint64_t qres = 0;
+        for (size_t i = 0; i < qf.n; i++)
+            qres += qf.recs[i].len;
+        start_device(&o, qres * target_residues_estimate(cf->tpath), &warm, &tl);
+    }
+    o.warm = warm;
+    t0 = cli_now();
+    if (open_target(cf, &qf, &tf, &have_tf, &db, &s, &tl))
         goto out;
+    t0 = cli_now();
+    if (check_kind(cf, s, &qf, cf->qpath, "query"))
+        goto out;
+    timeline_add(&tl, "cli:check_queries", t0, cli_now());
+    t0 = cli_now();
     int is_dna = hay_align_scoring_is_dna(s);
     if (!is_dna && (cf->strand == 1 || cf->strand == 3)) {
         fprintf(stderr, "hay align: --strand both or minus is for DNA\n");
@@ -234,6 +308,7 @@ int align_db_main(aconfig *cf)
     }
     if (encode_all(s, &qf, cf->qpath, qs, qb))
         goto out;
+    timeline_add(&tl, "cli:encode_queries", t0, cli_now());
     if (do_minus) {
         rs = calloc(qf.n, sizeof *rs);
         rb = calloc(qf.n, sizeof *rb);
@@ -283,13 +358,6 @@ int align_db_main(aconfig *cf)
         goto out;
     }
 
-    hay_align_db_options o;
-    hay_align_db_options_init(&o);
-    o.align = cf->opt;
-    o.align.threads = cf->opt.threads > 0 ? cf->opt.threads
-                                          : (int)cli_cpu_count();
-    o.top_k = cf->top ? cf->top : DEFAULT_TOP;
-    o.min_score = cf->min_score;
     list = calloc(2 * o.top_k, sizeof *list);
     if (!list) {
         fprintf(stderr, "hay align: out of memory\n");
@@ -307,14 +375,23 @@ int align_db_main(aconfig *cf)
     const char *ABC = hay_align_scoring_letters(s);
     size_t qblock = MAX_HELD / o.top_k / (do_plus + do_minus);
     qblock = qblock < 1 ? 1 : qblock > QBLOCK ? QBLOCK : qblock;
+    /* The last search ends the device's use (release_device): its context's
+     * teardown then overlaps the alignments and the printing instead of
+     * adding to the exit.  HAY_ALIGN_RELEASE=0 keeps it to the exit. */
+    const char *rel = getenv("HAY_ALIGN_RELEASE");
+    int may_release = !(rel && !strcmp(rel, "0"));
     for (size_t q0 = 0; q0 < qf.n; q0 += qblock) {
         size_t nq = qf.n - q0 < qblock ? qf.n - q0 : qblock;
+        int last = q0 + nq >= qf.n && may_release;
+        o.release_device = last && !do_minus;
         if (do_plus && search_block(cf, db, s, qs + q0, nq, &o, &res,
-                                    &seconds) != HAY_OK)
+                                    &seconds, &tl) != HAY_OK)
             goto out;
+        o.release_device = last;
         if (do_minus && search_block(cf, db, s, rs + q0, nq, &o, &resm,
-                                     &seconds) != HAY_OK)
+                                     &seconds, &tl) != HAY_OK)
             goto out;
+        t0 = cli_now();
         for (int k = 0; k < 2; k++) {
             hay_align_db_results *r = k ? resm : res;
             if (!r)
@@ -394,6 +471,7 @@ int align_db_main(aconfig *cf)
             if (cf->format == F_SAM && printed == 0)
                 print_sam_record(q, NULL, NULL, 4);
         }
+        timeline_add(&tl, "cli:print", t0, cli_now());
         hay_align_db_results_free(res);
         hay_align_db_results_free(resm);
         res = resm = NULL;
@@ -422,6 +500,7 @@ int align_db_main(aconfig *cf)
     }
     rc = 0;
 out:
+    t0 = cli_now();
     hay_align_db_results_free(res);
     hay_align_db_results_free(resm);
     free(list);
@@ -440,7 +519,16 @@ out:
     seq_file_free(&qf);
     if (have_tf)
         seq_file_free(&tf);
+    timeline_add(&tl, "cli:free", t0, cli_now());
+    t0 = cli_now();
+    hay_align_db_warm_free(warm);
+    timeline_add(&tl, "cli:device_start_free", t0, cli_now());
+    t0 = cli_now();
     if (fflush(stdout) != 0 && rc == 0)
         rc = 2;
+    timeline_add(&tl, "cli:flush", t0, cli_now());
+    if (cf->stats && rc == 0)
+        timeline_print(&tl);
+    timeline_free(&tl);
     return rc;
 }

@@ -17,16 +17,31 @@ typedef struct kind_count {
     int other;            /* a residue that is no nucleotide letter */
 } kind_count;
 
+/* A residue byte: 2 for A, C, G, T, U or N, 1 for another IUPAC nucleotide
+ * code, 0 for anything else, either case.  (A table, not toupper and
+ * strchr: this runs on every residue of a database, twice; 1.3 M residues
+ * for the E. coli proteome, 14-26 ms a pass with strchr, 0.7 ms so.) */
+static const unsigned char nucleotide[256] = {
+    ['A'] = 2, ['C'] = 2, ['G'] = 2, ['T'] = 2, ['U'] = 2, ['N'] = 2,
+    ['a'] = 2, ['c'] = 2, ['g'] = 2, ['t'] = 2, ['u'] = 2, ['n'] = 2,
+    ['R'] = 1, ['Y'] = 1, ['S'] = 1, ['W'] = 1, ['K'] = 1, ['M'] = 1,
+    ['B'] = 1, ['D'] = 1, ['H'] = 1, ['V'] = 1,
+    ['r'] = 1, ['y'] = 1, ['s'] = 1, ['w'] = 1, ['k'] = 1, ['m'] = 1,
+    ['b'] = 1, ['d'] = 1, ['h'] = 1, ['v'] = 1,
+};
+
 static void count(kind_count *k, const seq_rec *r)
 {
+    uint64_t plain = 0;
+    int other = 0;
     for (size_t j = 0; j < r->len; j++) {
-        int c = toupper((unsigned char)r->seq[j]);
-        if (!c || !strchr("ACGTUNRYSWKMBDHV", c))
-            k->other = 1;
-        else
-            k->plain += strchr("ACGTUN", c) != NULL;
-        k->all++;
+        int v = nucleotide[(unsigned char)r->seq[j]];
+        other |= v == 0;
+        plain += v == 2;
     }
+    k->all += r->len;
+    k->plain += plain;
+    k->other |= other;
 }
 
 /* DNA when every residue is a nucleotide letter (IUPAC codes included) and
@@ -71,7 +86,9 @@ int check_kind(const aconfig *cf, const hay_align_scoring *s,
     for (size_t i = 0; i < f->n; i++) {
         kind_count k = { 0, 0, 0 };
         count(&k, &f->recs[i]);
-        count(&all, &f->recs[i]);
+        all.all += k.all;
+        all.plain += k.plain;
+        all.other |= k.other;
         if (k.all >= KIND_MIN_RESIDUES && count_dna(&k) != dna) {
             first = first ? first : &f->recs[i];
             wrong++;

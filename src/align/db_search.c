@@ -17,12 +17,9 @@
  * profile of that query, once.  With many queries (4 a thread or more)
  * threads take whole queries instead, longest first.
  */
-#include "db_internal.h"
+#include "db_search.h"
 #include "align_internal.h"
-#include "../core/internal.h"   /* hay_thread_cap */
-#ifdef HAY_HAVE_CUDA_SWDB
-#include "db_device.h"
-#endif
+#include "../core/internal.h"   /* hay_thread_cap, hay_now */
 
 #include <math.h>
 #include <stdbool.h>
@@ -56,30 +53,19 @@ void hay_align_db_results_free(hay_align_db_results *r)
         free(r->queries[q].hits);
     }
     free(r->queries);
+    free(r->phases);
     free(r);
 }
 
 /* ------------------------------------------------------------------------
  * Top-k: a heap with the worst kept candidate at the root.
  * ---------------------------------------------------------------------- */
-typedef struct cand {
-    int32_t score;
-    uint32_t target;          /* input order */
-    uint64_t q_end, t_end;
-    uint32_t flags;
-} cand;
-
 /* a ranks below b */
 static int worse(const cand *a, const cand *b)
 {
     return a->score < b->score ||
            (a->score == b->score && a->target > b->target);
 }
-
-typedef struct topk {
-    cand *h;
-    size_t n, k;
-} topk;
 
 static void sift_down(topk *t, size_t i)
 {
@@ -98,7 +84,7 @@ static void sift_down(topk *t, size_t i)
     }
 }
 
-static void topk_add(topk *t, const cand *c)
+void hay_db_topk_add(topk *t, const cand *c)
 {
     if (t->n < t->k) {
         size_t i = t->n++;
@@ -124,17 +110,6 @@ static int rank_order(const void *a, const void *b)
 /* ------------------------------------------------------------------------
  * CPU score pass
  * ---------------------------------------------------------------------- */
-typedef struct search {
-    const hay_align_db *db;
-    const hay_align_scoring *s;
-    const sw_engine *first, *fallback;
-    int threads;
-    size_t k;
-    int32_t min_score;
-    uint64_t rescored;
-    uint64_t parts;             /* GPU: database parts searched */
-} search;
-
 /* One query on `threads` threads; *rescored counts the 32-bit redos. */
 static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
                             size_t m, topk *out, uint64_t *rescored_out)
@@ -172,7 +147,7 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
             }
             if (err == HAY_OK && e.score > 0 && e.score >= sc->min_score) {
                 cand c = { e.score, db->order[i], e.q_end, e.t_end, flags };
-                topk_add(&mine, &c);
+                hay_db_topk_add(&mine, &c);
             }
         }
 #pragma omp critical(hay_db_merge)
@@ -180,7 +155,7 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
             if (err != HAY_OK && first == HAY_OK)
                 first = err;
             for (size_t j = 0; j < mine.n; j++)
-                topk_add(out, &mine.h[j]);
+                hay_db_topk_add(out, &mine.h[j]);
         }
         if (p32)
             sc->fallback->profile_free(p32);
@@ -263,235 +238,22 @@ static hay_status cpu_search(search *sc, const hay_align_seq *queries,
     return first;
 }
 
-/* ------------------------------------------------------------------------
- * GPU score pass: scores and top-k on the device, end cells on the CPU
- * ---------------------------------------------------------------------- */
-#ifdef HAY_HAVE_CUDA_SWDB
-/*
- * The device ranks ties by its own target index (the length-sorted order),
- * the database by input order.  So each query asks for one hit more than
- * it keeps: when the extra hit ties the last kept one, ties straddle the
- * cut and the query is asked again with twice the room, until the cut
- * falls between two scores or every hit is in.  Then the hits are ranked
- * by input order and cut to k.
- *
- * This runs over the sorted targets [first, first + count), a part of the
- * database: hits go into tops by their input order, so the parts of a
- * database too large for the device (gpu_search) merge as one search.
- */
-static hay_status gpu_search_part(search *sc, const hay_align_seq *queries,
-                                  size_t nq, topk *tops, uint64_t first,
-                                  uint64_t count, hay_swdb_gpu *g)
+/* The timeline as results keep it: its phases in the order they began. */
+static int phase_by_start(const void *a, const void *b)
 {
-    const hay_align_db *db = sc->db;
-    int rc;
-    hay_status st = HAY_ERR_NOMEM;
-    const uint8_t **qp = calloc(nq ? nq : 1, sizeof *qp);
-    size_t *ql = calloc(nq ? nq : 1, sizeof *ql);
-    size_t *nh = malloc((nq ? nq : 1) * sizeof *nh);
-    size_t room = sc->k + 1;
-    if (room > count)
-        room = (size_t)count;
-    hay_swdb_hit *hits = malloc(nq * room * sizeof *hits);
-    if (!qp || !ql || !nh || !hits)
-        goto out;
-    for (size_t j = 0; j < nq; j++) {
-        qp[j] = queries[j].codes;
-        ql[j] = queries[j].len;
-    }
-    hay_swdb_stats gst;
-    rc = hay_cuda_swdb_search(g, qp, ql, nq, room, sc->min_score, hits, nh,
-                              &gst);
-    if (rc != 0) {
-        st = (hay_status)rc;
-        goto out;
-    }
-    sc->rescored += gst.rescored;
-    for (size_t j = 0; j < nq; j++) {
-        hay_swdb_hit *hj = hits + j * room, *more = NULL;
-        size_t n = nh[j], r = room;
-        while (n == r && r > sc->k && r < count &&
-               hj[r - 1].score == hj[sc->k - 1].score) {
-            r = r * 2 > count ? (size_t)count : r * 2;
-            hay_swdb_hit *bigger = realloc(more, r * sizeof *more);
-            if (!bigger) {
-                free(more);
-                st = HAY_ERR_NOMEM;
-                goto out;
-            }
-            more = bigger;
-            rc = hay_cuda_swdb_search(g, &qp[j], &ql[j], 1, r, sc->min_score,
-                                      more, &n, &gst);
-            if (rc != 0) {
-                free(more);
-                st = (hay_status)rc;
-                goto out;
-            }
-            hj = more;
-        }
-        for (size_t h = 0; h < n; h++) {
-            if (hj[h].target >= count || hj[h].score <= 0) {
-                free(more);
-                st = HAY_ERR_DEVICE;
-                goto out;
-            }
-            cand c = { hj[h].score, db->order[first + hj[h].target], 0, 0, 0 };
-            topk_add(&tops[j], &c);
-        }
-        free(more);
-    }
-    st = HAY_OK;
-out:
-    free(qp);
-    free(ql);
-    free(nh);
-    free(hits);
-    return st;
+    const hay_align_phase *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/*
- * The device copy of a whole database, kept in the database from one search
- * to the next (the CLI searches in blocks of queries, and DNA once per
- * strand): remade when a search asks with other scoring or params.
- */
-struct hay_db_gpu_cache {
-    hay_swdb_gpu *g;
-    int alpha, open, extend;
-    int32_t *matrix;            /* alpha x alpha */
-    char *params;               /* NULL or a copy */
-};
-
-static void cache_clear(struct hay_db_gpu_cache *c)
+static hay_status keep_phases(const hay_swdb_timeline *tl, hay_align_db_results *res)
 {
-    hay_cuda_swdb_free(c->g);
-    free(c->matrix);
-    free(c->params);
-    memset(c, 0, sizeof *c);
-}
-
-static bool cache_fits(const struct hay_db_gpu_cache *c, const hay_swdb_scoring *sc,
-                       const char *params)
-{
-    size_t na = (size_t)sc->alpha * (size_t)sc->alpha;
-    return c->g && c->alpha == sc->alpha && c->open == sc->gap_open &&
-           c->extend == sc->gap_extend &&
-           !memcmp(c->matrix, sc->matrix, na * sizeof *c->matrix) &&
-           (c->params == NULL) == (params == NULL) &&
-           (!params || !strcmp(c->params, params));
-}
-
-/* Keeps g as the database's device copy (else frees it). */
-static void cache_keep(struct hay_db_gpu_cache *c, hay_swdb_gpu *g,
-                       const hay_swdb_scoring *sc, const char *params)
-{
-    size_t na = (size_t)sc->alpha * (size_t)sc->alpha;
-    cache_clear(c);
-    c->matrix = malloc(na * sizeof *c->matrix);
-    c->params = params ? strdup(params) : NULL;
-    if (!c->matrix || (params && !c->params)) {
-        hay_cuda_swdb_free(g);
-        cache_clear(c);
-        return;
-    }
-    memcpy(c->matrix, sc->matrix, na * sizeof *c->matrix);
-    c->g = g;
-    c->alpha = sc->alpha;
-    c->open = sc->gap_open;
-    c->extend = sc->gap_extend;
-}
-
-/*
- * The sorted targets [first, first + count) on the device, or, when they do
- * not fit in its memory (HAY_ERR_TOO_LARGE), each half in turn: a database
- * larger than the device's memory is searched in parts that each fit, one
- * part resident at a time.  A single target that does not fit (or scoring
- * the device cannot take) ends the search with HAY_ERR_TOO_LARGE; the
- * halving then tried at most log2(count) + 1 creates.
- */
-static hay_status gpu_search_range(search *sc, const char *params,
-                                   const hay_align_seq *queries, size_t nq,
-                                   topk *tops, uint64_t first, uint64_t count)
-{
-    const hay_align_db *db = sc->db;
-    if (count == 0)
-        return HAY_OK;
-    hay_swdb_targets tg = { db->codes, db->offsets + first, (size_t)count };
-    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
-                             sc->s->extend };
-    hay_swdb_gpu *g = NULL;
-    int rc = hay_cuda_swdb_create(&tg, &scg, -1, params, &g);
-    if (rc == HAY_ERR_TOO_LARGE && count > 1) {
-        uint64_t half = count / 2;
-        hay_status st = gpu_search_range(sc, params, queries, nq, tops, first, half);
-        if (st == HAY_OK) {
-            sc->parts++;
-            st = gpu_search_range(sc, params, queries, nq, tops, first + half,
-                                  count - half);
-        }
-        return st;
-    }
-    if (rc != 0)
-        return (hay_status)rc;
-    hay_status st = gpu_search_part(sc, queries, nq, tops, first, count, g);
-    hay_cuda_swdb_free(g);
-    return st;
-}
-
-/* The whole database through its kept device copy (made, or remade for
- * other scoring or params, under the database's lock); in parts when it
- * does not fit. */
-static hay_status gpu_search(search *sc, const char *params,
-                             const hay_align_seq *queries, size_t nq, topk *tops)
-{
-    hay_align_db *db = (hay_align_db *)sc->db;   /* only its kept copy changes */
-    struct hay_db_gpu_cache *c = db->gpu;
-    if (!c)   /* no room for the cache itself */
-        return gpu_search_range(sc, params, queries, nq, tops, 0, db->nseq);
-    hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
-                             sc->s->extend };
-    hay_status st;
-    bool too_large = false;
-    pthread_mutex_lock(&db->gpu_lock);
-    if (cache_fits(c, &scg, params)) {
-        st = gpu_search_part(sc, queries, nq, tops, 0, db->nseq, c->g);
-    } else {
-        cache_clear(c);
-        hay_swdb_targets tg = { db->codes, db->offsets, (size_t)db->nseq };
-        hay_swdb_gpu *g = NULL;
-        int rc = hay_cuda_swdb_create(&tg, &scg, -1, params, &g);
-        too_large = rc == HAY_ERR_TOO_LARGE;
-        st = (hay_status)rc;
-        if (rc == 0) {
-            st = gpu_search_part(sc, queries, nq, tops, 0, db->nseq, g);
-            cache_keep(c, g, &scg, params);   /* keeps g, or frees it */
-        }
-    }
-    pthread_mutex_unlock(&db->gpu_lock);
-    if (too_large && db->nseq > 1)
-        st = gpu_search_range(sc, params, queries, nq, tops, 0, db->nseq);
-    return st;
-}
-#endif
-
-void hay_db_gpu_init(hay_align_db *db)
-{
-    pthread_mutex_init(&db->gpu_lock, NULL);
-#ifdef HAY_HAVE_CUDA_SWDB
-    db->gpu = calloc(1, sizeof *db->gpu);   /* NULL: no device copy kept */
-#else
-    db->gpu = NULL;
-#endif
-}
-
-void hay_db_gpu_release(hay_align_db *db)
-{
-#ifdef HAY_HAVE_CUDA_SWDB
-    if (db->gpu)
-        cache_clear(db->gpu);
-#endif
-    free(db->gpu);
-    db->gpu = NULL;
-    pthread_mutex_destroy(&db->gpu_lock);
+    res->phases = malloc((tl->n ? (size_t)tl->n : 1) * sizeof *res->phases);
+    if (!res->phases)
+        return HAY_ERR_NOMEM;
+    memcpy(res->phases, tl->p, (size_t)tl->n * sizeof *res->phases);
+    res->nphases = (size_t)tl->n;
+    qsort(res->phases, res->nphases, sizeof *res->phases, phase_by_start);
+    return HAY_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -502,6 +264,12 @@ typedef struct job {
     size_t m;
     hay_align_db_hit *hit;
 } job;
+
+static int larger_job_first(const void *a, const void *b)
+{
+    uint64_t x = ((const job *)a)->hit->r.cells, y = ((const job *)b)->hit->r.cells;
+    return x > y ? -1 : x < y;
+}
 
 hay_status hay_align_db_search(const hay_align_db *db,
                                const hay_align_scoring *s,
@@ -521,8 +289,13 @@ hay_status hay_align_db_search(const hay_align_db *db,
         hay_align_db_options_init(&def);
         o = &def;
     }
+    double t0 = hay_now();
+    hay_swdb_timeline *tl = calloc(1, sizeof *tl);
+    if (!tl)
+        return HAY_ERR_NOMEM;
     search sc;
     memset(&sc, 0, sizeof sc);
+    sc.tl = tl;
     sc.db = db;
     sc.s = s;
     sc.k = o->top_k ? o->top_k : DEFAULT_TOP_K;
@@ -531,48 +304,66 @@ hay_status hay_align_db_search(const hay_align_db *db,
     sc.min_score = o->min_score;
     sc.threads = (int)hay_thread_cap(o->align.threads > 0 ? (unsigned)o->align.threads : 0);
 
+    hay_align_db_results *res = NULL;
+    topk *tops = NULL;
+    job *jobs = NULL;
+    hay_status st = HAY_ERR_INVALID;
+    int64_t top = s->max_score > 0 ? s->max_score : 1;
+    uint64_t cells = 0;
+    for (size_t j = 0; j < nq; j++) {
+        if (!queries[j].codes || queries[j].len == 0)
+            goto fail;
+        for (size_t i = 0; i < queries[j].len; i++)
+            if (queries[j].codes[i] >= s->alpha)
+                goto fail;
+        uint64_t shorter = queries[j].len < db->longest ? queries[j].len
+                                                         : db->longest;
+        if ((int64_t)shorter > MAX_SCORE_BOUND / top) {
+            st = HAY_ERR_TOO_LARGE;
+            goto fail;
+        }
+        cells += (uint64_t)queries[j].len * db->nres;
+    }
+    hay_swdb_phase_add(tl, "search:check", t0, hay_now());
+
+    /* Auto: the GPU for a search that pays its start-up (the probe is the
+     * driver's start: after the warm-up, which pays it ahead). */
     hay_backend be = o->align.backend;
     if (be == HAY_BACKEND_AUTO) {
         be = HAY_BACKEND_CPU;
 #ifdef HAY_HAVE_CUDA_SWDB
-        if (hay_backend_available(HAY_BACKEND_CUDA) == HAY_OK)
-            be = HAY_BACKEND_CUDA;
+        if (hay_align_db_auto_gpu(cells, sc.threads)) {
+            if (o->warm)
+                hay_db_warm_join(o->warm, tl);
+            t0 = hay_now();
+            if (hay_backend_available(HAY_BACKEND_CUDA) == HAY_OK)
+                be = HAY_BACKEND_CUDA;
+            hay_swdb_phase_add(tl, "search:auto_probe", t0, hay_now());
+        }
 #endif
     }
+    st = HAY_ERR_NO_BACKEND;
     if (be == HAY_BACKEND_OPENCL)
-        return HAY_ERR_NO_BACKEND;
+        goto fail;
     if (be == HAY_BACKEND_CUDA) {
 #ifndef HAY_HAVE_CUDA_SWDB
-        return HAY_ERR_NO_BACKEND;
+        goto fail;
 #endif
     } else if (be != HAY_BACKEND_CPU) {
-        return HAY_ERR_INVALID;
+        st = HAY_ERR_INVALID;
+        goto fail;
     }
     /* The CPU variant of the score pass (CPU backend) and of the hits'
      * end cells and tracebacks (every backend). */
     const char *cpu_variant = be == HAY_BACKEND_CPU ? o->align.variant : NULL;
-    hay_status st = hay_sw_variant_engines(cpu_variant, &sc.first,
-                                           &sc.fallback);
+    st = hay_sw_variant_engines(cpu_variant, &sc.first, &sc.fallback);
     if (st != HAY_OK)
-        return st;
+        goto fail;
     if (!sc.fallback)
         sc.fallback = &hay_sw_scalar;
-    int64_t top = s->max_score > 0 ? s->max_score : 1;
-    for (size_t j = 0; j < nq; j++) {
-        if (!queries[j].codes || queries[j].len == 0)
-            return HAY_ERR_INVALID;
-        for (size_t i = 0; i < queries[j].len; i++)
-            if (queries[j].codes[i] >= s->alpha)
-                return HAY_ERR_INVALID;
-        uint64_t shorter = queries[j].len < db->longest ? queries[j].len
-                                                         : db->longest;
-        if ((int64_t)shorter > MAX_SCORE_BOUND / top)
-            return HAY_ERR_TOO_LARGE;
-    }
 
-    hay_align_db_results *res = calloc(1, sizeof *res);
-    topk *tops = calloc(nq ? nq : 1, sizeof *tops);
-    job *jobs = NULL;
+    res = calloc(1, sizeof *res);
+    tops = calloc(nq ? nq : 1, sizeof *tops);
     st = HAY_ERR_NOMEM;
     if (!res || !tops)
         goto fail;
@@ -582,14 +373,15 @@ hay_status hay_align_db_search(const hay_align_db *db,
     res->queries = calloc(nq ? nq : 1, sizeof *res->queries);
     if (!res->queries)
         goto fail;
-    for (size_t j = 0; j < nq; j++)
-        res->cells += (uint64_t)queries[j].len * db->nres;
+    res->cells = cells;
 
-    double t0 = omp_get_wtime();
+    t0 = hay_now();
+    double t_scores = t0;
     if (be == HAY_BACKEND_CPU) {
         st = cpu_search(&sc, queries, nq, tops);
         if (st != HAY_OK)
             goto fail;
+        hay_swdb_phase_add(tl, "search:cpu_scores", t0, hay_now());
     } else {
         for (size_t j = 0; j < nq; j++) {
             tops[j].k = sc.k;
@@ -598,12 +390,20 @@ hay_status hay_align_db_search(const hay_align_db *db,
                 goto fail;
         }
 #ifdef HAY_HAVE_CUDA_SWDB
+        if (o->warm)
+            hay_db_warm_join(o->warm, tl);
         sc.parts = 1;
-        st = gpu_search(&sc, o->align.device_params, queries, nq, tops);
+        st = hay_db_gpu_search(&sc, o->align.device_params, queries, nq, tops);
+        /* The last device use: its teardown overlaps the alignments,
+         * where there is enough CPU work left to hide it. */
+        if (st == HAY_OK && o->warm && o->release_device &&
+            hay_db_gpu_release_pays(&sc, queries, nq, tops, o->align.score_only))
+            hay_db_gpu_release_device(&sc, o->warm);
 #endif
         if (st != HAY_OK)
             goto fail;
     }
+    t0 = hay_now();
     res->rescored32 = sc.rescored;
     res->device_parts = be == HAY_BACKEND_CPU ? 0 : sc.parts;
 
@@ -619,12 +419,13 @@ hay_status hay_align_db_search(const hay_align_db *db,
         res->queries[j].nhits = tops[j].n;
         njobs += tops[j].n;
     }
-    res->seconds_scores = omp_get_wtime() - t0;
+    hay_swdb_phase_add(tl, "search:rank", t0, hay_now());
+    res->seconds_scores = hay_now() - t_scores;
 
     /* The reported hits: end cells from the score pass (the GPU gives
      * scores only, so its hits get one CPU score pass), then unless
      * score_only the traceback, each checked against the search's score. */
-    t0 = omp_get_wtime();
+    t0 = hay_now();
     jobs = malloc((njobs ? njobs : 1) * sizeof *jobs);
     if (!jobs) {
         st = HAY_ERR_NOMEM;
@@ -653,6 +454,11 @@ hay_status hay_align_db_search(const hay_align_db *db,
             w++;
         }
     int need = !o->align.score_only || be != HAY_BACKEND_CPU;
+    /* Largest pairs first, so that no thread is left with a long one at
+     * the end (the hits come query by query, and a long query's 50 come
+     * together). */
+    if (need)
+        qsort(jobs, njobs, sizeof *jobs, larger_job_first);
     hay_align_options po = o->align;
     po.backend = HAY_BACKEND_CPU;
     po.variant = cpu_variant;
@@ -685,11 +491,19 @@ hay_status hay_align_db_search(const hay_align_db *db,
     st = first;
     if (st != HAY_OK)
         goto fail;
-    res->seconds_traceback = need ? omp_get_wtime() - t0 : 0.0;
+    res->seconds_traceback = need ? hay_now() - t0 : 0.0;
+    if (need)
+        hay_swdb_phase_add(tl, o->align.score_only ? "search:end_cells"
+                                                   : "search:traceback",
+                           t0, hay_now());
+    st = keep_phases(tl, res);
+    if (st != HAY_OK)
+        goto fail;
     for (size_t j = 0; j < nq; j++)
         free(tops[j].h);
     free(tops);
     free(jobs);
+    free(tl);
     *out = res;
     return HAY_OK;
 fail:
@@ -697,6 +511,7 @@ fail:
         free(tops[j].h);
     free(tops);
     free(jobs);
+    free(tl);
     hay_align_db_results_free(res);
     return st;
 }

@@ -23,6 +23,11 @@
 #include "cuda_params.h"
 #include "sw_db.cuh"
 
+// The CUDA backend's driver start and contexts (driver.h, context.c): one
+// per device and process, whoever asks first.
+extern "C" int hay_cuda_devices(void);
+extern "C" hay_status hay_cuda_ctx_enter(int dev, double *paid);
+
 #define SWDB_CUDA(call)                          \
     do {                                         \
         cudaError_t e_ = (call);                 \
@@ -30,6 +35,12 @@
             st = hay_cuda_status((int)e_);       \
             goto fail;                           \
         }                                        \
+    } while (0)
+#define SWDB_CHECK_ST(expr)                      \
+    do {                                         \
+        st = (expr);                             \
+        if (st != HAY_OK)                        \
+            goto fail;                           \
     } while (0)
 #define SWDB_CHECK(expr)                         \
     do {                                         \
@@ -70,10 +81,10 @@ struct hay_swdb_gpu {
     int maxlen;                   // longest target
     int32_t *h_len;               // sorted lengths
     uint32_t *h_perm;             // sorted index -> caller's index
-    uint8_t *d_codes;
+    uint8_t *d_codes;             // one allocation: codes, then off, len, perm
     uint64_t *d_off;
     int32_t *d_len;
-    uint32_t *d_perm;
+    uint32_t *d_perm;             // sorted index -> the hits' id
     size_t scratch_budget, batch_budget;
     size_t db_max;                // 0 or the largest database held (db_max=)
     cudaStream_t stream;
@@ -84,6 +95,14 @@ struct hay_swdb_gpu {
     int max_launches;             // task counters in g->small
     int rows;                     // rows a thread for long queries: 0 (choose), 16, 32
 };
+
+// The monotonic clock of the timelines (hay_align_phase).
+static double swdb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 // ---- small kernels ---------------------------------------------------
 
@@ -158,11 +177,15 @@ extern "C" void hay_cuda_swdb_free(hay_swdb_gpu *g)
 {
     if (g == NULL)
         return;
+    if (g->device < 0) {   // no device memory or stream yet
+        free(g->mat);
+        free(g->h_len);
+        free(g->h_perm);
+        free(g);
+        return;
+    }
     cudaSetDevice(g->device);
-    cudaFree(g->d_codes);
-    cudaFree(g->d_off);
-    cudaFree(g->d_len);
-    cudaFree(g->d_perm);
+    cudaFree(g->d_codes);   // the offsets, lengths and permutation too
     swdb_buf *bufs[] = {&g->scores, &g->rlist, &g->keys0, &g->keys1, &g->cub,
                         &g->temp,   &g->small, &g->prof8, &g->prof32};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -180,15 +203,23 @@ extern "C" void hay_cuda_swdb_free(hay_swdb_gpu *g)
     free(g);
 }
 
-extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_scoring *sc,
-                                    int device, const char *params, hay_swdb_gpu **out)
+// The device copy of the database is one allocation, filled by one copy:
+// the codes, then the offsets, lengths and permutation, each 8-aligned.
+static size_t swdb_up8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uint32_t *ids,
+                                           const hay_swdb_scoring *sc, int device,
+                                           const char *params, hay_swdb_timeline *tl,
+                                           hay_swdb_gpu **out)
 {
     int st = HAY_OK, ndev = 0, force32 = 0, mins = 0;
     hay_swdb_gpu *g = NULL;
-    uint8_t *h_codes = NULL;
+    uint8_t *h_all = NULL;
     uint64_t *h_off = NULL;
-    size_t nt, na;
+    uint8_t *h_codes;
+    size_t nt, na, at_off, at_len, at_perm, all_bytes;
     uint64_t total = 0;
+    double t0 = swdb_now();
 
     if (out == NULL)
         return HAY_ERR_INVALID;
@@ -201,29 +232,14 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
     nt = db->ntargets;
     if (nt >= (1u << 31) - 1)
         return HAY_ERR_TOO_LARGE;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
-        cudaGetLastError();
-        return HAY_ERR_NO_DEVICE;
-    }
     g = (hay_swdb_gpu *)calloc(1, sizeof *g);
     if (g == NULL)
         return HAY_ERR_NOMEM;
+    g->device = -1;   // no context entered yet (hay_cuda_swdb_free)
     if (swdb_parse(g, params, &force32, &device) != HAY_OK) {
         free(g);
         return HAY_ERR_INVALID;
     }
-    if (device >= ndev) {
-        free(g);
-        return HAY_ERR_NO_DEVICE;
-    }
-    if (device < 0) {
-        st = hay_cuda_status((int)cudaGetDevice(&device));
-        if (st != HAY_OK) {
-            free(g);
-            return st;
-        }
-    }
-    g->device = device;
     g->ntargets = nt;
     g->alpha = sc->alpha;
     g->go = sc->gap_open;
@@ -285,13 +301,20 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
         g->residues += len;
     }
     h_off[nt] = total;
+    g->h_len[nt] = 0;
+    g->h_perm[nt] = 0;
     g->maxlen = nt ? g->h_len[0] : 0;
-    h_codes = (uint8_t *)malloc(total + 4);
-    if (h_codes == NULL) {
+    at_off = swdb_up8((size_t)total + 4);
+    at_len = at_off + (nt + 1) * sizeof(uint64_t);
+    at_perm = at_len + swdb_up8((nt + 1) * sizeof(int32_t));
+    all_bytes = at_perm + (nt + 1) * sizeof(uint32_t);
+    h_all = (uint8_t *)malloc(all_bytes);
+    if (h_all == NULL) {
         st = HAY_ERR_NOMEM;
         goto fail;
     }
-    memset(h_codes + total, sc->alpha, 4);
+    h_codes = h_all;
+    memset(h_codes + total, sc->alpha, at_off - (size_t)total);
     for (size_t k = 0; k < nt; k++) {
         uint32_t o = g->h_perm[k];
         const uint8_t *src = db->codes + db->offset[o];
@@ -304,8 +327,38 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
         memcpy(h_codes + h_off[k], src, len);
         memset(h_codes + h_off[k] + len, sc->alpha, (size_t)(h_off[k + 1] - h_off[k]) - len);
     }
+    memcpy(h_all + at_off, h_off, (nt + 1) * sizeof(uint64_t));
+    memcpy(h_all + at_len, g->h_len, (nt + 1) * sizeof(int32_t));
+    {
+        // The ids hits are reported and ranked by.
+        uint32_t *d_ids = (uint32_t *)(h_all + at_perm);
+        for (size_t k = 0; k <= nt; k++)
+            d_ids[k] = ids && k < nt ? ids[g->h_perm[k]] : g->h_perm[k];
+    }
+    hay_swdb_phase_add(tl, "gpu:db_layout", t0, swdb_now());
 
-    SWDB_CUDA(cudaSetDevice(device));
+    // The driver and the context: once per process, shared with the
+    // pattern search and with hay_cuda_swdb_warm_up (context.c).
+    t0 = swdb_now();
+    ndev = hay_cuda_devices();
+    hay_swdb_phase_add(tl, "gpu:driver", t0, swdb_now());
+    if (ndev < 1) {
+        st = HAY_ERR_NO_DEVICE;
+        goto fail;
+    }
+    if (device >= ndev) {
+        st = HAY_ERR_NO_DEVICE;
+        goto fail;
+    }
+    if (device < 0)
+        SWDB_CUDA(cudaGetDevice(&device));
+    t0 = swdb_now();
+    st = hay_cuda_ctx_enter(device, NULL);
+    if (st != HAY_OK)
+        goto fail;
+    hay_swdb_phase_add(tl, "gpu:context", t0, swdb_now());
+    g->device = device;
+    t0 = swdb_now();
     SWDB_CUDA(cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device));
     SWDB_CUDA(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     for (int i = 0; i < 4; i++)
@@ -325,22 +378,117 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
         if (g->batch_budget == 0)
             g->batch_budget = fr / 4 < (4ull << 30) ? fr / 4 : (4ull << 30);
     }
-    SWDB_CUDA(cudaMalloc((void **)&g->d_codes, total + 4));
-    SWDB_CUDA(cudaMalloc((void **)&g->d_off, (nt + 1) * sizeof(uint64_t)));
-    SWDB_CUDA(cudaMalloc((void **)&g->d_len, (nt + 1) * sizeof(int32_t)));
-    SWDB_CUDA(cudaMalloc((void **)&g->d_perm, (nt + 1) * sizeof(uint32_t)));
-    SWDB_CUDA(cudaMemcpy(g->d_codes, h_codes, total + 4, cudaMemcpyHostToDevice));
-    SWDB_CUDA(cudaMemcpy(g->d_off, h_off, (nt + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    SWDB_CUDA(cudaMemcpy(g->d_len, g->h_len, (nt + 1) * sizeof(int32_t), cudaMemcpyHostToDevice));
-    SWDB_CUDA(cudaMemcpy(g->d_perm, g->h_perm, (nt + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    free(h_codes);
+    hay_swdb_phase_add(tl, "gpu:setup", t0, swdb_now());
+    t0 = swdb_now();
+    SWDB_CUDA(cudaMalloc((void **)&g->d_codes, all_bytes));
+    g->d_off = (uint64_t *)(g->d_codes + at_off);
+    g->d_len = (int32_t *)(g->d_codes + at_len);
+    g->d_perm = (uint32_t *)(g->d_codes + at_perm);
+    hay_swdb_phase_add(tl, "gpu:db_alloc", t0, swdb_now());
+    // On the search's stream: a cudaMemcpy from pageable memory may return
+    // before its DMA has landed, and the stream is non-blocking (it does not
+    // wait for the legacy stream), so a search right after could read the
+    // database half copied.  Pageable: pinning this one copy's buffer would
+    // cost more than the copy (1.3 MB for the E. coli proteome); the call
+    // returns once the buffer is staged, so it can be freed.
+    t0 = swdb_now();
+    SWDB_CUDA(cudaMemcpyAsync(g->d_codes, h_all, all_bytes, cudaMemcpyHostToDevice, g->stream));
+    hay_swdb_phase_add(tl, "gpu:db_upload", t0, swdb_now());
+    free(h_all);
     free(h_off);
     *out = g;
     return HAY_OK;
 fail:
-    free(h_codes);
+    free(h_all);
     free(h_off);
     hay_cuda_swdb_free(g);
+    return st;
+}
+
+extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_scoring *sc,
+                                    int device, const char *params, hay_swdb_gpu **out)
+{
+    return hay_cuda_swdb_create_traced(db, NULL, sc, device, params, NULL, out);
+}
+
+extern "C" int hay_cuda_swdb_device(const hay_swdb_gpu *g) { return g->device; }
+
+extern "C" int hay_cuda_swdb_release(int device, hay_swdb_timeline *tl)
+{
+    double t0 = swdb_now();
+    int st = hay_cuda_status((int)cudaSetDevice(device));
+    if (st == HAY_OK)
+        st = hay_cuda_status((int)cudaDeviceReset());
+    hay_swdb_phase_add(tl, "release:reset", t0, swdb_now());
+    return st;
+}
+
+// Loads kernel k now (the runtime otherwise loads it at its first launch).
+template <typename K> static int swdb_load(K *k)
+{
+    cudaFuncAttributes fa;
+    return (int)cudaFuncGetAttributes(&fa, k);
+}
+
+extern "C" int hay_cuda_swdb_warm_up(const char *params, hay_swdb_timeline *tl)
+{
+    hay_swdb_gpu probe;
+    int st = HAY_OK, force32 = 0, device = -1, per_sm = 0;
+    double t0 = swdb_now();
+    size_t cub_bytes = 0;
+    unsigned long long *d_keys = NULL;
+    int *d_seg = NULL;
+    void *d_tmp = NULL;
+    const int n = 2048, segs = 2;
+    const int seg_h[3] = {0, n / 2, n};
+
+    memset(&probe, 0, sizeof probe);
+    if (swdb_parse(&probe, params, &force32, &device) != HAY_OK)
+        return HAY_ERR_INVALID;
+    int ndev = hay_cuda_devices();
+    hay_swdb_phase_add(tl, "warm:driver", t0, swdb_now());
+    if (ndev < 1)
+        return HAY_ERR_NO_DEVICE;
+    if (device < 0)
+        device = 0;
+    t0 = swdb_now();
+    st = hay_cuda_ctx_enter(device, NULL);
+    if (st != HAY_OK)
+        return st;
+    hay_swdb_phase_add(tl, "warm:context", t0, swdb_now());
+    // The score kernels (every shape, both widths) and the small ones.
+    t0 = swdb_now();
+    for (int gi = 0; gi < SWDB_SHAPES; gi++) {
+        SWDB_CHECK(swdb_occupancy(16, swdb_shape_g[gi], swdb_shape_r[gi], &per_sm));
+        if (swdb_shape_r[gi] == 16)
+            SWDB_CHECK(swdb_occupancy(32, swdb_shape_g[gi], 16, &per_sm));
+    }
+    SWDB_CHECK(swdb_load(swdb_collect));
+    SWDB_CHECK(swdb_load(swdb_make_keys));
+    SWDB_CHECK(swdb_load(swdb_gather));
+    hay_swdb_phase_add(tl, "warm:kernels_load", t0, swdb_now());
+    // The top-k's segmented sort: one small sort, so that every kernel it
+    // launches is loaded (and its first-call set-up paid).
+    t0 = swdb_now();
+    SWDB_CUDA(cub::DeviceSegmentedRadixSort::SortKeysDescending(
+        NULL, cub_bytes, (const unsigned long long *)NULL, (unsigned long long *)NULL, n, segs,
+        (int *)NULL, (int *)NULL + 1, 0, 64, (cudaStream_t)0));
+    SWDB_CUDA(cudaMalloc((void **)&d_keys, 2 * (size_t)n * 8));
+    SWDB_CUDA(cudaMalloc((void **)&d_seg, sizeof seg_h));
+    SWDB_CUDA(cudaMalloc(&d_tmp, cub_bytes ? cub_bytes : 1));
+    SWDB_CUDA(cudaMemset(d_keys, 0, 2 * (size_t)n * 8));
+    SWDB_CUDA(cudaMemcpy(d_seg, seg_h, sizeof seg_h, cudaMemcpyHostToDevice));
+    SWDB_CUDA(cub::DeviceSegmentedRadixSort::SortKeysDescending(
+        d_tmp, cub_bytes, (const unsigned long long *)d_keys, d_keys + n, n, segs, d_seg,
+        d_seg + 1, 0, 64, (cudaStream_t)0));
+    SWDB_CUDA(cudaDeviceSynchronize());
+    hay_swdb_phase_add(tl, "warm:select_load", t0, swdb_now());
+fail:
+    cudaFree(d_keys);
+    cudaFree(d_seg);
+    cudaFree(d_tmp);
+    if (st != HAY_OK)
+        cudaGetLastError();
     return st;
 }
 
@@ -357,16 +505,95 @@ typedef struct swdb_plan {
     size_t prof8_n, prof32_n;
 } swdb_plan;
 
+// Block slots of one segment of a launch whose longest target is L, and
+// the scratch each slot needs (per_slot; 0 when a query takes one pass).
+static void swdb_slots(const hay_swdb_gpu *g, int upb, long resident, int maxpass, int L,
+                       long *slots, long *seg_cap, size_t *per_slot)
+{
+    *slots = resident;
+    *seg_cap = 0;
+    *per_slot = 0;
+    if (maxpass <= 1)
+        return;
+    *per_slot = (size_t)upb * (size_t)(L > 0 ? L : 1) * sizeof(uint2);
+    long fit = (long)(g->scratch_budget / *per_slot);
+    if (fit < 1)
+        fit = 1;
+    if (fit < *slots) {
+        *slots = fit;
+        *seg_cap = 8 * fit;
+    }
+}
+
+// The scratch the first segment of a launch of this kernel needs (the
+// largest of the launch: targets are sorted longest first, and a list's
+// segments all take its longest).
+static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, int maxpass,
+                             size_t *bytes)
+{
+    int per_sm = 0;
+    long slots, cap;
+    size_t per_slot;
+    int e = swdb_occupancy(bits, gs, rs, &per_sm);
+    if (e != 0)
+        return e;
+    swdb_slots(g, swdb_units_per_block(gs), (long)(per_sm > 0 ? per_sm : 1) * g->sms, maxpass,
+               g->maxlen, &slots, &cap, &per_slot);
+    *bytes = (size_t)slots * per_slot;
+    return 0;
+}
+
+// Query r's profile [alpha + 1][mpad] for the 16-bit kernel (p8) or the
+// 32-bit one (p32; the other NULL): the padding rows and the padding
+// residue score SWDB_PAD*.
+static void swdb_profile(const hay_swdb_gpu *g, const uint8_t *q, size_t m, size_t mpad,
+                         int8_t *p8, int32_t *p32)
+{
+    const int A = g->alpha + 1;
+    for (int c = 0; c < A; c++)
+        for (size_t i = 0; i < mpad; i++) {
+            bool pad = i >= m || c == g->alpha;
+            int32_t v = pad ? 0 : g->mat[(size_t)q[i] * (size_t)g->alpha + (size_t)c];
+            if (p8)
+                p8[(size_t)c * mpad + i] = (int8_t)(pad ? SWDB_PAD8 : v);
+            else
+                p32[(size_t)c * mpad + i] = pad ? SWDB_PAD32 : v;
+        }
+}
+
+// The 32-bit profiles of the batch, built and copied to g->prof32 (on the
+// stream; *h32 the host copy, freed by the caller).
+static int swdb_prof32(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t *qlens,
+                       const swdb_plan *pl, int32_t **h32)
+{
+    int st = HAY_OK;
+    *h32 = (int32_t *)malloc(pl->prof32_n * sizeof(int32_t) + 16);
+    if (*h32 == NULL)
+        return HAY_ERR_NOMEM;
+    memset(*h32 + pl->prof32_n, 0, 16);
+    for (int r = 0; r < pl->rows; r++)
+        swdb_profile(g, queries[r], qlens[r], (size_t)pl->qmpad[r], NULL,
+                     *h32 + pl->qprof32[r]);
+    SWDB_CUDA(swdb_reserve(&g->prof32, pl->prof32_n * sizeof(int32_t) + 16));
+    SWDB_CUDA(cudaMemcpyAsync(g->prof32.d, *h32, pl->prof32_n * sizeof(int32_t) + 16,
+                              cudaMemcpyHostToDevice, g->stream));
+fail:
+    return st;
+}
+
 // Launches the kernel over all units for the rows qrow[0 .. nq), in
 // segments whose scratch fits the budget.  ulist/nunits: 32-bit units.
+// *host_s: the host's time inside the launch calls (where the runtime
+// loads a kernel at its first launch).
 static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int32_t *d_qrow, int nq,
                            int maxpass, const int32_t *d_ulist, int nunits, int tmax_list,
                            const int32_t *d_qmpad, const uint64_t *d_qprof, const void *d_prof,
-                           int32_t *d_scores, int *d_counter, int *launches)
+                           int32_t *d_scores, int *d_counter, int *launches, double *host_s)
 {
     int st = HAY_OK, per_sm = 0;
     const int upb = swdb_units_per_block(gs);
     const int nblk = (nunits + upb - 1) / upb;
+    const double t0 = swdb_now();
     SWDB_CHECK(swdb_occupancy(bits, gs, rs, &per_sm));
     {
         const long resident = (long)(per_sm > 0 ? per_sm : 1) * g->sms;
@@ -376,19 +603,15 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
             // the list's longest.
             int L = d_ulist ? tmax_list
                             : g->h_len[bits == 16 ? (size_t)b * upb * 2 : (size_t)b * upb];
-            long slots = resident, seg = nblk - b;
-            if (maxpass > 1) {
-                size_t per_slot = (size_t)upb * (size_t)(L > 0 ? L : 1) * sizeof(uint2);
-                long fit = (long)(g->scratch_budget / per_slot);
-                if (fit < 1)
-                    fit = 1;
-                if (fit < slots) {
-                    slots = fit;
-                    if (seg > 8 * fit)
-                        seg = 8 * fit;
-                }
+            long slots, cap, seg = nblk - b;
+            size_t per_slot;
+            swdb_slots(g, upb, resident, maxpass, L, &slots, &cap, &per_slot);
+            if (cap && seg > cap)
+                seg = cap;
+            // Reserved before the first launch (swdb_score_batch): this
+            // only grows it when that estimate fell short.
+            if (per_slot)
                 SWDB_CUDA(swdb_reserve(&g->temp, (size_t)slots * per_slot));
-            }
             long ntasks = (long)nq * seg;
             int grid = (int)(slots < ntasks ? slots : ntasks);
             swdb_kargs a;
@@ -427,13 +650,14 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
         }
     }
 fail:
+    *host_s += swdb_now() - t0;
     return st;
 }
 
 // Scores rows queries (host) into g->scores.d ([row][ntargets], sorted
-// order).  Adds to *rescored.
+// order).  Adds to *rescored and to tl's phases.
 static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t *qlens,
-                            int rows, uint64_t *rescored)
+                            int rows, uint64_t *rescored, hay_swdb_timeline *tl)
 {
     int st = HAY_OK, launches = 0;
     const size_t nt = g->ntargets;
@@ -446,6 +670,7 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     int32_t *d_qmpad, *d_qrow, *d_rcount, *d_counter;
     uint64_t *d_qprof8, *d_qprof32;
     const int max_launches = 64 + 4 * rows;
+    double t0 = swdb_now(), launch_s = 0;
 
     memset(&pl, 0, sizeof pl);
     pl.rows = rows;
@@ -486,34 +711,51 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         for (int r = 0; r < rows; r++)
             pl.qrow[fill[swdb_shape(qlens[r], g->use16 ? g->rows : 16, wide)]++] = r;
     }
-    // Profiles: [alpha + 1][mpad] per query; padding rows and the padding
-    // residue score SWDB_PAD*.
-    h8 = (int8_t *)malloc(pl.prof8_n + 16);
-    h32 = (int32_t *)malloc(pl.prof32_n * sizeof(int32_t) + 16);
-    if (h8 == NULL || h32 == NULL) {
-        st = HAY_ERR_NOMEM;
-        goto fail;
+    // Profiles: the 16-bit kernel's where the scoring fits 16 bits (the
+    // 32-bit ones only when a score needs rescoring, below), else the
+    // 32-bit ones.
+    if (g->use16) {
+        h8 = (int8_t *)malloc(pl.prof8_n + 16);
+        if (h8 == NULL) {
+            st = HAY_ERR_NOMEM;
+            goto fail;
+        }
+        memset(h8 + pl.prof8_n, 0, 16);
+        for (int r = 0; r < rows; r++)
+            swdb_profile(g, queries[r], qlens[r], (size_t)pl.qmpad[r], h8 + pl.qprof8[r], NULL);
     }
-    for (int r = 0; r < rows; r++) {
-        size_t m = qlens[r], mpad = (size_t)pl.qmpad[r];
-        int8_t *p8 = h8 + pl.qprof8[r];
-        int32_t *p32 = h32 + pl.qprof32[r];
-        for (int c = 0; c < A; c++)
-            for (size_t i = 0; i < mpad; i++) {
-                int32_t v = i < m && c < g->alpha
-                                ? g->mat[(size_t)queries[r][i] * (size_t)g->alpha + (size_t)c]
-                                : 0;
-                bool pad = i >= m || c == g->alpha;
-                p8[(size_t)c * mpad + i] = (int8_t)(pad ? SWDB_PAD8 : g->use16 ? v : 0);
-                p32[(size_t)c * mpad + i] = pad ? SWDB_PAD32 : v;
+    hay_swdb_phase_add(tl, "gpu:profiles", t0, swdb_now());
+    t0 = swdb_now();
+    // Every buffer of the batch before its first launch: a cudaFree (of a
+    // buffer that grows) waits for the device, a cudaMalloc between two
+    // launches delays the second.  The scratch for multi-pass queries
+    // (the 32-bit rescoring's too) is sized for the longest target.
+    if (nt > 0) {
+        size_t need = 0, b;
+        for (int gi = 0; gi < SWDB_SHAPES; gi++) {
+            if (pl.gstart[gi + 1] == pl.gstart[gi] || pl.maxpass[gi] <= 1)
+                continue;
+            SWDB_CHECK(swdb_scratch_need(g, g->use16 ? 16 : 32, swdb_shape_g[gi],
+                                         g->use16 ? swdb_shape_r[gi] : 16, pl.maxpass[gi], &b));
+            need = b > need ? b : need;
+            if (g->use16) {
+                SWDB_CHECK(swdb_scratch_need(g, 32, swdb_shape_g[gi], 16, pl.maxpass[gi], &b));
+                need = b > need ? b : need;
             }
+        }
+        if (need)
+            SWDB_CUDA(swdb_reserve(&g->temp, need));
+        if (g->use16)
+            SWDB_CUDA(swdb_reserve(&g->rlist, (size_t)rows * nt * sizeof(int32_t)));
     }
-    SWDB_CUDA(swdb_reserve(&g->prof8, pl.prof8_n + 16));
-    SWDB_CUDA(swdb_reserve(&g->prof32, pl.prof32_n * sizeof(int32_t) + 16));
+    if (g->use16) {
+        SWDB_CUDA(swdb_reserve(&g->prof8, pl.prof8_n + 16));
+        SWDB_CUDA(cudaMemcpyAsync(g->prof8.d, h8, pl.prof8_n + 16, cudaMemcpyHostToDevice,
+                                  g->stream));
+    } else {
+        SWDB_CHECK_ST(swdb_prof32(g, queries, qlens, &pl, &h32));
+    }
     SWDB_CUDA(swdb_reserve(&g->small, small_bytes + (size_t)(rows + max_launches) * 4 + 64));
-    SWDB_CUDA(cudaMemcpyAsync(g->prof8.d, h8, pl.prof8_n + 16, cudaMemcpyHostToDevice, g->stream));
-    SWDB_CUDA(cudaMemcpyAsync(g->prof32.d, h32, pl.prof32_n * sizeof(int32_t) + 16,
-                              cudaMemcpyHostToDevice, g->stream));
     SWDB_CUDA(cudaMemcpyAsync(g->small.d, hsmall, small_bytes, cudaMemcpyHostToDevice, g->stream));
     d_qprof8 = (uint64_t *)g->small.d;
     d_qprof32 = d_qprof8 + rows;
@@ -523,6 +765,8 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     d_counter = d_rcount + rows;
     SWDB_CUDA(cudaMemsetAsync(d_rcount, 0, (size_t)rows * 4, g->stream));
     SWDB_CUDA(cudaEventRecord(g->ev[0], g->stream));   // kernels start here
+    hay_swdb_phase_add(tl, "gpu:batch_buffers_upload", t0, swdb_now());
+    t0 = swdb_now();
 
     // Every row against every target: 16 bits where the scoring fits.
     for (int gi = 0; gi < SWDB_SHAPES; gi++) {
@@ -533,17 +777,17 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         if (g->use16)
             st = swdb_launch_all(g, 16, gs, swdb_shape_r[gi], d_qrow + pl.gstart[gi], nq, pl.maxpass[gi], NULL,
                                  (int)((nt + 1) / 2), 0, d_qmpad, d_qprof8, g->prof8.d,
-                                 (int32_t *)g->scores.d, d_counter, &launches);
+                                 (int32_t *)g->scores.d, d_counter, &launches, &launch_s);
         else
             st = swdb_launch_all(g, 32, gs, 16, d_qrow + pl.gstart[gi], nq, pl.maxpass[gi], NULL,
                                  (int)nt, 0, d_qmpad, d_qprof32, g->prof32.d,
-                                 (int32_t *)g->scores.d, d_counter, &launches);
+                                 (int32_t *)g->scores.d, d_counter, &launches, &launch_s);
         if (st != HAY_OK)
             goto fail;
     }
+    hay_swdb_phase_add(tl, "gpu:launch", t0, t0 + launch_s);
     // What may have saturated, again in 32 bits.
     if (g->use16 && nt > 0) {
-        SWDB_CUDA(swdb_reserve(&g->rlist, (size_t)rows * nt * sizeof(int32_t)));
         swdb_collect<<<g->sms * 8, 256, 0, g->stream>>>((const int32_t *)g->scores.d, nt, rows,
                                                         (int32_t *)g->rlist.d, d_rcount);
         SWDB_CUDA(cudaGetLastError());
@@ -558,7 +802,19 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         }
         SWDB_CUDA(cudaMemcpyAsync(g->h_rcount, d_rcount, (size_t)rows * sizeof(int32_t),
                                   cudaMemcpyDeviceToHost, g->stream));
+        t0 = swdb_now();
         SWDB_CUDA(cudaStreamSynchronize(g->stream));
+        hay_swdb_phase_add(tl, "gpu:wait_16bit", t0, swdb_now());
+        t0 = swdb_now();
+        launch_s = 0;
+        bool any = false;
+        for (int r = 0; r < rows; r++)
+            any = any || g->h_rcount[r] > 0;
+        if (any) {
+            SWDB_CHECK_ST(swdb_prof32(g, queries, qlens, &pl, &h32));
+            hay_swdb_phase_add(tl, "gpu:profiles_32bit", t0, swdb_now());
+            t0 = swdb_now();
+        }
         for (int gi = 0; gi < SWDB_SHAPES; gi++)
             for (int x = pl.gstart[gi]; x < pl.gstart[gi + 1]; x++) {
                 int r = pl.qrow[x];
@@ -569,10 +825,12 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
                 st = swdb_launch_all(g, 32, swdb_shape_g[gi], 16, d_qrow + x, 1, pl.maxpass[gi],
                                      (int32_t *)g->rlist.d + (size_t)r * nt, cnt, g->maxlen,
                                      d_qmpad, d_qprof32, g->prof32.d, (int32_t *)g->scores.d,
-                                     d_counter, &launches);
+                                     d_counter, &launches, &launch_s);
                 if (st != HAY_OK)
                     goto fail;
             }
+        if (launch_s > 0)
+            hay_swdb_phase_add(tl, "gpu:launch_32bit", t0, t0 + launch_s);
     }
 fail:
     free(h8);
@@ -614,13 +872,6 @@ static int swdb_check_queries(const hay_swdb_gpu *g, const uint8_t *const *queri
     return HAY_OK;
 }
 
-static double swdb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 // Shared by search (top_k > 0: hits) and scores (top_k == 0: every score).
 static int swdb_run(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t *qlens,
                     size_t nq, size_t top_k, int32_t min_score, hay_swdb_hit *hits, size_t *nhits,
@@ -632,13 +883,15 @@ static int swdb_run(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t
     unsigned long long *h_keys = NULL;
     int32_t *h_scores = NULL;
     int *h_segoff = NULL;
-    double t0 = swdb_now();
+    double t0 = swdb_now(), t1;
+    hay_swdb_timeline *tl = &s.tl;
 
     memset(&s, 0, sizeof s);
     st = swdb_check_queries(g, queries, qlens, nq);
     if (st != HAY_OK)
         return st;
     SWDB_CUDA(cudaSetDevice(g->device));
+    hay_swdb_phase_add(tl, "gpu:check_queries", t0, swdb_now());
     for (size_t j = 0; j < nq; j++)
         s.cells += (uint64_t)qlens[j] * g->residues;
     if (nt == 0 || nq == 0) {
@@ -650,6 +903,7 @@ static int swdb_run(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t
         const size_t brows = swdb_batch_rows(g, nq);
         const size_t k = top_k < nt ? top_k : nt;
         const int32_t lo = min_score > 1 ? min_score : 1;
+        t1 = swdb_now();
         SWDB_CUDA(swdb_reserve(&g->scores, brows * nt * sizeof(int32_t)));
         if (top_k > 0) {
             SWDB_CUDA(swdb_reserve(&g->keys0, brows * nt * 8));
@@ -667,13 +921,16 @@ static int swdb_run(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t
                 goto fail;
             }
         }
+        hay_swdb_phase_add(tl, "gpu:search_buffers", t1, swdb_now());
         for (size_t j0 = 0; j0 < nq; j0 += brows) {
             const int rows = (int)(nq - j0 < brows ? nq - j0 : brows);
             float ms = 0;
-            st = swdb_score_batch(g, queries + j0, qlens + j0, rows, &s.rescored);
+            double tk = 0, ts = 0, tc = 0;
+            st = swdb_score_batch(g, queries + j0, qlens + j0, rows, &s.rescored, tl);
             if (st != HAY_OK)
                 goto fail;
             SWDB_CUDA(cudaEventRecord(g->ev[1], g->stream));
+            t1 = swdb_now();
             if (top_k > 0) {
                 size_t cub_bytes = 0;
                 int *d_segoff;
@@ -721,7 +978,11 @@ static int swdb_run(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t
                 SWDB_CUDA(cudaMemcpyAsync(h_keys, d_out, (size_t)rows * k * 8,
                                           cudaMemcpyDeviceToHost, g->stream));
                 SWDB_CUDA(cudaEventRecord(g->ev[3], g->stream));
+                hay_swdb_phase_add(tl, "gpu:select_launch", t1, swdb_now());
+                t1 = swdb_now();
                 SWDB_CUDA(cudaStreamSynchronize(g->stream));
+                hay_swdb_phase_add(tl, "gpu:wait_select", t1, swdb_now());
+                t1 = swdb_now();
                 for (int r = 0; r < rows; r++) {
                     size_t j = j0 + (size_t)r, n = 0;
                     hay_swdb_hit *h = hits + j * top_k;
@@ -735,22 +996,33 @@ static int swdb_run(hay_swdb_gpu *g, const uint8_t *const *queries, const size_t
                     }
                     nhits[j] = n;
                 }
+                hay_swdb_phase_add(tl, "gpu:hits", t1, swdb_now());
                 SWDB_CUDA(cudaEventElapsedTime(&ms, g->ev[1], g->ev[2]));
                 s.seconds_select += 1e-3 * ms;
+                ts = 1e-3 * ms;
             } else {
                 SWDB_CUDA(cudaEventRecord(g->ev[2], g->stream));
                 SWDB_CUDA(cudaMemcpyAsync(h_scores, g->scores.d, (size_t)rows * nt * 4,
                                           cudaMemcpyDeviceToHost, g->stream));
                 SWDB_CUDA(cudaEventRecord(g->ev[3], g->stream));
                 SWDB_CUDA(cudaStreamSynchronize(g->stream));
+                hay_swdb_phase_add(tl, "gpu:wait_scores", t1, swdb_now());
                 for (int r = 0; r < rows; r++)
                     for (size_t x = 0; x < nt; x++)
                         all[(j0 + (size_t)r) * nt + g->h_perm[x]] = h_scores[(size_t)r * nt + x];
             }
             SWDB_CUDA(cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
             s.seconds_kernels += 1e-3 * ms;
+            tk = 1e-3 * ms;
             SWDB_CUDA(cudaEventElapsedTime(&ms, g->ev[2], g->ev[3]));
             s.seconds_copy += 1e-3 * ms;
+            tc = 1e-3 * ms;
+            // The device's own times, laid back to back before the copy's
+            // end (the last sync above).
+            t1 = swdb_now();
+            hay_swdb_phase_add(tl, "device:copy_back", t1 - tc, t1);
+            hay_swdb_phase_add(tl, "device:select", t1 - tc - ts, t1 - tc);
+            hay_swdb_phase_add(tl, "device:kernels", t1 - tc - ts - tk, t1 - tc - ts);
         }
     }
 done:

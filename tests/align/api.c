@@ -1,7 +1,9 @@
 /*
  * api.c - the alignment API's contract: scoring construction and its
  * errors (matrix text in both NCBI layouts), encoding, hand-checked
- * alignments, every error status of hay_align_pair, rescoring.
+ * alignments, every error status of hay_align_pair, rescoring; the
+ * database search's device start (hay_align_db_warm_up) and timeline
+ * through the library as built.
  */
 #include "align_util.h"
 #include "../../src/align/align_internal.h"
@@ -68,6 +70,67 @@ static hay_align_result run(const hay_align_scoring *s, const char *a,
     free(q);
     free(t);
     return r;
+}
+
+/* The device start ahead of a database search, and the timeline its
+ * results carry, in the library as built (with or without the GPU search;
+ * the host logic behind them is tested in db_gpu_mock.c). */
+static void test_db_warm_up(void)
+{
+    hay_align_scoring *s = NULL;
+    hay_align_db *db = NULL;
+    static const char fasta[] = ">a\nHEAGAWGHEE\n>b\nPAWHEAE\n";
+    CHECK_ST(hay_align_scoring_builtin("blosum62", 11, 1, &s), HAY_OK, "blosum62");
+    CHECK_ST(hay_align_db_from_fasta(s, fasta, strlen(fasta), &db, NULL, 0), HAY_OK, "db");
+    if (!s || !db) {
+        hay_align_db_free(db);
+        hay_align_scoring_free(s);
+        return;
+    }
+    hay_align_db_options o;
+    hay_align_db_options_init(&o);
+    CHECK(o.warm == NULL, "options_init: warm not NULL");
+    hay_align_db_warm *w = (hay_align_db_warm *)&o;
+    CHECK_ST(hay_align_db_warm_up(&o, 0, NULL), HAY_ERR_INVALID, "warm_up, out NULL");
+    o.align.backend = HAY_BACKEND_CPU;
+    CHECK_ST(hay_align_db_warm_up(&o, UINT64_MAX, &w), HAY_OK, "warm_up, cpu");
+    CHECK(w == NULL, "warm_up, cpu: a handle");
+    o.align.backend = HAY_BACKEND_AUTO;
+    w = (hay_align_db_warm *)&o;
+    CHECK_ST(hay_align_db_warm_up(&o, 100, &w), HAY_OK, "warm_up, auto, 100 cells");
+    CHECK(w == NULL, "warm_up, auto, 100 cells: a handle");
+    o.align.backend = HAY_BACKEND_CUDA;
+    w = (hay_align_db_warm *)&o;
+    hay_status st = hay_align_db_warm_up(&o, 0, &w);
+    /* No GPU search built: NO_BACKEND; built: a start, whether or not a
+     * device is there (the search reports it). */
+    CHECK((st == HAY_ERR_NO_BACKEND && w == NULL) || (st == HAY_OK && w != NULL),
+          "warm_up, cuda: status %d", (int)st);
+    hay_align_db_warm_free(w);
+    hay_align_db_warm_free(NULL);
+
+    /* A CPU search's results list its phases, in the order they began. */
+    uint8_t q[10];
+    hay_align_encode(s, "HEAGAWGHEE", 10, q, NULL);
+    hay_align_seq qs = { q, 10 };
+    o.align.backend = HAY_BACKEND_CPU;
+    hay_align_db_results *r = NULL;
+    double t0 = tu_now();
+    CHECK_ST(hay_align_db_search(db, s, &qs, 1, &o, &r), HAY_OK, "search");
+    double t1 = tu_now();
+    int scores = 0, tb = 0;
+    for (size_t i = 0; r && i < r->nphases; i++) {
+        const hay_align_phase *p = &r->phases[i];
+        CHECK(p->start >= t0 && p->end <= t1 && p->start <= p->end && p->count >= 1,
+              "phase %s outside the call", p->name);
+        CHECK(i == 0 || r->phases[i - 1].start <= p->start, "phase %s out of order", p->name);
+        scores += !strcmp(p->name, "search:cpu_scores");
+        tb += !strcmp(p->name, "search:traceback");
+    }
+    CHECK(scores == 1 && tb == 1, "cpu_scores and traceback phases: %d and %d", scores, tb);
+    hay_align_db_results_free(r);
+    hay_align_db_free(db);
+    hay_align_scoring_free(s);
 }
 
 int main(void)
@@ -283,5 +346,6 @@ int main(void)
     hay_align_scoring_free(NULL);
     hay_align_scoring_free(dna);
     hay_align_scoring_free(prot);
+    test_db_warm_up();
     return tu_finish();
 }
