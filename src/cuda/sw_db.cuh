@@ -1,5 +1,6 @@
-// sw_db.cuh - what the database-search files share (src/cuda/sw_db.cu, the
-// host driver; src/cuda/sw_db_kernels.cu, the score kernels).  Internal.
+// sw_db.cuh - what the database-search files share (src/cuda/sw_db.cu and
+// sw_db_search.cu, the host driver; src/cuda/sw_db_kernels.cu, the score
+// kernels).  Internal.
 //
 // The kernels compute one query against many targets per block task,
 // inter-sequence: a group of G threads (G = 1, 2, 4, 8 (16, 32), chosen by the
