@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../include/haystack.h"
 #include "../align/db_device.h"
@@ -91,12 +90,8 @@ struct hay_swdb_gpu {
 };
 
 // The monotonic clock of the timelines (hay_align_phase).
-static inline double swdb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+extern "C" double hay_now(void);   // src/core/status.c
+static inline double swdb_now(void) { return hay_now(); }
 
 // Loads the top-k's small kernels now (sw_db_search.cu; the runtime
 // otherwise loads a kernel at its first launch).  Returns a cudaError_t.
