@@ -656,6 +656,8 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     s.matcher = r->matcher;
     struct stat st;
     bool stated = fstat(fd, &st) == 0, regular = stated && S_ISREG(st.st_mode);
+    if (regular && w->sized)
+        w->sized(w, (uint64_t)st.st_size);
     s.printer = (find_printer){ .cf = cf, .name = name,
                                 .print_name = r->print_names || (walked && r->names_in_walk),
                                 .out = w->out,
@@ -717,6 +719,8 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
         if (w->between && !s.stop && !find_input_ended(&in)) {
             w->between(w);
             s.printer.out = w->out;
+            if (regular && w->sized)
+                w->sized(w, size - s.base);
             find_input_map_rest(&in, find_input_maps(cf->backend, cf->params, lib_threads(w),
                                                      size));
         }
