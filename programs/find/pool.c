@@ -4,6 +4,7 @@
 
 #include "ignore.h"
 #include "pool_queue.h"
+#include "pool_timeline.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -41,6 +42,8 @@ typedef struct pool_worker {
     range run;             /* the range being run ... */
     size_t run_i;          /* ... and cur's place in it */
     unsigned loan;         /* spare cores lent to cur now (p->lent) */
+    uint64_t cur_size;     /* HAY_WALK_TIMELINE: cur's size (sized) ... */
+    unsigned peak;         /* ... and the most threads it had (lend) */
     bool direct;           /* its output goes straight to standard output */
     /* Ordered: the range's entries done but not handed over yet. */
     node *loc[BATCH];
@@ -78,6 +81,7 @@ struct find_pool {
     size_t window;             /* WINDOW entries a worker */
     unsigned n;
     pool_worker *ws;
+    find_timeline *tl;     /* NULL unless HAY_WALK_TIMELINE is set */
 };
 
 /* How many of the queued ranges workers may take now (lock held):
@@ -130,6 +134,7 @@ static void lend(pool_worker *pw, uint64_t left)
     }
     pw->loan = take;
     pw->w.threads = 1 + take;
+    pw->peak = pw->peak > 1 + take ? pw->peak : 1 + take;
 }
 
 static void put_out(find_pool *p, const char *data, size_t len)
@@ -314,6 +319,8 @@ static void sized(find_worker *w, uint64_t left)
 {
     pool_worker *pw = (pool_worker *)w;
     find_pool *p = pw->pool;
+    if (!pw->cur_size)
+        pw->cur_size = left;
     size_t rest = pw->run.n - pw->run_i - 1;
     if (left >= BIG && rest && pw->run.first + pw->run_i == pw->cur) {
         pthread_mutex_lock(&p->lock);
@@ -462,11 +469,24 @@ static bool list_dir(pool_worker *pw, node *k, int fd)
     return true;
 }
 
+/* HAY_WALK_TIMELINE: the file `name` (NULL: a directory listed), started
+ * at t0, is done with. */
+static void record(pool_worker *pw, const char *name, double t0)
+{
+    find_pool *p = pw->pool;
+    if (p->tl)
+        find_timeline_entry(p->tl, (unsigned)(pw - p->ws), name, !name, pw->cur_size,
+                            pw->peak, t0, find_timeline_now());
+}
+
 /* One entry or operand: opened, then searched or listed. */
 static void run_node(pool_worker *pw, node *k)
 {
     find_pool *p = pw->pool;
     int fd = k->fd;
+    double t0 = p->tl ? find_timeline_now() : 0;
+    pw->cur_size = 0;
+    pw->peak = 1;
     if (k->parent) {
         node *d = k->parent;
         find_walk_entry e = { k->name, k->base, k->is_dir };
@@ -480,8 +500,10 @@ static void run_node(pool_worker *pw, node *k)
     pw->w.out = pw->ms;
     if (fd >= 0 && !atomic_load(&p->stop)) {
         if (k->is_dir) {
-            if (list_dir(pw, k, fd))
+            if (list_dir(pw, k, fd)) {
+                record(pw, NULL, t0);   /* (k may be printed and freed now) */
                 return;
+            }
             fd = -1;
         } else {
             find_search_file(&pw->w, fd, k->name, k->walked);
@@ -497,6 +519,7 @@ static void run_node(pool_worker *pw, node *k)
         atomic_store(&p->stop, true);
     if (pw->walk.stopped)
         atomic_store(&p->stop, true);
+    record(pw, k->is_dir ? NULL : k->name, t0);
     file_done(pw, k);
 }
 
@@ -507,11 +530,14 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (!may_take(p)) {
+            double t0 = p->tl ? find_timeline_now() : 0;
             p->idle++;
             count_spare(p);
             while (!may_take(p) && !(p->closed && !p->busy && !p->queue.n))
                 pthread_cond_wait(&p->work, &p->lock);
             p->idle--;
+            if (p->tl)
+                find_timeline_idle(p->tl, (unsigned)(pw - p->ws), t0, find_timeline_now());
         }
         if (!may_take(p))
             break;
@@ -611,6 +637,7 @@ static void free_pool(find_pool *p, find_totals *into)
         free_operand(p, k);
     }
     free(p->queue.v);
+    find_timeline_finish(p->tl);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->moved);
@@ -655,6 +682,7 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
             p->dir_fd_cap = (size_t)(spare / 2);
     }
     p->n = workers;
+    p->tl = find_timeline_start(workers);
     p->window = (size_t)WINDOW * (workers > 4 ? workers : 4);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
