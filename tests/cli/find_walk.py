@@ -308,12 +308,13 @@ def case_syscalls():
         shutil.rmtree(tmp)
 
 
-def traced(tmp, calls, args):
-    """hay find --threads 2 ARGS under strace -f -e trace=CALLS: the exit
-    status, the output and the trace's lines (skips when strace cannot)."""
+def traced(tmp, calls, args, threads=2):
+    """hay find --threads THREADS ARGS under strace -f -e trace=CALLS: the
+    exit status, the output and the trace's lines (skips when strace
+    cannot)."""
     log = os.path.join(tmp, "strace.txt")
     s, o, e = run(["strace", "-f", "-e", "trace=" + calls, "-o", log, HAY, "find",
-                   "--threads", "2"] + args, env=TRACED_ENV)
+                   "--threads", str(threads)] + args, env=TRACED_ENV)
     if s not in (0, 1) or not os.path.exists(log):
         skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
     with open(log) as f:
@@ -468,13 +469,7 @@ def case_big_loan():
                 f.write(data)
         args = ["-r", "-c", "needle", tree]
         for attempt in range(4):
-            log = os.path.join(tmp, "strace.txt")
-            s, o, e = run(["strace", "-f", "-e", "trace=mmap,read", "-o", log, HAY, "find",
-                           "--threads", "3"] + args, env=TRACED_ENV)
-            if s != 0 or not os.path.exists(log):
-                skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
-            with open(log) as f:
-                calls = f.read().splitlines()
+            s, o, calls = traced(tmp, "mmap,read", args, threads=3)
             maps = [c for c in calls for n in sizes
                     if " mmap(" in c and ", %d, PROT_READ, MAP_SHARED" % n in c]
             pieces = [c for c in calls if " read(" in c and c.endswith("= 1048576")]
@@ -501,14 +496,8 @@ def case_start():
             os.makedirs(os.path.join(tree, "d%d" % i))
             with open(os.path.join(tree, "d%d" % i, "f"), "wb") as f:
                 f.write(b"a needle\n" * i)
-        log = os.path.join(tmp, "strace.txt")
         args = ["-r", "-c", "needle", tree]
-        s, o, e = run(["strace", "-f", "-e", "trace=clone,clone3,openat", "-o", log, HAY,
-                       "find", "--threads", "8"] + args, env=TRACED_ENV)
-        if s != 0 or not os.path.exists(log):
-            skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
-        with open(log) as f:
-            calls = f.read().splitlines()
+        s, o, calls = traced(tmp, "clone,clone3,openat", args, threads=8)
         main = calls[0].split()[0]
         mine = [c for c in calls if c.split()[0] == main]
         opened = [i for i, c in enumerate(mine) if ' "%s", ' % tree in c and "= -1" not in c]
