@@ -79,10 +79,7 @@ struct find_pool {
     _Atomic(node *) waiting;   /* the entry the printing waits on */
     size_t held, held_bytes;   /* done, not printed */
     size_t window;             /* WINDOW entries a worker */
-    unsigned n;            /* workers started (lock held to read once
-                              add_operand starts the rest) ... */
-    unsigned nws;          /* ... of those set up in ws */
-    bool start_failed;     /* one could not start: no more are tried */
+    unsigned n;
     pool_worker *ws;
     find_timeline *tl;     /* NULL unless HAY_WALK_TIMELINE is set */
 };
@@ -568,35 +565,7 @@ static void *worker_main(void *arg)
     }
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
-    /* What only this worker used goes here, on every worker at once, not
-     * one worker after another on the thread that waits for them
-     * (find_pool_finish; a big read buffer is unmapped). */
-    fclose(pw->ms);
-    pw->ms = NULL;
-    free(pw->buf);
-    pw->buf = NULL;
-    hay_scratch_free(pw->w.scratch);
-    pw->w.scratch = NULL;
-    find_readbuf_free(&pw->w.rb);
     return NULL;
-}
-
-/* Starts the workers not started yet (the caller's thread, once the first
- * operand is queued: the first worker takes it while the others start).
- * One that cannot start leaves the search to those that did. */
-static void start_rest(find_pool *p)
-{
-    while (p->n < p->nws) {
-        pool_worker *pw = &p->ws[p->n];
-        if (pthread_create(&pw->tid, NULL, worker_main, pw) != 0) {
-            p->start_failed = true;
-            return;
-        }
-        pw->started = true;
-        pthread_mutex_lock(&p->lock);
-        p->n++;
-        pthread_mutex_unlock(&p->lock);
-    }
 }
 
 /* Queues an operand (the caller's thread). */
@@ -635,8 +604,6 @@ static bool add_operand(find_pool *p, int fd, char *name, bool walked, bool is_d
     count_spare(p);
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->lock);
-    if (p->n < p->nws && !p->start_failed)
-        start_rest(p);
     return !atomic_load(&p->stop);
 }
 
@@ -652,7 +619,7 @@ bool find_pool_visit_dir(void *pool, int fd, char *path)
 
 static void free_pool(find_pool *p, find_totals *into)
 {
-    for (unsigned i = 0; i < p->nws; i++) {
+    for (unsigned i = 0; i < p->n; i++) {
         pool_worker *pw = &p->ws[i];
         if (into) {
             find_totals_merge(into, &pw->w.t);
@@ -684,7 +651,7 @@ static void stop_workers(find_pool *p)
     p->closed = true;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
-    for (unsigned i = 0; i < p->nws; i++)
+    for (unsigned i = 0; i < p->n; i++)
         if (p->ws[i].started)
             pthread_join(p->ws[i].tid, NULL);
 }
@@ -714,6 +681,7 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
         if (spare / 2 < p->dir_fd_cap)
             p->dir_fd_cap = (size_t)(spare / 2);
     }
+    p->n = workers;
     p->tl = find_timeline_start(workers);
     p->window = (size_t)WINDOW * (workers > 4 ? workers : 4);
     pthread_mutex_init(&p->lock, NULL);
@@ -736,18 +704,14 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
         pw->ms = open_memstream(&pw->buf, &pw->size);
         hay_status st = r->matcher->set
                             ? hay_scratch_create(r->matcher->set, &pw->w.scratch) : HAY_OK;
-        p->nws = i + 1;
-        /* The first worker starts now, the others once there is work
-         * (start_rest). */
         if (!pw->ms || st != HAY_OK ||
-            (!i && pthread_create(&pw->tid, NULL, worker_main, pw) != 0)) {
+            pthread_create(&pw->tid, NULL, worker_main, pw) != 0) {
             fprintf(stderr, "hay: cannot start the search threads\n");
             stop_workers(p);
             free_pool(p, NULL);
             return NULL;
         }
-        pw->started = !i;
-        p->n = 1;
+        pw->started = true;
     }
     return p;
 }

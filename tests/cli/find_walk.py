@@ -486,37 +486,10 @@ def case_big_loan():
         shutil.rmtree(tmp)
 
 
-def case_start():
-    if not shutil.which("strace"):
-        skip("no strace (Debian package strace)")
-    tmp = tempfile.mkdtemp(prefix="hay-wstart.")
-    try:
-        tree = os.path.join(tmp, "tree")
-        for i in range(4):
-            os.makedirs(os.path.join(tree, "d%d" % i))
-            with open(os.path.join(tree, "d%d" % i, "f"), "wb") as f:
-                f.write(b"a needle\n" * i)
-        args = ["-r", "-c", "needle", tree]
-        s, o, calls = traced(tmp, "clone,clone3,openat", args, threads=8)
-        main = calls[0].split()[0]
-        mine = [c for c in calls if c.split()[0] == main]
-        opened = [i for i, c in enumerate(mine) if ' "%s", ' % tree in c and "= -1" not in c]
-        clones = [i for i, c in enumerate(mine) if " clone" in c and "resumed" not in c]
-        before = sum(1 for i in clones if opened and i < opened[0])
-        check("start: 1 worker started before the tree is opened, 7 after (%d, %d)"
-              % (before, len(clones) - before), opened and before == 1 and len(clones) == 8,
-              "\n".join(mine))
-        g = run(["grep", "-F"] + args)
-        check("start: counts as grep -r -c",
-              s == g[0] and sorted(o.splitlines()) == sorted(g[1].splitlines()))
-    finally:
-        shutil.rmtree(tmp)
-
-
 CASES = {"order": case_order, "errors": case_errors, "bounded": case_bounded,
          "syscalls": case_syscalls, "window": case_window, "big-files": case_big_files,
          "big-last": case_big_last, "big-dir": case_big_dir,
-         "big-loan": case_big_loan, "start": case_start}
+         "big-loan": case_big_loan}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
