@@ -3,6 +3,8 @@
 #include "pool.h"
 
 #include "ignore.h"
+#include "pool_queue.h"
+#include "pool_timeline.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,40 +26,8 @@
                                    waits for its turn to print it */
 #define WHOLE_FDS 8             /* a directory walked whole by one worker:
                                    descriptors it holds down its tree */
-
-/* An operand or an entry of a directory being walked.  A directory's
- * entries sit in one array, in the walk's order; they, the directory's
- * descriptor and its ignore rules live until all of them are done with
- * (printed, ordered). */
-typedef struct node node;
-struct node {
-    node *parent;             /* NULL: an operand */
-    node *next;               /* an operand: the next one (ordered) */
-    char *name;               /* the path printed */
-    size_t base;              /* where the entry's own name starts in it */
-    uint64_t seq;             /* an operand: its place among them */
-    unsigned depth;           /* 0: an operand */
-    int fd;                   /* an operand's (open); a listed directory's
-                                 while entries are left to open; else -1 */
-    bool is_dir, walked;
-    bool whole;               /* a directory walked by one worker: printed
-                                 as a file, its files' output its own */
-    bool done;                /* searched; a directory: listed */
-    char *out;                /* ordered: the output held back */
-    size_t len;
-    node *kids;               /* a listed directory's entries */
-    size_t nkids;
-    atomic_size_t to_open;    /* entries not opened yet (fd closes at 0) */
-    size_t live;              /* unordered: entries not done with */
-    find_ignore *rules;       /* the rules for its entries */
-    find_walk_link link;      /* -R's loop test */
-};
-
-/* Consecutive entries of one directory (or one operand), not taken yet. */
-typedef struct range {
-    node *first;
-    size_t n;
-} range;
+#define BIG FIND_READ_CAP       /* a file this big lets other workers take
+                                   the entries queued behind it (sized) */
 
 typedef struct pool_worker {
     find_worker w;         /* first: find_worker's hook gets this back */
@@ -69,6 +39,11 @@ typedef struct pool_worker {
     char *buf;
     size_t size;
     node *cur;             /* the entry being searched */
+    range run;             /* the range being run ... */
+    size_t run_i;          /* ... and cur's place in it */
+    unsigned loan;         /* spare cores lent to cur now (p->lent) */
+    uint64_t cur_size;     /* HAY_WALK_TIMELINE: cur's size (sized) ... */
+    unsigned peak;         /* ... and the most threads it had (lend) */
     bool direct;           /* its output goes straight to standard output */
     /* Ordered: the range's entries done but not handed over yet. */
     node *loc[BATCH];
@@ -82,12 +57,12 @@ struct find_pool {
     pthread_mutex_t lock;
     pthread_cond_t work;   /* a range to take, or the end */
     pthread_cond_t moved;  /* the printing moved on */
-    range *heap;           /* ranges not taken, earliest on top */
-    size_t nheap, capheap;
+    find_queue queue;      /* ranges not taken */
     unsigned busy;         /* workers with a range */
     unsigned idle;         /* workers waiting for a range */
     atomic_uint spare;     /* of them, those no range waits for: their cores
                               go to a big file's library threads */
+    atomic_uint lent;      /* of them, those lent to a file now */
     unsigned holding;      /* workers waiting for their turn (HOLD) */
     bool closed;           /* no more operands */
     atomic_bool stop;
@@ -106,86 +81,18 @@ struct find_pool {
     size_t window;             /* WINDOW entries a worker */
     unsigned n;
     pool_worker *ws;
+    find_timeline *tl;     /* NULL unless HAY_WALK_TIMELINE is set */
 };
-
-/* Whether a comes before b in the walk's order. */
-static bool before(const node *a, const node *b)
-{
-    bool deeper = false;   /* a was below b's level: after b if under it */
-    while (a->depth > b->depth) {
-        a = a->parent;
-        deeper = true;
-    }
-    while (b->depth > a->depth)
-        b = b->parent;
-    if (a == b)
-        return !deeper;
-    while (a->parent != b->parent) {
-        a = a->parent;
-        b = b->parent;
-    }
-    return a->parent ? a < b : a->seq < b->seq;
-}
-
-static bool heap_less(const find_pool *p, size_t i, size_t j)
-{
-    return before(p->heap[i].first, p->heap[j].first);
-}
-
-static void heap_swap(find_pool *p, size_t i, size_t j)
-{
-    range t = p->heap[i];
-    p->heap[i] = p->heap[j];
-    p->heap[j] = t;
-}
-
-/* Queues a range (lock held).  Returns false when out of memory. */
-static bool heap_push(find_pool *p, node *first, size_t n)
-{
-    if (p->nheap == p->capheap) {
-        size_t cap = p->capheap ? p->capheap * 2 : 256;
-        range *h = realloc(p->heap, cap * sizeof *h);
-        if (!h)
-            return false;
-        p->heap = h;
-        p->capheap = cap;
-    }
-    size_t i = p->nheap++;
-    p->heap[i] = (range){ first, n };
-    while (i && heap_less(p, i, (i - 1) / 2)) {
-        heap_swap(p, i, (i - 1) / 2);
-        i = (i - 1) / 2;
-    }
-    return true;
-}
-
-static range heap_pop(find_pool *p)
-{
-    range top = p->heap[0];
-    p->heap[0] = p->heap[--p->nheap];
-    for (size_t i = 0;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < p->nheap && heap_less(p, l, m))
-            m = l;
-        if (l + 1 < p->nheap && heap_less(p, l + 1, m))
-            m = l + 1;
-        if (m == i)
-            break;
-        heap_swap(p, i, m);
-        i = m;
-    }
-    return top;
-}
 
 /* How many of the queued ranges workers may take now (lock held):
  * ordered output far behind the work takes only what it waits on. */
 static size_t takeable(const find_pool *p)
 {
-    if (!p->nheap)
+    if (!p->queue.n)
         return 0;
     if (!p->ordered || (p->held < p->window && p->held_bytes < WINDOW_BYTES))
-        return p->nheap;
-    return p->heap[0].first == atomic_load(&p->waiting);
+        return p->queue.n;
+    return p->queue.v[0].first == atomic_load(&p->waiting);
 }
 
 static bool may_take(const find_pool *p)
@@ -203,13 +110,31 @@ static void count_spare(find_pool *p)
 }
 
 /* The library threads the worker's file gets now (search.h's
- * find_worker.threads, asked when the file starts and between its pieces):
- * its own core and the spare workers' (count_spare).  Two workers may be
- * lent the same spare cores at once: a brief excess of threads. */
-static void lend(pool_worker *pw)
+ * find_worker.threads), with `left` bytes of it to search (0: a file that
+ * starts, or ended): its own core, and if what is left is big enough to be
+ * mapped (input.h) the spare workers' cores (count_spare) that no other
+ * file has borrowed.  A loan is given back between the file's pieces and
+ * at its end, so several big files at the walk's end share the spare cores
+ * rather than each starting a thread on every one of them.  The spare
+ * cores may shrink under a loan (a range queued): a brief excess of
+ * threads, until the file's next piece. */
+static void lend(pool_worker *pw, uint64_t left)
 {
-    unsigned n = 1 + atomic_load(&pw->pool->spare);
-    pw->w.threads = n < pw->pool->r->threads ? n : pw->pool->r->threads;
+    find_pool *p = pw->pool;
+    if (pw->loan)
+        atomic_fetch_sub(&p->lent, pw->loan);
+    unsigned want = left >= FIND_MAP_MIN ? p->r->threads - 1 : 0, take = 0;
+    unsigned lent = atomic_load(&p->lent);
+    while (want) {
+        unsigned spare = atomic_load(&p->spare);
+        take = spare > lent ? spare - lent : 0;
+        take = take < want ? take : want;
+        if (!take || atomic_compare_exchange_weak(&p->lent, &lent, lent + take))
+            break;
+    }
+    pw->loan = take;
+    pw->w.threads = 1 + take;
+    pw->peak = pw->peak > 1 + take ? pw->peak : 1 + take;
 }
 
 static void put_out(find_pool *p, const char *data, size_t len)
@@ -346,7 +271,6 @@ static void between(find_worker *w)
 {
     pool_worker *pw = (pool_worker *)w;
     find_pool *p = pw->pool;
-    lend(pw);
     if (pw->direct)
         return;
     fflush(pw->ms);
@@ -383,6 +307,33 @@ static void between(find_worker *w)
         spill(pw);
         pthread_mutex_unlock(&p->lock);
     }
+}
+
+/* search.h's sized: the file's library threads (lend); and a big file
+ * takes long enough that the entries queued behind it in the worker's
+ * range go back to the queue, for idle workers to take now (a directory's
+ * big files, listed together, would otherwise be searched one after
+ * another on one core); the printing's order is the entries', not the
+ * workers'. */
+static void sized(find_worker *w, uint64_t left)
+{
+    pool_worker *pw = (pool_worker *)w;
+    find_pool *p = pw->pool;
+    if (!pw->cur_size)
+        pw->cur_size = left;
+    size_t rest = pw->run.n - pw->run_i - 1;
+    if (left >= BIG && rest && pw->run.first + pw->run_i == pw->cur) {
+        pthread_mutex_lock(&p->lock);
+        if (find_queue_push(&p->queue, pw->cur + 1, rest)) {
+            pw->run.n = pw->run_i + 1;
+            if (p->ordered && pw->nloc)
+                hand_over(pw);
+            count_spare(p);
+            pthread_cond_signal(&p->work);
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    lend(pw, left);
 }
 
 /* The file (or directory walked whole) k is done. */
@@ -426,6 +377,7 @@ static bool visit_here(void *ctx, int fd, char *name, bool walked)
     pool_worker *pw = ctx;
     if (!atomic_load(&pw->pool->stop))
         find_search_file(&pw->w, fd, name, walked);
+    lend(pw, 0);
     close(fd);
     free(name);
     if (pw->pool->r->cf->quiet && pw->w.t.any_match)
@@ -480,7 +432,7 @@ static bool list_dir(pool_worker *pw, node *k, int fd)
         size_t j = i;
         while (j < n && j - i < BATCH && !kids[j++].is_dir)
             ;
-        if (!heap_push(p, &kids[i], j - i)) {
+        if (!find_queue_push(&p->queue, &kids[i], j - i)) {
             fprintf(stderr, "hay: %s: out of memory\n", k->name);
             w->error = true;
             for (size_t m = i; m < n; m++)   /* left out: done, nothing to print */
@@ -502,10 +454,10 @@ static bool list_dir(pool_worker *pw, node *k, int fd)
     }
     /* A directory ends its range: the lister takes the directory's first
      * range now if it comes first, without going back for the lock. */
-    if (p->nheap && p->heap[0].first == kids && may_take(p)) {
+    if (p->queue.n && p->queue.v[0].first == kids && may_take(p)) {
         if (!p->ordered)
             spill(pw);
-        pw->next = heap_pop(p);
+        pw->next = find_queue_pop(&p->queue);
         pushed--;
     }
     count_spare(p);
@@ -517,11 +469,24 @@ static bool list_dir(pool_worker *pw, node *k, int fd)
     return true;
 }
 
+/* HAY_WALK_TIMELINE: the file `name` (NULL: a directory listed), started
+ * at t0, is done with. */
+static void record(pool_worker *pw, const char *name, double t0)
+{
+    find_pool *p = pw->pool;
+    if (p->tl)
+        find_timeline_entry(p->tl, (unsigned)(pw - p->ws), name, !name, pw->cur_size,
+                            pw->peak, t0, find_timeline_now());
+}
+
 /* One entry or operand: opened, then searched or listed. */
 static void run_node(pool_worker *pw, node *k)
 {
     find_pool *p = pw->pool;
     int fd = k->fd;
+    double t0 = p->tl ? find_timeline_now() : 0;
+    pw->cur_size = 0;
+    pw->peak = 1;
     if (k->parent) {
         node *d = k->parent;
         find_walk_entry e = { k->name, k->base, k->is_dir };
@@ -533,14 +498,16 @@ static void run_node(pool_worker *pw, node *k)
     }
     pw->cur = k;
     pw->w.out = pw->ms;
-    lend(pw);
     if (fd >= 0 && !atomic_load(&p->stop)) {
         if (k->is_dir) {
-            if (list_dir(pw, k, fd))
+            if (list_dir(pw, k, fd)) {
+                record(pw, NULL, t0);   /* (k may be printed and freed now) */
                 return;
+            }
             fd = -1;
         } else {
             find_search_file(&pw->w, fd, k->name, k->walked);
+            lend(pw, 0);
         }
     }
     if (fd >= 0)
@@ -552,6 +519,7 @@ static void run_node(pool_worker *pw, node *k)
         atomic_store(&p->stop, true);
     if (pw->walk.stopped)
         atomic_store(&p->stop, true);
+    record(pw, k->is_dir ? NULL : k->name, t0);
     file_done(pw, k);
 }
 
@@ -562,22 +530,26 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (!may_take(p)) {
+            double t0 = p->tl ? find_timeline_now() : 0;
             p->idle++;
             count_spare(p);
-            while (!may_take(p) && !(p->closed && !p->busy && !p->nheap))
+            while (!may_take(p) && !(p->closed && !p->busy && !p->queue.n))
                 pthread_cond_wait(&p->work, &p->lock);
             p->idle--;
+            if (p->tl)
+                find_timeline_idle(p->tl, (unsigned)(pw - p->ws), t0, find_timeline_now());
         }
         if (!may_take(p))
             break;
-        range r = heap_pop(p);
+        range r = find_queue_pop(&p->queue);
         p->busy++;
         count_spare(p);
         pthread_mutex_unlock(&p->lock);
         while (r.n) {
             pw->next = (range){ NULL, 0 };
-            for (size_t i = 0; i < r.n; i++)
-                run_node(pw, &r.first[i]);
+            pw->run = r;   /* (sized may shorten it) */
+            for (pw->run_i = 0; pw->run_i < pw->run.n; pw->run_i++)
+                run_node(pw, &pw->run.first[pw->run_i]);
             r = pw->next;
         }
         if (!p->ordered) {
@@ -588,7 +560,7 @@ static void *worker_main(void *arg)
             if (pw->nloc)
                 hand_over(pw);
         }
-        if (!--p->busy && p->closed && !p->nheap)
+        if (!--p->busy && p->closed && !p->queue.n)
             pthread_cond_broadcast(&p->work);
     }
     pthread_cond_broadcast(&p->work);
@@ -619,7 +591,7 @@ static bool add_operand(find_pool *p, int fd, char *name, bool walked, bool is_d
             p->head = k;
         p->tail = k;
     }
-    if (!heap_push(p, k, 1)) {
+    if (!find_queue_push(&p->queue, k, 1)) {
         fprintf(stderr, "hay: %s: out of memory\n", name);
         k->done = true;
         if (!p->ordered)
@@ -664,7 +636,8 @@ static void free_pool(find_pool *p, find_totals *into)
         p->head = k->next;
         free_operand(p, k);
     }
-    free(p->heap);
+    free(p->queue.v);
+    find_timeline_finish(p->tl);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->moved);
@@ -709,6 +682,7 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
             p->dir_fd_cap = (size_t)(spare / 2);
     }
     p->n = workers;
+    p->tl = find_timeline_start(workers);
     p->window = (size_t)WINDOW * (workers > 4 ? workers : 4);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->work, NULL);
@@ -718,6 +692,8 @@ find_pool *find_pool_start(find_searcher *r, const find_walk *walk, unsigned wor
         pw->pool = p;
         pw->w.r = r;
         pw->w.between = between;
+        pw->w.sized = sized;
+        pw->w.threads = 1;   /* (lend) */
         pw->walk = *walk;
         pw->walk.visit = visit_here;
         pw->walk.visit_dir = NULL;

@@ -9,13 +9,19 @@
  * open are walked whole by one worker, as a single piece of work (holding
  * a few descriptors down its tree, then going back up through "..").
  *
- * A big file met while other work waits is searched on its worker's core
- * alone, read in pieces (input.h); the cores of workers with nothing to
- * take (the walk's end, or the printing held back by this very file) are
- * lent to it as the library's threads: from its start, or from the piece
- * after they fell idle, its rest then mapped.  Threads started for a file
- * while every core has work would only take cores from the other files,
- * and leave the file waiting on its threads that are not running.
+ * A big file (FIND_READ_CAP or more) gives the entries queued behind it
+ * in its worker's range back to the queue, for other workers to take now:
+ * a directory's big files, listed together, are searched side by side,
+ * not one after another on one core.  A big file met while other work
+ * waits is searched on its worker's core alone, read in pieces (input.h);
+ * the cores of workers with nothing to take (the walk's end, or the
+ * printing held back by this very file) are lent to it as the library's
+ * threads: from its start, or from the piece after they fell idle, its
+ * rest then mapped.  A core is lent to one file at a time (several big
+ * files at the walk's end share the idle cores), and given back between
+ * the file's pieces and at its end.  Threads started for a file while
+ * every core has work would only take cores from the other files, and
+ * leave the file waiting on its threads that are not running.
  *
  * Output stays whole per file.  Ordered (the default, --sort path): files
  * print in the order a one-thread walk finds them: every entry keeps its

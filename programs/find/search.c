@@ -656,6 +656,8 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     s.matcher = r->matcher;
     struct stat st;
     bool stated = fstat(fd, &st) == 0, regular = stated && S_ISREG(st.st_mode);
+    if (regular && w->sized)
+        w->sized(w, (uint64_t)st.st_size);
     s.printer = (find_printer){ .cf = cf, .name = name,
                                 .print_name = r->print_names || (walked && r->names_in_walk),
                                 .out = w->out,
@@ -717,6 +719,8 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
         if (w->between && !s.stop && !find_input_ended(&in)) {
             w->between(w);
             s.printer.out = w->out;
+            if (regular && w->sized)
+                w->sized(w, size - s.base);
             find_input_map_rest(&in, find_input_maps(cf->backend, cf->params, lib_threads(w),
                                                      size));
         }
@@ -751,47 +755,4 @@ void find_search_file(find_worker *w, int fd, const char *name, bool walked)
     find_select_free(&s.sel);
     if (r->flush_lines)
         fflush(s.printer.out);
-}
-
-void find_searcher_init(find_searcher *r, const find_config *cf, find_matcher *m)
-{
-    memset(r, 0, sizeof *r);
-    r->cf = cf;
-    r->matcher = m;
-    /* As grep: names with several operands; with -r and at most one, names
-     * only for the files found inside directories. */
-    r->print_names = cf->with_filename == 1 || (cf->with_filename == -1 && cf->nfiles > 1);
-    r->names_in_walk = cf->with_filename == -1 && cf->recursive;
-    r->flush_lines = cf->line_buffered || isatty(STDOUT_FILENO);
-    /* Pieces of whole lines would cut an occurrence holding a newline, a
-     * -z record, or the context before a line (see the top). */
-    r->read_whole = cf->eol != '\n' || (cf->context && cf->before > 0);
-    /* Not on a GPU backend: many short scans (backend auto sends none of
-     * them to a GPU, see scan_skipping and linecount.c). */
-    r->skip_lines = cf->backend == HAY_BACKEND_CPU || cf->backend == HAY_BACKEND_AUTO;
-    for (size_t i = 0; i < cf->pats.n; i++) {
-        if (memchr(cf->pats.items[i].data, '\n', cf->pats.items[i].len))
-            r->read_whole = true;
-        /* Every match selecting a line lies inside it: the scan may resume
-         * at the next line (search.c's scan_skipping). */
-        if (memchr(cf->pats.items[i].data, cf->eol, cf->pats.items[i].len))
-            r->skip_lines = false;
-    }
-    r->threads = cf->threads ? cf->threads : cli_cpu_count();
-}
-
-void find_totals_merge(find_totals *into, const find_totals *from)
-{
-    into->map_s += from->map_s;
-    into->scan_s += from->scan_s;
-    into->bytes += from->bytes;
-    into->any_match |= from->any_match;
-    into->error |= from->error;
-    into->dev_scans += from->dev_scans;
-    into->searches += from->searches;
-    into->searches_with_match += from->searches_with_match;
-    into->matched_lines += from->matched_lines;
-    into->matches += from->matches;
-    if (from->lib_ran)
-        find_totals_add_scan(into, &from->lib);
 }

@@ -10,6 +10,7 @@
 #define HAY_FIND_SEARCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "input.h"
@@ -41,6 +42,10 @@ typedef struct find_worker find_worker;
  * buffer to standard output there (w->out changes). */
 #define FIND_HOOK_LINES 4096
 typedef void (*find_piece_fn)(find_worker *w);
+/* Called with the bytes of a regular file left to search: before its
+ * first piece and between its pieces.  The pool sets w->threads there, and
+ * lets other workers take the entries queued behind a big file (pool.h). */
+typedef void (*find_sized_fn)(find_worker *w, uint64_t left);
 
 struct find_worker {
     find_searcher *r;
@@ -49,6 +54,7 @@ struct find_worker {
     find_totals t;           /* summed over the files this worker searched */
     FILE *out;               /* where the file's lines go */
     find_piece_fn between;   /* NULL, or called between pieces and lines */
+    find_sized_fn sized;     /* NULL, or told the bytes of a file left */
     unsigned threads;        /* the library threads of a big piece; 0: r->threads
                                 (the pool lends its idle workers' cores, pool.h) */
     void *ctx;               /* the caller's */

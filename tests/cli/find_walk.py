@@ -33,6 +33,19 @@ Cases:
             search), and once that worker has nothing left the rest is
             mapped and searched on both cores (a thread started); -c and -n
             as grep -r
+  big-dir   one directory of 16 entries (one range of work, pool.c): 5 small
+            files, six 3 MiB files, 5 small files; strace -f: the big files are
+            opened by both of 2 workers (each gives the entries behind it back
+            to the queue), not one after another by the worker that took the
+            range; -n, -c and -l (every line of the big files matches) print
+            byte for byte what --threads 1 prints and grep -r's lines in
+            depth-first name order, at --threads 2, 3 and 8; --sort none the
+            same lines
+  big-loan  two 24 MiB files, alone in one directory, 3 threads, strace -f:
+            the third worker's core is lent to one of them at a time: one is
+            mapped and searched on two threads, the other read in pieces (its
+            rest mapped once the first gives the core back), not both mapped
+            from their start; -c as grep -r
 
 Prints FAIL lines and "N passed, M failed" last (clitest.py); exits 1 on a
 failure and 77 (skip) when what the case needs is missing.
@@ -295,12 +308,13 @@ def case_syscalls():
         shutil.rmtree(tmp)
 
 
-def traced(tmp, calls, args):
-    """hay find --threads 2 ARGS under strace -f -e trace=CALLS: the exit
-    status, the output and the trace's lines (skips when strace cannot)."""
+def traced(tmp, calls, args, threads=2):
+    """hay find --threads THREADS ARGS under strace -f -e trace=CALLS: the
+    exit status, the output and the trace's lines (skips when strace
+    cannot)."""
     log = os.path.join(tmp, "strace.txt")
     s, o, e = run(["strace", "-f", "-e", "trace=" + calls, "-o", log, HAY, "find",
-                   "--threads", "2"] + args, env=TRACED_ENV)
+                   "--threads", str(threads)] + args, env=TRACED_ENV)
     if s not in (0, 1) or not os.path.exists(log):
         skip("strace cannot trace here (exit %d: %r)" % (s, e[-200:]))
     with open(log) as f:
@@ -382,9 +396,100 @@ def case_big_last():
         shutil.rmtree(tmp)
 
 
+def case_big_dir():
+    if not shutil.which("strace"):
+        skip("no strace (Debian package strace)")
+    tmp = tempfile.mkdtemp(prefix="hay-wdir.")
+    try:
+        tree = os.path.join(tmp, "tree")
+        d = os.path.join(tree, "d")
+        os.makedirs(d)
+        os.makedirs(os.path.join(tree, "e"))
+        line = b"a line of text with a needle in it, and more text %d\n"
+        for k in range(5):
+            for pre in ("a", "c"):
+                with open(os.path.join(d, "%s%02d" % (pre, k)), "wb") as f:
+                    f.write(b"".join(line % i for i in range(k + 1)))
+        bigs = ["b%d" % k for k in range(6)]
+        for k, name in enumerate(bigs):
+            with open(os.path.join(d, name), "wb") as f:
+                n = (3 << 20) // len(line) + k
+                f.write(b"".join(line % i for i in range(n)))
+        with open(os.path.join(tree, "e", "last"), "wb") as f:
+            f.write(line % 1)
+        args = ["-r", "-c", "needle", tree]
+        for attempt in range(6):
+            s, o, calls = traced(tmp, "openat", args)
+            who = {}
+            for c in calls:   # "PID openat(FD, "b0", ...) = FD"
+                for name in bigs:
+                    if ', "%s",' % name in c and "= -1" not in c:
+                        who[name] = c.split()[0]
+            print("attempt %d: big files opened by threads %s"
+                  % (attempt, sorted(set(who.values()))))
+            if len(set(who.values())) > 1:
+                break
+        check("big-dir: the six big files opened by both workers (%s)" % who,
+              len(who) == 6 and len(set(who.values())) == 2)
+        for a in (["-n"], ["-c"], ["-l"]):
+            argv = ["-r"] + a + ["needle", tree]
+            one = run([HAY, "find", "--threads", "1"] + argv)
+            for j in ("2", "3", "8"):
+                many = run([HAY, "find", "--threads", j] + argv)
+                check("big-dir: %s --threads %s prints what --threads 1 does" % (a[0], j),
+                      many == one and one[0] == 0,
+                      "exit %d/%d, %d/%d bytes" % (many[0], one[0], len(many[1]), len(one[1])))
+            g = run(["grep", "-F"] + argv)
+            check("big-dir: %s is grep -r's output in depth-first name order" % a[0],
+                  g[0] == one[0] and walk_order(g[1]) == one[1])
+            none = run([HAY, "find", "--sort", "none", "--threads", "3"] + argv)
+            check("big-dir: %s --sort none prints the same lines" % a[0],
+                  none[0] == one[0] and
+                  sorted(none[1].splitlines()) == sorted(one[1].splitlines()))
+    finally:
+        shutil.rmtree(tmp)
+
+
+def case_big_loan():
+    """The first big file borrows the idle core as it starts, before the
+    second is taken (the first gives it back to the queue just before):
+    a run where the first ended before the second started is tried again."""
+    if not shutil.which("strace"):
+        skip("no strace (Debian package strace)")
+    tmp = tempfile.mkdtemp(prefix="hay-wloan.")
+    try:
+        tree = os.path.join(tmp, "tree")
+        os.makedirs(tree)
+        line = b"a line of text with a needle in it, and more text\n"
+        sizes = []
+        for k in range(2):
+            data = line * ((24 << 20) // len(line) + k)
+            sizes.append(len(data))
+            with open(os.path.join(tree, "big%d" % k), "wb") as f:
+                f.write(data)
+        args = ["-r", "-c", "needle", tree]
+        for attempt in range(4):
+            s, o, calls = traced(tmp, "mmap,read", args, threads=3)
+            maps = [c for c in calls for n in sizes
+                    if " mmap(" in c and ", %d, PROT_READ, MAP_SHARED" % n in c]
+            pieces = [c for c in calls if " read(" in c and c.endswith("= 1048576")]
+            print("attempt %d: %d of the 2 big files mapped, %d pieces read"
+                  % (attempt, len(maps), len(pieces)))
+            if pieces:
+                break
+        check("big-loan: one big file read in pieces (%d), not both mapped from the start"
+              % len(pieces), pieces and 1 <= len(maps) <= 2, "\n".join(maps))
+        g = run(["grep", "-F"] + args)
+        check("big-loan: counts as grep -r -c",
+              s == g[0] and sorted(o.splitlines()) == sorted(g[1].splitlines()))
+    finally:
+        shutil.rmtree(tmp)
+
+
 CASES = {"order": case_order, "errors": case_errors, "bounded": case_bounded,
          "syscalls": case_syscalls, "window": case_window, "big-files": case_big_files,
-         "big-last": case_big_last}
+         "big-last": case_big_last, "big-dir": case_big_dir,
+         "big-loan": case_big_loan}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[2] not in CASES:
