@@ -173,14 +173,26 @@ static int list_cb(uint32_t id, uint64_t s, uint64_t e, void *ctx)
 
 static int batch_cb(const hay_match *m, size_t n, void *ctx)
 {
-    fold *f = ctx;
-    f->n += n;
+    fold *f = ctx, l = *f;   /* in registers: m may alias *f for the compiler */
+    l.n += n;
     for (size_t i = 0; i < n; i++)
-        fold_one(f, m[i].id, m[i].start, m[i].end);
+        fold_one(&l, m[i].id, m[i].start, m[i].end);
+    *f = l;
     return 0;
 }
 
 enum { COUNT = 0, LIST = 1, BATCH = 2 };
+
+/* The library's diagnostic line about the last list (hay_scan_opts.log:
+ * the CUDA list's timeline), printed under the list rows. */
+static char last_log[1024];
+
+static void keep_log(const char *line, void *ctx)
+{
+    (void)ctx;
+    if (strstr(line, "list"))
+        snprintf(last_log, sizeof last_log, "%s", line);
+}
 
 /* Median timings of a count, a full-list scan (LIST: a callback per match)
  * or a batched one (BATCH) of a host input, or of a resident buffer. */
@@ -200,6 +212,7 @@ static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
         hay_scan_opts_init(&o);
         o.threads = threads;
         o.stats = &st;
+        o.log = keep_log;
         uint64_t c = 0;
         fold f;
         memset(&f, 0, sizeof f);
@@ -394,6 +407,9 @@ static void list_row(const char *name, const timing *t, const timing *want, uint
            (unsigned long long)t->count, ok ? "same" : t->order_bad ? "ORDER" : "DIFF");
     printf("#   phases: copy_in %.4f kernel %.4f copy_out+sort %.4f (overlapped)\n",
            t->copy_in, t->kernel, t->copy_out);
+    if (*last_log)
+        printf("#   %s\n", last_log);
+    *last_log = 0;
     fflush(stdout);
 }
 

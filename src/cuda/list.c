@@ -133,6 +133,11 @@ void hay_list_pool_stop(hay_list_pool *p)
     free(p);
 }
 
+unsigned hay_list_pool_threads(const hay_list_pool *p)
+{
+    return p ? p->n : 0;
+}
+
 static void post(hay_list_pool *p, const round_job *j)
 {
     pthread_mutex_lock(&p->lock);

@@ -24,6 +24,8 @@ typedef struct hay_list_pool hay_list_pool;
  * calling thread converts). */
 hay_list_pool *hay_list_pool_start(unsigned threads);
 void hay_list_pool_stop(hay_list_pool *p);
+/* The pool's helper threads (0 for NULL). */
+unsigned hay_list_pool_threads(const hay_list_pool *p);
 
 /* Where a list goes: the caller's callback, the set's pattern lengths,
  * the matches handed over so far. */

@@ -58,6 +58,11 @@ typedef struct scan_req {
                               * less (the slots' lists, made once) */
     cuda_slot *held, *taken; /* lists enqueued, not yet delivered (deliver):
                               * the older, the newer */
+    struct {                 /* where a list's time goes (logged, o->log) */
+        double sort, back;   /* GPU: sorting, copying back */
+        double stage, wait_count, wait_list, deliver;   /* the calling thread */
+        uint64_t pieces, reruns;
+    } tl;
 } scan_req;
 
 typedef struct cb_sink {
@@ -114,14 +119,23 @@ static hay_status enqueue_out(cuda_slot *sl, uint64_t lo, uint64_t n)
 static hay_status finish_out(scan_req *r, cuda_slot *sl)
 {
     sl->out = false;
+    double t0 = hay_now();
     CU(cudaEventSynchronize(sl->ev_out[2]));
+    double t1 = hay_now();
     float ms = 0;
     if (cudaEventElapsedTime(&ms, sl->ev_out[0], sl->ev_out[2]) == cudaSuccess)
         r->st.copy_out_seconds += ms / 1e3;
+    if (cudaEventElapsedTime(&ms, sl->ev_out[0], sl->ev_out[1]) == cudaSuccess)
+        r->tl.sort += ms / 1e3;
+    if (cudaEventElapsedTime(&ms, sl->ev_out[1], sl->ev_out[2]) == cudaSuccess)
+        r->tl.back += ms / 1e3;
     cudaGetLastError();
     r->sink.count = r->count;
     int stop = hay_list_deliver(&r->sink, sl->h_m, sl->out_n, sl->out_lo);
     r->count = r->sink.count;
+    r->tl.wait_list += t1 - t0;
+    r->tl.deliver += hay_now() - t1;
+    r->tl.pieces++;
     if (stop) {
         r->stopped = true;
         return HAY_STOPPED;
@@ -220,7 +234,9 @@ static hay_status deliver_all(scan_req *r)
 static hay_status take(scan_req *r, cuda_slot *sl)
 {
     sl->busy = false;
+    double t0 = hay_now();
     CU(cudaStreamSynchronize(sl->st));
+    r->tl.wait_count += hay_now() - t0;
     float ms = 0;
     if (!r->dev && cudaEventElapsedTime(&ms, sl->ev[0], sl->ev[1]) == cudaSuccess)
         r->st.copy_in_seconds += ms / 1e3;
@@ -255,6 +271,7 @@ static hay_status take(scan_req *r, cuda_slot *sl)
     s = deliver_all(r);
     if (s != HAY_OK)
         return s;
+    r->tl.reruns++;
     uint64_t before = r->count;
     if (r->pieces)
         r->pieces->collect_into(r->pieces->src, sl->piece);
@@ -295,10 +312,12 @@ static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
         if (!sl->h_stage)
             CU(cudaHostAlloc((void **)&sl->h_stage, r->pp->text_cap + HAY_CUDA_PAD,
                              cudaHostAllocDefault));
+        double t0 = hay_now();
         if (r->pieces)
             hay_copy_pool_copy(r->pool, sl->h_stage, r->host + lo, n);
         else
             hay_cuda_stage_copy(sl->h_stage, r->host + lo, n, r->stage_threads);
+        r->tl.stage += hay_now() - t0;
         CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
         r->staged_bytes += n;
     } else {
@@ -489,7 +508,6 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
     if (s == HAY_OK)
         s = run_pieces(&r);
     hay_copy_pool_stop(r.pool);
-    hay_list_pool_stop(r.sink.pool);
     hay_hostreg_stats rst;
     memset(&rst, 0, sizeof rst);
     if (r.reg)
@@ -506,12 +524,22 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
                 rst.register_seconds * 1e3, rst.unregister_seconds * 1e3,
                 rst.wait_seconds * 1e3, (unsigned long long)r.direct_bytes,
                 (unsigned long long)r.len);
+    if (r.ask == HAY_ASK_LIST)
+        hay_log(r.o, "cuda list: %llu pieces (%llu split), %llu matches; GPU: sort %.1f ms, "
+                "copy back %.1f ms; calling thread: staging %.1f ms, waiting for counts "
+                "%.1f ms, for lists %.1f ms, delivering %.1f ms (%u helper threads); "
+                "total %.1f ms", (unsigned long long)r.tl.pieces,
+                (unsigned long long)r.tl.reruns, (unsigned long long)r.count,
+                r.tl.sort * 1e3, r.tl.back * 1e3, r.tl.stage * 1e3, r.tl.wait_count * 1e3,
+                r.tl.wait_list * 1e3, r.tl.deliver * 1e3, hay_list_pool_threads(r.sink.pool),
+                (hay_now() - run->t0) * 1e3);
     if (s == HAY_OK && r.ask == HAY_ASK_EACH) {
         double c0 = hay_now();
         s = cuda_status(cudaMemcpy(run->counts, r.d_pc, set->n * sizeof *run->counts,
                                    cudaMemcpyDeviceToHost));
         r.st.copy_out_seconds += hay_now() - c0;
     }
+    hay_list_pool_stop(r.sink.pool);
     cudaFree(r.d_pc);
     if (r.pp)
         hay_cuda_pipe_release(r.pp, s < 0 && s != HAY_ERR_NOMEM);
