@@ -167,5 +167,9 @@ hay_copy_pool *hay_copy_pool_start(unsigned threads);
 void hay_copy_pool_stop(hay_copy_pool *p);
 /* Copies n bytes with the pool's threads and the calling one (p may be NULL). */
 void hay_copy_pool_copy(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n);
+/* Starts copying n bytes on the pool's threads alone (p not NULL) and
+ * returns; hay_copy_pool_wait waits for the copy. */
+void hay_copy_pool_begin(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n);
+void hay_copy_pool_wait(hay_copy_pool *p);
 
 #endif

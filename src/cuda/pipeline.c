@@ -58,6 +58,9 @@ typedef struct scan_req {
                               * less (the slots' lists, made once) */
     cuda_slot *held, *taken; /* lists enqueued, not yet delivered (deliver):
                               * the older, the newer */
+    bool stage_async;        /* a list from host memory: staged on r->pool's
+                              * threads while the list before is delivered */
+    cuda_slot *staging;      /* the slot being staged so (issue, enqueue) */
     struct {                 /* where a list's time goes (logged, o->log) */
         double sort, back;   /* GPU: sorting, copying back */
         double stage, wait_count, wait_list, deliver;   /* the calling thread */
@@ -286,16 +289,20 @@ static hay_status take(scan_req *r, cuda_slot *sl)
     return s;
 }
 
-/* Puts the piece with owned ends (gs, ge] on slot sl. */
-static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
+/* The copies, kernel and counters of the slot's piece onto its stream
+ * (after its staging copy, when that was started by issue). */
+static hay_status enqueue(scan_req *r, cuda_slot *sl)
 {
-    uint64_t lo = gs >= r->back ? gs - r->back : 0;
-    uint64_t n = ge - lo;
-    sl->lo = lo;
-    sl->gs = gs;
-    sl->ge = ge;
+    uint64_t lo = sl->lo, gs = sl->gs, ge = sl->ge, n = ge - lo;
     CU(cudaEventRecord(sl->ev[0], sl->st));
-    if (r->dev) {
+    if (r->staging == sl) {
+        double t0 = hay_now();
+        hay_copy_pool_wait(r->pool);
+        r->staging = NULL;
+        r->tl.stage += hay_now() - t0;
+        CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
+        r->staged_bytes += n;
+    } else if (r->dev) {
         /* resident: nothing to copy */
     } else if (r->reg && hay_hostreg_wait(r->reg, lo, ge)) {
         /* Straight from the input: one copy per registered block. */
@@ -342,6 +349,25 @@ static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
     return HAY_OK;
 }
 
+/* Puts the piece with owned ends (gs, ge] on slot sl: at once, or, for a
+ * list staged on its own copy threads (r->stage_async), starts the staging
+ * copy and leaves the rest to enqueue() after the delivery of the list
+ * before (r->staging). */
+static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
+{
+    sl->lo = gs >= r->back ? gs - r->back : 0;
+    sl->gs = gs;
+    sl->ge = ge;
+    if (!r->stage_async)
+        return enqueue(r, sl);
+    if (!sl->h_stage)
+        CU(cudaHostAlloc((void **)&sl->h_stage, r->pp->text_cap + HAY_CUDA_PAD,
+                         cudaHostAllocDefault));
+    hay_copy_pool_begin(r->pool, sl->h_stage, r->host + sl->lo, ge - sl->lo);
+    r->staging = sl;
+    return HAY_OK;
+}
+
 /* The slot's piece is copied in and counted: a split's GPU side (pieces
  * claimed from the back) reads nothing at or above its gs again, an
  * in-order scan nothing below its ge - back. */
@@ -380,9 +406,16 @@ static hay_status run_pieces(scan_req *r)
             next = ge;
         }
         s = issue(r, sl, gs, ge);
-        /* The list before the one just taken, while the GPU works. */
+        /* The list before the one just taken, while the GPU works (and
+         * the copy threads stage the next piece). */
         if (s == HAY_OK)
             s = deliver(r);
+        if (s == HAY_OK && r->staging)
+            s = enqueue(r, sl);
+    }
+    if (r->staging) {   /* stopped or failed while staging */
+        hay_copy_pool_wait(r->pool);
+        r->staging = NULL;
     }
     /* The pieces still in flight, oldest first, then the lists held. */
     for (unsigned k = 0; k < ns && s == HAY_OK; k++) {
@@ -457,6 +490,13 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
         r->reg = NULL;
     if (run->pieces && !r->reg && !r->dev && !cs->pageable)
         r->pool = hay_copy_pool_start(r->stage_threads);
+    /* A list from host memory: the staging copies run on threads of their
+     * own (at most 8: the list's helpers convert meanwhile), beside the
+     * calling thread's delivery. */
+    if (r->ask == HAY_ASK_LIST && !run->pieces && !r->reg && !r->dev && r->pp->pinned) {
+        r->pool = hay_copy_pool_start((r->stage_threads < 8 ? r->stage_threads : 8) + 1);
+        r->stage_async = r->pool != NULL;
+    }
     if (run->pieces)
         hay_log(o, "split: gpu pipeline ready after %.1f ms (%u copy threads)",
                 (hay_now() - run->t0) * 1e3, r->stage_threads);

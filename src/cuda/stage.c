@@ -128,6 +128,40 @@ void hay_copy_pool_stop(hay_copy_pool *p)
     free(p);
 }
 
+/* Cuts [src, src + n) into t parts for the helpers and, with caller, the
+ * calling thread (part 0, returned; else part 0 is empty). */
+static stage_part post_parts(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n,
+                             uint64_t t, bool caller)
+{
+    uint64_t share = (n + t - 1) / t;
+    pthread_mutex_lock(&p->lock);
+    p->part[0] = (stage_part){ dst, src, 0 };
+    for (uint64_t k = 0; k < t; k++) {
+        uint64_t o = k * share < n ? k * share : n;
+        p->part[k + !caller] = (stage_part){ dst + o, src + o, n - o < share ? n - o : share };
+    }
+    p->parts = (unsigned)(t + !caller);
+    p->pending = p->n;   /* every helper wakes; those past parts copy nothing */
+    p->gen++;
+    pthread_cond_broadcast(&p->go);
+    stage_part mine = p->part[0];
+    pthread_mutex_unlock(&p->lock);
+    return mine;
+}
+
+void hay_copy_pool_wait(hay_copy_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    while (p->pending)
+        pthread_cond_wait(&p->done, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void hay_copy_pool_begin(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+    post_parts(p, dst, src, n, p->n, false);
+}
+
 void hay_copy_pool_copy(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n)
 {
     const uint64_t block = hay_cuda_tuning_default.stage_block;
@@ -138,23 +172,7 @@ void hay_copy_pool_copy(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint
         memcpy(dst, src, n);
         return;
     }
-    uint64_t share = (n + t - 1) / t;
-    pthread_mutex_lock(&p->lock);
-    for (uint64_t k = 0; k < t; k++) {
-        uint64_t o = k * share < n ? k * share : n;
-        p->part[k].dst = dst + o;
-        p->part[k].src = src + o;
-        p->part[k].n = n - o < share ? n - o : share;
-    }
-    p->parts = (unsigned)t;
-    p->pending = p->n;   /* every helper wakes; those past parts copy nothing */
-    p->gen++;
-    pthread_cond_broadcast(&p->go);
-    stage_part mine = p->part[0];
-    pthread_mutex_unlock(&p->lock);
+    stage_part mine = post_parts(p, dst, src, n, t, true);
     memcpy(mine.dst, mine.src, mine.n);
-    pthread_mutex_lock(&p->lock);
-    while (p->pending)
-        pthread_cond_wait(&p->done, &p->lock);
-    pthread_mutex_unlock(&p->lock);
+    hay_copy_pool_wait(p);
 }

@@ -9,7 +9,9 @@
  * pieces of 64 KiB (chunk=64K) so that a few MiB make many pieces, and
  * compares with the CPU backend as multisets, with ends that never
  * decrease, and the batch API with the per-match API as the same sequence:
- *   - streams 1, 2, 3 and 8 (one slot: a held list shares its slot)
+ *   - streams 1, 2, 3 and 8 (one slot: a held list shares its slot);
+ *     staged on copy threads while the list before is delivered (the
+ *     default), with one copy thread, and copied from pageable memory
  *   - small result lists (result_cap 1, 3, 1000, 5000): every piece
  *     overflows and is split and searched again, down to single end
  *     positions searched on the host; after scans with the default list
@@ -194,6 +196,8 @@ static void test_dense(void)
         "chunk=64K,streams=1",
         "chunk=64K,streams=2",
         "chunk=64K,streams=8",
+        "chunk=64K,transfer=pageable",
+        "chunk=64K,stage_threads=1",
         "chunk=64K,result_cap=1000",
         "chunk=1M,result_cap=5000,streams=1",
     };
