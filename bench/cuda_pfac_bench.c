@@ -36,7 +36,11 @@
  * order is wrong.  Each list row prints its phases (stats: copy_in, kernel,
  * copy_out = the sort and the copy back; they overlap across pieces).
  * "list-batch 1 thread" asks for one thread (hay_scan_opts.threads = 1):
- * the calling thread alone turns the sorted keys into hay_match arrays.
+ * the calling thread alone turns the sorted keys into hay_match arrays;
+ * "2 threads", "4 threads" give the scan one or three helper threads
+ * (src/cuda/list.c; the default, all threads, gives seven).  The
+ * "count-only" rows hand the batches to a callback that only adds n: the
+ * library's own delivery, without the caller's work per match.
  *
  * Times are medians of --reps runs (default 5) after one warm-up.  Patterns
  * are read one per line with \xHH escapes (shared/data/patterns format).
@@ -181,7 +185,16 @@ static int batch_cb(const hay_match *m, size_t n, void *ctx)
     return 0;
 }
 
-enum { COUNT = 0, LIST = 1, BATCH = 2 };
+/* A batch callback that only counts: what the library's delivery costs
+ * without the caller's work per match. */
+static int batch_count_cb(const hay_match *m, size_t n, void *ctx)
+{
+    (void)m;
+    ((fold *)ctx)->n += n;
+    return 0;
+}
+
+enum { COUNT = 0, LIST = 1, BATCH = 2, BATCH_COUNT = 3 };
 
 /* The library's diagnostic line about the last list (hay_scan_opts.log:
  * the CUDA list's timeline), printed under the list rows. */
@@ -218,14 +231,16 @@ static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
         memset(&f, 0, sizeof f);
         double t0 = bench_now();
         hay_status rc;
-        if (buf && list == BATCH)
-            rc = hay_scan_buffer_batch(set, s, buf, &o, batch_cb, &f);
+        if (buf && list >= BATCH)
+            rc = hay_scan_buffer_batch(set, s, buf, &o,
+                                       list == BATCH ? batch_cb : batch_count_cb, &f);
         else if (buf && list == LIST)
             rc = hay_scan_buffer(set, s, buf, &o, list_cb, &f);
         else if (buf)
             rc = hay_scan_count_buffer(set, s, buf, &o, &c);
-        else if (list == BATCH)
-            rc = hay_scan_batch(set, s, d, len, &o, batch_cb, &f);
+        else if (list >= BATCH)
+            rc = hay_scan_batch(set, s, d, len, &o, list == BATCH ? batch_cb : batch_count_cb,
+                                &f);
         else if (list == LIST)
             rc = hay_scan(set, s, d, len, &o, list_cb, &f);
         else
@@ -445,6 +460,23 @@ static timing list_rows(const hay_patterns *g, const uint8_t *d, uint64_t len,
     *bad |= tl.count != ref || tl.order_bad;
     *bad |= tb.count != ref || tb.sum != tl.sum || tb.order_bad;
     *bad |= t1.count != ref || t1.sum != tl.sum || t1.order_bad;
+    static const unsigned more[] = { 2, 4 };
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+        timing tk = run(g, d, len, NULL, BATCH, more[i]);
+        char name[64];
+        snprintf(name, sizeof name, "cuda pfac e2e list-batch %u threads", more[i]);
+        list_row(name, &tk, &tl, ref, gb);
+        *bad |= tk.count != ref || tk.sum != tl.sum || tk.order_bad;
+    }
+    /* The library alone: a callback that only counts (no checksum: "same"
+     * here checks the count). */
+    for (unsigned th = 0; th < 2; th++) {
+        timing tc = run(g, d, len, NULL, BATCH_COUNT, th);
+        tc.sum = tl.sum;
+        list_row(th ? "e2e list-batch, count-only cb, 1 thr" : "e2e list-batch, count-only callback",
+                 &tc, &tl, ref, gb);
+        *bad |= tc.count != ref;
+    }
     if (buf) {
         timing tr = run(g, d, len, buf, BATCH, 0);
         list_row("cuda pfac resident list-batch", &tr, &tl, ref, gb);
