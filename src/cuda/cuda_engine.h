@@ -56,7 +56,8 @@
  *   chunk=BYTES         bytes per pipeline piece (default 32 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it
  *   result_cap=N        match slots per piece (default 16M); a piece with
- *                       more matches is split and searched again
+ *                       more matches is split and searched again, and the
+ *                       pieces after it are cut to fit (pipeline.c take)
  *   gpu_min=BYTES       backend auto: inputs below this stay on the CPU
  *   dense_max=BYTES     largest dense PFAC table (default min(2 GiB, a
  *                       quarter of free device memory))

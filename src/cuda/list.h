@@ -4,10 +4,10 @@
  * below) become the caller's matches, in order.
  *
  * Per-match callbacks get one call per match on the calling thread.  A
- * batched scan (hay_batcher_of) gets arrays: with a pool, helper threads
- * turn the keys into hay_match records, one round of windows ahead of the
- * calling thread, which only hands HAY_BATCH_MAX-sized slices of them to
- * the caller (no work per match on it); without one, the calling thread
+ * batched scan (hay_batcher_of) gets arrays: with a pool, a helper thread
+ * turns the keys into hay_match records, one round ahead of the calling
+ * thread, which only hands HAY_BATCH_MAX-sized slices of them to the
+ * caller (no work per match on it); without one, the calling thread
  * writes the records into the batch itself.
  *
  * Plain C on the host (no CUDA): the probes and tests build it alone.
@@ -19,9 +19,9 @@
 
 typedef struct hay_list_pool hay_list_pool;
 
-/* A pool of up to threads - 1 helper threads (capped at 15), or NULL when
- * fewer than two threads are wanted or none could be made (then the
- * calling thread converts). */
+/* A pool of up to threads - 1 helper threads (at most one: list.c says
+ * why), or NULL when fewer than two threads are wanted or none could be
+ * made (then the calling thread converts). */
 hay_list_pool *hay_list_pool_start(unsigned threads);
 void hay_list_pool_stop(hay_list_pool *p);
 /* The pool's helper threads (0 for NULL). */

@@ -275,6 +275,18 @@ static hay_status take(scan_req *r, cuda_slot *sl)
     if (s != HAY_OK)
         return s;
     r->tl.reruns++;
+    /* Pieces issued from now on are cut to fill three quarters of the
+     * list at this piece's density, so that they are not searched again
+     * (synchronously, as below): et-open's 32 MiB pieces hold 23M matches
+     * against 16M slots.  A split's pieces and pinned blocks keep their
+     * size. */
+    if (!r->pieces && !r->reg) {
+        uint64_t least = hay_cuda_tuning_default.min_chunk;
+        uint64_t fit = (uint64_t)((double)(sl->ge - sl->gs) * (double)r->cap * 0.75 / (double)n);
+        fit -= fit % least;
+        if (fit < r->chunk)
+            r->chunk = fit > least ? fit : least;
+    }
     uint64_t before = r->count;
     if (r->pieces)
         r->pieces->collect_into(r->pieces->src, sl->piece);
@@ -467,8 +479,9 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
             if (r->pp->s[k].cap < r->cap)
                 r->cap = r->pp->s[k].cap;
         }
-        /* Batches: the scan's threads turn the sorted keys into records
-         * (list.h); a per-match callback is called from this thread. */
+        /* Batches: a helper thread turns the sorted keys into records
+         * (list.h) unless threads = 1; a per-match callback is called
+         * from this thread. */
         r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL };
         if (hay_batcher_of(r->fn, r->ctx))
             r->sink.pool = hay_list_pool_start(o->threads ? o->threads : hay_cpu_count());

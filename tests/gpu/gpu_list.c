@@ -15,7 +15,9 @@
  *   - small result lists (result_cap 1, 3, 1000, 5000): every piece
  *     overflows and is split and searched again, down to single end
  *     positions searched on the host; after scans with the default list
- *     (a pooled pipeline keeps its lists: the smaller cap still holds)
+ *     (a pooled pipeline keeps its lists: the smaller cap still holds);
+ *     pieces cut smaller after an overflow (result_cap=200000 over 1 MiB
+ *     pieces of ~2.5M matches: the next ones are 64 KiB and fit)
  *   - pieces whose lists are empty: matches only in a few pieces, and none
  *   - matches across every piece boundary (patterns up to 300 bytes)
  *   - threads 1 (the calling thread makes the records) and 0 (helpers)
@@ -218,6 +220,7 @@ static void test_dense(void)
         "chunk=64K,stage_threads=1",
         "chunk=64K,result_cap=1000",
         "chunk=1M,result_cap=5000,streams=1",
+        "chunk=1M,result_cap=200000",
     };
     for (size_t i = 0; i < sizeof params / sizeof *params; i++)
         check_gpu(dense, NDENSE, params[i], d, len, &want, "dense");
