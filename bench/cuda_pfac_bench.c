@@ -36,11 +36,10 @@
  * order is wrong.  Each list row prints its phases (stats: copy_in, kernel,
  * copy_out = the sort and the copy back; they overlap across pieces).
  * "list-batch 1 thread" asks for one thread (hay_scan_opts.threads = 1):
- * the calling thread alone turns the sorted keys into hay_match arrays;
- * "2 threads", "4 threads" give the scan one or three helper threads
- * (src/cuda/list.c; the default, all threads, gives seven).  The
- * "count-only" rows hand the batches to a callback that only adds n: the
- * library's own delivery, without the caller's work per match.
+ * the calling thread alone turns the sorted keys into hay_match arrays
+ * (by default a helper thread does, src/cuda/list.c).  The "count-only"
+ * rows hand the batches to a callback that only adds n: the library's own
+ * delivery, without the caller's work per match.
  *
  * Times are medians of --reps runs (default 5) after one warm-up.  Patterns
  * are read one per line with \xHH escapes (shared/data/patterns format).
@@ -460,14 +459,6 @@ static timing list_rows(const hay_patterns *g, const uint8_t *d, uint64_t len,
     *bad |= tl.count != ref || tl.order_bad;
     *bad |= tb.count != ref || tb.sum != tl.sum || tb.order_bad;
     *bad |= t1.count != ref || t1.sum != tl.sum || t1.order_bad;
-    static const unsigned more[] = { 2, 4 };
-    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
-        timing tk = run(g, d, len, NULL, BATCH, more[i]);
-        char name[64];
-        snprintf(name, sizeof name, "cuda pfac e2e list-batch %u threads", more[i]);
-        list_row(name, &tk, &tl, ref, gb);
-        *bad |= tk.count != ref || tk.sum != tl.sum || tk.order_bad;
-    }
     /* The library alone: a callback that only counts (no checksum: "same"
      * here checks the count). */
     for (unsigned th = 0; th < 2; th++) {
