@@ -19,9 +19,9 @@
  */
 #include "list.h"
 
+#include "../core/pool.h"
 #include "cuda_engine.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 enum {
@@ -30,6 +30,7 @@ enum {
     SERIAL_BELOW = 2 * WINDOW /* shorter lists: the calling thread converts */
 };
 
+/* One round: keys[0, n) into out, helper i taking window i. */
 typedef struct round_job {
     const unsigned long long *keys;
     uint64_t n, lo;
@@ -37,22 +38,10 @@ typedef struct round_job {
     hay_match *out;
 } round_job;
 
-typedef struct helper_arg {
-    struct hay_list_pool *p;
-    unsigned i;
-} helper_arg;
-
 struct hay_list_pool {
-    pthread_mutex_t lock;
-    pthread_cond_t go, done;
-    unsigned n;                   /* helpers started */
-    pthread_t th[HELPERS_MAX];
-    helper_arg arg[HELPERS_MAX];
-    hay_match *buf[2];            /* n * WINDOW records each */
-    round_job job;
-    uint64_t gen;                 /* rounds posted */
-    unsigned pending;             /* helpers still on the current round */
-    bool quit;
+    hay_pool *threads;
+    hay_match *buf[2];            /* helpers * WINDOW records each */
+    round_job job;                /* the round the helpers work on */
 };
 
 static void convert(const unsigned long long *keys, uint64_t n, uint64_t lo,
@@ -66,28 +55,13 @@ static void convert(const unsigned long long *keys, uint64_t n, uint64_t lo,
     }
 }
 
-static void *helper_main(void *arg)
+static void convert_window(void *job, unsigned i)
 {
-    hay_list_pool *p = ((helper_arg *)arg)->p;
-    uint64_t at = (uint64_t)((helper_arg *)arg)->i * WINDOW, seen = 0;
-    pthread_mutex_lock(&p->lock);
-    for (;;) {
-        while (!p->quit && p->gen == seen)
-            pthread_cond_wait(&p->go, &p->lock);
-        if (p->quit)
-            break;
-        seen = p->gen;
-        round_job j = p->job;
-        pthread_mutex_unlock(&p->lock);
-        if (at < j.n)
-            convert(j.keys + at, j.n - at < WINDOW ? j.n - at : WINDOW, j.lo, j.plen,
-                    j.out + at);
-        pthread_mutex_lock(&p->lock);
-        if (--p->pending == 0)
-            pthread_cond_signal(&p->done);
-    }
-    pthread_mutex_unlock(&p->lock);
-    return NULL;
+    const round_job *j = job;
+    uint64_t at = (uint64_t)i * WINDOW;
+    if (at < j->n)
+        convert(j->keys + at, j->n - at < WINDOW ? j->n - at : WINDOW, j->lo, j->plen,
+                j->out + at);
 }
 
 hay_list_pool *hay_list_pool_start(unsigned threads)
@@ -97,25 +71,11 @@ hay_list_pool *hay_list_pool_start(unsigned threads)
     hay_list_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    unsigned want = threads - 1 < HELPERS_MAX ? threads - 1 : HELPERS_MAX;
-    for (int b = 0; b < 2; b++)
-        p->buf[b] = malloc((size_t)want * WINDOW * sizeof(hay_match));
+    p->threads = hay_pool_start(threads - 1 < HELPERS_MAX ? threads - 1 : HELPERS_MAX);
+    size_t n = hay_pool_size(p->threads);
+    for (int b = 0; b < 2 && n; b++)
+        p->buf[b] = malloc(n * WINDOW * sizeof(hay_match));
     if (!p->buf[0] || !p->buf[1]) {
-        free(p->buf[0]);
-        free(p->buf[1]);
-        free(p);
-        return NULL;
-    }
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    while (p->n < want) {
-        p->arg[p->n] = (helper_arg){ p, p->n };
-        if (pthread_create(&p->th[p->n], NULL, helper_main, &p->arg[p->n]) != 0)
-            break;
-        p->n++;
-    }
-    if (p->n == 0) {
         hay_list_pool_stop(p);
         return NULL;
     }
@@ -126,15 +86,7 @@ void hay_list_pool_stop(hay_list_pool *p)
 {
     if (!p)
         return;
-    pthread_mutex_lock(&p->lock);
-    p->quit = true;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->lock);
-    for (unsigned i = 0; i < p->n; i++)
-        pthread_join(p->th[i], NULL);
-    pthread_cond_destroy(&p->done);
-    pthread_cond_destroy(&p->go);
-    pthread_mutex_destroy(&p->lock);
+    hay_pool_stop(p->threads);
     free(p->buf[0]);
     free(p->buf[1]);
     free(p);
@@ -142,25 +94,13 @@ void hay_list_pool_stop(hay_list_pool *p)
 
 unsigned hay_list_pool_threads(const hay_list_pool *p)
 {
-    return p ? p->n : 0;
+    return p ? hay_pool_size(p->threads) : 0;
 }
 
 static void post(hay_list_pool *p, const round_job *j)
 {
-    pthread_mutex_lock(&p->lock);
     p->job = *j;
-    p->pending = p->n;
-    p->gen++;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->lock);
-}
-
-static void await(hay_list_pool *p)
-{
-    pthread_mutex_lock(&p->lock);
-    while (p->pending)
-        pthread_cond_wait(&p->done, &p->lock);
-    pthread_mutex_unlock(&p->lock);
+    hay_pool_post(p->threads, convert_window, &p->job);
 }
 
 /* The calling thread writes the records into the batch itself. */
@@ -187,12 +127,12 @@ static int batch_pool(hay_list_sink *k, hay_batcher *bt, const unsigned long lon
                       uint64_t n, uint64_t lo)
 {
     hay_list_pool *p = k->pool;
-    const uint64_t round = (uint64_t)p->n * WINDOW;
+    const uint64_t round = (uint64_t)hay_pool_size(p->threads) * WINDOW;
     round_job j = { keys, n < round ? n : round, lo, k->plen, p->buf[0] };
     post(p, &j);
     int which = 0;
     for (uint64_t at = 0; at < n; at += round) {
-        await(p);
+        hay_pool_wait(p->threads);
         uint64_t m = n - at < round ? n - at : round;
         if (at + round < n) {
             uint64_t next = at + round;
@@ -204,7 +144,7 @@ static int batch_pool(hay_list_sink *k, hay_batcher *bt, const unsigned long lon
         int stop = hay_batch_give(bt, p->buf[which], (size_t)m);
         k->count += hay_batch_puts(bt) - before;
         if (stop) {
-            await(p);   /* the helpers read keys and write buf until done */
+            hay_pool_wait(p->threads);   /* the helpers read keys and write buf until done */
             return 1;
         }
         which ^= 1;

@@ -13,12 +13,21 @@
  *     stopping batch (or call), the count includes it, later lists deliver
  *     nothing
  *   - the per-match callback: the same records, one call each
+ *   - the sleeping thread pool under it (src/core/pool.h): every helper
+ *     runs every job once, a stop waits for the job posted; in CUDA
+ *     builds also the staging copy pool on top of it (src/cuda/stage.c:
+ *     copies with and without the calling thread, every size and thread
+ *     count), which needs no device either
  */
 #include "testutil.h"
 
 #include "../../src/core/internal.h"
 #include "../../src/cuda/cuda_engine.h"
 #include "../../src/cuda/list.h"
+#include "../../src/core/pool.h"
+#ifdef HAY_TEST_COPY_POOL
+#include "../../src/cuda/driver.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,11 +234,90 @@ static void test_stop(void)
     }
 }
 
+typedef struct marks {
+    unsigned runs[8];
+    unsigned job;
+} marks;
+
+static void mark(void *job, unsigned i)
+{
+    marks *m = job;
+    if (i < 8)
+        m->runs[i] += m->job;
+}
+
+static void test_pool(void)
+{
+    CHECK(hay_pool_start(0) == NULL && hay_pool_size(NULL) == 0, "pool of no thread");
+    hay_pool *p = hay_pool_start(3);
+    CHECK(p && hay_pool_size(p) == 3, "pool of 3: %u", hay_pool_size(p));
+    if (!p)
+        return;
+    marks m;
+    memset(&m, 0, sizeof m);
+    unsigned want = 0;
+    for (unsigned j = 1; j <= 2000; j++) {
+        m.job = j;
+        want += j;
+        hay_pool_post(p, mark, &m);
+        hay_pool_wait(p);
+    }
+    CHECK(m.runs[0] == want && m.runs[1] == want && m.runs[2] == want && m.runs[3] == 0,
+          "pool: runs %u %u %u %u, want %u each of the first three", m.runs[0], m.runs[1],
+          m.runs[2], m.runs[3], want);
+    m.job = 1;
+    hay_pool_post(p, mark, &m);
+    hay_pool_stop(p);   /* waits for the job */
+    CHECK(m.runs[0] == want + 1 && m.runs[2] == want + 1, "pool: the job before a stop");
+}
+
+#ifdef HAY_TEST_COPY_POOL
+static void test_copy_pool(void)
+{
+    size_t big = tu_scaled((size_t)9 << 20, (size_t)3 << 20) + 3;
+    uint8_t *src = malloc(big), *dst = malloc(big + 1);
+    tu_rng r = { 17 };
+    for (size_t i = 0; i < big; i++)
+        src[i] = (uint8_t)tu_rand(&r);
+    static const unsigned threads[] = { 0, 1, 2, 5, 17 };
+    static const size_t sizes[] = { 0, 1, 4095, (size_t)2 << 20, (size_t)5 << 20 };
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+        hay_copy_pool *p = hay_copy_pool_start(threads[t]);
+        CHECK((p != NULL) == (threads[t] >= 2), "copy pool of %u", threads[t]);
+        for (size_t k = 0; k <= sizeof sizes / sizeof *sizes; k++) {
+            size_t n = k < sizeof sizes / sizeof *sizes ? sizes[k] : big;
+            for (int async = 0; async < 2; async++) {
+                if (async && !p)
+                    continue;
+                memset(dst, 0xA5, big + 1);
+                if (async) {
+                    hay_copy_pool_begin(p, dst + 1, src, n);
+                    hay_copy_pool_wait(p);
+                } else {
+                    hay_copy_pool_copy(p, dst + 1, src, n);
+                }
+                CHECK(memcmp(dst + 1, src, n) == 0 && dst[0] == 0xA5 &&
+                          (n == big || dst[n + 1] == 0xA5),
+                      "copy pool of %u, %zu bytes, %s", threads[t], n,
+                      async ? "begin/wait" : "copy");
+            }
+        }
+        hay_copy_pool_stop(p);
+    }
+    free(src);
+    free(dst);
+}
+#endif
+
 int main(void)
 {
     tu_rng r = { 1 };
     for (size_t i = 0; i < NPAT; i++)
         plen[i] = 1 + tu_below(&r, 40);
+    test_pool();
+#ifdef HAY_TEST_COPY_POOL
+    test_copy_pool();
+#endif
     test_lengths();
     test_pieces();
     test_stop();
