@@ -476,14 +476,21 @@ static timing list_rows(const hay_patterns *g, const uint8_t *d, uint64_t len,
     return tl;
 }
 
+/* Every pattern of patfile and 1 GiB of dir's text (the 1 GiB modes);
+ * NULL when either cannot be read. */
+static uint8_t *setup_1g(const char *patfile, const char *dir, pat_list *p)
+{
+    if (load_patterns(patfile, p, (size_t)-1, (size_t)-1) < 0)
+        return NULL;
+    return make_text(dir, (uint64_t)1 << 30);
+}
+
 static int big(const char *patfile, const char *dir, const char *hs,
                const char *file)
 {
     pat_list p;
-    if (load_patterns(patfile, &p, (size_t)-1, (size_t)-1) < 0)
-        return 2;
     uint64_t len = (uint64_t)1 << 30;
-    uint8_t *d = make_text(dir, len);
+    uint8_t *d = setup_1g(patfile, dir, &p);
     if (!d)
         return 2;
     double gb = (double)len / 1e9;
@@ -562,10 +569,8 @@ static int big(const char *patfile, const char *dir, const char *hs,
 static int list_only(const char *patfile, const char *dir)
 {
     pat_list p;
-    if (load_patterns(patfile, &p, (size_t)-1, (size_t)-1) < 0)
-        return 2;
     uint64_t len = (uint64_t)1 << 30;
-    uint8_t *d = make_text(dir, len);
+    uint8_t *d = setup_1g(patfile, dir, &p);
     hay_patterns *g = d ? compile(&p, HAY_BACKEND_CUDA, "pfac", NULL) : NULL;
     if (!g)
         return 2;
@@ -594,10 +599,8 @@ static int list_only(const char *patfile, const char *dir)
 static int lits(const char *patfile, const char *dir)
 {
     pat_list p;
-    if (load_patterns(patfile, &p, (size_t)-1, (size_t)-1) < 0)
-        return 2;
     uint64_t len = (uint64_t)1 << 30;
-    uint8_t *d = make_text(dir, len);
+    uint8_t *d = setup_1g(patfile, dir, &p);
     hay_buffer *buf = NULL;
     if (!d || hay_buffer_create(HAY_BACKEND_CUDA, d, len, &buf) != HAY_OK)
         return 2;
