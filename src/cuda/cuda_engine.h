@@ -63,7 +63,8 @@
  *                       quarter of free device memory))
  *   stage_threads=N     threads copying host input into the pinned staging
  *                       buffers (default 16; 4 on a split=on GPU side,
- *                       cores - cores/5 - 1 on a split=heavy one)
+ *                       cores - cores/5 - 1 on a split=heavy one; a list
+ *                       copies on at most 8, beside its delivery)
  *   split=auto|on|off|heavy|emulate   backend auto: share one input
  *                       between the CPU threads and the GPU (split.h).
  *                       auto (default): the heavy split in the count
