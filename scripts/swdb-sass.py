@@ -146,8 +146,9 @@ def pipe(op):
 
 
 def parse_name(f):
-    m = re.match(r"_Z11swdb_kernelILb([01])ELi(\d+)ELi(\d+)E(Lb([01])E)?", f)
-    return (m.group(1) == "1", int(m.group(2)), int(m.group(3)), m.group(5) == "1") if m else None
+    m = re.match(r"_Z11swdb_kernelILb([01])ELi(\d+)ELi(\d+)E(Lb([01])E)?(Lb([01])E)?", f)
+    return (m.group(1) == "1", int(m.group(2)), int(m.group(3)), m.group(5) == "1",
+            m.group(7) == "1") if m else None
 
 
 def main():
@@ -172,13 +173,13 @@ def main():
         "alu/st", "fma/st", "alu/cell"))
     def order(f):
         pn = parse_name(f)
-        return (not pn[0], -pn[1], -pn[2], pn[3]) if pn else (2, 0, 0, 0)
+        return (not pn[0], -pn[1], -pn[2], pn[3], pn[4]) if pn else (2, 0, 0, 0, 0)
 
     for f in sorted(funcs, key=order):
         pn = parse_name(f)
         if not pn:
             continue
-        p16, g, r, pq = pn
+        p16, g, r, pq, pk = pn
         ins = [x for x in funcs[f] if x[1] != "NOP"]
         lp = step_loop(ins)
         if lp is None:
@@ -201,7 +202,7 @@ def main():
         n = len(body)
         cellops = sum(1 for x in body if is_cell_op(x[1], p16))
         ovh = n - cellops
-        name = "%s%dx%d%s" % ("16:" if p16 else "32:", g, r, " pi" if pq else "")
+        name = "%s%dx%d%s%s" % ("16:" if p16 else "32:", g, r, " pi" if pq else "", " pk" if pk else "")
         reg, stack = res.get(f, (0, 0))
         alu = sum(1 for x in body if pipe(x[1]) == "alu")
         fma = sum(1 for x in body if pipe(x[1]) == "fma")

@@ -33,15 +33,12 @@
 // SWDB_PAIR_IMAD=2 (default): the 16-bit kernel's score pairs by IMAD
 // from a 32-bit profile slice (swdb_col16, where that slice fits 40 KB of
 // shared memory: groups of 8 x 32 rows and narrower) in launches of at
-// least SWDB_PI_TASKS block tasks a resident block, which are bound by
+// least SWDB_PI_TASKS (sw_db.cuh) block tasks a resident block, which are bound by
 // throughput; elsewhere by PRMT (on a small database a launch's time is
 // one group's serial path, which the IMAD form lengthens).  One H100:
 // 1,000,000 x 256 4,758 -> 4,954 GCUPS; always (1), E. coli -11%.  0: never.
 #ifndef SWDB_PAIR_IMAD
 #define SWDB_PAIR_IMAD 2
-#endif
-#ifndef SWDB_PI_TASKS
-#define SWDB_PI_TASKS 16
 #endif
 // SWDB_UNROLL4=1 (default): the step loop unrolled by 4 steps (one
 // residue word), so that the word's byte selector and its refill are
@@ -66,6 +63,19 @@ static __device__ __forceinline__ uint32_t swdb_pair(uint32_t a, uint32_t b)
     constexpr uint32_t sel = (uint32_t)K | ((uint32_t)(K | 8) << 4) |
                              ((uint32_t)(K + 4) << 8) | ((uint32_t)((K + 4) | 8) << 12);
     return swdb_prmt(a, b, sel);
+}
+
+// A packed thread's maximum (both targets) into its segment k's scores.
+static __device__ __forceinline__ void swdb_pk_flush(const swdb_kargs &a, int k, int ta, int tb,
+                                                     uint32_t maxv)
+{
+    const int orow = SWDB_PK(a, out)[k];
+    if (orow < 0 || ta < 0)
+        return;
+    int *out = a.scores + (size_t)orow * (size_t)a.ntargets;
+    atomicMax(out + ta, (int)(int16_t)(maxv & 0xffffu));
+    if (tb >= 0)
+        atomicMax(out + tb, (int)(int16_t)(maxv >> 16));
 }
 
 template <bool P16>
@@ -183,7 +193,15 @@ static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], u
     return F;
 }
 
-template <bool P16, int G, int R, bool PQ = false>
+// PK (SWDB_PACK): a launch "row" is a bin of packed queries; a.pk_first
+// gives its first segment in a.pk_start (the segments' first rows, a
+// multiple of R, then the bin's padding, then INT_MAX) and a.pk_out (their
+// score rows, -1 for the padding).  A thread whose rows begin a segment
+// takes the boundary (H 0, F -go) as its row above, as thread 0 does in a
+// query's first pass; its maximum goes to its segment's scores (an
+// atomicMax of the raw 16-bit value, which the driver checks against thr)
+// when its rows move to another segment and at the task's end.
+template <bool P16, int G, int R, bool PQ = false, bool PK = false>
 __global__ void __launch_bounds__(SWDB_THREADS, R <= 16 ? SWDB_MINB16 : SWDB_MINB32)
 swdb_kernel(const swdb_kargs a)
 {
@@ -250,6 +268,7 @@ swdb_kernel(const swdb_kargs a)
         const int npass = mpad / T;
         const prof_t *prof = (const prof_t *)a.prof + a.qprof[row];
         uint32_t maxv = 0;
+        int sk = PK ? SWDB_PK(a, first)[task % a.nq] : 0;   // segment of the thread's rows
 
         for (int p = 0; p < npass; p++) {
             __syncthreads();
@@ -277,8 +296,27 @@ swdb_kernel(const swdb_kargs a)
                 }
             }
             __syncthreads();
+            // PK: whether the thread's first row starts a query.
+            bool pk_fresh = false;
+            if (PK) {
+                const int r0 = p * T + t * R;
+                int k = sk;
+                while (SWDB_PK(a, start)[k + 1] <= r0)
+                    k++;
+                if (k != sk) {
+                    swdb_pk_flush(a, sk, ta, tb, maxv);
+                    maxv = 0;
+                    sk = k;
+                }
+                pk_fresh = SWDB_PK(a, start)[sk] == r0;
+            }
             if (nw == 0)
                 continue;
+            // PK: a fresh thread's row above is the boundary, H 0 and F
+            // -go, as multiplications by 0 or 1 (FMA pipe; a select would
+            // be ALU work: the shift by a.alpha >> 8, 0, hides the 1).
+            const uint32_t pk_keep = (pk_fresh ? 0u : 1u) << (a.alpha >> 8);
+            const uint32_t pk_f = pk_fresh ? ngo2 : 0u;
 
             // Thread t works on column j = s - t at step s.  Steps outside
             // [0, nw) run on the padding residue with the boundary state,
@@ -291,7 +329,8 @@ swdb_kernel(const swdb_kargs a)
                 E[k] = ngo2;
             }
             uint32_t hbot = 0, fbot = ngo2, rcur = padoff, hdiag = 0;
-            const bool first = p == 0, last = p == npass - 1;
+            // fresh: no row above to read from the scratch (thread 0).
+            const bool fresh = PK ? pk_fresh : p == 0, last = p == npass - 1;
             // Thread 0: residue words of columns s..s+3 (w*) and s+4..s+7
             // (n*), and the row above (H, F) of column s (cH, cF) and s+1.
             uint32_t wa = 0, wb = 0, na = padw, nb = padw;
@@ -301,7 +340,7 @@ swdb_kernel(const swdb_kargs a)
                 wb = P16 && lb > 0 ? *(const uint32_t *)pb : padw;
                 na = la > 4 ? *(const uint32_t *)(pa + 4) : padw;
                 nb = P16 && lb > 4 ? *(const uint32_t *)(pb + 4) : padw;
-                if (!first) {
+                if (!fresh) {
                     const uint2 v = temp[uib];
                     cH = v.x;
                     cF = v.y;
@@ -322,7 +361,7 @@ swdb_kernel(const swdb_kargs a)
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
         uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
         if (t == 0) {                                                                      \
-            if (!first && s + 1 < nw) {                                                    \
+            if (!fresh && s + 1 < nw) {                                                    \
                 const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
                 nH = v.x;                                                                  \
                 nF = v.y;                                                                  \
@@ -334,6 +373,10 @@ swdb_kernel(const swdb_kargs a)
                   (uint32_t)ROWB;                                                          \
             hin = cH;                                                                      \
             fin = cF;                                                                      \
+        }                                                                                  \
+        if (PK) {                                                                          \
+            hin *= pk_keep;                                                                \
+            fin = fin * pk_keep + pk_f;                                                    \
         }                                                                                  \
         if (P16)                                                                           \
             fbot = swdb_col16<R, PI>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, k65536,  \
@@ -387,22 +430,26 @@ swdb_kernel(const swdb_kargs a)
 #undef SWDB_REFILL
         }
 
-        // The group's maximum, written by its first thread.
+        if (PK) {
+            swdb_pk_flush(a, sk, ta, tb, maxv);
+        } else {
+            // The group's maximum, written by its first thread.
 #pragma unroll
-        for (int o = G / 2; o > 0; o >>= 1) {
-            const uint32_t v = __shfl_xor_sync(0xffffffffu, maxv, o, G);
-            maxv = P16 ? __vimax_s16x2_relu(maxv, v) : (uint32_t)max((int)maxv, (int)v);
-        }
-        if (t == 0) {
-            int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
-            if (P16) {
-                const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
-                if (ta >= 0)
-                    out[ta] = lo >= a.thr ? -1 : lo;
-                if (tb >= 0)
-                    out[tb] = hi >= a.thr ? -1 : hi;
-            } else if (ta >= 0) {
-                out[ta] = (int32_t)maxv;
+            for (int o = G / 2; o > 0; o >>= 1) {
+                const uint32_t v = __shfl_xor_sync(0xffffffffu, maxv, o, G);
+                maxv = P16 ? __vimax_s16x2_relu(maxv, v) : (uint32_t)max((int)maxv, (int)v);
+            }
+            if (t == 0) {
+                int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
+                if (P16) {
+                    const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
+                    if (ta >= 0)
+                        out[ta] = lo >= a.thr ? -1 : lo;
+                    if (tb >= 0)
+                        out[tb] = hi >= a.thr ? -1 : hi;
+                } else if (ta >= 0) {
+                    out[ta] = (int32_t)maxv;
+                }
             }
         }
     }
@@ -425,8 +472,16 @@ static swdb_kfn swdb_k16(bool pi)
     return swdb_kernel<true, G, R>;
 }
 
-static swdb_kfn swdb_pick(int bits, int g, int r, bool pi)
+static swdb_kfn swdb_pick(int bits, int g, int r, bool pi, bool pk = false)
 {
+#if SWDB_PACK
+    if (pk)
+        return bits == 16 && g == 8 && r == 32
+                   ? (pi ? swdb_kernel<true, 8, 32, true, true> : swdb_kernel<true, 8, 32, false, true>)
+                   : NULL;
+#endif
+    if (pk)
+        return NULL;
     if (bits == 16 && g == 8 && r == 32)
         return swdb_k16<8, 32>(pi);
 #if SWDB_WIDE == 16
@@ -459,7 +514,7 @@ int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStrea
     const bool pi = SWDB_PAIR_IMAD == 1 ||
                     (SWDB_PAIR_IMAD == 2 &&
                      (long long)a->nq * a->nblk >= (long long)SWDB_PI_TASKS * grid);
-    swdb_kfn k = swdb_pick(bits, g, r, pi);
+    swdb_kfn k = swdb_pick(bits, g, r, pi, SWDB_PK(*a, first) != NULL);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
     k<<<grid, SWDB_THREADS, 0, s>>>(*a);
@@ -482,5 +537,15 @@ int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm)
         if (e == 0 && n < *blocks_per_sm)
             *blocks_per_sm = n;
     }
+#if SWDB_PACK
+    // The packed instances (loaded here too), where a launch may take them.
+    for (int pi = 0; pi < 2 && e == 0 && bits == 16 && g == 8 && r == 32; pi++) {
+        int n = 0;
+        e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, swdb_pick(bits, g, r, pi == 1, true), SWDB_THREADS, 0);
+        if (e == 0 && n < *blocks_per_sm)
+            *blocks_per_sm = n;
+    }
+#endif
     return e;
 }
