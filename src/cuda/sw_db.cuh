@@ -53,6 +53,13 @@
 #ifndef SWDB_PACK_PASSES
 #define SWDB_PACK_PASSES 16
 #endif
+// SWDB_B2B=K (packed launches only): a unit is K pairs of targets that its
+// group sweeps one after the other in each pass, each thread starting the
+// next pair afresh at its first column, so that a pass's G - 1 fill and
+// drain steps are paid once for K pairs (1: one pair, as before).
+#ifndef SWDB_B2B
+#define SWDB_B2B 1
+#endif
 
 // One kernel launch: nq queries x nblk block tasks.
 typedef struct swdb_kargs {

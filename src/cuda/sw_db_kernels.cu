@@ -70,6 +70,51 @@ static __device__ __forceinline__ void swdb_pk_flush(const swdb_kargs &a, int k,
         atomicMax(out + tb, (int)(int16_t)(maxv >> 16));
 }
 
+// The next pair's maximum into maxv, the current one's to the end of mx.
+template <int KP>
+static __device__ __forceinline__ void swdb_rotate(uint32_t &maxv, uint32_t *mx)
+{
+    if (KP > 1) {
+        const uint32_t m0 = mx[0];
+#pragma unroll
+        for (int i = 0; i + 1 < KP - 1; i++)
+            mx[i] = mx[i + 1];
+        mx[KP - 2] = maxv;
+        maxv = m0;
+    }
+}
+
+// Every pair's maximum (pair 0 in maxv, pair i in mx[i - 1]; pair i's
+// targets from ta + 2 i) into segment k's scores, then 0.
+template <int KP>
+static __device__ __forceinline__ void swdb_pk_flush_all(const swdb_kargs &a, int k, int ta,
+                                                         uint32_t &maxv, uint32_t *mx)
+{
+    swdb_pk_flush(a, k, ta, ta >= 0 && ta + 1 < a.ntargets ? ta + 1 : -1, maxv);
+    maxv = 0;
+#pragma unroll
+    for (int i = 1; i < KP; i++) {
+        const int x = ta >= 0 && ta + 2 * i < a.ntargets ? ta + 2 * i : -1;
+        swdb_pk_flush(a, k, x, x >= 0 && x + 1 < a.ntargets ? x + 1 : -1, mx[i - 1]);
+        mx[i - 1] = 0;
+    }
+}
+
+// Columns of pair i of unit u's warp (KP pairs a unit, groups of G): the
+// warp's longest of the pair, rounded up to 4, at least G.
+template <int KP, int G>
+static __device__ __forceinline__ int swdb_pair_cols(const swdb_kargs &a, int u, int i)
+{
+    const int x = 2 * KP * u + 2 * i;
+    int l = 0;
+    if (u < a.nunits && x < a.ntargets)
+        l = max(a.len[x], x + 1 < a.ntargets ? a.len[x + 1] : 0);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        l = max(l, __shfl_xor_sync(0xffffffffu, l, o));
+    return max((l + 3) & ~3, G);
+}
+
 template <bool P16>
 struct swdb_lane;
 
@@ -208,6 +253,10 @@ swdb_kernel(const swdb_kargs a)
     constexpr int ESZ = PI ? 4 : (int)sizeof(prof_t);   // bytes a row
     constexpr int RW = PI ? R + 4 : R;                   // rows a thread slice takes
     constexpr int ROWB = G * RW * ESZ;                   // bytes per residue, one pass
+    // Target pairs a unit sweeps one after the other in a pass (packed
+    // launches, SWDB_B2B: the pass's fill and drain shared by KP pairs).
+    constexpr int KP = PK ? SWDB_B2B : 1;
+    static_assert(KP == 1 || (G == 8 && KP <= 8), "back-to-back pairs: groups of 8");
 
     __shared__ __align__(16) uint8_t sp[SWDB_MAX_ROWS_PROF * ROWB];
     static_assert(R % (P16 ? 16 : 4) == 0, "rows per thread: a multiple of 16 (4 in 32 bits)");
@@ -242,24 +291,39 @@ swdb_kernel(const swdb_kargs a)
         int ta = -1, tb = -1;
         if (u < a.nunits) {
             if (P16) {
-                ta = 2 * u;
-                tb = 2 * u + 1 < a.ntargets ? 2 * u + 1 : -1;
+                ta = 2 * KP * u;
+                tb = ta + 1 < a.ntargets ? ta + 1 : -1;
             } else {
                 ta = a.ulist ? a.ulist[u] : u;
             }
         }
-        const int la = ta >= 0 ? a.len[ta] : 0;
-        const int lb = tb >= 0 ? a.len[tb] : 0;
+        int la = ta >= 0 ? a.len[ta] : 0;
+        int lb = tb >= 0 ? a.len[tb] : 0;
         int nw = max(la, lb);
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1)
             nw = max(nw, __shfl_xor_sync(0xffffffffu, nw, o));
         const uint8_t *pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
         const uint8_t *pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
+        // KP > 1: pair i takes the columns [B_i, B_i + P_i), P_i its
+        // warp's longest rounded up to 4 and at least G (so that the
+        // boundaries are G steps apart); nw is their sum.
+        int p0 = 0;
+        if (KP > 1) {
+            p0 = swdb_pair_cols<KP, G>(a, u, 0);
+            nw = p0;
+            for (int i = 1; i < KP; i++)
+                nw += swdb_pair_cols<KP, G>(a, u, i);
+        }
         const int mpad = a.qmpad[row];
         const int npass = mpad / T;
         const prof_t *prof = (const prof_t *)a.prof + a.qprof[row];
         uint32_t maxv = 0;
+        // KP > 1: the other pairs' maxima, the next pair's first.
+        uint32_t mx[KP > 1 ? KP - 1 : 1];
+#pragma unroll
+        for (int i = 0; i < KP - 1; i++)
+            mx[i] = 0;
         int sk = PK ? SWDB_PK(a, first)[task % a.nq] : 0;   // segment of the thread's rows
 
         for (int p = 0; p < npass; p++) {
@@ -296,8 +360,7 @@ swdb_kernel(const swdb_kargs a)
                 while (SWDB_PK(a, start)[k + 1] <= r0)
                     k++;
                 if (k != sk) {
-                    swdb_pk_flush(a, sk, ta, tb, maxv);
-                    maxv = 0;
+                    swdb_pk_flush_all<KP>(a, sk, ta, maxv, mx);
                     sk = k;
                 }
                 pk_fresh = SWDB_PK(a, start)[sk] == r0;
@@ -345,9 +408,18 @@ swdb_kernel(const swdb_kargs a)
             const int steps = (nw + G + 2) & ~3;
             int s = 0;
 
-#define SWDB_STEP(HS, HD, PH)                                                              \
+#define SWDB_STEP(HS, HD, PH, TR)                                                          \
     {                                                                                      \
         const int j = s - t;                                                               \
+        if (TR && j == cb) {                                                               \
+            /* The thread's first column of the next pair: a fresh row. */                 \
+            for (int q_ = 0; q_ < R; q_++) {                                               \
+                HS[q_] = 0;                                                                \
+                E[q_] = ngo2;                                                              \
+            }                                                                              \
+            hdiag = 0;                                                                     \
+            swdb_rotate<KP>(maxv, mx);                                                     \
+        }                                                                                  \
         uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
         uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
@@ -394,18 +466,62 @@ swdb_kernel(const swdb_kargs a)
     }
 
             // PH: the step's column within its residue word (s & 3); the
-            // word is refilled after its last column.
-            while (s < steps) {
-                SWDB_STEP(HA, HB, 0)
-                SWDB_STEP(HB, HA, 1)
-                SWDB_STEP(HA, HB, 2)
-                SWDB_STEP(HB, HA, 3)
+            // word is refilled after its last column.  TR: steps where a
+            // thread may begin the next pair (column cb).
+#define SWDB_STEP4(TR)                                                                     \
+    {                                                                                      \
+        SWDB_STEP(HA, HB, 0, TR)                                                           \
+        SWDB_STEP(HB, HA, 1, TR)                                                           \
+        SWDB_STEP(HA, HB, 2, TR)                                                           \
+        SWDB_STEP(HB, HA, 3, TR)                                                           \
+    }
+            int cb = 0;   // the current pair's first column
+            if constexpr (KP == 1) {
+                while (s < steps)
+                    SWDB_STEP4(false)
+            } else {
+                int pend = p0;   // the current pair's end
+#pragma unroll 1
+                for (int k = 1;; k++) {
+                    while (s < (k < KP ? pend : steps))
+                        SWDB_STEP4(false)
+                    if (k >= KP)
+                        break;
+                    // Pair k from column cb: thread 0's residue words from
+                    // its targets, each as if it began at column 0.
+                    cb = pend;
+                    pend += swdb_pair_cols<KP, G>(a, u, k);
+                    if (t == 0) {
+                        const int x = ta >= 0 ? ta + 2 * k : a.ntargets;
+                        const int xa = x < a.ntargets ? x : -1;
+                        const int xb = xa >= 0 && x + 1 < a.ntargets ? x + 1 : -1;
+                        la = cb + (xa >= 0 ? a.len[xa] : 0);
+                        lb = cb + (xb >= 0 ? a.len[xb] : 0);
+                        pa = a.codes + (xa >= 0 ? a.off[xa] : 0) - cb;
+                        pb = a.codes + (xb >= 0 ? a.off[xb] : 0) - cb;
+                        wa = s < la ? *(const uint32_t *)(pa + s) : padw;
+                        wb = s < lb ? *(const uint32_t *)(pb + s) : padw;
+                        na = s + 4 < la ? *(const uint32_t *)(pa + s + 4) : padw;
+                        nb = s + 4 < lb ? *(const uint32_t *)(pb + s + 4) : padw;
+                    }
+                    while (s < cb + G)
+                        SWDB_STEP4(true)
+                }
+                // Back to pair 0 for the next pass.
+                swdb_rotate<KP>(maxv, mx);
+                if (t == 0) {
+                    la = ta >= 0 ? a.len[ta] : 0;
+                    lb = tb >= 0 ? a.len[tb] : 0;
+                    pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
+                    pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
+                }
             }
+#undef SWDB_STEP4
 #undef SWDB_STEP
         }
 
         if (PK) {
-            swdb_pk_flush(a, sk, ta, tb, maxv);
+            swdb_pk_flush_all<KP>(a, sk, ta, maxv, mx);
         } else {
             // The group's maximum, written by its first thread.
 #pragma unroll

@@ -90,6 +90,16 @@ typedef struct swdb_plan {
 typedef struct swdb_pk {
     const int32_t *first, *start, *out;
 } swdb_pk;
+// Targets of a packed launch's unit (SWDB_B2B pairs).
+#define SWDB_PK_TARGETS (2 * SWDB_B2B)
+
+// Columns of a packed unit whose longest target has L residues: its pairs
+// one after the other, each rounded up to 4 and at least 8 columns
+// (sw_db_kernels.cu).
+static int swdb_pk_cols(int L)
+{
+    return SWDB_B2B > 1 ? SWDB_B2B * ((L + 3) / 4 * 4 > 8 ? (L + 3) / 4 * 4 : 8) : L;
+}
 
 // Block slots of one segment of a launch whose longest target is L, and
 // the scratch each slot needs (per_slot; 0 when a query takes one pass).
@@ -113,8 +123,8 @@ static void swdb_slots(const hay_swdb_gpu *g, int upb, long resident, int maxpas
 
 // The scratch the first segment of a launch of this kernel needs (the
 // largest of the launch: targets are sorted longest first, and a list's
-// segments all take its longest).
-static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, int maxpass,
+// segments all take its longest; L: the longest unit, in columns).
+static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, int maxpass, int L,
                              size_t *bytes)
 {
     int per_sm = 0;
@@ -124,7 +134,7 @@ static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, in
     if (e != 0)
         return e;
     swdb_slots(g, swdb_units_per_block(gs), (long)(per_sm > 0 ? per_sm : 1) * g->sms, maxpass,
-               g->maxlen, &slots, &cap, &per_slot);
+               L, &slots, &cap, &per_slot);
     *bytes = (size_t)slots * per_slot;
     return 0;
 }
@@ -180,7 +190,8 @@ static int swdb_pack_plan(const hay_swdb_gpu *g, const size_t *qlens, int wide, 
         return HAY_ERR_NOMEM;
     SWDB_CHECK(swdb_occupancy(16, 8, 32, &per_sm));
     {
-        const long long units = (long long)(g->ntargets + 1) / 2;
+        const long long units =
+            ((long long)g->ntargets + SWDB_PK_TARGETS - 1) / SWDB_PK_TARGETS;
         const long long nblk = (units + swdb_units_per_block(8) - 1) / swdb_units_per_block(8);
         const long long resident = (long long)(per_sm > 0 ? per_sm : 1) * g->sms;
         if (nb == 0 || (SWDB_PACK != 2 && (long long)nb * nblk < (long long)SWDB_PI_TASKS * resident))
@@ -237,9 +248,13 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
         int b = 0;
         while (b < nblk) {
             // Longest target of the segment: its first unit's (sorted), or
-            // the list's longest.
+            // the list's longest; a packed unit's pairs, one after the
+            // other (sw_db_kernels.cu: each rounded up to 4, at least 8).
             int L = d_ulist ? tmax_list
-                            : g->h_len[bits == 16 ? (size_t)b * upb * 2 : (size_t)b * upb];
+                            : g->h_len[bits == 16 ? (size_t)b * upb * (pk ? SWDB_PK_TARGETS : 2)
+                                                  : (size_t)b * upb];
+            if (pk)
+                L = swdb_pk_cols(L);
             long slots, cap, seg = nblk - b;
             size_t per_slot;
             swdb_slots(g, upb, resident, maxpass, L, &slots, &cap, &per_slot);
@@ -425,15 +440,17 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
             if (pl.gstart[gi + 1] == pl.gstart[gi] || pl.maxpass[gi] <= 1)
                 continue;
             SWDB_CHECK(swdb_scratch_need(g, g->use16 ? 16 : 32, swdb_shape_g[gi],
-                                         g->use16 ? swdb_shape_r[gi] : 16, pl.maxpass[gi], &b));
+                                         g->use16 ? swdb_shape_r[gi] : 16, pl.maxpass[gi],
+                                         g->maxlen, &b));
             need = b > need ? b : need;
             if (g->use16) {
-                SWDB_CHECK(swdb_scratch_need(g, 32, swdb_shape_g[gi], 16, pl.maxpass[gi], &b));
+                SWDB_CHECK(swdb_scratch_need(g, 32, swdb_shape_g[gi], 16, pl.maxpass[gi],
+                                             g->maxlen, &b));
                 need = b > need ? b : need;
             }
         }
         if (pl.nbins && pl.binpass > 1) {
-            SWDB_CHECK(swdb_scratch_need(g, 16, 8, 32, pl.binpass, &b));
+            SWDB_CHECK(swdb_scratch_need(g, 16, 8, 32, pl.binpass, swdb_pk_cols(g->maxlen), &b));
             need = b > need ? b : need;
         }
         if (need)
@@ -473,7 +490,8 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     if (pl.nbins) {
         SWDB_CUDA(cudaMemsetAsync(g->scores.d, 0, (size_t)rows * nt * sizeof(int32_t), g->stream));
         SWDB_CHECK_ST(swdb_launch_all(g, 16, 8, 32, d_qrow + rows, pl.nbins, pl.binpass, NULL,
-                                      (int)((nt + 1) / 2), 0, d_qmpad, d_qprof8, g->prof8.d,
+                                      (int)((nt + SWDB_PK_TARGETS - 1) / SWDB_PK_TARGETS), 0,
+                                      d_qmpad, d_qprof8, g->prof8.d,
                                       (int32_t *)g->scores.d, d_counter, &launches, &launch_s,
                                       &pk));
     }
