@@ -53,6 +53,11 @@
 #ifndef SWDB_PACK_PASSES
 #define SWDB_PACK_PASSES 16
 #endif
+// SWDB_PACK_SOLO=1 (a measurement): packed launches with one query a bin,
+// each padded to whole passes (the layout of no packing, the packed kernel).
+#ifndef SWDB_PACK_SOLO
+#define SWDB_PACK_SOLO 0
+#endif
 // SWDB_B2B=K (packed launches only): a unit is K pairs of targets that its
 // group sweeps one after the other in each pass, each thread starting the
 // next pair afresh at its first column, so that a pass's G - 1 fill and

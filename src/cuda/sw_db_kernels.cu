@@ -84,20 +84,59 @@ static __device__ __forceinline__ void swdb_rotate(uint32_t &maxv, uint32_t *mx)
     }
 }
 
+// SWDB_PK_RED=1: the threads of a group that flush the same segment
+// first take their maximum by shuffles, and one of them writes it (an
+// eighth of the atomics); 0: every thread writes its own.
+#ifndef SWDB_PK_RED
+#define SWDB_PK_RED 0
+#endif
+
+// The group's threads whose k is the same segment (>= 0; the segment's
+// threads are neighbours), their maximum in the first of them.  Every
+// thread of the warp calls it.
+template <int G>
+static __device__ __forceinline__ uint32_t swdb_pk_reduce(int k, int t, uint32_t v)
+{
+#pragma unroll
+    for (int o = 1; o < G; o <<= 1) {
+        const uint32_t v2 = __shfl_down_sync(0xffffffffu, v, o, G);
+        const int k2 = __shfl_down_sync(0xffffffffu, k, o, G);
+        if (k >= 0 && k2 == k && t + o < G)
+            v = __vimax_s16x2_relu(v, v2);
+    }
+    return v;
+}
+
 // Every pair's maximum (pair 0 in maxv, pair i in mx[i - 1]; pair i's
-// targets from ta + 2 i) into segment k's scores, then 0.
-template <int KP>
-static __device__ __forceinline__ void swdb_pk_flush_all(const swdb_kargs &a, int k, int ta,
+// targets from ta + 2 i) into segment k's scores (k < 0: none), then 0.
+// With SWDB_PK_RED every thread of the warp calls it.
+template <int KP, int G>
+static __device__ __forceinline__ void swdb_pk_flush_all(const swdb_kargs &a, int k, int t, int ta,
                                                          uint32_t &maxv, uint32_t *mx)
 {
-    swdb_pk_flush(a, k, ta, ta >= 0 && ta + 1 < a.ntargets ? ta + 1 : -1, maxv);
+    bool head = k >= 0;
+    if (SWDB_PK_RED) {
+        const int kup = __shfl_up_sync(0xffffffffu, k, 1, G);
+        head = k >= 0 && (t == 0 || kup != k);
+        maxv = swdb_pk_reduce<G>(k, t, maxv);
+#pragma unroll
+        for (int i = 1; i < KP; i++)
+            mx[i - 1] = swdb_pk_reduce<G>(k, t, mx[i - 1]);
+    }
+    if (k < 0)
+        return;
+    if (head) {
+        swdb_pk_flush(a, k, ta, ta >= 0 && ta + 1 < a.ntargets ? ta + 1 : -1, maxv);
+#pragma unroll
+        for (int i = 1; i < KP; i++) {
+            const int x = ta >= 0 && ta + 2 * i < a.ntargets ? ta + 2 * i : -1;
+            swdb_pk_flush(a, k, x, x >= 0 && x + 1 < a.ntargets ? x + 1 : -1, mx[i - 1]);
+        }
+    }
     maxv = 0;
 #pragma unroll
-    for (int i = 1; i < KP; i++) {
-        const int x = ta >= 0 && ta + 2 * i < a.ntargets ? ta + 2 * i : -1;
-        swdb_pk_flush(a, k, x, x >= 0 && x + 1 < a.ntargets ? x + 1 : -1, mx[i - 1]);
+    for (int i = 1; i < KP; i++)
         mx[i - 1] = 0;
-    }
 }
 
 // Columns of pair i of unit u's warp (KP pairs a unit, groups of G): the
@@ -359,10 +398,9 @@ swdb_kernel(const swdb_kargs a)
                 int k = sk;
                 while (SWDB_PK(a, start)[k + 1] <= r0)
                     k++;
-                if (k != sk) {
-                    swdb_pk_flush_all<KP>(a, sk, ta, maxv, mx);
-                    sk = k;
-                }
+                if (SWDB_PK_RED || k != sk)
+                    swdb_pk_flush_all<KP, G>(a, k != sk ? sk : -1, t, ta, maxv, mx);
+                sk = k;
                 pk_fresh = SWDB_PK(a, start)[sk] == r0;
             }
             if (nw == 0)
@@ -521,7 +559,7 @@ swdb_kernel(const swdb_kargs a)
         }
 
         if (PK) {
-            swdb_pk_flush_all<KP>(a, sk, ta, maxv, mx);
+            swdb_pk_flush_all<KP, G>(a, sk, t, ta, maxv, mx);
         } else {
             // The group's maximum, written by its first thread.
 #pragma unroll

@@ -188,6 +188,21 @@ static int swdb_pack_plan(const hay_swdb_gpu *g, const size_t *qlens, int wide, 
     int nb = swdb_pack(qlens, rows, 32, 8, (size_t)SWDB_PACK_PASSES * 8, bin, start, brows, order);
     if (nb < 0)
         return HAY_ERR_NOMEM;
+#if SWDB_PACK_SOLO
+    // Measurement: every query a bin of its own, padded to whole passes.
+    nb = 0;
+    for (int r = 0; r < rows; r++) {
+        bin[r] = -1;
+        order[r] = -1;
+    }
+    for (int r = 0; r < rows; r++)
+        if (qlens[r] > 0) {
+            bin[r] = nb;
+            start[r] = 0;
+            order[nb] = r;
+            brows[nb++] = (int32_t)((qlens[r] + 255) / 256 * 256);
+        }
+#endif
     SWDB_CHECK(swdb_occupancy(16, 8, 32, &per_sm));
     {
         const long long units =
