@@ -6,8 +6,7 @@ score kernels' step loop (src/cuda/sw_db_kernels.cu), read from SASS.
 
 Compiles src/cuda/sw_db_kernels.cu for sm_90 (nvcc -cubin, the macros given
 with -D), disassembles every swdb_kernel instance and finds its step loop:
-the backward branch with the fewest instructions a DPX instruction (the plain
-steps, where SWDB_B2B adds a loop of transition steps).
+the innermost backward branch whose body holds the most DPX instructions.
 cuobjdump: $CUOBJDUMP, PATH, or /tmp/nvtools/nvidia/cu13/bin (where
 `pip download --no-deps nvidia-cuda-cuobjdump -d /tmp/nvtools` and an unzip
 of the wheel there put it; Debian's CUDA 13 nvcc comes without it).  Every
@@ -102,7 +101,7 @@ def is_cell_op(op, p16):
 
 
 def step_loop(ins):
-    """(start, end) indices of the step loop: the fewest instructions a DPX op."""
+    """(start, end) indices of the loop with the most DPX ops, innermost first."""
     addr_idx = {a: i for i, (a, _, _, _) in enumerate(ins)}
     best = None
     for i, (a, op, args, _) in enumerate(ins):
@@ -122,10 +121,8 @@ def step_loop(ins):
         size = i + 1 - j
         if ndpx == 0:
             continue
-        # The fewest instructions a DPX op (the plain step loop, where a
-        # kernel also has a longer one: SWDB_B2B's transition steps), then
-        # the most DPX ops, then the smallest body.
-        key = (-size / ndpx, ndpx, -size)
+        # Most DPX ops, then the smallest body (the innermost loop holding them).
+        key = (ndpx, -size)
         if best is None or key > best[0]:
             best = (key, j, i + 1)
     return None if best is None else (best[1], best[2])
@@ -149,9 +146,8 @@ def pipe(op):
 
 
 def parse_name(f):
-    m = re.match(r"_Z11swdb_kernelILb([01])ELi(\d+)ELi(\d+)E(Lb([01])E)?(Lb([01])E)?", f)
-    return (m.group(1) == "1", int(m.group(2)), int(m.group(3)), m.group(5) == "1",
-            m.group(7) == "1") if m else None
+    m = re.match(r"_Z11swdb_kernelILb([01])ELi(\d+)ELi(\d+)E(Lb([01])E)?", f)
+    return (m.group(1) == "1", int(m.group(2)), int(m.group(3)), m.group(5) == "1") if m else None
 
 
 def main():
@@ -176,13 +172,13 @@ def main():
         "alu/st", "fma/st", "alu/cell"))
     def order(f):
         pn = parse_name(f)
-        return (not pn[0], -pn[1], -pn[2], pn[3], pn[4]) if pn else (2, 0, 0, 0, 0)
+        return (not pn[0], -pn[1], -pn[2], pn[3]) if pn else (2, 0, 0, 0)
 
     for f in sorted(funcs, key=order):
         pn = parse_name(f)
         if not pn:
             continue
-        p16, g, r, pq, pk = pn
+        p16, g, r, pq = pn
         ins = [x for x in funcs[f] if x[1] != "NOP"]
         lp = step_loop(ins)
         if lp is None:
@@ -205,7 +201,7 @@ def main():
         n = len(body)
         cellops = sum(1 for x in body if is_cell_op(x[1], p16))
         ovh = n - cellops
-        name = "%s%dx%d%s%s" % ("16:" if p16 else "32:", g, r, " pi" if pq else "", " pk" if pk else "")
+        name = "%s%dx%d%s" % ("16:" if p16 else "32:", g, r, " pi" if pq else "")
         reg, stack = res.get(f, (0, 0))
         alu = sum(1 for x in body if pipe(x[1]) == "alu")
         fma = sum(1 for x in body if pipe(x[1]) == "fma")

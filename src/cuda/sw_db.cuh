@@ -37,35 +37,6 @@
 #define SWDB_PAD8 (-128)        // profile score of padding (16-bit kernel)
 #define SWDB_PAD32 (-(1 << 20)) // profile score of padding (32-bit kernel)
 
-// SWDB_PACK=1: in a batch whose 8 x 32 launch is bound by throughput
-// (at least SWDB_PI_TASKS block tasks a resident block), every query
-// packed into bins of whole passes (sw_db_pack.h), each padded to 32 rows
-// instead of a pass of its shape, all run by groups of 8 x 32 (the PK
-// instances of sw_db_kernels.cu); 2: packed wherever the 16-bit kernel
-// runs (tests); 0: never.  SWDB_PACK_PASSES: the passes a bin may hold
-// (at least the longest query's).
-#ifndef SWDB_PACK
-#define SWDB_PACK 0
-#endif
-#ifndef SWDB_PI_TASKS
-#define SWDB_PI_TASKS 16
-#endif
-#ifndef SWDB_PACK_PASSES
-#define SWDB_PACK_PASSES 16
-#endif
-// SWDB_PACK_SOLO=1 (a measurement): packed launches with one query a bin,
-// each padded to whole passes (the layout of no packing, the packed kernel).
-#ifndef SWDB_PACK_SOLO
-#define SWDB_PACK_SOLO 0
-#endif
-// SWDB_B2B=K (packed launches only): a unit is K pairs of targets that its
-// group sweeps one after the other in each pass, each thread starting the
-// next pair afresh at its first column, so that a pass's G - 1 fill and
-// drain steps are paid once for K pairs (1: one pair, as before).
-#ifndef SWDB_B2B
-#define SWDB_B2B 1
-#endif
-
 // One kernel launch: nq queries x nblk block tasks.
 typedef struct swdb_kargs {
     const uint8_t *codes;       // targets, length-sorted, each padded with
@@ -89,18 +60,7 @@ typedef struct swdb_kargs {
     uint2 *temp;                // per block slot: [tmax][units per block] (H, F)
     int tmax;                   // >= every target length of the launch
     int32_t *scores;            // [row][ntargets], sorted target order
-#if SWDB_PACK
-    // Packed launches (sw_db_kernels.cu; else NULL): per launch row (a
-    // bin), its first segment; per segment, its first row in the bin and
-    // its score row (-1: padding).
-    const int32_t *pk_first, *pk_start, *pk_out;
-#endif
 } swdb_kargs;
-#if SWDB_PACK
-#define SWDB_PK(a, f) ((a).pk_##f)
-#else
-#define SWDB_PK(a, f) ((const int32_t *)NULL)
-#endif
 
 // Units per block of the G-thread-group kernel.
 static inline int swdb_units_per_block(int g) { return SWDB_WARPS * (32 / g); }

@@ -33,12 +33,15 @@
 // SWDB_PAIR_IMAD=2 (default): the 16-bit kernel's score pairs by IMAD
 // from a 32-bit profile slice (swdb_col16, where that slice fits 40 KB of
 // shared memory: groups of 8 x 32 rows and narrower) in launches of at
-// least SWDB_PI_TASKS (sw_db.cuh) block tasks a resident block, which are bound by
+// least SWDB_PI_TASKS block tasks a resident block, which are bound by
 // throughput; elsewhere by PRMT (on a small database a launch's time is
 // one group's serial path, which the IMAD form lengthens).  One H100:
 // 1,000,000 x 256 4,758 -> 4,954 GCUPS; always (1), E. coli -11%.  0: never.
 #ifndef SWDB_PAIR_IMAD
 #define SWDB_PAIR_IMAD 2
+#endif
+#ifndef SWDB_PI_TASKS
+#define SWDB_PI_TASKS 16
 #endif
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
@@ -55,103 +58,6 @@ static __device__ __forceinline__ uint32_t swdb_pair(uint32_t a, uint32_t b)
     constexpr uint32_t sel = (uint32_t)K | ((uint32_t)(K | 8) << 4) |
                              ((uint32_t)(K + 4) << 8) | ((uint32_t)((K + 4) | 8) << 12);
     return swdb_prmt(a, b, sel);
-}
-
-// A packed thread's maximum (both targets) into its segment k's scores.
-static __device__ __forceinline__ void swdb_pk_flush(const swdb_kargs &a, int k, int ta, int tb,
-                                                     uint32_t maxv)
-{
-    const int orow = SWDB_PK(a, out)[k];
-    if (orow < 0 || ta < 0)
-        return;
-    int *out = a.scores + (size_t)orow * (size_t)a.ntargets;
-    atomicMax(out + ta, (int)(int16_t)(maxv & 0xffffu));
-    if (tb >= 0)
-        atomicMax(out + tb, (int)(int16_t)(maxv >> 16));
-}
-
-// The next pair's maximum into maxv, the current one's to the end of mx.
-template <int KP>
-static __device__ __forceinline__ void swdb_rotate(uint32_t &maxv, uint32_t *mx)
-{
-    if (KP > 1) {
-        const uint32_t m0 = mx[0];
-#pragma unroll
-        for (int i = 0; i + 1 < KP - 1; i++)
-            mx[i] = mx[i + 1];
-        mx[KP - 2] = maxv;
-        maxv = m0;
-    }
-}
-
-// SWDB_PK_RED=1: the threads of a group that flush the same segment
-// first take their maximum by shuffles, and one of them writes it (an
-// eighth of the atomics); 0: every thread writes its own.
-#ifndef SWDB_PK_RED
-#define SWDB_PK_RED 0
-#endif
-
-// The group's threads whose k is the same segment (>= 0; the segment's
-// threads are neighbours), their maximum in the first of them.  Every
-// thread of the warp calls it.
-template <int G>
-static __device__ __forceinline__ uint32_t swdb_pk_reduce(int k, int t, uint32_t v)
-{
-#pragma unroll
-    for (int o = 1; o < G; o <<= 1) {
-        const uint32_t v2 = __shfl_down_sync(0xffffffffu, v, o, G);
-        const int k2 = __shfl_down_sync(0xffffffffu, k, o, G);
-        if (k >= 0 && k2 == k && t + o < G)
-            v = __vimax_s16x2_relu(v, v2);
-    }
-    return v;
-}
-
-// Every pair's maximum (pair 0 in maxv, pair i in mx[i - 1]; pair i's
-// targets from ta + 2 i) into segment k's scores (k < 0: none), then 0.
-// With SWDB_PK_RED every thread of the warp calls it.
-template <int KP, int G>
-static __device__ __forceinline__ void swdb_pk_flush_all(const swdb_kargs &a, int k, int t, int ta,
-                                                         uint32_t &maxv, uint32_t *mx)
-{
-    bool head = k >= 0;
-    if (SWDB_PK_RED) {
-        const int kup = __shfl_up_sync(0xffffffffu, k, 1, G);
-        head = k >= 0 && (t == 0 || kup != k);
-        maxv = swdb_pk_reduce<G>(k, t, maxv);
-#pragma unroll
-        for (int i = 1; i < KP; i++)
-            mx[i - 1] = swdb_pk_reduce<G>(k, t, mx[i - 1]);
-    }
-    if (k < 0)
-        return;
-    if (head) {
-        swdb_pk_flush(a, k, ta, ta >= 0 && ta + 1 < a.ntargets ? ta + 1 : -1, maxv);
-#pragma unroll
-        for (int i = 1; i < KP; i++) {
-            const int x = ta >= 0 && ta + 2 * i < a.ntargets ? ta + 2 * i : -1;
-            swdb_pk_flush(a, k, x, x >= 0 && x + 1 < a.ntargets ? x + 1 : -1, mx[i - 1]);
-        }
-    }
-    maxv = 0;
-#pragma unroll
-    for (int i = 1; i < KP; i++)
-        mx[i - 1] = 0;
-}
-
-// Columns of pair i of unit u's warp (KP pairs a unit, groups of G): the
-// warp's longest of the pair, rounded up to 4, at least G.
-template <int KP, int G>
-static __device__ __forceinline__ int swdb_pair_cols(const swdb_kargs &a, int u, int i)
-{
-    const int x = 2 * KP * u + 2 * i;
-    int l = 0;
-    if (u < a.nunits && x < a.ntargets)
-        l = max(a.len[x], x + 1 < a.ntargets ? a.len[x + 1] : 0);
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1)
-        l = max(l, __shfl_xor_sync(0xffffffffu, l, o));
-    return max((l + 3) & ~3, G);
 }
 
 template <bool P16>
@@ -269,15 +175,7 @@ static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], u
     return F;
 }
 
-// PK (SWDB_PACK): a launch "row" is a bin of packed queries; a.pk_first
-// gives its first segment in a.pk_start (the segments' first rows, a
-// multiple of R, then the bin's padding, then INT_MAX) and a.pk_out (their
-// score rows, -1 for the padding).  A thread whose rows begin a segment
-// takes the boundary (H 0, F -go) as its row above, as thread 0 does in a
-// query's first pass; its maximum goes to its segment's scores (an
-// atomicMax of the raw 16-bit value, which the driver checks against thr)
-// when its rows move to another segment and at the task's end.
-template <bool P16, int G, int R, bool PQ = false, bool PK = false>
+template <bool P16, int G, int R, bool PQ = false>
 __global__ void __launch_bounds__(SWDB_THREADS, R <= 16 ? SWDB_MINB16 : SWDB_MINB32)
 swdb_kernel(const swdb_kargs a)
 {
@@ -292,10 +190,6 @@ swdb_kernel(const swdb_kargs a)
     constexpr int ESZ = PI ? 4 : (int)sizeof(prof_t);   // bytes a row
     constexpr int RW = PI ? R + 4 : R;                   // rows a thread slice takes
     constexpr int ROWB = G * RW * ESZ;                   // bytes per residue, one pass
-    // Target pairs a unit sweeps one after the other in a pass (packed
-    // launches, SWDB_B2B: the pass's fill and drain shared by KP pairs).
-    constexpr int KP = PK ? SWDB_B2B : 1;
-    static_assert(KP == 1 || (G == 8 && KP <= 8), "back-to-back pairs: groups of 8");
 
     __shared__ __align__(16) uint8_t sp[SWDB_MAX_ROWS_PROF * ROWB];
     static_assert(R % (P16 ? 16 : 4) == 0, "rows per thread: a multiple of 16 (4 in 32 bits)");
@@ -330,40 +224,24 @@ swdb_kernel(const swdb_kargs a)
         int ta = -1, tb = -1;
         if (u < a.nunits) {
             if (P16) {
-                ta = 2 * KP * u;
-                tb = ta + 1 < a.ntargets ? ta + 1 : -1;
+                ta = 2 * u;
+                tb = 2 * u + 1 < a.ntargets ? 2 * u + 1 : -1;
             } else {
                 ta = a.ulist ? a.ulist[u] : u;
             }
         }
-        int la = ta >= 0 ? a.len[ta] : 0;
-        int lb = tb >= 0 ? a.len[tb] : 0;
+        const int la = ta >= 0 ? a.len[ta] : 0;
+        const int lb = tb >= 0 ? a.len[tb] : 0;
         int nw = max(la, lb);
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1)
             nw = max(nw, __shfl_xor_sync(0xffffffffu, nw, o));
         const uint8_t *pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
         const uint8_t *pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
-        // KP > 1: pair i takes the columns [B_i, B_i + P_i), P_i its
-        // warp's longest rounded up to 4 and at least G (so that the
-        // boundaries are G steps apart); nw is their sum.
-        int p0 = 0;
-        if (KP > 1) {
-            p0 = swdb_pair_cols<KP, G>(a, u, 0);
-            nw = p0;
-            for (int i = 1; i < KP; i++)
-                nw += swdb_pair_cols<KP, G>(a, u, i);
-        }
         const int mpad = a.qmpad[row];
         const int npass = mpad / T;
         const prof_t *prof = (const prof_t *)a.prof + a.qprof[row];
         uint32_t maxv = 0;
-        // KP > 1: the other pairs' maxima, the next pair's first.
-        uint32_t mx[KP > 1 ? KP - 1 : 1];
-#pragma unroll
-        for (int i = 0; i < KP - 1; i++)
-            mx[i] = 0;
-        int sk = PK ? SWDB_PK(a, first)[task % a.nq] : 0;   // segment of the thread's rows
 
         for (int p = 0; p < npass; p++) {
             __syncthreads();
@@ -391,25 +269,8 @@ swdb_kernel(const swdb_kargs a)
                 }
             }
             __syncthreads();
-            // PK: whether the thread's first row starts a query.
-            bool pk_fresh = false;
-            if (PK) {
-                const int r0 = p * T + t * R;
-                int k = sk;
-                while (SWDB_PK(a, start)[k + 1] <= r0)
-                    k++;
-                if (SWDB_PK_RED || k != sk)
-                    swdb_pk_flush_all<KP, G>(a, k != sk ? sk : -1, t, ta, maxv, mx);
-                sk = k;
-                pk_fresh = SWDB_PK(a, start)[sk] == r0;
-            }
             if (nw == 0)
                 continue;
-            // PK: a fresh thread's row above is the boundary, H 0 and F
-            // -go, as multiplications by 0 or 1 (FMA pipe; a select would
-            // be ALU work: the shift by a.alpha >> 8, 0, hides the 1).
-            const uint32_t pk_keep = (pk_fresh ? 0u : 1u) << (a.alpha >> 8);
-            const uint32_t pk_f = pk_fresh ? ngo2 : 0u;
 
             // Thread t works on column j = s - t at step s.  Steps outside
             // [0, nw) run on the padding residue with the boundary state,
@@ -422,8 +283,7 @@ swdb_kernel(const swdb_kargs a)
                 E[k] = ngo2;
             }
             uint32_t hbot = 0, fbot = ngo2, rcur = padoff, hdiag = 0;
-            // fresh: no row above to read from the scratch (thread 0).
-            const bool fresh = PK ? pk_fresh : p == 0, last = p == npass - 1;
+            const bool first = p == 0, last = p == npass - 1;
             // Thread 0: residue words of columns s..s+3 (w*) and s+4..s+7
             // (n*), and the row above (H, F) of column s (cH, cF) and s+1.
             uint32_t wa = 0, wb = 0, na = padw, nb = padw;
@@ -433,7 +293,7 @@ swdb_kernel(const swdb_kargs a)
                 wb = P16 && lb > 0 ? *(const uint32_t *)pb : padw;
                 na = la > 4 ? *(const uint32_t *)(pa + 4) : padw;
                 nb = P16 && lb > 4 ? *(const uint32_t *)(pb + 4) : padw;
-                if (!fresh) {
+                if (!first) {
                     const uint2 v = temp[uib];
                     cH = v.x;
                     cF = v.y;
@@ -446,23 +306,14 @@ swdb_kernel(const swdb_kargs a)
             const int steps = (nw + G + 2) & ~3;
             int s = 0;
 
-#define SWDB_STEP(HS, HD, PH, TR)                                                          \
+#define SWDB_STEP(HS, HD, PH)                                                              \
     {                                                                                      \
         const int j = s - t;                                                               \
-        if (TR && j == cb) {                                                               \
-            /* The thread's first column of the next pair: a fresh row. */                 \
-            for (int q_ = 0; q_ < R; q_++) {                                               \
-                HS[q_] = 0;                                                                \
-                E[q_] = ngo2;                                                              \
-            }                                                                              \
-            hdiag = 0;                                                                     \
-            swdb_rotate<KP>(maxv, mx);                                                     \
-        }                                                                                  \
         uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
         uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
         if (t == 0) {                                                                      \
-            if (!fresh && s + 1 < nw) {                                                    \
+            if (!first && s + 1 < nw) {                                                    \
                 const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
                 nH = v.x;                                                                  \
                 nF = v.y;                                                                  \
@@ -474,10 +325,6 @@ swdb_kernel(const swdb_kargs a)
                   (uint32_t)ROWB;                                                          \
             hin = cH;                                                                      \
             fin = cF;                                                                      \
-        }                                                                                  \
-        if (PK) {                                                                          \
-            hin *= pk_keep;                                                                \
-            fin = fin * pk_keep + pk_f;                                                    \
         }                                                                                  \
         if (P16)                                                                           \
             fbot = swdb_col16<R, PI>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, k65536,  \
@@ -504,80 +351,32 @@ swdb_kernel(const swdb_kargs a)
     }
 
             // PH: the step's column within its residue word (s & 3); the
-            // word is refilled after its last column.  TR: steps where a
-            // thread may begin the next pair (column cb).
-#define SWDB_STEP4(TR)                                                                     \
-    {                                                                                      \
-        SWDB_STEP(HA, HB, 0, TR)                                                           \
-        SWDB_STEP(HB, HA, 1, TR)                                                           \
-        SWDB_STEP(HA, HB, 2, TR)                                                           \
-        SWDB_STEP(HB, HA, 3, TR)                                                           \
-    }
-            int cb = 0;   // the current pair's first column
-            if constexpr (KP == 1) {
-                while (s < steps)
-                    SWDB_STEP4(false)
-            } else {
-                int pend = p0;   // the current pair's end
-#pragma unroll 1
-                for (int k = 1;; k++) {
-                    while (s < (k < KP ? pend : steps))
-                        SWDB_STEP4(false)
-                    if (k >= KP)
-                        break;
-                    // Pair k from column cb: thread 0's residue words from
-                    // its targets, each as if it began at column 0.
-                    cb = pend;
-                    pend += swdb_pair_cols<KP, G>(a, u, k);
-                    if (t == 0) {
-                        const int x = ta >= 0 ? ta + 2 * k : a.ntargets;
-                        const int xa = x < a.ntargets ? x : -1;
-                        const int xb = xa >= 0 && x + 1 < a.ntargets ? x + 1 : -1;
-                        la = cb + (xa >= 0 ? a.len[xa] : 0);
-                        lb = cb + (xb >= 0 ? a.len[xb] : 0);
-                        pa = a.codes + (xa >= 0 ? a.off[xa] : 0) - cb;
-                        pb = a.codes + (xb >= 0 ? a.off[xb] : 0) - cb;
-                        wa = s < la ? *(const uint32_t *)(pa + s) : padw;
-                        wb = s < lb ? *(const uint32_t *)(pb + s) : padw;
-                        na = s + 4 < la ? *(const uint32_t *)(pa + s + 4) : padw;
-                        nb = s + 4 < lb ? *(const uint32_t *)(pb + s + 4) : padw;
-                    }
-                    while (s < cb + G)
-                        SWDB_STEP4(true)
-                }
-                // Back to pair 0 for the next pass.
-                swdb_rotate<KP>(maxv, mx);
-                if (t == 0) {
-                    la = ta >= 0 ? a.len[ta] : 0;
-                    lb = tb >= 0 ? a.len[tb] : 0;
-                    pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
-                    pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
-                }
+            // word is refilled after its last column.
+            while (s < steps) {
+                SWDB_STEP(HA, HB, 0)
+                SWDB_STEP(HB, HA, 1)
+                SWDB_STEP(HA, HB, 2)
+                SWDB_STEP(HB, HA, 3)
             }
-#undef SWDB_STEP4
 #undef SWDB_STEP
         }
 
-        if (PK) {
-            swdb_pk_flush_all<KP, G>(a, sk, t, ta, maxv, mx);
-        } else {
-            // The group's maximum, written by its first thread.
+        // The group's maximum, written by its first thread.
 #pragma unroll
-            for (int o = G / 2; o > 0; o >>= 1) {
-                const uint32_t v = __shfl_xor_sync(0xffffffffu, maxv, o, G);
-                maxv = P16 ? __vimax_s16x2_relu(maxv, v) : (uint32_t)max((int)maxv, (int)v);
-            }
-            if (t == 0) {
-                int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
-                if (P16) {
-                    const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
-                    if (ta >= 0)
-                        out[ta] = lo >= a.thr ? -1 : lo;
-                    if (tb >= 0)
-                        out[tb] = hi >= a.thr ? -1 : hi;
-                } else if (ta >= 0) {
-                    out[ta] = (int32_t)maxv;
-                }
+        for (int o = G / 2; o > 0; o >>= 1) {
+            const uint32_t v = __shfl_xor_sync(0xffffffffu, maxv, o, G);
+            maxv = P16 ? __vimax_s16x2_relu(maxv, v) : (uint32_t)max((int)maxv, (int)v);
+        }
+        if (t == 0) {
+            int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
+            if (P16) {
+                const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
+                if (ta >= 0)
+                    out[ta] = lo >= a.thr ? -1 : lo;
+                if (tb >= 0)
+                    out[tb] = hi >= a.thr ? -1 : hi;
+            } else if (ta >= 0) {
+                out[ta] = (int32_t)maxv;
             }
         }
     }
@@ -600,16 +399,8 @@ static swdb_kfn swdb_k16(bool pi)
     return swdb_kernel<true, G, R>;
 }
 
-static swdb_kfn swdb_pick(int bits, int g, int r, bool pi, bool pk = false)
+static swdb_kfn swdb_pick(int bits, int g, int r, bool pi)
 {
-#if SWDB_PACK
-    if (pk)
-        return bits == 16 && g == 8 && r == 32
-                   ? (pi ? swdb_kernel<true, 8, 32, true, true> : swdb_kernel<true, 8, 32, false, true>)
-                   : NULL;
-#endif
-    if (pk)
-        return NULL;
     if (bits == 16 && g == 8 && r == 32)
         return swdb_k16<8, 32>(pi);
 #if SWDB_WIDE == 16
@@ -642,7 +433,7 @@ int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStrea
     const bool pi = SWDB_PAIR_IMAD == 1 ||
                     (SWDB_PAIR_IMAD == 2 &&
                      (long long)a->nq * a->nblk >= (long long)SWDB_PI_TASKS * grid);
-    swdb_kfn k = swdb_pick(bits, g, r, pi, SWDB_PK(*a, first) != NULL);
+    swdb_kfn k = swdb_pick(bits, g, r, pi);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
     k<<<grid, SWDB_THREADS, 0, s>>>(*a);
@@ -665,15 +456,5 @@ int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm)
         if (e == 0 && n < *blocks_per_sm)
             *blocks_per_sm = n;
     }
-#if SWDB_PACK
-    // The packed instances (loaded here too), where a launch may take them.
-    for (int pi = 0; pi < 2 && e == 0 && bits == 16 && g == 8 && r == 32; pi++) {
-        int n = 0;
-        e = (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, swdb_pick(bits, g, r, pi == 1, true), SWDB_THREADS, 0);
-        if (e == 0 && n < *blocks_per_sm)
-            *blocks_per_sm = n;
-    }
-#endif
     return e;
 }

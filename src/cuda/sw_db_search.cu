@@ -7,19 +7,17 @@
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include "sw_db_host.cuh"
-#include "sw_db_pack.h"
 
 // ---- small kernels ---------------------------------------------------
 
-// Every score that may have saturated 16 bits (-1, or at least thr: the
-// packed kernel's raw maxima) goes to its row's list.
-static __global__ void swdb_collect(const int32_t *scores, size_t nt, int rows, int32_t thr,
-                                    int32_t *rlist, int32_t *rcount)
+// Every score -1 (may have saturated 16 bits) goes to its row's list.
+static __global__ void swdb_collect(const int32_t *scores, size_t nt, int rows, int32_t *rlist,
+                                    int32_t *rcount)
 {
     size_t n = nt * (size_t)rows;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        if (scores[i] < 0 || scores[i] >= thr) {
+        if (scores[i] < 0) {
             size_t r = i / nt;
             int k = atomicAdd(&rcount[r], 1);
             rlist[r * nt + (size_t)k] = (int32_t)(i - r * nt);
@@ -70,36 +68,16 @@ int swdb_load_select_kernels(void)
 
 // ---- one batch of queries --------------------------------------------
 
-// Per-batch host plan: profile offsets and row groups.  With packed
-// queries (SWDB_PACK) the 16-bit kernel runs nbins bins, entries rows ..
-// rows + nbins - 1 of qmpad, qprof8 and qrow; the rows keep their shapes
-// for the 32-bit rescoring.
+// Per-batch host plan: profile offsets and row groups.
 typedef struct swdb_plan {
     int rows;
-    int32_t *qmpad;       // per row, then per bin
+    int32_t *qmpad;       // per row
     uint64_t *qprof8, *qprof32;
-    int32_t *qrow;        // rows ordered by group (8, 4, 2, 1), then the bins
+    int32_t *qrow;        // rows ordered by group (8, 4, 2, 1)
     int gstart[SWDB_SHAPES + 1];   // rows of shape x: qrow[gstart[x] .. gstart[x + 1])
     int maxpass[SWDB_SHAPES];      // most passes (of the shape's kernel) of its rows
     size_t prof8_n, prof32_n;
-    int nbins, nseg, binpass;      // bins, their segments, most passes of a bin
-    int32_t *pk;                   // pk_first [nbins], pk_start [nseg], pk_out [nseg]
 } swdb_plan;
-
-// What a packed launch reads (swdb_kargs's pk_*), or none.
-typedef struct swdb_pk {
-    const int32_t *first, *start, *out;
-} swdb_pk;
-// Targets of a packed launch's unit (SWDB_B2B pairs).
-#define SWDB_PK_TARGETS (2 * SWDB_B2B)
-
-// Columns of a packed unit whose longest target has L residues: its pairs
-// one after the other, each rounded up to 4 and at least 8 columns
-// (sw_db_kernels.cu).
-static int swdb_pk_cols(int L)
-{
-    return SWDB_B2B > 1 ? SWDB_B2B * ((L + 3) / 4 * 4 > 8 ? (L + 3) / 4 * 4 : 8) : L;
-}
 
 // Block slots of one segment of a launch whose longest target is L, and
 // the scratch each slot needs (per_slot; 0 when a query takes one pass).
@@ -123,8 +101,8 @@ static void swdb_slots(const hay_swdb_gpu *g, int upb, long resident, int maxpas
 
 // The scratch the first segment of a launch of this kernel needs (the
 // largest of the launch: targets are sorted longest first, and a list's
-// segments all take its longest; L: the longest unit, in columns).
-static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, int maxpass, int L,
+// segments all take its longest).
+static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, int maxpass,
                              size_t *bytes)
 {
     int per_sm = 0;
@@ -134,7 +112,7 @@ static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, in
     if (e != 0)
         return e;
     swdb_slots(g, swdb_units_per_block(gs), (long)(per_sm > 0 ? per_sm : 1) * g->sms, maxpass,
-               L, &slots, &cap, &per_slot);
+               g->maxlen, &slots, &cap, &per_slot);
     *bytes = (size_t)slots * per_slot;
     return 0;
 }
@@ -155,72 +133,6 @@ static void swdb_profile(const hay_swdb_gpu *g, const uint8_t *q, size_t m, size
             else
                 p32[(size_t)c * mpad + i] = pad ? SWDB_PAD32 : v;
         }
-}
-
-// Query q's rows (m of them) of a packed bin's 8-bit profile, whose rows
-// are ld apart (the rest of the bin already SWDB_PAD8).
-static void swdb_profile8_rows(const hay_swdb_gpu *g, const uint8_t *q, size_t m, size_t ld,
-                               int8_t *p8)
-{
-    for (int c = 0; c < g->alpha; c++)
-        for (size_t i = 0; i < m; i++)
-            p8[(size_t)c * ld + i] = (int8_t)g->mat[(size_t)q[i] * (size_t)g->alpha + (size_t)c];
-}
-
-// Packs the batch's queries (SWDB_PACK, sw_db_pack.h) where that pays:
-// the 16-bit kernel in groups of 8 x 32 with at least SWDB_PI_TASKS block
-// tasks a resident block (SWDB_PACK=2: always).  Fills pl->nbins (0: not
-// packed), binpass, nseg and the bins' places (bin, start, brows, order:
-// pl->rows entries each, in *place, freed by the caller).
-static int swdb_pack_plan(const hay_swdb_gpu *g, const size_t *qlens, int wide, swdb_plan *pl,
-                          int32_t **place)
-{
-    int st = HAY_OK, per_sm = 0;
-    const int rows = pl->rows;
-    *place = NULL;
-    pl->nbins = 0;
-    if (!SWDB_PACK || !g->use16 || g->rows == 16 || wide || g->ntargets == 0 || rows == 0)
-        return HAY_OK;
-    *place = (int32_t *)malloc((size_t)rows * 4 * sizeof(int32_t));
-    if (*place == NULL)
-        return HAY_ERR_NOMEM;
-    int32_t *bin = *place, *start = bin + rows, *brows = start + rows, *order = brows + rows;
-    int nb = swdb_pack(qlens, rows, 32, 8, (size_t)SWDB_PACK_PASSES * 8, bin, start, brows, order);
-    if (nb < 0)
-        return HAY_ERR_NOMEM;
-#if SWDB_PACK_SOLO
-    // Measurement: every query a bin of its own, padded to whole passes.
-    nb = 0;
-    for (int r = 0; r < rows; r++) {
-        bin[r] = -1;
-        order[r] = -1;
-    }
-    for (int r = 0; r < rows; r++)
-        if (qlens[r] > 0) {
-            bin[r] = nb;
-            start[r] = 0;
-            order[nb] = r;
-            brows[nb++] = (int32_t)((qlens[r] + 255) / 256 * 256);
-        }
-#endif
-    SWDB_CHECK(swdb_occupancy(16, 8, 32, &per_sm));
-    {
-        const long long units =
-            ((long long)g->ntargets + SWDB_PK_TARGETS - 1) / SWDB_PK_TARGETS;
-        const long long nblk = (units + swdb_units_per_block(8) - 1) / swdb_units_per_block(8);
-        const long long resident = (long long)(per_sm > 0 ? per_sm : 1) * g->sms;
-        if (nb == 0 || (SWDB_PACK != 2 && (long long)nb * nblk < (long long)SWDB_PI_TASKS * resident))
-            return HAY_OK;
-    }
-    pl->nbins = nb;
-    pl->binpass = 0;
-    for (int b = 0; b < nb; b++)
-        pl->binpass = brows[b] / 256 > pl->binpass ? brows[b] / 256 : pl->binpass;
-    pl->nseg = 2 * nb;
-    for (int r = 0; r < rows; r++)
-        pl->nseg += bin[r] >= 0;
-fail:
-    return st;
 }
 
 // The 32-bit profiles of the batch, built and copied to g->prof32 (on the
@@ -250,8 +162,7 @@ fail:
 static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int32_t *d_qrow, int nq,
                            int maxpass, const int32_t *d_ulist, int nunits, int tmax_list,
                            const int32_t *d_qmpad, const uint64_t *d_qprof, const void *d_prof,
-                           int32_t *d_scores, int *d_counter, int *launches, double *host_s,
-                           const swdb_pk *pk = NULL)
+                           int32_t *d_scores, int *d_counter, int *launches, double *host_s)
 {
     int st = HAY_OK, per_sm = 0;
     const int upb = swdb_units_per_block(gs);
@@ -263,13 +174,9 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
         int b = 0;
         while (b < nblk) {
             // Longest target of the segment: its first unit's (sorted), or
-            // the list's longest; a packed unit's pairs, one after the
-            // other (sw_db_kernels.cu: each rounded up to 4, at least 8).
+            // the list's longest.
             int L = d_ulist ? tmax_list
-                            : g->h_len[bits == 16 ? (size_t)b * upb * (pk ? SWDB_PK_TARGETS : 2)
-                                                  : (size_t)b * upb];
-            if (pk)
-                L = swdb_pk_cols(L);
+                            : g->h_len[bits == 16 ? (size_t)b * upb * 2 : (size_t)b * upb];
             long slots, cap, seg = nblk - b;
             size_t per_slot;
             swdb_slots(g, upb, resident, maxpass, L, &slots, &cap, &per_slot);
@@ -304,13 +211,6 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
             a.temp = (uint2 *)g->temp.d;
             a.tmax = L;
             a.scores = d_scores;
-#if SWDB_PACK
-            if (pk) {
-                a.pk_first = pk->first;
-                a.pk_start = pk->start;
-                a.pk_out = pk->out;
-            }
-#endif
             if (*launches >= g->max_launches) {
                 // Each launch has its own counter; wait and reuse them.
                 SWDB_CUDA(cudaStreamSynchronize(g->stream));
@@ -338,37 +238,28 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     const int A = g->alpha + 1;
     swdb_plan pl;
     int8_t *h8 = NULL;
-    int32_t *h32 = NULL, *place = NULL;
+    int32_t *h32 = NULL;
     size_t small_bytes;
     char *hsmall = NULL;
     int32_t *d_qmpad, *d_qrow, *d_rcount, *d_counter;
     uint64_t *d_qprof8, *d_qprof32;
-    swdb_pk pk = {NULL, NULL, NULL};
     const int max_launches = 64 + 4 * rows;
     double t0 = swdb_now(), launch_s = 0;
 
     memset(&pl, 0, sizeof pl);
     pl.rows = rows;
     g->max_launches = max_launches;
+    // Host staging of the small arrays, in one block: qmpad, qrow,
+    // qprof8, qprof32 (then on the device: rcount and counters).
+    small_bytes = (size_t)rows * (4 + 4 + 8 + 8);
+    hsmall = (char *)malloc(small_bytes);
+    if (hsmall == NULL)
+        return HAY_ERR_NOMEM;
+    pl.qprof8 = (uint64_t *)hsmall;
+    pl.qprof32 = pl.qprof8 + rows;
+    pl.qmpad = (int32_t *)(pl.qprof32 + rows);
+    pl.qrow = pl.qmpad + rows;
     const int wide = swdb_wide_pays(g->h_len, nt, qlens, rows, g->sms);
-    SWDB_CHECK_ST(swdb_pack_plan(g, qlens, wide, &pl, &place));
-    {
-        // Host staging of the small arrays, in one block: qprof8,
-        // qprof32, qmpad, qrow (rows and bins), the bins' segments (then
-        // on the device: rcount and counters).
-        const size_t n = (size_t)rows + (size_t)pl.nbins;
-        small_bytes = n * (8 + 8 + 4 + 4) + (size_t)(pl.nbins + 2 * pl.nseg) * 4;
-        hsmall = (char *)calloc(1, small_bytes);
-        if (hsmall == NULL) {
-            st = HAY_ERR_NOMEM;
-            goto fail;
-        }
-        pl.qprof8 = (uint64_t *)hsmall;
-        pl.qprof32 = pl.qprof8 + n;
-        pl.qmpad = (int32_t *)(pl.qprof32 + n);
-        pl.qrow = pl.qmpad + n;
-        pl.pk = pl.qrow + n;
-    }
     for (int r = 0; r < rows; r++) {
         int x = swdb_shape(qlens[r], g->use16 ? g->rows : 16, wide);
         size_t T = (size_t)swdb_shape_g[x] * (size_t)swdb_shape_r[x];
@@ -376,8 +267,7 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         pl.qmpad[r] = (int32_t)mpad;
         pl.qprof8[r] = pl.prof8_n;
         pl.qprof32[r] = pl.prof32_n;
-        if (pl.nbins == 0)
-            pl.prof8_n += (size_t)A * mpad;     // mpad is a multiple of 16
+        pl.prof8_n += (size_t)A * mpad;     // mpad is a multiple of 16
         pl.prof32_n += (size_t)A * mpad;
         // Passes of the 32-bit kernel (16 rows a thread), which also
         // rescores this shape's rows: as many or more.
@@ -395,31 +285,6 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         for (int r = 0; r < rows; r++)
             pl.qrow[fill[swdb_shape(qlens[r], g->use16 ? g->rows : 16, wide)]++] = r;
     }
-    if (pl.nbins) {
-        // The bins: profiles, and per bin its segments (queries in row
-        // order, the padding, the end).
-        const int32_t *bin = place, *start = bin + rows, *brows = start + rows,
-                      *order = brows + rows;
-        int32_t *first = pl.pk, *sstart = first + pl.nbins, *sout = sstart + pl.nseg;
-        int k = 0, o = 0;
-        for (int b = 0; b < pl.nbins; b++) {
-            pl.qmpad[rows + b] = brows[b];
-            pl.qprof8[rows + b] = pl.prof8_n;
-            pl.qrow[rows + b] = rows + b;
-            pl.prof8_n += (size_t)A * (size_t)brows[b];
-            first[b] = k;
-            int32_t end = 0;
-            for (; o < rows && order[o] >= 0 && bin[order[o]] == b; o++) {
-                sstart[k] = start[order[o]];
-                sout[k++] = order[o];
-                end = start[order[o]] + (int32_t)((qlens[order[o]] + 31) / 32 * 32);
-            }
-            sstart[k] = end;
-            sout[k++] = -1;
-            sstart[k] = INT32_MAX;
-            sout[k++] = -1;
-        }
-    }
     // Profiles: the 16-bit kernel's where the scoring fits 16 bits (the
     // 32-bit ones only when a score needs rescoring, below), else the
     // 32-bit ones.
@@ -430,18 +295,8 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
             goto fail;
         }
         memset(h8 + pl.prof8_n, 0, 16);
-        if (pl.nbins) {
-            const int32_t *bin = place, *start = bin + rows;
-            memset(h8, SWDB_PAD8, pl.prof8_n);
-            for (int r = 0; r < rows; r++)
-                if (bin[r] >= 0)
-                    swdb_profile8_rows(g, queries[r], qlens[r], (size_t)pl.qmpad[rows + bin[r]],
-                                       h8 + pl.qprof8[rows + bin[r]] + start[r]);
-        } else {
-            for (int r = 0; r < rows; r++)
-                swdb_profile(g, queries[r], qlens[r], (size_t)pl.qmpad[r], h8 + pl.qprof8[r],
-                             NULL);
-        }
+        for (int r = 0; r < rows; r++)
+            swdb_profile(g, queries[r], qlens[r], (size_t)pl.qmpad[r], h8 + pl.qprof8[r], NULL);
     }
     hay_swdb_phase_add(tl, "gpu:profiles", t0, swdb_now());
     t0 = swdb_now();
@@ -455,18 +310,12 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
             if (pl.gstart[gi + 1] == pl.gstart[gi] || pl.maxpass[gi] <= 1)
                 continue;
             SWDB_CHECK(swdb_scratch_need(g, g->use16 ? 16 : 32, swdb_shape_g[gi],
-                                         g->use16 ? swdb_shape_r[gi] : 16, pl.maxpass[gi],
-                                         g->maxlen, &b));
+                                         g->use16 ? swdb_shape_r[gi] : 16, pl.maxpass[gi], &b));
             need = b > need ? b : need;
             if (g->use16) {
-                SWDB_CHECK(swdb_scratch_need(g, 32, swdb_shape_g[gi], 16, pl.maxpass[gi],
-                                             g->maxlen, &b));
+                SWDB_CHECK(swdb_scratch_need(g, 32, swdb_shape_g[gi], 16, pl.maxpass[gi], &b));
                 need = b > need ? b : need;
             }
-        }
-        if (pl.nbins && pl.binpass > 1) {
-            SWDB_CHECK(swdb_scratch_need(g, 16, 8, 32, pl.binpass, swdb_pk_cols(g->maxlen), &b));
-            need = b > need ? b : need;
         }
         if (need)
             SWDB_CUDA(swdb_reserve(&g->temp, need));
@@ -482,35 +331,19 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     }
     SWDB_CUDA(swdb_reserve(&g->small, small_bytes + (size_t)(rows + max_launches) * 4 + 64));
     SWDB_CUDA(cudaMemcpyAsync(g->small.d, hsmall, small_bytes, cudaMemcpyHostToDevice, g->stream));
-    {
-        const int n = rows + pl.nbins;
-        d_qprof8 = (uint64_t *)g->small.d;
-        d_qprof32 = d_qprof8 + n;
-        d_qmpad = (int32_t *)(d_qprof32 + n);
-        d_qrow = d_qmpad + n;
-        pk.first = d_qrow + n;
-        pk.start = pk.first + pl.nbins;
-        pk.out = pk.start + pl.nseg;
-        d_rcount = (int32_t *)(g->small.d) + small_bytes / 4;
-        d_counter = d_rcount + rows;
-    }
+    d_qprof8 = (uint64_t *)g->small.d;
+    d_qprof32 = d_qprof8 + rows;
+    d_qmpad = (int32_t *)(d_qprof32 + rows);
+    d_qrow = d_qmpad + rows;
+    d_rcount = d_qrow + rows;
+    d_counter = d_rcount + rows;
     SWDB_CUDA(cudaMemsetAsync(d_rcount, 0, (size_t)rows * 4, g->stream));
     SWDB_CUDA(cudaEventRecord(g->ev[0], g->stream));   // kernels start here
     hay_swdb_phase_add(tl, "gpu:batch_buffers_upload", t0, swdb_now());
     t0 = swdb_now();
 
     // Every row against every target: 16 bits where the scoring fits.
-    // Packed: the bins in groups of 8 x 32, their scores maxima into rows
-    // of 0.
-    if (pl.nbins) {
-        SWDB_CUDA(cudaMemsetAsync(g->scores.d, 0, (size_t)rows * nt * sizeof(int32_t), g->stream));
-        SWDB_CHECK_ST(swdb_launch_all(g, 16, 8, 32, d_qrow + rows, pl.nbins, pl.binpass, NULL,
-                                      (int)((nt + SWDB_PK_TARGETS - 1) / SWDB_PK_TARGETS), 0,
-                                      d_qmpad, d_qprof8, g->prof8.d,
-                                      (int32_t *)g->scores.d, d_counter, &launches, &launch_s,
-                                      &pk));
-    }
-    for (int gi = 0; gi < SWDB_SHAPES && pl.nbins == 0; gi++) {
+    for (int gi = 0; gi < SWDB_SHAPES; gi++) {
         int nq = pl.gstart[gi + 1] - pl.gstart[gi];
         if (nq == 0 || nt == 0)
             continue;
@@ -530,7 +363,6 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
     // What may have saturated, again in 32 bits.
     if (g->use16 && nt > 0) {
         swdb_collect<<<g->sms * 8, 256, 0, g->stream>>>((const int32_t *)g->scores.d, nt, rows,
-                                                        32767 - g->maxs,
                                                         (int32_t *)g->rlist.d, d_rcount);
         SWDB_CUDA(cudaGetLastError());
         if (g->h_rcount_cap < (size_t)rows) {
@@ -578,7 +410,6 @@ fail:
     free(h8);
     free(h32);
     free(hsmall);
-    free(place);
     return st;
 }
 

@@ -55,7 +55,7 @@ static void fill_random(tu_rng *r, uint8_t *p, size_t n, int alpha, int lowc)
 static const size_t bound_lens[] = {0,   1,   2,   3,   4,    5,    7,    8,    15,   16,  17,
                                     31,  32,  33,  63,  64,   65,   127,  128,  129,  255, 256,
                                     257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 3000};
-/* The last, empty: a packed batch (SWDB_PACK) places it in no bin. */
+/* The last, empty: its scores are 0 (no pass runs). */
 static const size_t qbound_lens[] = {1,    2,    15,   16,   17,   31,   32,   33,  63,
                                      64,   65,   127,  128,  129,  255,  256,  257, 384,
                                      385,  512,  513,  1024, 1025, 2000, 2048, 2049, 2561,
