@@ -43,14 +43,6 @@
 #ifndef SWDB_PI_TASKS
 #define SWDB_PI_TASKS 16
 #endif
-// SWDB_UNROLL4=1 (default): the step loop unrolled by 4 steps (one
-// residue word), so that the word's byte selector and its refill are
-// constants (up to 2 more padding steps a pass); 0: by 2, as before
-// 2026-11-26 (one H100: 4,509 -> 4,758 GCUPS on 1,000,000 x 256, E. coli
-// 1,606 -> 1,889).
-#ifndef SWDB_UNROLL4
-#define SWDB_UNROLL4 1
-#endif
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
@@ -307,12 +299,11 @@ swdb_kernel(const swdb_kargs a)
                     cF = v.y;
                 }
             }
-            // nw + G - 1 steps, rounded up to the loop's unroll.
-#if SWDB_UNROLL4
+            // nw + G - 1 steps, rounded up to the loop's unroll by 4 steps
+            // (one residue word: its byte selector and its refill are
+            // constants; one H100, against 2: 4,509 -> 4,758 GCUPS on
+            // 1,000,000 x 256, E. coli 1,606 -> 1,889).
             const int steps = (nw + G + 2) & ~3;
-#else
-            const int steps = (nw + G) & ~1;
-#endif
             int s = 0;
 
 #define SWDB_STEP(HS, HD, PH)                                                              \
@@ -330,7 +321,7 @@ swdb_kernel(const swdb_kargs a)
                 nH = 0;                                                                    \
                 nF = ngo2;                                                                 \
             }                                                                              \
-            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)SWDB_PHASE(PH) * 0x1111u) * \
+            rin = swdb_prmt(wa, P16 ? wb : 0u, 0xc480u + (uint32_t)(PH) * 0x1111u) *       \
                   (uint32_t)ROWB;                                                          \
             hin = cH;                                                                      \
             fin = cF;                                                                      \
@@ -348,7 +339,7 @@ swdb_kernel(const swdb_kargs a)
         cH = nH;                                                                           \
         cF = nF;                                                                           \
         s++;                                                                               \
-        if (SWDB_REFILL(PH)) {                                                             \
+        if ((PH) == 3) {                                                                   \
             wa = na;                                                                       \
             wb = nb;                                                                       \
             if (t == 0) {                                                                  \
@@ -359,32 +350,15 @@ swdb_kernel(const swdb_kargs a)
         }                                                                                  \
     }
 
-            // PH: the step's column within its residue word (s & 3), a
-            // constant when the loop is unrolled by 4; REFILL: after the
-            // word's last column (s & 3 == 0 once s is incremented).
-#if SWDB_UNROLL4
-#define SWDB_PHASE(PH) (PH)
-#define SWDB_REFILL(PH) ((PH) == 3)
-#else
-#define SWDB_PHASE(PH) (s & 3)
-#define SWDB_REFILL(PH) ((s & 3) == 0)
-#endif
-#if SWDB_UNROLL4
+            // PH: the step's column within its residue word (s & 3); the
+            // word is refilled after its last column.
             while (s < steps) {
                 SWDB_STEP(HA, HB, 0)
                 SWDB_STEP(HB, HA, 1)
                 SWDB_STEP(HA, HB, 2)
                 SWDB_STEP(HB, HA, 3)
             }
-#else
-            while (s < steps) {
-                SWDB_STEP(HA, HB, 0)
-                SWDB_STEP(HB, HA, 0)
-            }
-#endif
 #undef SWDB_STEP
-#undef SWDB_PHASE
-#undef SWDB_REFILL
         }
 
         // The group's maximum, written by its first thread.

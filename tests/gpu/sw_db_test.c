@@ -6,7 +6,7 @@
  * >= max(min_score, 1)).  Random protein and DNA databases with lengths
  * 0..3000 including the boundaries of the kernels' shapes (4-residue words,
  * 16/32/64/128-row passes), targets that are mutated copies of the queries,
- * queries of 1..2561 residues (512/513: where the wide groups of 32 x 32
+ * queries of 0..2561 residues (512/513: where the wide groups of 32 x 32
  * rows start on a small database, 1024/1025, 2048/2049: their passes);
  * scorings that run the 16-bit kernel (BLOSUM62, DNA), that saturate 16
  * bits (match 100: identical and low-complexity pairs, scores just below
@@ -55,9 +55,11 @@ static void fill_random(tu_rng *r, uint8_t *p, size_t n, int alpha, int lowc)
 static const size_t bound_lens[] = {0,   1,   2,   3,   4,    5,    7,    8,    15,   16,  17,
                                     31,  32,  33,  63,  64,   65,   127,  128,  129,  255, 256,
                                     257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 3000};
+/* The last, empty: its scores are 0 (no pass runs). */
 static const size_t qbound_lens[] = {1,    2,    15,   16,   17,   31,   32,   33,  63,
                                      64,   65,   127,  128,  129,  255,  256,  257, 384,
-                                     385,  512,  513,  1024, 1025, 2000, 2048, 2049, 2561};
+                                     385,  512,  513,  1024, 1025, 2000, 2048, 2049, 2561,
+                                     0};
 
 /* Queries: the boundary lengths and random ones (1..2000, mostly short). */
 static void make_queries(tu_rng *r, qset *qs, size_t nrand, int alpha, int lowc)
