@@ -2,6 +2,7 @@
  * their ordered output (see pool.h). */
 #include "pool.h"
 
+#include "cli.h"
 #include "ignore.h"
 #include "pool_queue.h"
 #include "pool_timeline.h"
@@ -476,7 +477,7 @@ static void record(pool_worker *pw, const char *name, double t0)
     find_pool *p = pw->pool;
     if (p->tl)
         find_timeline_entry(p->tl, (unsigned)(pw - p->ws), name, !name, pw->cur_size,
-                            pw->peak, t0, find_timeline_now());
+                            pw->peak, t0, cli_now());
 }
 
 /* One entry or operand: opened, then searched or listed. */
@@ -484,7 +485,7 @@ static void run_node(pool_worker *pw, node *k)
 {
     find_pool *p = pw->pool;
     int fd = k->fd;
-    double t0 = p->tl ? find_timeline_now() : 0;
+    double t0 = p->tl ? cli_now() : 0;
     pw->cur_size = 0;
     pw->peak = 1;
     if (k->parent) {
@@ -530,14 +531,14 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&p->lock);
     for (;;) {
         if (!may_take(p)) {
-            double t0 = p->tl ? find_timeline_now() : 0;
+            double t0 = p->tl ? cli_now() : 0;
             p->idle++;
             count_spare(p);
             while (!may_take(p) && !(p->closed && !p->busy && !p->queue.n))
                 pthread_cond_wait(&p->work, &p->lock);
             p->idle--;
             if (p->tl)
-                find_timeline_idle(p->tl, (unsigned)(pw - p->ws), t0, find_timeline_now());
+                find_timeline_idle(p->tl, (unsigned)(pw - p->ws), t0, cli_now());
         }
         if (!may_take(p))
             break;

@@ -46,11 +46,6 @@ find_timeline *find_timeline_start(unsigned workers)
     return t;
 }
 
-double find_timeline_now(void)
-{
-    return cli_now();
-}
-
 void find_timeline_idle(find_timeline *t, unsigned i, double from, double to)
 {
     t->w[i].idle += to - from;

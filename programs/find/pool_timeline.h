@@ -19,10 +19,8 @@ typedef struct find_timeline find_timeline;
  * when out of memory) NULL. */
 find_timeline *find_timeline_start(unsigned workers);
 
-/* The clock the calls below take (seconds). */
-double find_timeline_now(void);
-
-/* Worker `i` waited for work from `from` to `to`. */
+/* Worker `i` waited for work from `from` to `to` (cli_now's clock, as
+ * every time below). */
 void find_timeline_idle(find_timeline *t, unsigned i, double from, double to);
 
 /* Worker `i` searched a file (or listed a directory, `dir`: `name` may be
