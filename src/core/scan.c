@@ -7,12 +7,17 @@
  * matches that end before s.  Every match is thereby found exactly once, and
  * reporting chunks in order gives matches in order of end.
  *
- * With several threads and a callback, the input is processed in rounds of
- * chunks: threads fill one match buffer per chunk, then the calling thread
- * replays the buffers in chunk order.  A buffer is capped; a chunk that
- * overflows it keeps what it has (all matches up to some end E) and the rest
- * of that chunk is rescanned serially with the callback attached, so memory
- * stays bounded however dense the matches are.
+ * With several threads and a callback, threads fill one match buffer per
+ * chunk and the calling thread replays the buffers in chunk order, the
+ * callback's work overlapping the filling of the chunks after it: the
+ * buffers form a ring (chunk k in buffer k % R), a thread takes the next
+ * chunk only once its buffer was replayed, and the calling thread fills
+ * chunks too when the next one to replay is not ready (the dynamic
+ * schedule; the static one goes in rounds: fill R chunks, then replay
+ * them).  A buffer is capped; a chunk that overflows it keeps what it has
+ * (all matches up to some end E) and the rest of that chunk is rescanned
+ * serially with the callback attached, so memory stays bounded however
+ * dense the matches are.
  *
  * A batched scan (hay_scan_batch) runs the same way with a hay_batcher as
  * the callback (batch.c); the replay and the serial scan put into its array
@@ -20,6 +25,7 @@
  */
 #include "internal.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 
 #ifdef _OPENMP
@@ -45,6 +51,7 @@ typedef struct chunk_buf {
     size_t n, cap;
     uint64_t complete_end;   /* when overflowed: all ends <= this are in m */
     bool overflow;   /* full (or could not grow): rescan after complete_end */
+    atomic_uint_fast64_t filled;   /* the ring: 1 + the chunk it holds, once filled */
 } chunk_buf;
 
 struct hay_scratch {
@@ -368,6 +375,192 @@ static bool replay_batch(const hay_patterns *set, const chunk_buf *b, hay_batche
     return true;
 }
 
+/* What replays the chunks' buffers, in order, on the calling thread. */
+typedef struct replayer {
+    const hay_patterns *set;
+    const uint8_t *data;
+    uint64_t len, piece;
+    hay_batcher *bt;         /* a batched scan's, else NULL */
+    hay_match_fn fn;
+    void *ctx;
+    hay_emit_fn emit;        /* an overflowed chunk's rescan */
+    void *sink;
+} replayer;
+
+/* Chunk k's matches from buffer b to the callback, then the rest of the
+ * chunk if the buffer overflowed; false when the callback stopped. */
+static bool replay_chunk(const replayer *r, const chunk_buf *b, uint64_t k)
+{
+    if (r->bt && !replay_batch(r->set, b, r->bt))
+        return false;
+    for (size_t j = 0; j < b->n && !r->bt; j++) {
+        uint32_t id = b->m[j].id;
+        uint64_t end = b->m[j].end;
+        if (r->fn(id, end - r->set->len[id], end, r->ctx))
+            return false;
+    }
+    if (b->overflow) {
+        uint64_t s = k * r->piece;
+        uint64_t e = r->len - s > r->piece ? s + r->piece : r->len;
+        if (scan_range(r->set, r->data, b->complete_end, e, r->emit, r->sink))
+            return false;
+    }
+    return true;
+}
+
+static void clear_buf(chunk_buf *b)
+{
+    b->n = 0;
+    b->overflow = false;
+}
+
+/* The static schedule: rounds of R chunks, filled by the threads, then
+ * replayed. */
+static hay_status scan_rounds(const replayer *r, hay_scratch *scratch, unsigned t,
+                              size_t per_round, const hay_scan_opts *o)
+{
+    uint64_t len = r->len, piece = r->piece;
+    uint64_t nchunks = len / piece + (len % piece != 0);
+    for (uint64_t first = 0; first < nchunks; first += per_round) {
+        uint64_t last = first + per_round < nchunks ? first + per_round : nchunks;
+        long nr = (long)(last - first);
+        for (long i = 0; i < nr; i++)
+            clear_buf(&scratch->bufs[i]);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(t) schedule(static, 1)
+        for (long i = 0; i < nr; i++)
+            fill_chunk(r->set, scratch, r->data, len, piece, first + (uint64_t)i, i);
+#else
+        (void)t;
+#endif
+        for (long i = 0; i < nr; i++)
+            if (!replay_chunk(r, &scratch->bufs[i], first + (uint64_t)i))
+                return HAY_STOPPED;
+        uint64_t done_bytes = last * piece < len ? last * piece : len;
+        report_progress(o, done_bytes, len);
+    }
+    return HAY_OK;
+}
+
+/* The ring's shared state (see the top of the file). */
+typedef struct ring {
+    atomic_uint_fast64_t next;       /* the next chunk to take */
+    atomic_uint_fast64_t replayed;   /* chunks [0, replayed) replayed */
+    atomic_bool stop;                /* the callback stopped the scan */
+    uint64_t nchunks;
+    size_t nbufs;
+} ring;
+
+/* Takes the next chunk to fill, if its buffer is free: true with *k set. */
+static bool ring_take(ring *g, uint64_t *k)
+{
+    uint_fast64_t n = atomic_load_explicit(&g->next, memory_order_relaxed);
+    while (n < g->nchunks &&
+           n < atomic_load_explicit(&g->replayed, memory_order_acquire) + g->nbufs) {
+        if (atomic_compare_exchange_weak_explicit(&g->next, &n, n + 1,
+                                                  memory_order_acquire,
+                                                  memory_order_relaxed)) {
+            *k = n;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Waiting on another thread: a short spin, then the core given up (a walk
+ * may have other files to search on it). */
+static void ring_wait(unsigned *spins)
+{
+    if (++*spins < 64)
+        return;
+    *spins = 0;
+    sched_yield();
+}
+
+static void ring_fill(const replayer *r, hay_scratch *scratch, ring *g, uint64_t k)
+{
+    chunk_buf *b = &scratch->bufs[k % g->nbufs];
+    clear_buf(b);
+    buf_sink bs = { b, &scratch->alloc };
+    uint64_t s = k * r->piece;
+    uint64_t e = r->len - s > r->piece ? s + r->piece : r->len;
+    scan_range(r->set, r->data, s, e, emit_buf, &bs);
+    atomic_store_explicit(&b->filled, k + 1, memory_order_release);
+}
+
+/* The calling thread: replays chunk after chunk as they are filled, and
+ * fills one itself when the next is not ready. */
+static hay_status ring_replay(const replayer *r, hay_scratch *scratch, ring *g,
+                              const hay_scan_opts *o)
+{
+    uint64_t step = o->progress ? PROGRESS_STEP : UINT64_MAX, reported = 0;
+    unsigned spins = 0;
+    for (uint64_t k = 0; k < g->nchunks;) {
+        chunk_buf *b = &scratch->bufs[k % g->nbufs];
+        uint64_t fk;
+        if (atomic_load_explicit(&b->filled, memory_order_acquire) == k + 1) {
+            if (!replay_chunk(r, b, k)) {
+                atomic_store(&g->stop, true);
+                return HAY_STOPPED;
+            }
+            atomic_store_explicit(&g->replayed, ++k, memory_order_release);
+            uint64_t done = k * r->piece < r->len ? k * r->piece : r->len;
+            if (done - reported >= step || done == r->len) {
+                report_progress(o, done, r->len);
+                reported = done;
+            }
+            spins = 0;
+        } else if (ring_take(g, &fk)) {
+            ring_fill(r, scratch, g, fk);
+        } else {
+            ring_wait(&spins);
+        }
+    }
+    return HAY_OK;
+}
+
+/* The other threads: fill chunks until none is left or the scan stopped. */
+static void ring_work(const replayer *r, hay_scratch *scratch, ring *g)
+{
+    unsigned spins = 0;
+    while (!atomic_load_explicit(&g->stop, memory_order_relaxed)) {
+        uint64_t k;
+        if (ring_take(g, &k)) {
+            ring_fill(r, scratch, g, k);
+            spins = 0;
+        } else if (atomic_load_explicit(&g->next, memory_order_relaxed) >= g->nchunks) {
+            return;
+        } else {
+            ring_wait(&spins);
+        }
+    }
+}
+
+static hay_status scan_ring(const replayer *r, hay_scratch *scratch, unsigned t,
+                            size_t nbufs, const hay_scan_opts *o)
+{
+    ring g = { .nchunks = r->len / r->piece + (r->len % r->piece != 0), .nbufs = nbufs };
+    atomic_init(&g.next, 0);
+    atomic_init(&g.replayed, 0);
+    atomic_init(&g.stop, false);
+    for (size_t i = 0; i < nbufs; i++)
+        atomic_store_explicit(&scratch->bufs[i].filled, 0, memory_order_relaxed);
+    hay_status st = HAY_OK;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(t)
+    {
+        if (omp_get_thread_num() == 0)
+            st = ring_replay(r, scratch, &g, o);
+        else
+            ring_work(r, scratch, &g);
+    }
+#else
+    (void)t;
+    st = ring_replay(r, scratch, &g, o);
+#endif
+    return st;
+}
+
 hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
                           const uint8_t *data, uint64_t len,
                           const hay_scan_opts *o, hay_match_fn fn, void *ctx)
@@ -375,7 +568,6 @@ hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
     cb_sink cb;
     void *sink;
     hay_emit_fn emit = emit_to(fn, ctx, &cb, &sink);
-    hay_batcher *bt = hay_batcher_of(fn, ctx);
     unsigned t = thread_count(o, len);
     if (!go_parallel(t, len, o))
         return serial_scan(set, data, len, o, emit, sink);
@@ -392,48 +584,10 @@ hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
     size_t per_round = o->schedule == HAY_SCHEDULE_STATIC
                            ? t : (size_t)t * CHUNKS_PER_THREAD_ROUND;
     FORWARD_IF_ERROR(scratch_reserve(scratch, per_round));
-
-    uint64_t nchunks = len / piece + (len % piece != 0);
-    for (uint64_t first = 0; first < nchunks; first += per_round) {
-        uint64_t last = first + per_round < nchunks ? first + per_round : nchunks;
-        long nr = (long)(last - first);
-        for (long i = 0; i < nr; i++) {
-            chunk_buf *b = &scratch->bufs[i];
-            b->n = 0;
-            b->overflow = false;
-        }
-#ifdef _OPENMP
-        if (o->schedule == HAY_SCHEDULE_STATIC) {
-#pragma omp parallel for num_threads(t) schedule(static, 1)
-            for (long i = 0; i < nr; i++)
-                fill_chunk(set, scratch, data, len, piece, first + (uint64_t)i, i);
-        } else {
-#pragma omp parallel for num_threads(t) schedule(dynamic, 1)
-            for (long i = 0; i < nr; i++)
-                fill_chunk(set, scratch, data, len, piece, first + (uint64_t)i, i);
-        }
-#endif
-        for (long i = 0; i < nr; i++) {
-            chunk_buf *b = &scratch->bufs[i];
-            if (bt && !replay_batch(set, b, bt))
-                return HAY_STOPPED;
-            for (size_t k = 0; k < b->n && !bt; k++) {
-                uint32_t id = b->m[k].id;
-                uint64_t end = b->m[k].end;
-                if (fn(id, end - set->len[id], end, ctx))
-                    return HAY_STOPPED;
-            }
-            if (b->overflow) {
-                uint64_t s = (first + (uint64_t)i) * piece;
-                uint64_t e = len - s > piece ? s + piece : len;
-                if (scan_range(set, data, b->complete_end, e, emit, sink))
-                    return HAY_STOPPED;
-            }
-        }
-        uint64_t done_bytes = last * piece < len ? last * piece : len;
-        report_progress(o, done_bytes, len);
-    }
-    return HAY_OK;
+    replayer r = { set, data, len, piece, hay_batcher_of(fn, ctx), fn, ctx, emit, sink };
+    if (o->schedule == HAY_SCHEDULE_STATIC)
+        return scan_rounds(&r, scratch, t, per_round, o);
+    return scan_ring(&r, scratch, t, per_round, o);
 }
 
 /* Public entry points ------------------------------------------------------ */
