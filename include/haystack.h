@@ -427,6 +427,18 @@ typedef struct hay_scan_opts {
      * none are made.  The library itself never prints. */
     void (*log)(const char *line, void *ctx);
     void *log_ctx;
+    /* Experimental: the caller's own pass over the haystack (a look for
+     * NUL bytes, a count of lines) done beside the scan, by the threads
+     * that scan it, while the data is in their caches.  Called with parts
+     * [start, end) of data, each part at most once, from any of the scan's
+     * threads, several at once and in any order, each before any match
+     * ending in it reaches the callback.  hay_scan and hay_scan_batch on
+     * the CPU backend (and backend auto when it scans on the CPU) call it
+     * for every part of a partition of [0, len); other calls and backends
+     * may leave out any part, so the caller does the work itself for what
+     * it was not given.  NULL (the default): none. */
+    void (*on_part)(const void *data, uint64_t start, uint64_t end, void *ctx);
+    void *part_ctx;
 } hay_scan_opts;
 
 /* Fills *opts with the defaults (all cores, dynamic, default chunks). */

@@ -29,6 +29,7 @@
  */
 #include "search.h"
 
+#include "binary.h"
 #include "cli.h"
 #include "context.h"
 #include "linecount.h"
@@ -75,6 +76,7 @@ typedef struct file_search {
     uint64_t selected, occurrences;
     bool detect_binary;     /* lines are printed and -a was not given */
     uint64_t nul_from;      /* the piece holds no NUL below this offset */
+    find_nul_look look;     /* the look for it, beside a scan on threads */
     bool nul_seen;          /* a NUL came before the line being printed */
     uint64_t nul_at;        /* then the offset in the file of the first */
     bool binary;            /* a line was selected after a NUL */
@@ -129,21 +131,20 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
         fprintf(stderr, "\r\33[K");
 }
 
-/* Looks for a late NUL in the piece up to `end`, from where the last look
- * stopped: its offset in the piece when this look found it (nul_seen,
- * nul_at set), else UINT64_MAX. */
+/* Looks for a late NUL in the piece up to `end` (binary.h): its offset in
+ * the piece when there is one below `end` and none was seen before
+ * (nul_seen, nul_at set), else UINT64_MAX. */
 static uint64_t find_nul(file_search *s, uint64_t end)
 {
     if (!s->detect_binary || s->nul_seen || end <= s->nul_from)
         return UINT64_MAX;
-    const uint8_t *buf = s->printer.buf;
-    const uint8_t *z = memchr(buf + s->nul_from, 0, (size_t)(end - s->nul_from));
+    uint64_t z = find_nul_look_below(&s->look, end);
     s->nul_from = end;
-    if (!z)
+    if (z == UINT64_MAX)
         return UINT64_MAX;
     s->nul_seen = true;
-    s->nul_at = s->base + (uint64_t)(z - buf);
-    return (uint64_t)(z - buf);
+    s->nul_at = s->base + z;
+    return z;
 }
 
 /* After a late NUL (see the top): a selected line (sep ':') gives the
@@ -443,6 +444,12 @@ static void scan_opts(file_search *s, uint64_t len, hay_scan_opts *so, hay_scan_
     }
     memset(lib, 0, sizeof *lib);
     so->stats = cf->stats ? lib : NULL;
+    /* The look for a late NUL: by the scan's threads, each part as it is
+     * scanned (binary.h). */
+    if (s->detect_binary && !s->nul_seen && so->threads > 1) {
+        so->on_part = find_nul_look_part;
+        so->part_ctx = &s->look;
+    }
 }
 
 /* The scan of the piece, through on_match.  With s->skip (one thread),
@@ -541,6 +548,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     s->printer.len = len;
     s->printer.base = s->base;
     s->nul_from = 0;
+    find_nul_look_init(&s->look, buf);
     s->merge_pos = 0;
     find_lines_init(&s->lines, buf, len);
     find_lines_first_number(&s->lines, s->lineno);
@@ -643,6 +651,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     if ((cf->line_numbers || cf->json) && !s->in->mapped)
         s->lineno += find_lines_count(buf, len, cf->eol);
     find_lines_free(&s->lines);
+    find_nul_look_free(&s->look);
 }
 
 void find_search_file(find_worker *w, int fd, const char *name, bool walked)

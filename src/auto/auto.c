@@ -362,6 +362,10 @@ static hay_status auto_split(const hay_patterns *set, hay_scratch *scratch,
     w.len = r->len;
     w.o = *o;
     hay_scan_opts co = *o;
+    /* (Its sides scan pieces: the caller's pass over parts, whose offsets
+     * are the whole input's, is left to the caller; haystack.h.) */
+    w.o.on_part = NULL;
+    co.on_part = NULL;
     unsigned keep = g->keep, cores = hay_cpu_count();
     if (g->split == SPLIT_HEAVY || g->split == SPLIT_AUTO) {
         /* The GPU side stages with most of the cores, as alone, and the

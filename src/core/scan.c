@@ -261,16 +261,27 @@ static void report_progress(const hay_scan_opts *o, uint64_t done,
         o->progress(done, total, o->progress_ctx);
 }
 
-/* Serial: one chunk, cut in pieces only to report progress. */
+/* The caller's pass over the part [s, e) (hay_scan_opts.on_part). */
+static void pass_part(const hay_scan_opts *o, const uint8_t *data, uint64_t s, uint64_t e)
+{
+    if (o->on_part)
+        o->on_part(data, s, e, o->part_ctx);
+}
+
+/* Serial: one chunk, cut in pieces only to report progress, or into
+ * chunks for the caller's pass over each. */
 static hay_status serial_scan(const hay_patterns *set, const uint8_t *data,
                               uint64_t len, const hay_scan_opts *o,
                               hay_emit_fn emit, void *sink)
 {
     uint64_t step = o->progress ? PROGRESS_STEP : len;
+    if (o->on_part && step > chunk_size(set, o))
+        step = chunk_size(set, o);
     if (step < set->max_len)
         step = set->max_len;
     for (uint64_t s = 0; s < len; s += step) {
         uint64_t e = len - s > step ? s + step : len;
+        pass_part(o, data, s, e);
         if (scan_range(set, data, s, e, emit, sink))
             return HAY_STOPPED;
         report_progress(o, e, len);
@@ -297,15 +308,17 @@ static uint64_t count_chunk(const hay_patterns *set, const uint8_t *data,
     return c;
 }
 
-/* Chunk k of a parallel scan, into match buffer i. */
+/* Chunk k of a parallel scan, into match buffer b, then the caller's
+ * pass over it. */
 static void fill_chunk(const hay_patterns *set, hay_scratch *scratch,
                        const uint8_t *data, uint64_t len, uint64_t piece,
-                       uint64_t k, long i)
+                       uint64_t k, chunk_buf *b, const hay_scan_opts *o)
 {
     uint64_t s = k * piece;
     uint64_t e = len - s > piece ? s + piece : len;
-    buf_sink bs = { &scratch->bufs[i], &scratch->alloc };
+    buf_sink bs = { b, &scratch->alloc };
     scan_range(set, data, s, e, emit_buf, &bs);
+    pass_part(o, data, s, e);
 }
 
 hay_status hay_chunk_count(const hay_patterns *set, hay_scratch *scratch,
@@ -429,7 +442,8 @@ static hay_status scan_rounds(const replayer *r, hay_scratch *scratch, unsigned 
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(t) schedule(static, 1)
         for (long i = 0; i < nr; i++)
-            fill_chunk(r->set, scratch, r->data, len, piece, first + (uint64_t)i, i);
+            fill_chunk(r->set, scratch, r->data, len, piece, first + (uint64_t)i,
+                       &scratch->bufs[i], o);
 #else
         (void)t;
 #endif
@@ -477,14 +491,12 @@ static void ring_wait(unsigned *spins)
     sched_yield();
 }
 
-static void ring_fill(const replayer *r, hay_scratch *scratch, ring *g, uint64_t k)
+static void ring_fill(const replayer *r, hay_scratch *scratch, ring *g, uint64_t k,
+                      const hay_scan_opts *o)
 {
     chunk_buf *b = &scratch->bufs[k % g->nbufs];
     clear_buf(b);
-    buf_sink bs = { b, &scratch->alloc };
-    uint64_t s = k * r->piece;
-    uint64_t e = r->len - s > r->piece ? s + r->piece : r->len;
-    scan_range(r->set, r->data, s, e, emit_buf, &bs);
+    fill_chunk(r->set, scratch, r->data, r->len, r->piece, k, b, o);
     atomic_store_explicit(&b->filled, k + 1, memory_order_release);
 }
 
@@ -511,7 +523,7 @@ static hay_status ring_replay(const replayer *r, hay_scratch *scratch, ring *g,
             }
             spins = 0;
         } else if (ring_take(g, &fk)) {
-            ring_fill(r, scratch, g, fk);
+            ring_fill(r, scratch, g, fk, o);
         } else {
             ring_wait(&spins);
         }
@@ -520,13 +532,14 @@ static hay_status ring_replay(const replayer *r, hay_scratch *scratch, ring *g,
 }
 
 /* The other threads: fill chunks until none is left or the scan stopped. */
-static void ring_work(const replayer *r, hay_scratch *scratch, ring *g)
+static void ring_work(const replayer *r, hay_scratch *scratch, ring *g,
+                      const hay_scan_opts *o)
 {
     unsigned spins = 0;
     while (!atomic_load_explicit(&g->stop, memory_order_relaxed)) {
         uint64_t k;
         if (ring_take(g, &k)) {
-            ring_fill(r, scratch, g, k);
+            ring_fill(r, scratch, g, k, o);
             spins = 0;
         } else if (atomic_load_explicit(&g->next, memory_order_relaxed) >= g->nchunks) {
             return;
@@ -552,7 +565,7 @@ static hay_status scan_ring(const replayer *r, hay_scratch *scratch, unsigned t,
         if (omp_get_thread_num() == 0)
             st = ring_replay(r, scratch, &g, o);
         else
-            ring_work(r, scratch, &g);
+            ring_work(r, scratch, &g, o);
     }
 #else
     (void)t;

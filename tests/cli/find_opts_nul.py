@@ -39,7 +39,37 @@ GROUPS = (lines("key %d\nplain\nplain\nplain", 0, 300) + lines("plain %d", 0, 40
           b"nul\0 here\n" + lines("plain again %d", 0, 5) + b"key after\n" +
           lines("plain end %d", 0, 5))
 
+# Files above 4 MiB are scanned on several threads, which look for the NUL
+# part by part beside the scan (binary.h).  Lines printed all along for 6
+# MiB, then a stretch of lines not printed (grep decides per read buffer),
+# the NUL at a chunk boundary or inside a chunk, more lines not printed,
+# and lines that would print after it.  For -v the roles swap.
+def big(nul_at, printed=b"key", other=b"plain"):
+    head = lines(printed.decode() + " %07d", 0, (6 << 20) // (len(printed) + 9))
+    head += lines(other.decode() + " %07d", 0, 40000)
+    pad = nul_at - len(head)
+    assert pad > 0
+    filler = lines(other.decode() + " %07d", 0, pad // 20)
+    filler += other + b"x" * (pad - len(filler) - len(other) - 1) + b"\n"
+    data = (head + filler + b"\0 " + other + b"\n" + lines(other.decode() + " %d", 0, 30000) +
+            lines(printed.decode() + " after %d", 0, 1000))
+    assert data.index(b"\0") == nul_at
+    return data
+
+
+BIG_EDGE = big(7 << 20)
+BIG_MID = big((7 << 20) + 12345)
+BIG_INVERT = big((7 << 20) + 777, b"plain", b"key")
+# Key lines on both sides, close to the NUL: no grep oracle (grep decides
+# per buffer), hay on one thread (no look beside the scan) instead.
+NEAR = lines("key %07d", 0, (6 << 20) // 12) + b"key \0 nul\n" + lines("key %07d", 0, 1000)
+
 CASES = [
+    ("big-edge", BIG_EDGE, []),
+    ("big-edge-n", BIG_EDGE, ["-n"]),
+    ("big-mid-C2", BIG_MID, ["-C", "2"]),
+    ("big-mid-v", BIG_INVERT, ["-v"]),
+    ("big-mid-chunks", BIG_MID, ["-n"], ["--chunk-size=65536"]),
     ("invert", INVERT, ["-v"]),
     ("invert-n", INVERT, ["-v", "-n"]),
     ("invert-A1", INVERT, ["-v", "-A", "1"]),
@@ -71,15 +101,26 @@ def main():
     hay = sys.argv[1]
     d = tempfile.mkdtemp()
     try:
-        for label, data, args in CASES:
+        for label, data, args, *own in CASES:
             name = os.path.join(d, label)
             with open(name, "wb") as f:
                 f.write(data)
             want = run(["grep", "-F"] + args + ["key", name])
-            got = run([hay, "find"] + args + ["key", name])
-            clitest.check(label, got == want,
-                          "hay %r, grep %r" % ((got[0], got[1][-200:], got[2]),
-                                               (want[0], want[1][-200:], want[2])))
+            for threads in ("2", "3"):
+                got = run([hay, "find", "--threads=" + threads] + args + (own[0] if own else []) +
+                          ["key", name])
+                clitest.check("%s threads %s" % (label, threads), got == want,
+                              "hay %r, grep %r" % ((got[0], got[1][-200:], got[2]),
+                                                   (want[0], want[1][-200:], want[2])))
+        name = os.path.join(d, "near")
+        with open(name, "wb") as f:
+            f.write(NEAR)
+        for args in ([], ["-n"], ["-C1"], ["--chunk-size=100000"]):
+            want = run([hay, "find", "--threads=1"] + args + ["key", name])
+            got = run([hay, "find", "--threads=2"] + args + ["key", name])
+            clitest.check("near %s" % " ".join(args), got == want and b"binary" in want[2],
+                          "2 threads %r, 1 thread %r" % ((got[0], got[1][-200:], got[2]),
+                                                         (want[0], want[1][-200:], want[2])))
     finally:
         shutil.rmtree(d)
     clitest.finish()
