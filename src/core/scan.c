@@ -25,8 +25,10 @@
  */
 #include "internal.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -463,6 +465,11 @@ typedef struct ring {
     atomic_bool stop;                /* the callback stopped the scan */
     uint64_t nchunks;
     size_t nbufs;
+    /* A thread with nothing to do sleeps here after a while (a callback
+     * that blocks, on a pipe its reader does not empty, costs no core). */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    atomic_uint sleepers;
 } ring;
 
 /* Takes the next chunk to fill, if its buffer is free: true with *k set. */
@@ -481,14 +488,40 @@ static bool ring_take(ring *g, uint64_t *k)
     return false;
 }
 
-/* Waiting on another thread: a short spin, then the core given up (a walk
- * may have other files to search on it). */
-static void ring_wait(unsigned *spins)
+/* Waiting on another thread: a short spin, then the core given up a few
+ * times (a walk may have other files to search on it), then sleeps of at
+ * most a millisecond, cut short when a chunk is filled or replayed. */
+static void ring_wait(ring *g, unsigned *spins)
 {
-    if (++*spins < 64)
+    ++*spins;
+    if (*spins < 64)
         return;
-    *spins = 0;
-    sched_yield();
+    if (*spins < 64 + 32) {
+        sched_yield();
+        return;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&g->lock);
+    atomic_fetch_add(&g->sleepers, 1);
+    pthread_cond_timedwait(&g->changed, &g->lock, &until);
+    atomic_fetch_sub(&g->sleepers, 1);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* A chunk was filled or replayed, or the scan stopped: sleepers wake. */
+static void ring_changed(ring *g)
+{
+    if (!atomic_load_explicit(&g->sleepers, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&g->lock);
+    pthread_cond_broadcast(&g->changed);
+    pthread_mutex_unlock(&g->lock);
 }
 
 static void ring_fill(const replayer *r, hay_scratch *scratch, ring *g, uint64_t k,
@@ -498,6 +531,7 @@ static void ring_fill(const replayer *r, hay_scratch *scratch, ring *g, uint64_t
     clear_buf(b);
     fill_chunk(r->set, scratch, r->data, r->len, r->piece, k, b, o);
     atomic_store_explicit(&b->filled, k + 1, memory_order_release);
+    ring_changed(g);
 }
 
 /* The calling thread: replays chunk after chunk as they are filled, and
@@ -513,9 +547,11 @@ static hay_status ring_replay(const replayer *r, hay_scratch *scratch, ring *g,
         if (atomic_load_explicit(&b->filled, memory_order_acquire) == k + 1) {
             if (!replay_chunk(r, b, k)) {
                 atomic_store(&g->stop, true);
+                ring_changed(g);
                 return HAY_STOPPED;
             }
             atomic_store_explicit(&g->replayed, ++k, memory_order_release);
+            ring_changed(g);
             uint64_t done = k * r->piece < r->len ? k * r->piece : r->len;
             if (done - reported >= step || done == r->len) {
                 report_progress(o, done, r->len);
@@ -525,7 +561,7 @@ static hay_status ring_replay(const replayer *r, hay_scratch *scratch, ring *g,
         } else if (ring_take(g, &fk)) {
             ring_fill(r, scratch, g, fk, o);
         } else {
-            ring_wait(&spins);
+            ring_wait(g, &spins);
         }
     }
     return HAY_OK;
@@ -544,7 +580,7 @@ static void ring_work(const replayer *r, hay_scratch *scratch, ring *g,
         } else if (atomic_load_explicit(&g->next, memory_order_relaxed) >= g->nchunks) {
             return;
         } else {
-            ring_wait(&spins);
+            ring_wait(g, &spins);
         }
     }
 }
@@ -556,6 +592,9 @@ static hay_status scan_ring(const replayer *r, hay_scratch *scratch, unsigned t,
     atomic_init(&g.next, 0);
     atomic_init(&g.replayed, 0);
     atomic_init(&g.stop, false);
+    atomic_init(&g.sleepers, 0);
+    pthread_mutex_init(&g.lock, NULL);
+    pthread_cond_init(&g.changed, NULL);
     for (size_t i = 0; i < nbufs; i++)
         atomic_store_explicit(&scratch->bufs[i].filled, 0, memory_order_relaxed);
     hay_status st = HAY_OK;
@@ -571,6 +610,8 @@ static hay_status scan_ring(const replayer *r, hay_scratch *scratch, unsigned t,
     (void)t;
     st = ring_replay(r, scratch, &g, o);
 #endif
+    pthread_cond_destroy(&g.changed);
+    pthread_mutex_destroy(&g.lock);
     return st;
 }
 
