@@ -75,12 +75,17 @@ static void looked(find_nul_look *l, uint64_t start, uint64_t end, uint64_t nul)
 void find_nul_look_part(const void *data, uint64_t start, uint64_t end, void *ctx)
 {
     find_nul_look *l = ctx;
+    /* (Offsets in the piece, wherever in it the scan began.) */
+    uint64_t at = (uint64_t)((const uint8_t *)data - l->buf);
+    const uint8_t *from = (const uint8_t *)data + start;
+    start += at;
+    end += at;
     uint64_t asked = atomic_load_explicit(&l->asked, memory_order_relaxed);
     if (!asked || start > asked + LOOK_AHEAD ||
         atomic_load_explicit(&l->first_pub, memory_order_relaxed) < start)
         return;
-    const uint8_t *z = memchr((const uint8_t *)data + start, 0, (size_t)(end - start));
-    uint64_t nul = z ? (uint64_t)(z - (const uint8_t *)data) : UINT64_MAX;
+    const uint8_t *z = memchr(from, 0, (size_t)(end - start));
+    uint64_t nul = z ? (uint64_t)(z - l->buf) : UINT64_MAX;
     pthread_mutex_lock(&l->lock);
     looked(l, start, end, nul);
     pthread_mutex_unlock(&l->lock);

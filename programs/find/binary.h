@@ -43,7 +43,8 @@ typedef struct find_nul_look {
 void find_nul_look_init(find_nul_look *l, const uint8_t *buf);
 void find_nul_look_free(find_nul_look *l);
 
-/* hay_scan_opts.on_part, with ctx a find_nul_look. */
+/* hay_scan_opts.on_part, with ctx a find_nul_look: data lies inside the
+ * piece (a scan of part of it). */
 void find_nul_look_part(const void *data, uint64_t start, uint64_t end, void *ctx);
 
 /* The first NUL of the piece if it lies below `end`, else UINT64_MAX;
