@@ -6,7 +6,8 @@ score kernels' step loop (src/cuda/sw_db_kernels.cu), read from SASS.
 
 Compiles src/cuda/sw_db_kernels.cu for sm_90 (nvcc -cubin, the macros given
 with -D), disassembles every swdb_kernel instance and finds its step loop:
-the innermost backward branch whose body holds the most DPX instructions.
+the backward branch with the fewest instructions a DPX instruction (the plain
+steps, where SWDB_B2B adds a loop of transition steps).
 cuobjdump: $CUOBJDUMP, PATH, or /tmp/nvtools/nvidia/cu13/bin (where
 `pip download --no-deps nvidia-cuda-cuobjdump -d /tmp/nvtools` and an unzip
 of the wheel there put it; Debian's CUDA 13 nvcc comes without it).  Every
@@ -101,7 +102,7 @@ def is_cell_op(op, p16):
 
 
 def step_loop(ins):
-    """(start, end) indices of the loop with the most DPX ops, innermost first."""
+    """(start, end) indices of the step loop: the fewest instructions a DPX op."""
     addr_idx = {a: i for i, (a, _, _, _) in enumerate(ins)}
     best = None
     for i, (a, op, args, _) in enumerate(ins):
@@ -121,8 +122,10 @@ def step_loop(ins):
         size = i + 1 - j
         if ndpx == 0:
             continue
-        # Most DPX ops, then the smallest body (the innermost loop holding them).
-        key = (ndpx, -size)
+        # The fewest instructions a DPX op (the plain step loop, where a
+        # kernel also has a longer one: SWDB_B2B's transition steps), then
+        # the most DPX ops, then the smallest body.
+        key = (-size / ndpx, ndpx, -size)
         if best is None or key > best[0]:
             best = (key, j, i + 1)
     return None if best is None else (best[1], best[2])

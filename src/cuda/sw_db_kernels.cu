@@ -30,19 +30,8 @@
 #define SWDB_MINB32 4
 #endif
 
-// SWDB_PAIR_IMAD=2 (default): the 16-bit kernel's score pairs by IMAD
-// from a 32-bit profile slice (swdb_col16, where that slice fits 40 KB of
-// shared memory: groups of 8 x 32 rows and narrower) in launches of at
-// least SWDB_PI_TASKS block tasks a resident block, which are bound by
-// throughput; elsewhere by PRMT (on a small database a launch's time is
-// one group's serial path, which the IMAD form lengthens).  One H100:
-// 1,000,000 x 256 4,758 -> 4,954 GCUPS; always (1), E. coli -11%.  0: never.
-#ifndef SWDB_PAIR_IMAD
-#define SWDB_PAIR_IMAD 2
-#endif
-#ifndef SWDB_PI_TASKS
-#define SWDB_PI_TASKS 16
-#endif
+// SWDB_PAIR_IMAD (the score pairs by IMAD in throughput-bound launches)
+// and SWDB_B2B (target pairs back to back in a pass): sw_db.cuh.
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
@@ -58,6 +47,37 @@ static __device__ __forceinline__ uint32_t swdb_pair(uint32_t a, uint32_t b)
     constexpr uint32_t sel = (uint32_t)K | ((uint32_t)(K | 8) << 4) |
                              ((uint32_t)(K + 4) << 8) | ((uint32_t)((K + 4) | 8) << 12);
     return swdb_prmt(a, b, sel);
+}
+
+// SWDB_B2B: the next pair's maximum into maxv, the current one's to the
+// end of mx (KP rotations: back to pair 0).
+template <int KP>
+static __device__ __forceinline__ void swdb_rotate(uint32_t &maxv, uint32_t (&mx)[KP])
+{
+    if constexpr (KP > 1) {
+        const uint32_t m0 = mx[0];
+#pragma unroll
+        for (int i = 0; i + 1 < KP - 1; i++)
+            mx[i] = mx[i + 1];
+        mx[KP - 2] = maxv;
+        maxv = m0;
+    }
+}
+
+// SWDB_B2B: columns of pair i of unit u (KP pairs a unit, groups of G):
+// its warp's longest target, rounded up to 4, at least G (so that the
+// pairs' first columns are at least G steps apart).
+template <int KP, int G>
+static __device__ __forceinline__ int swdb_pair_cols(const swdb_kargs &a, int u, int i)
+{
+    const int x = 2 * KP * u + 2 * i;
+    int l = 0;
+    if (u < a.nunits && x < a.ntargets)
+        l = max(a.len[x], x + 1 < a.ntargets ? a.len[x + 1] : 0);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        l = max(l, __shfl_xor_sync(0xffffffffu, l, o));
+    return max((l + 3) & ~3, G);
 }
 
 template <bool P16>
@@ -175,7 +195,9 @@ static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], u
     return F;
 }
 
-template <bool P16, int G, int R, bool PQ = false>
+// KP: target pairs a unit sweeps one after the other in each pass
+// (SWDB_B2B, sw_db.cuh; 1: one pair).
+template <bool P16, int G, int R, bool PQ = false, int KP = 1>
 __global__ void __launch_bounds__(SWDB_THREADS, R <= 16 ? SWDB_MINB16 : SWDB_MINB32)
 swdb_kernel(const swdb_kargs a)
 {
@@ -190,6 +212,7 @@ swdb_kernel(const swdb_kargs a)
     constexpr int ESZ = PI ? 4 : (int)sizeof(prof_t);   // bytes a row
     constexpr int RW = PI ? R + 4 : R;                   // rows a thread slice takes
     constexpr int ROWB = G * RW * ESZ;                   // bytes per residue, one pass
+    static_assert(KP == 1 || (P16 && G <= 8 && KP <= 8), "back-to-back pairs: 16 bits, G <= 8");
 
     __shared__ __align__(16) uint8_t sp[SWDB_MAX_ROWS_PROF * ROWB];
     static_assert(R % (P16 ? 16 : 4) == 0, "rows per thread: a multiple of 16 (4 in 32 bits)");
@@ -224,24 +247,40 @@ swdb_kernel(const swdb_kargs a)
         int ta = -1, tb = -1;
         if (u < a.nunits) {
             if (P16) {
-                ta = 2 * u;
-                tb = 2 * u + 1 < a.ntargets ? 2 * u + 1 : -1;
+                ta = 2 * KP * u;
+                tb = ta + 1 < a.ntargets ? ta + 1 : -1;
             } else {
                 ta = a.ulist ? a.ulist[u] : u;
             }
         }
-        const int la = ta >= 0 ? a.len[ta] : 0;
-        const int lb = tb >= 0 ? a.len[tb] : 0;
-        int nw = max(la, lb);
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1)
-            nw = max(nw, __shfl_xor_sync(0xffffffffu, nw, o));
+        int la = ta >= 0 ? a.len[ta] : 0;
+        int lb = tb >= 0 ? a.len[tb] : 0;
         const uint8_t *pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
         const uint8_t *pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
+        // KP > 1: pair i takes the columns [B_i, B_i + pc[i]) of the pass
+        // (swdb_pair_cols); nw is their sum.
+        int pc[KP];
+        int nw = max(la, lb);
+        if constexpr (KP == 1) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1)
+                nw = max(nw, __shfl_xor_sync(0xffffffffu, nw, o));
+        } else {
+            nw = 0;
+#pragma unroll
+            for (int i = 0; i < KP; i++) {
+                pc[i] = swdb_pair_cols<KP, G>(a, u, i);
+                nw += pc[i];
+            }
+        }
         const int mpad = a.qmpad[row];
         const int npass = mpad / T;
         const prof_t *prof = (const prof_t *)a.prof + a.qprof[row];
         uint32_t maxv = 0;
+        uint32_t mx[KP];   // KP > 1: the other pairs' maxima, the next pair's first
+#pragma unroll
+        for (int i = 0; i < KP; i++)
+            mx[i] = 0;
 
         for (int p = 0; p < npass; p++) {
             __syncthreads();
@@ -306,9 +345,18 @@ swdb_kernel(const swdb_kargs a)
             const int steps = (nw + G + 2) & ~3;
             int s = 0;
 
-#define SWDB_STEP(HS, HD, PH)                                                              \
+#define SWDB_STEP(HS, HD, PH, TR)                                                          \
     {                                                                                      \
         const int j = s - t;                                                               \
+        if (TR && j == cb) {                                                               \
+            /* The thread's first column of the next pair: a fresh row. */                 \
+            for (int q_ = 0; q_ < R; q_++) {                                               \
+                HS[q_] = 0;                                                                \
+                E[q_] = ngo2;                                                              \
+            }                                                                              \
+            hdiag = 0;                                                                     \
+            swdb_rotate<KP>(maxv, mx);                                                     \
+        }                                                                                  \
         uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
         uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
@@ -351,32 +399,87 @@ swdb_kernel(const swdb_kargs a)
     }
 
             // PH: the step's column within its residue word (s & 3); the
-            // word is refilled after its last column.
-            while (s < steps) {
-                SWDB_STEP(HA, HB, 0)
-                SWDB_STEP(HB, HA, 1)
-                SWDB_STEP(HA, HB, 2)
-                SWDB_STEP(HB, HA, 3)
+            // word is refilled after its last column.  TR: steps where a
+            // thread may begin the next pair (its column cb).
+#define SWDB_STEP4(TR)                                                                     \
+    {                                                                                      \
+        SWDB_STEP(HA, HB, 0, TR)                                                           \
+        SWDB_STEP(HB, HA, 1, TR)                                                           \
+        SWDB_STEP(HA, HB, 2, TR)                                                           \
+        SWDB_STEP(HB, HA, 3, TR)                                                           \
+    }
+            int cb = 0;   // the current pair's first column
+            if constexpr (KP == 1) {
+                while (s < steps)
+                    SWDB_STEP4(false)
+            } else {
+                int pend = pc[0];   // the current pair's end
+#pragma unroll 1
+                for (int k = 1;; k++) {
+                    while (s < (k < KP ? pend : steps))
+                        SWDB_STEP4(false)
+                    if (k >= KP)
+                        break;
+                    // Pair k from column cb: thread 0's residue words from
+                    // its targets, each as if it began at column 0 (cb is
+                    // a multiple of 4, so the words stay aligned).
+                    cb = pend;
+#pragma unroll
+                    for (int i = 1; i < KP; i++)
+                        if (i == k)
+                            pend += pc[i];
+                    if (t == 0) {
+                        const int x = ta >= 0 ? ta + 2 * k : a.ntargets;
+                        const int xa = x < a.ntargets ? x : -1;
+                        const int xb = xa >= 0 && x + 1 < a.ntargets ? x + 1 : -1;
+                        la = cb + (xa >= 0 ? a.len[xa] : 0);
+                        lb = cb + (xb >= 0 ? a.len[xb] : 0);
+                        pa = a.codes + (xa >= 0 ? a.off[xa] : 0) - cb;
+                        pb = a.codes + (xb >= 0 ? a.off[xb] : 0) - cb;
+                        wa = s < la ? *(const uint32_t *)(pa + s) : padw;
+                        wb = s < lb ? *(const uint32_t *)(pb + s) : padw;
+                        na = s + 4 < la ? *(const uint32_t *)(pa + s + 4) : padw;
+                        nb = s + 4 < lb ? *(const uint32_t *)(pb + s + 4) : padw;
+                    }
+                    while (s < cb + G)
+                        SWDB_STEP4(true)
+                }
+                // Back to pair 0 for the next pass.
+                swdb_rotate<KP>(maxv, mx);
+                if (t == 0) {
+                    la = ta >= 0 ? a.len[ta] : 0;
+                    lb = tb >= 0 ? a.len[tb] : 0;
+                    pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
+                    pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
+                }
             }
+#undef SWDB_STEP4
 #undef SWDB_STEP
         }
 
-        // The group's maximum, written by its first thread.
+        // The group's maximum (of each pair: pair i's in mx[i - 1]),
+        // written by its first thread.
 #pragma unroll
-        for (int o = G / 2; o > 0; o >>= 1) {
-            const uint32_t v = __shfl_xor_sync(0xffffffffu, maxv, o, G);
-            maxv = P16 ? __vimax_s16x2_relu(maxv, v) : (uint32_t)max((int)maxv, (int)v);
-        }
-        if (t == 0) {
-            int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
-            if (P16) {
-                const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
-                if (ta >= 0)
-                    out[ta] = lo >= a.thr ? -1 : lo;
-                if (tb >= 0)
-                    out[tb] = hi >= a.thr ? -1 : hi;
-            } else if (ta >= 0) {
-                out[ta] = (int32_t)maxv;
+        for (int i = 0; i < KP; i++) {
+            uint32_t m = i == 0 ? maxv : mx[i > 0 ? i - 1 : 0];
+#pragma unroll
+            for (int o = G / 2; o > 0; o >>= 1) {
+                const uint32_t v = __shfl_xor_sync(0xffffffffu, m, o, G);
+                m = P16 ? __vimax_s16x2_relu(m, v) : (uint32_t)max((int)m, (int)v);
+            }
+            if (t == 0) {
+                int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
+                const int x = i == 0 ? ta : ta >= 0 && ta + 2 * i < a.ntargets ? ta + 2 * i : -1;
+                const int y = i == 0 ? tb : x >= 0 && x + 1 < a.ntargets ? x + 1 : -1;
+                if (P16) {
+                    const int lo = (int)(int16_t)(m & 0xffffu), hi = (int)(int16_t)(m >> 16);
+                    if (x >= 0)
+                        out[x] = lo >= a.thr ? -1 : lo;
+                    if (y >= 0)
+                        out[y] = hi >= a.thr ? -1 : hi;
+                } else if (x >= 0) {
+                    out[x] = (int32_t)m;
+                }
             }
         }
     }
@@ -393,7 +496,7 @@ static swdb_kfn swdb_k16(bool pi)
 {
 #if SWDB_PAIR_IMAD
     if (pi)
-        return swdb_kernel<true, G, R, true>;
+        return swdb_kernel<true, G, R, true, swdb_b2b_pairs(G, R)>;
 #endif
     (void)pi;
     return swdb_kernel<true, G, R>;
@@ -428,11 +531,8 @@ static swdb_kfn swdb_pick(int bits, int g, int r, bool pi)
     }
 }
 
-int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s)
+int swdb_launch(int bits, int g, int r, int grid, bool pi, const swdb_kargs *a, cudaStream_t s)
 {
-    const bool pi = SWDB_PAIR_IMAD == 1 ||
-                    (SWDB_PAIR_IMAD == 2 &&
-                     (long long)a->nq * a->nblk >= (long long)SWDB_PI_TASKS * grid);
     swdb_kfn k = swdb_pick(bits, g, r, pi);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;
