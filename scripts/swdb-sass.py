@@ -149,8 +149,11 @@ def pipe(op):
 
 
 def parse_name(f):
-    m = re.match(r"_Z11swdb_kernelILb([01])ELi(\d+)ELi(\d+)E(Lb([01])E)?", f)
-    return (m.group(1) == "1", int(m.group(2)), int(m.group(3)), m.group(5) == "1") if m else None
+    m = re.match(r"_Z11swdb_kernelILb([01])ELi(\d+)ELi(\d+)E(Lb([01])E)?(Li(\d+)E)?", f)
+    if not m:
+        return None
+    return (m.group(1) == "1", int(m.group(2)), int(m.group(3)), m.group(5) == "1",
+            int(m.group(7) or 1))
 
 
 def main():
@@ -170,7 +173,7 @@ def main():
     res = resources(cubin)
     label = args.label or (" ".join(args.defs) or "default")
     print("# %s" % label)
-    print("%-12s %4s %5s %5s %7s %8s %8s %8s %7s %7s %8s" % (
+    print("%-14s %4s %5s %5s %7s %8s %8s %8s %7s %7s %8s" % (
         "kernel", "reg", "stack", "steps", "ins/st", "cell/st", "ins/cell", "ovh/st",
         "alu/st", "fma/st", "alu/cell"))
     def order(f):
@@ -181,7 +184,7 @@ def main():
         pn = parse_name(f)
         if not pn:
             continue
-        p16, g, r, pq = pn
+        p16, g, r, pq, kp = pn
         ins = [x for x in funcs[f] if x[1] != "NOP"]
         lp = step_loop(ins)
         if lp is None:
@@ -204,11 +207,13 @@ def main():
         n = len(body)
         cellops = sum(1 for x in body if is_cell_op(x[1], p16))
         ovh = n - cellops
-        name = "%s%dx%d%s" % ("16:" if p16 else "32:", g, r, " pi" if pq else "")
+        # kp: target pairs a unit (SWDB_B2B).
+        name = "%s%dx%d%s%s" % ("16:" if p16 else "32:", g, r, " pi" if pq else "",
+                                " b%d" % kp if kp > 1 else "")
         reg, stack = res.get(f, (0, 0))
         alu = sum(1 for x in body if pipe(x[1]) == "alu")
         fma = sum(1 for x in body if pipe(x[1]) == "fma")
-        print("%-12s %4d %5d %5.1f %7.1f %8d %8.2f %8.1f %7.1f %7.1f %8.3f" % (
+        print("%-14s %4d %5d %5.1f %7.1f %8d %8.2f %8.1f %7.1f %7.1f %8.3f" % (
             name, reg, stack, steps, n / steps, cells, n / steps / cells, ovh / steps,
             alu / steps, fma / steps, alu / steps / cells))
         if args.verbose and args.verbose in name:
