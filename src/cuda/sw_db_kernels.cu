@@ -33,6 +33,13 @@
 // SWDB_PAIR_IMAD (the score pairs by IMAD in throughput-bound launches)
 // and SWDB_B2B (target pairs back to back in a pass): sw_db.cuh.
 
+// SWDB_JW=1: the last thread's scratch column as s - (G - 1) (its column:
+// the write is its alone), not s - t, which the compiler recomputes from
+// the thread index (S2R, LOP3, IADD3) in every step.
+#ifndef SWDB_JW
+#define SWDB_JW 0
+#endif
+
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
     uint32_t r;
@@ -380,8 +387,12 @@ swdb_kernel(const swdb_kargs a)
         else                                                                               \
             fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
         hbot = HD[R - 1];                                                                  \
-        if (t == G - 1 && !last && j >= 0 && j < nw)                                       \
+        if (SWDB_JW) {                                                                     \
+            if (t == G - 1 && !last && (unsigned)(s - (G - 1)) < (unsigned)nw)            \
+                temp[(size_t)(s - (G - 1)) * UPB + uib] = make_uint2(hbot, fbot);          \
+        } else if (t == G - 1 && !last && j >= 0 && j < nw) {                              \
             temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);                          \
+        }                                                                                  \
         hdiag = hin;                                                                       \
         rcur = rin;                                                                        \
         cH = nH;                                                                           \
