@@ -164,6 +164,20 @@ static inline int swdb_b2b_cols(int L, int kp, int g)
     return kp > 1 ? kp * (c > g ? c : g) : L;
 }
 
+// SWDB_JW: the steps' scratch accesses without the thread index and
+// bound checks.  1: the last thread's column as s - (G - 1), not s - t
+// (which ptxas recomputes from the thread index in every step); 2: also no
+// bound check in the step: the last thread writes every column it steps
+// on (G - 1 before column 0 and up to 2 past nw, into slack columns) and
+// thread 0 reads every column (up to nw + G + 2; from nw on the boundary,
+// written once a task, or the padding columns' values, both below every
+// real cell's).
+#ifndef SWDB_JW
+#define SWDB_JW 0
+#endif
+// Scratch columns a unit of groups of g threads needs for L columns.
+static inline int swdb_temp_cols(int L, int g) { return SWDB_JW >= 2 ? L + 2 * g + 4 : L; }
+
 // Launches the score kernel (bits 16 or 32, g threads of r rows; 16 bits:
 // pi, the IMAD instance, whose units are swdb_b2b_pairs(g, r) pairs) on
 // `grid` blocks.  Returns a cudaError_t.

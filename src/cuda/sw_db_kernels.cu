@@ -33,11 +33,10 @@
 // SWDB_PAIR_IMAD (the score pairs by IMAD in throughput-bound launches)
 // and SWDB_B2B (target pairs back to back in a pass): sw_db.cuh.
 
-// SWDB_JW=1: the last thread's scratch column as s - (G - 1) (its column:
-// the write is its alone), not s - t, which the compiler recomputes from
-// the thread index (S2R, LOP3, IADD3) in every step.
-#ifndef SWDB_JW
-#define SWDB_JW 0
+// SWDB_AFMA=1: the score pairs' low profile offset by an IMAD (FMA pipe)
+// instead of a LOP3 (ALU).
+#ifndef SWDB_AFMA
+#define SWDB_AFMA 0
 #endif
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
@@ -148,6 +147,12 @@ static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], u
 {
     const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
     const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
+    if (SWDB_AFMA) {
+        // The low half as off - (off >> 16) * 65536: an IMAD (FMA pipe)
+        // instead of a LOP3 (ALU).
+        const uint32_t hi = off >> 16;
+        A = (const uint4 *)(sp_t + (off - hi * k65536));
+    }
     if (PI) {
 #pragma unroll
         for (int q = 0; q < R / 4; q++) {
@@ -238,7 +243,9 @@ swdb_kernel(const swdb_kargs a)
     const uint8_t *sp_t = sp + t * RW * ESZ;
     // 65536, which the compiler cannot see (a.alpha <= 32).
     const uint32_t k65536 = 0x10000u << (a.alpha >> 8);
-    uint2 *temp = a.temp + (size_t)blockIdx.x * (size_t)a.tmax * UPB;
+    // SWDB_JW=2: G - 1 columns before column 0 (sw_db.cuh).
+    uint2 *temp =
+        a.temp + ((size_t)blockIdx.x * (size_t)a.tmax + (SWDB_JW >= 2 ? G - 1 : 0)) * UPB;
 
     for (;;) {
         __syncthreads();                     // the last task's readers are done
@@ -344,6 +351,12 @@ swdb_kernel(const swdb_kargs a)
                     cH = v.x;
                     cF = v.y;
                 }
+                // SWDB_JW=2: the columns from nw on that the steps read and
+                // the last thread may not write (it writes up to steps - G,
+                // at least nw - 1), the boundary, once a task.
+                if (SWDB_JW >= 2 && first && !last)
+                    for (int c = nw; c <= nw + G + 2; c++)
+                        temp[(size_t)c * UPB + uib] = make_uint2(0u, ngo2);
             }
             // nw + G - 1 steps, rounded up to the loop's unroll by 4 steps
             // (one residue word: its byte selector and its refill are
@@ -368,7 +381,7 @@ swdb_kernel(const swdb_kargs a)
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
         uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
         if (t == 0) {                                                                      \
-            if (!first && s + 1 < nw) {                                                    \
+            if (!first && (SWDB_JW >= 2 || s + 1 < nw)) {                                 \
                 const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
                 nH = v.x;                                                                  \
                 nF = v.y;                                                                  \
@@ -387,7 +400,10 @@ swdb_kernel(const swdb_kargs a)
         else                                                                               \
             fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
         hbot = HD[R - 1];                                                                  \
-        if (SWDB_JW) {                                                                     \
+        if (SWDB_JW >= 2) {                                                                \
+            if (t == G - 1 && !last)                                                       \
+                temp[(s - (G - 1)) * UPB + uib] = make_uint2(hbot, fbot);                  \
+        } else if (SWDB_JW) {                                                              \
             if (t == G - 1 && !last && (unsigned)(s - (G - 1)) < (unsigned)nw)            \
                 temp[(size_t)(s - (G - 1)) * UPB + uib] = make_uint2(hbot, fbot);          \
         } else if (t == G - 1 && !last && j >= 0 && j < nw) {                              \
