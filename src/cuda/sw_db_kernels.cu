@@ -33,6 +33,12 @@
 // SWDB_PAIR_IMAD (the score pairs by IMAD in throughput-bound launches)
 // and SWDB_B2B (target pairs back to back in a pass): sw_db.cuh.
 
+// SWDB_TOFF=1: the thread's profile slice in the offsets it passes down
+// (no thread index in the step: ptxas recomputes it there, S2R and LOP3,
+// in 2 of every 4 steps under SWDB_JW=1).
+#ifndef SWDB_TOFF
+#define SWDB_TOFF 0
+#endif
 // SWDB_AFMA=1: the score pairs' low profile offset by an IMAD (FMA pipe)
 // instead of a LOP3 (ALU).
 #ifndef SWDB_AFMA
@@ -240,7 +246,11 @@ swdb_kernel(const swdb_kargs a)
     const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
     // Profile offsets of the padding residue (both halves).
     const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
-    const uint8_t *sp_t = sp + t * RW * ESZ;
+    // SWDB_TOFF: the residues' profile offsets include the thread's slice
+    // (each thread adds TD to what the thread above passes down), so that
+    // the step needs no thread index.
+    constexpr uint32_t TD = SWDB_TOFF ? (uint32_t)(RW * ESZ) * (P16 ? 0x10001u : 1u) : 0u;
+    const uint8_t *sp_t = SWDB_TOFF ? sp : sp + t * RW * ESZ;
     // 65536, which the compiler cannot see (a.alpha <= 32).
     const uint32_t k65536 = 0x10000u << (a.alpha >> 8);
     // SWDB_JW=2: G - 1 columns before column 0 (sw_db.cuh).
@@ -335,7 +345,7 @@ swdb_kernel(const swdb_kargs a)
                 HA[k] = 0;
                 E[k] = ngo2;
             }
-            uint32_t hbot = 0, fbot = ngo2, rcur = padoff, hdiag = 0;
+            uint32_t hbot = 0, fbot = ngo2, rcur = padoff + (uint32_t)t * TD, hdiag = 0;
             const bool first = p == 0, last = p == npass - 1;
             // Thread 0: residue words of columns s..s+3 (w*) and s+4..s+7
             // (n*), and the row above (H, F) of column s (cH, cF) and s+1.
@@ -379,7 +389,7 @@ swdb_kernel(const swdb_kargs a)
         }                                                                                  \
         uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
-        uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
+        uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G) + TD;                       \
         if (t == 0) {                                                                      \
             if (!first && (SWDB_JW >= 2 || s + 1 < nw)) {                                 \
                 const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
