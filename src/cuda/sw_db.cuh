@@ -13,8 +13,8 @@
 //   - 16-bit kernel: two neighbouring targets (of the length-sorted order)
 //     packed in the halves of 32-bit lanes, updated with sm_90 DPX
 //     instructions; query profile of 8-bit scores in shared memory (or,
-//     in large launches, of 16-bit scores in 32-bit words: SWDB_PAIR_IMAD
-//     in sw_db_kernels.cu);
+//     in large launches, of 16-bit scores in 32-bit words: SWDB_PAIR_IMAD,
+//     where groups of 8 sweep SWDB_B2B such pairs back to back);
 //   - 32-bit kernel: one target (all of them when the scoring does not fit
 //     16 bits, else only those whose 16-bit score may have saturated).
 // A block (4 warps) takes tasks (one query x 4 * 32 / G neighbouring units)
@@ -138,23 +138,23 @@ static inline bool swdb_pi_pays(long long tasks, long long grid)
            (SWDB_PAIR_IMAD == 2 && tasks >= (long long)SWDB_PI_TASKS * grid);
 }
 
-// SWDB_B2B=K (1: off): in the IMAD instances of groups of at least
-// SWDB_B2B_G (8) threads, a unit is K target pairs (2 K neighbouring
-// targets) that the group sweeps one after the other in each pass, each
-// thread starting the next pair afresh at its first column: a pass's
-// G - 1 fill and drain steps, its profile slice load and its barriers
-// serve K pairs.  Each pair takes its warp's longest target rounded up to
-// 4 columns, at least G (swdb_b2b_cols).
+// SWDB_B2B=K (2; 1: off): in the IMAD instances of groups of 8 threads
+// (8 x 32 and 8 x 16), a unit is K target pairs (2 K neighbouring targets)
+// that the group sweeps one after the other in each pass, each thread
+// starting the next pair afresh at its first column: a pass's G - 1 fill
+// and drain steps, its profile slice load and its barriers serve K pairs.
+// Each pair takes its warp's longest target rounded up to 4 columns, at
+// least G (swdb_b2b_cols).  One H100, 1,000,000 x 256: K = 2 +0.4%, 4
+// -3.1% (its scratch, 68 MB, over the 50 MB L2), in groups of 2 and 4
+// too: as in 8 alone; with the step's cuts of sw_db_kernels.cu (no thread
+// index, the low profile offset by IMAD): 4,960 -> 5,154 GCUPS.
 #ifndef SWDB_B2B
-#define SWDB_B2B 1
-#endif
-#ifndef SWDB_B2B_G
-#define SWDB_B2B_G 8
+#define SWDB_B2B 2
 #endif
 // Target pairs a unit of the 16-bit IMAD instance of g x r sweeps.
 static inline constexpr int swdb_b2b_pairs(int g, int r)
 {
-    return SWDB_B2B > 1 && g >= SWDB_B2B_G && g <= 8 && r >= 16 ? SWDB_B2B : 1;
+    return g == 8 && r >= 16 ? SWDB_B2B : 1;
 }
 // Columns of a unit of kp pairs whose longest target has L residues, in
 // groups of g threads (a bound: each pair takes at most this).
@@ -163,20 +163,6 @@ static inline int swdb_b2b_cols(int L, int kp, int g)
     const int c = (L + 3) / 4 * 4;
     return kp > 1 ? kp * (c > g ? c : g) : L;
 }
-
-// SWDB_JW: the steps' scratch accesses without the thread index and
-// bound checks.  1: the last thread's column as s - (G - 1), not s - t
-// (which ptxas recomputes from the thread index in every step); 2: also no
-// bound check in the step: the last thread writes every column it steps
-// on (G - 1 before column 0 and up to 2 past nw, into slack columns) and
-// thread 0 reads every column (up to nw + G + 2; from nw on the boundary,
-// written once a task, or the padding columns' values, both below every
-// real cell's).
-#ifndef SWDB_JW
-#define SWDB_JW 0
-#endif
-// Scratch columns a unit of groups of g threads needs for L columns.
-static inline int swdb_temp_cols(int L, int g) { return SWDB_JW >= 2 ? L + 2 * g + 4 : L; }
 
 // Launches the score kernel (bits 16 or 32, g threads of r rows; 16 bits:
 // pi, the IMAD instance, whose units are swdb_b2b_pairs(g, r) pairs) on

@@ -33,17 +33,6 @@
 // SWDB_PAIR_IMAD (the score pairs by IMAD in throughput-bound launches)
 // and SWDB_B2B (target pairs back to back in a pass): sw_db.cuh.
 
-// SWDB_TOFF=1: the thread's profile slice in the offsets it passes down
-// (no thread index in the step: ptxas recomputes it there, S2R and LOP3,
-// in 2 of every 4 steps under SWDB_JW=1).
-#ifndef SWDB_TOFF
-#define SWDB_TOFF 0
-#endif
-// SWDB_AFMA=1: the score pairs' low profile offset by an IMAD (FMA pipe)
-// instead of a LOP3 (ALU).
-#ifndef SWDB_AFMA
-#define SWDB_AFMA 0
-#endif
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
@@ -114,8 +103,9 @@ struct swdb_lane<false> {
 // One column of one thread's R rows: Hs holds the previous column's H,
 // Hd receives this column's (two arrays so that no value is moved);
 // hdiag is H of the row above in the previous column, F that row's F for
-// the first row; off holds the byte offsets of the residues' profile rows
-// (two halves in 16 bits, one in 32).  Returns the F for the row below.
+// the first row; off holds the byte offsets in sp, the profile slice, of
+// the residues' rows of the thread's slice (two halves in 16 bits, one in
+// 32).  Returns the F for the row below.
 // Rows r and r + 1 of one column, their score pairs s0 and s1: diag is
 // the H above-left of row r on entry, of row r + 2 on return; F enters
 // row r and leaves row r + 1.
@@ -147,18 +137,15 @@ static __device__ __forceinline__ void swdb_cell2(const uint32_t (&Hs)[R], uint3
 template <int R, bool PI>
 static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
-                                                      const uint8_t *sp_t, uint32_t off,
+                                                      const uint8_t *sp, uint32_t off,
                                                       uint32_t go2, uint32_t nge2,
                                                       uint32_t k65536, uint32_t &maxv)
 {
-    const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
-    const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
-    if (SWDB_AFMA) {
-        // The low half as off - (off >> 16) * 65536: an IMAD (FMA pipe)
-        // instead of a LOP3 (ALU).
-        const uint32_t hi = off >> 16;
-        A = (const uint4 *)(sp_t + (off - hi * k65536));
-    }
+    // The low half as off - (off >> 16) * 65536: an IMAD (FMA pipe), not
+    // a LOP3 (ALU).
+    const uint32_t hi = off >> 16;
+    const uint4 *A = (const uint4 *)(sp + (off - hi * k65536));
+    const uint4 *B = (const uint4 *)(sp + hi);
     if (PI) {
 #pragma unroll
         for (int q = 0; q < R / 4; q++) {
@@ -190,10 +177,10 @@ static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], u
 template <int R>
 static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
-                                                      const uint8_t *sp_t, uint32_t off, int go,
+                                                      const uint8_t *sp, uint32_t off, int go,
                                                       int ge, uint32_t &maxv)
 {
-    const int4 *A = (const int4 *)(sp_t + (off & 0xffffu));
+    const int4 *A = (const int4 *)(sp + (off & 0xffffu));
 #pragma unroll
     for (int q = 0; q < R / 4; q++) {
         const int4 v = A[q];
@@ -246,16 +233,19 @@ swdb_kernel(const swdb_kargs a)
     const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
     // Profile offsets of the padding residue (both halves).
     const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
-    // SWDB_TOFF: the residues' profile offsets include the thread's slice
-    // (each thread adds TD to what the thread above passes down), so that
-    // the step needs no thread index.
-    constexpr uint32_t TD = SWDB_TOFF ? (uint32_t)(RW * ESZ) * (P16 ? 0x10001u : 1u) : 0u;
-    const uint8_t *sp_t = SWDB_TOFF ? sp : sp + t * RW * ESZ;
+    // The residues' profile offsets (rcur, passed down the group) include
+    // the thread's slice: each thread adds TD to what the thread above
+    // passes, so that no step needs the thread index (ptxas recomputed it
+    // there, S2R and LOP3, in 2 of every 4 steps).  This, the last
+    // thread's scratch column without the thread index (SWDB_STEP) and
+    // the low profile offset by IMAD (swdb_col16), with SWDB_B2B=2: one
+    // H100, 1,000,000 x 256 4,960 -> 5,154 GCUPS, E. coli 3,051 -> 3,084
+    // (each alone or in other combinations measured less: notes,
+    // session 14).
+    constexpr uint32_t TD = (uint32_t)(RW * ESZ) * (P16 ? 0x10001u : 1u);
     // 65536, which the compiler cannot see (a.alpha <= 32).
     const uint32_t k65536 = 0x10000u << (a.alpha >> 8);
-    // SWDB_JW=2: G - 1 columns before column 0 (sw_db.cuh).
-    uint2 *temp =
-        a.temp + ((size_t)blockIdx.x * (size_t)a.tmax + (SWDB_JW >= 2 ? G - 1 : 0)) * UPB;
+    uint2 *temp = a.temp + (size_t)blockIdx.x * (size_t)a.tmax * UPB;
 
     for (;;) {
         __syncthreads();                     // the last task's readers are done
@@ -361,12 +351,6 @@ swdb_kernel(const swdb_kargs a)
                     cH = v.x;
                     cF = v.y;
                 }
-                // SWDB_JW=2: the columns from nw on that the steps read and
-                // the last thread may not write (it writes up to steps - G,
-                // at least nw - 1), the boundary, once a task.
-                if (SWDB_JW >= 2 && first && !last)
-                    for (int c = nw; c <= nw + G + 2; c++)
-                        temp[(size_t)c * UPB + uib] = make_uint2(0u, ngo2);
             }
             // nw + G - 1 steps, rounded up to the loop's unroll by 4 steps
             // (one residue word: its byte selector and its refill are
@@ -377,8 +361,7 @@ swdb_kernel(const swdb_kargs a)
 
 #define SWDB_STEP(HS, HD, PH, TR)                                                          \
     {                                                                                      \
-        const int j = s - t;                                                               \
-        if (TR && j == cb) {                                                               \
+        if (TR && s - t == cb) {                                                           \
             /* The thread's first column of the next pair: a fresh row. */                 \
             for (int q_ = 0; q_ < R; q_++) {                                               \
                 HS[q_] = 0;                                                                \
@@ -391,7 +374,7 @@ swdb_kernel(const swdb_kargs a)
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
         uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G) + TD;                       \
         if (t == 0) {                                                                      \
-            if (!first && (SWDB_JW >= 2 || s + 1 < nw)) {                                 \
+            if (!first && s + 1 < nw) {                                                    \
                 const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
                 nH = v.x;                                                                  \
                 nF = v.y;                                                                  \
@@ -405,20 +388,15 @@ swdb_kernel(const swdb_kargs a)
             fin = cF;                                                                      \
         }                                                                                  \
         if (P16)                                                                           \
-            fbot = swdb_col16<R, PI>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, k65536,  \
+            fbot = swdb_col16<R, PI>(HS, HD, E, hdiag, fin, sp, rin, go2, nge2, k65536,    \
                                      maxv);                                                \
         else                                                                               \
-            fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
+            fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp, rin, a.go, a.ge, maxv);        \
         hbot = HD[R - 1];                                                                  \
-        if (SWDB_JW >= 2) {                                                                \
-            if (t == G - 1 && !last)                                                       \
-                temp[(s - (G - 1)) * UPB + uib] = make_uint2(hbot, fbot);                  \
-        } else if (SWDB_JW) {                                                              \
-            if (t == G - 1 && !last && (unsigned)(s - (G - 1)) < (unsigned)nw)            \
-                temp[(size_t)(s - (G - 1)) * UPB + uib] = make_uint2(hbot, fbot);          \
-        } else if (t == G - 1 && !last && j >= 0 && j < nw) {                              \
-            temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);                          \
-        }                                                                                  \
+        /* The last thread's column s - (G - 1), without the thread index     */ \
+        /* (ptxas recomputed t for s - t, S2R and LOP3, in every step).       */ \
+        if (t == G - 1 && !last && (unsigned)(s - (G - 1)) < (unsigned)nw)                \
+            temp[(size_t)(s - (G - 1)) * UPB + uib] = make_uint2(hbot, fbot);              \
         hdiag = hin;                                                                       \
         rcur = rin;                                                                        \
         cH = nH;                                                                           \

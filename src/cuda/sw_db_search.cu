@@ -128,8 +128,7 @@ static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, in
     const long resident = (long)(per_sm > 0 ? per_sm : 1) * g->sms;
     const int kp = bits == 16 ? swdb_launch_pairs(g, gs, rs, nq, resident) : 1;
     swdb_slots(g, swdb_units_per_block(gs), resident, maxpass,
-               swdb_temp_cols(swdb_b2b_cols((int)g->maxlen, kp, gs), gs), &slots, &cap,
-               &per_slot);
+               swdb_b2b_cols((int)g->maxlen, kp, gs), &slots, &cap, &per_slot);
     *bytes = (size_t)slots * per_slot;
     return 0;
 }
@@ -197,11 +196,10 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
         int b = 0;
         while (b < nblk) {
             // Longest target of the segment: its first unit's (sorted), or
-            // the list's longest; in columns (kp pairs back to back, the
-            // slack of SWDB_JW=2).
+            // the list's longest; in columns (kp pairs back to back).
             int L = d_ulist ? tmax_list
                             : g->h_len[bits == 16 ? (size_t)b * upb * 2 * kp : (size_t)b * upb];
-            L = swdb_temp_cols(swdb_b2b_cols(L, kp, gs), gs);
+            L = swdb_b2b_cols(L, kp, gs);
             long slots, cap, seg = nblk - b;
             size_t per_slot;
             swdb_slots(g, upb, resident, maxpass, L, &slots, &cap, &per_slot);
