@@ -33,7 +33,6 @@
 // SWDB_PAIR_IMAD (the score pairs by IMAD in throughput-bound launches)
 // and SWDB_B2B (target pairs back to back in a pass): sw_db.cuh.
 
-
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
     uint32_t r;
@@ -393,9 +392,9 @@ swdb_kernel(const swdb_kargs a)
         else                                                                               \
             fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp, rin, a.go, a.ge, maxv);        \
         hbot = HD[R - 1];                                                                  \
-        /* The last thread's column s - (G - 1), without the thread index     */ \
-        /* (ptxas recomputed t for s - t, S2R and LOP3, in every step).       */ \
-        if (t == G - 1 && !last && (unsigned)(s - (G - 1)) < (unsigned)nw)                \
+        /* The last thread's column s - (G - 1), without the thread index */               \
+        /* (ptxas recomputed t for s - t, S2R and LOP3, in every step). */                 \
+        if (t == G - 1 && !last && (unsigned)(s - (G - 1)) < (unsigned)nw)                 \
             temp[(size_t)(s - (G - 1)) * UPB + uib] = make_uint2(hbot, fbot);              \
         hdiag = hin;                                                                       \
         rcur = rin;                                                                        \
