@@ -6,7 +6,8 @@ score kernels' step loop (src/cuda/sw_db_kernels.cu), read from SASS.
 
 Compiles src/cuda/sw_db_kernels.cu for sm_90 (nvcc -cubin, the macros given
 with -D), disassembles every swdb_kernel instance and finds its step loop:
-the innermost backward branch whose body holds the most DPX instructions.
+the backward branch with the fewest instructions a DPX instruction (the plain
+steps, where SWDB_B2B adds a loop of transition steps).
 cuobjdump: $CUOBJDUMP, PATH, or /tmp/nvtools/nvidia/cu13/bin (where
 `pip download --no-deps nvidia-cuda-cuobjdump -d /tmp/nvtools` and an unzip
 of the wheel there put it; Debian's CUDA 13 nvcc comes without it).  Every
@@ -101,7 +102,7 @@ def is_cell_op(op, p16):
 
 
 def step_loop(ins):
-    """(start, end) indices of the loop with the most DPX ops, innermost first."""
+    """(start, end) indices of the step loop: the fewest instructions a DPX op."""
     addr_idx = {a: i for i, (a, _, _, _) in enumerate(ins)}
     best = None
     for i, (a, op, args, _) in enumerate(ins):
@@ -121,8 +122,10 @@ def step_loop(ins):
         size = i + 1 - j
         if ndpx == 0:
             continue
-        # Most DPX ops, then the smallest body (the innermost loop holding them).
-        key = (ndpx, -size)
+        # The fewest instructions a DPX op (the plain step loop, where a
+        # kernel also has a longer one: SWDB_B2B's transition steps), then
+        # the most DPX ops, then the smallest body.
+        key = (-size / ndpx, ndpx, -size)
         if best is None or key > best[0]:
             best = (key, j, i + 1)
     return None if best is None else (best[1], best[2])
@@ -146,8 +149,11 @@ def pipe(op):
 
 
 def parse_name(f):
-    m = re.match(r"_Z11swdb_kernelILb([01])ELi(\d+)ELi(\d+)E(Lb([01])E)?", f)
-    return (m.group(1) == "1", int(m.group(2)), int(m.group(3)), m.group(5) == "1") if m else None
+    m = re.match(r"_Z11swdb_kernelILb([01])ELi(\d+)ELi(\d+)E(Lb([01])E)?(Li(\d+)E)?", f)
+    if not m:
+        return None
+    return (m.group(1) == "1", int(m.group(2)), int(m.group(3)), m.group(5) == "1",
+            int(m.group(7) or 1))
 
 
 def main():
@@ -167,7 +173,7 @@ def main():
     res = resources(cubin)
     label = args.label or (" ".join(args.defs) or "default")
     print("# %s" % label)
-    print("%-12s %4s %5s %5s %7s %8s %8s %8s %7s %7s %8s" % (
+    print("%-14s %4s %5s %5s %7s %8s %8s %8s %7s %7s %8s" % (
         "kernel", "reg", "stack", "steps", "ins/st", "cell/st", "ins/cell", "ovh/st",
         "alu/st", "fma/st", "alu/cell"))
     def order(f):
@@ -178,7 +184,7 @@ def main():
         pn = parse_name(f)
         if not pn:
             continue
-        p16, g, r, pq = pn
+        p16, g, r, pq, kp = pn
         ins = [x for x in funcs[f] if x[1] != "NOP"]
         lp = step_loop(ins)
         if lp is None:
@@ -201,11 +207,13 @@ def main():
         n = len(body)
         cellops = sum(1 for x in body if is_cell_op(x[1], p16))
         ovh = n - cellops
-        name = "%s%dx%d%s" % ("16:" if p16 else "32:", g, r, " pi" if pq else "")
+        # kp: target pairs a unit (SWDB_B2B).
+        name = "%s%dx%d%s%s" % ("16:" if p16 else "32:", g, r, " pi" if pq else "",
+                                " b%d" % kp if kp > 1 else "")
         reg, stack = res.get(f, (0, 0))
         alu = sum(1 for x in body if pipe(x[1]) == "alu")
         fma = sum(1 for x in body if pipe(x[1]) == "fma")
-        print("%-12s %4d %5d %5.1f %7.1f %8d %8.2f %8.1f %7.1f %7.1f %8.3f" % (
+        print("%-14s %4d %5d %5.1f %7.1f %8d %8.2f %8.1f %7.1f %7.1f %8.3f" % (
             name, reg, stack, steps, n / steps, cells, n / steps / cells, ovh / steps,
             alu / steps, fma / steps, alu / steps / cells))
         if args.verbose and args.verbose in name:

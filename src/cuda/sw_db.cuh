@@ -13,8 +13,8 @@
 //   - 16-bit kernel: two neighbouring targets (of the length-sorted order)
 //     packed in the halves of 32-bit lanes, updated with sm_90 DPX
 //     instructions; query profile of 8-bit scores in shared memory (or,
-//     in large launches, of 16-bit scores in 32-bit words: SWDB_PAIR_IMAD
-//     in sw_db_kernels.cu);
+//     in large launches, of 16-bit scores in 32-bit words: SWDB_PAIR_IMAD,
+//     where groups of 8 sweep SWDB_B2B such pairs back to back);
 //   - 32-bit kernel: one target (all of them when the scoring does not fit
 //     16 bits, else only those whose 16-bit score may have saturated).
 // A block (4 warps) takes tasks (one query x 4 * 32 / G neighbouring units)
@@ -116,9 +116,58 @@ static inline int swdb_shape(size_t m, int rows, int wide)
     return rows == 32 || (double)p32 <= 1.1 * (double)p16 ? w : w + 1;
 }
 
-// Launches the score kernel (bits 16 or 32, g threads of r rows) on
+// SWDB_PAIR_IMAD=2 (default): the 16-bit kernel's score pairs by IMAD
+// from a 32-bit profile slice (sw_db_kernels.cu's swdb_col16, where that
+// slice fits 40 KB of shared memory: groups of 8 x 32 rows and narrower)
+// in launches of at least SWDB_PI_TASKS block tasks a resident block,
+// which are bound by throughput; elsewhere by PRMT (on a small database a
+// launch's time is one group's serial path, which the IMAD form
+// lengthens).  One H100: 1,000,000 x 256 4,758 -> 4,954 GCUPS; always
+// (1), E. coli -11%.  0: never.
+#ifndef SWDB_PAIR_IMAD
+#define SWDB_PAIR_IMAD 2
+#endif
+#ifndef SWDB_PI_TASKS
+#define SWDB_PI_TASKS 16
+#endif
+// Whether a 16-bit launch of `tasks` block tasks on `grid` blocks takes
+// the IMAD instance.
+static inline bool swdb_pi_pays(long long tasks, long long grid)
+{
+    return SWDB_PAIR_IMAD == 1 ||
+           (SWDB_PAIR_IMAD == 2 && tasks >= (long long)SWDB_PI_TASKS * grid);
+}
+
+// SWDB_B2B=K (2; 1: off): in the IMAD instances of groups of 8 threads
+// (8 x 32 and 8 x 16), a unit is K target pairs (2 K neighbouring targets)
+// that the group sweeps one after the other in each pass, each thread
+// starting the next pair afresh at its first column: a pass's G - 1 fill
+// and drain steps, its profile slice load and its barriers serve K pairs.
+// Each pair takes its warp's longest target rounded up to 4 columns, at
+// least G (swdb_b2b_cols).  One H100, 1,000,000 x 256: K = 2 +0.4%, 4
+// -3.1% (its scratch, 68 MB, over the 50 MB L2), in groups of 2 and 4
+// too: as in 8 alone; with the step's cuts of sw_db_kernels.cu (no thread
+// index, the low profile offset by IMAD): 4,960 -> 5,154 GCUPS.
+#ifndef SWDB_B2B
+#define SWDB_B2B 2
+#endif
+// Target pairs a unit of the 16-bit IMAD instance of g x r sweeps.
+static inline constexpr int swdb_b2b_pairs(int g, int r)
+{
+    return g == 8 && r >= 16 ? SWDB_B2B : 1;
+}
+// Columns of a unit of kp pairs whose longest target has L residues, in
+// groups of g threads (a bound: each pair takes at most this).
+static inline int swdb_b2b_cols(int L, int kp, int g)
+{
+    const int c = (L + 3) / 4 * 4;
+    return kp > 1 ? kp * (c > g ? c : g) : L;
+}
+
+// Launches the score kernel (bits 16 or 32, g threads of r rows; 16 bits:
+// pi, the IMAD instance, whose units are swdb_b2b_pairs(g, r) pairs) on
 // `grid` blocks.  Returns a cudaError_t.
-int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s);
+int swdb_launch(int bits, int g, int r, int grid, bool pi, const swdb_kargs *a, cudaStream_t s);
 // Blocks of that kernel resident on one multiprocessor.
 int swdb_occupancy(int bits, int g, int r, int *blocks_per_sm);
 

@@ -30,19 +30,8 @@
 #define SWDB_MINB32 4
 #endif
 
-// SWDB_PAIR_IMAD=2 (default): the 16-bit kernel's score pairs by IMAD
-// from a 32-bit profile slice (swdb_col16, where that slice fits 40 KB of
-// shared memory: groups of 8 x 32 rows and narrower) in launches of at
-// least SWDB_PI_TASKS block tasks a resident block, which are bound by
-// throughput; elsewhere by PRMT (on a small database a launch's time is
-// one group's serial path, which the IMAD form lengthens).  One H100:
-// 1,000,000 x 256 4,758 -> 4,954 GCUPS; always (1), E. coli -11%.  0: never.
-#ifndef SWDB_PAIR_IMAD
-#define SWDB_PAIR_IMAD 2
-#endif
-#ifndef SWDB_PI_TASKS
-#define SWDB_PI_TASKS 16
-#endif
+// SWDB_PAIR_IMAD (the score pairs by IMAD in throughput-bound launches)
+// and SWDB_B2B (target pairs back to back in a pass): sw_db.cuh.
 
 static __device__ __forceinline__ uint32_t swdb_prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
@@ -58,6 +47,37 @@ static __device__ __forceinline__ uint32_t swdb_pair(uint32_t a, uint32_t b)
     constexpr uint32_t sel = (uint32_t)K | ((uint32_t)(K | 8) << 4) |
                              ((uint32_t)(K + 4) << 8) | ((uint32_t)((K + 4) | 8) << 12);
     return swdb_prmt(a, b, sel);
+}
+
+// SWDB_B2B: the next pair's maximum into maxv, the current one's to the
+// end of mx (KP rotations: back to pair 0).
+template <int KP>
+static __device__ __forceinline__ void swdb_rotate(uint32_t &maxv, uint32_t (&mx)[KP])
+{
+    if constexpr (KP > 1) {
+        const uint32_t m0 = mx[0];
+#pragma unroll
+        for (int i = 0; i + 1 < KP - 1; i++)
+            mx[i] = mx[i + 1];
+        mx[KP - 2] = maxv;
+        maxv = m0;
+    }
+}
+
+// SWDB_B2B: columns of pair i of unit u (KP pairs a unit, groups of G):
+// its warp's longest target, rounded up to 4, at least G (so that the
+// pairs' first columns are at least G steps apart).
+template <int KP, int G>
+static __device__ __forceinline__ int swdb_pair_cols(const swdb_kargs &a, int u, int i)
+{
+    const int x = 2 * KP * u + 2 * i;
+    int l = 0;
+    if (u < a.nunits && x < a.ntargets)
+        l = max(a.len[x], x + 1 < a.ntargets ? a.len[x + 1] : 0);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        l = max(l, __shfl_xor_sync(0xffffffffu, l, o));
+    return max((l + 3) & ~3, G);
 }
 
 template <bool P16>
@@ -82,8 +102,9 @@ struct swdb_lane<false> {
 // One column of one thread's R rows: Hs holds the previous column's H,
 // Hd receives this column's (two arrays so that no value is moved);
 // hdiag is H of the row above in the previous column, F that row's F for
-// the first row; off holds the byte offsets of the residues' profile rows
-// (two halves in 16 bits, one in 32).  Returns the F for the row below.
+// the first row; off holds the byte offsets in sp, the profile slice, of
+// the residues' rows of the thread's slice (two halves in 16 bits, one in
+// 32).  Returns the F for the row below.
 // Rows r and r + 1 of one column, their score pairs s0 and s1: diag is
 // the H above-left of row r on entry, of row r + 2 on return; F enters
 // row r and leaves row r + 1.
@@ -115,12 +136,15 @@ static __device__ __forceinline__ void swdb_cell2(const uint32_t (&Hs)[R], uint3
 template <int R, bool PI>
 static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
-                                                      const uint8_t *sp_t, uint32_t off,
+                                                      const uint8_t *sp, uint32_t off,
                                                       uint32_t go2, uint32_t nge2,
                                                       uint32_t k65536, uint32_t &maxv)
 {
-    const uint4 *A = (const uint4 *)(sp_t + (off & 0xffffu));
-    const uint4 *B = (const uint4 *)(sp_t + (off >> 16));
+    // The low half as off - (off >> 16) * 65536: an IMAD (FMA pipe), not
+    // a LOP3 (ALU).
+    const uint32_t hi = off >> 16;
+    const uint4 *A = (const uint4 *)(sp + (off - hi * k65536));
+    const uint4 *B = (const uint4 *)(sp + hi);
     if (PI) {
 #pragma unroll
         for (int q = 0; q < R / 4; q++) {
@@ -152,10 +176,10 @@ static __device__ __forceinline__ uint32_t swdb_col16(const uint32_t (&Hs)[R], u
 template <int R>
 static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], uint32_t (&Hd)[R],
                                                       uint32_t (&E)[R], uint32_t diag, uint32_t F,
-                                                      const uint8_t *sp_t, uint32_t off, int go,
+                                                      const uint8_t *sp, uint32_t off, int go,
                                                       int ge, uint32_t &maxv)
 {
-    const int4 *A = (const int4 *)(sp_t + (off & 0xffffu));
+    const int4 *A = (const int4 *)(sp + (off & 0xffffu));
 #pragma unroll
     for (int q = 0; q < R / 4; q++) {
         const int4 v = A[q];
@@ -175,7 +199,9 @@ static __device__ __forceinline__ uint32_t swdb_col32(const uint32_t (&Hs)[R], u
     return F;
 }
 
-template <bool P16, int G, int R, bool PQ = false>
+// KP: target pairs a unit sweeps one after the other in each pass
+// (SWDB_B2B, sw_db.cuh; 1: one pair).
+template <bool P16, int G, int R, bool PQ = false, int KP = 1>
 __global__ void __launch_bounds__(SWDB_THREADS, R <= 16 ? SWDB_MINB16 : SWDB_MINB32)
 swdb_kernel(const swdb_kargs a)
 {
@@ -190,6 +216,7 @@ swdb_kernel(const swdb_kargs a)
     constexpr int ESZ = PI ? 4 : (int)sizeof(prof_t);   // bytes a row
     constexpr int RW = PI ? R + 4 : R;                   // rows a thread slice takes
     constexpr int ROWB = G * RW * ESZ;                   // bytes per residue, one pass
+    static_assert(KP == 1 || (P16 && G <= 8 && KP <= 8), "back-to-back pairs: 16 bits, G <= 8");
 
     __shared__ __align__(16) uint8_t sp[SWDB_MAX_ROWS_PROF * ROWB];
     static_assert(R % (P16 ? 16 : 4) == 0, "rows per thread: a multiple of 16 (4 in 32 bits)");
@@ -205,7 +232,16 @@ swdb_kernel(const swdb_kargs a)
     const uint32_t padw = 0x01010101u * (uint32_t)a.alpha;
     // Profile offsets of the padding residue (both halves).
     const uint32_t padoff = (uint32_t)(a.alpha * ROWB) * (P16 ? 0x10001u : 1u);
-    const uint8_t *sp_t = sp + t * RW * ESZ;
+    // The residues' profile offsets (rcur, passed down the group) include
+    // the thread's slice: each thread adds TD to what the thread above
+    // passes, so that no step needs the thread index (ptxas recomputed it
+    // there, S2R and LOP3, in 2 of every 4 steps).  This, the last
+    // thread's scratch column without the thread index (SWDB_STEP) and
+    // the low profile offset by IMAD (swdb_col16), with SWDB_B2B=2: one
+    // H100, 1,000,000 x 256 4,960 -> 5,154 GCUPS, E. coli 3,051 -> 3,084
+    // (each alone or in other combinations measured less: notes,
+    // session 14).
+    constexpr uint32_t TD = (uint32_t)(RW * ESZ) * (P16 ? 0x10001u : 1u);
     // 65536, which the compiler cannot see (a.alpha <= 32).
     const uint32_t k65536 = 0x10000u << (a.alpha >> 8);
     uint2 *temp = a.temp + (size_t)blockIdx.x * (size_t)a.tmax * UPB;
@@ -224,24 +260,40 @@ swdb_kernel(const swdb_kargs a)
         int ta = -1, tb = -1;
         if (u < a.nunits) {
             if (P16) {
-                ta = 2 * u;
-                tb = 2 * u + 1 < a.ntargets ? 2 * u + 1 : -1;
+                ta = 2 * KP * u;
+                tb = ta + 1 < a.ntargets ? ta + 1 : -1;
             } else {
                 ta = a.ulist ? a.ulist[u] : u;
             }
         }
-        const int la = ta >= 0 ? a.len[ta] : 0;
-        const int lb = tb >= 0 ? a.len[tb] : 0;
-        int nw = max(la, lb);
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1)
-            nw = max(nw, __shfl_xor_sync(0xffffffffu, nw, o));
+        int la = ta >= 0 ? a.len[ta] : 0;
+        int lb = tb >= 0 ? a.len[tb] : 0;
         const uint8_t *pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
         const uint8_t *pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
+        // KP > 1: pair i takes the columns [B_i, B_i + pc[i]) of the pass
+        // (swdb_pair_cols); nw is their sum.
+        int pc[KP];
+        int nw = max(la, lb);
+        if constexpr (KP == 1) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1)
+                nw = max(nw, __shfl_xor_sync(0xffffffffu, nw, o));
+        } else {
+            nw = 0;
+#pragma unroll
+            for (int i = 0; i < KP; i++) {
+                pc[i] = swdb_pair_cols<KP, G>(a, u, i);
+                nw += pc[i];
+            }
+        }
         const int mpad = a.qmpad[row];
         const int npass = mpad / T;
         const prof_t *prof = (const prof_t *)a.prof + a.qprof[row];
         uint32_t maxv = 0;
+        uint32_t mx[KP];   // KP > 1: the other pairs' maxima, the next pair's first
+#pragma unroll
+        for (int i = 0; i < KP; i++)
+            mx[i] = 0;
 
         for (int p = 0; p < npass; p++) {
             __syncthreads();
@@ -282,7 +334,7 @@ swdb_kernel(const swdb_kargs a)
                 HA[k] = 0;
                 E[k] = ngo2;
             }
-            uint32_t hbot = 0, fbot = ngo2, rcur = padoff, hdiag = 0;
+            uint32_t hbot = 0, fbot = ngo2, rcur = padoff + (uint32_t)t * TD, hdiag = 0;
             const bool first = p == 0, last = p == npass - 1;
             // Thread 0: residue words of columns s..s+3 (w*) and s+4..s+7
             // (n*), and the row above (H, F) of column s (cH, cF) and s+1.
@@ -306,12 +358,20 @@ swdb_kernel(const swdb_kargs a)
             const int steps = (nw + G + 2) & ~3;
             int s = 0;
 
-#define SWDB_STEP(HS, HD, PH)                                                              \
+#define SWDB_STEP(HS, HD, PH, TR)                                                          \
     {                                                                                      \
-        const int j = s - t;                                                               \
+        if (TR && s - t == cb) {                                                           \
+            /* The thread's first column of the next pair: a fresh row. */                 \
+            for (int q_ = 0; q_ < R; q_++) {                                               \
+                HS[q_] = 0;                                                                \
+                E[q_] = ngo2;                                                              \
+            }                                                                              \
+            hdiag = 0;                                                                     \
+            swdb_rotate<KP>(maxv, mx);                                                     \
+        }                                                                                  \
         uint32_t hin = __shfl_up_sync(0xffffffffu, hbot, 1, G);                            \
         uint32_t fin = __shfl_up_sync(0xffffffffu, fbot, 1, G);                            \
-        uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G);                            \
+        uint32_t rin = __shfl_up_sync(0xffffffffu, rcur, 1, G) + TD;                       \
         if (t == 0) {                                                                      \
             if (!first && s + 1 < nw) {                                                    \
                 const uint2 v = temp[(size_t)(s + 1) * UPB + uib];                         \
@@ -327,13 +387,15 @@ swdb_kernel(const swdb_kargs a)
             fin = cF;                                                                      \
         }                                                                                  \
         if (P16)                                                                           \
-            fbot = swdb_col16<R, PI>(HS, HD, E, hdiag, fin, sp_t, rin, go2, nge2, k65536,  \
+            fbot = swdb_col16<R, PI>(HS, HD, E, hdiag, fin, sp, rin, go2, nge2, k65536,    \
                                      maxv);                                                \
         else                                                                               \
-            fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp_t, rin, a.go, a.ge, maxv);      \
+            fbot = swdb_col32<R>(HS, HD, E, hdiag, fin, sp, rin, a.go, a.ge, maxv);        \
         hbot = HD[R - 1];                                                                  \
-        if (t == G - 1 && !last && j >= 0 && j < nw)                                       \
-            temp[(size_t)j * UPB + uib] = make_uint2(hbot, fbot);                          \
+        /* The last thread's column s - (G - 1), without the thread index */               \
+        /* (ptxas recomputed t for s - t, S2R and LOP3, in every step). */                 \
+        if (t == G - 1 && !last && (unsigned)(s - (G - 1)) < (unsigned)nw)                 \
+            temp[(size_t)(s - (G - 1)) * UPB + uib] = make_uint2(hbot, fbot);              \
         hdiag = hin;                                                                       \
         rcur = rin;                                                                        \
         cH = nH;                                                                           \
@@ -351,32 +413,87 @@ swdb_kernel(const swdb_kargs a)
     }
 
             // PH: the step's column within its residue word (s & 3); the
-            // word is refilled after its last column.
-            while (s < steps) {
-                SWDB_STEP(HA, HB, 0)
-                SWDB_STEP(HB, HA, 1)
-                SWDB_STEP(HA, HB, 2)
-                SWDB_STEP(HB, HA, 3)
+            // word is refilled after its last column.  TR: steps where a
+            // thread may begin the next pair (its column cb).
+#define SWDB_STEP4(TR)                                                                     \
+    {                                                                                      \
+        SWDB_STEP(HA, HB, 0, TR)                                                           \
+        SWDB_STEP(HB, HA, 1, TR)                                                           \
+        SWDB_STEP(HA, HB, 2, TR)                                                           \
+        SWDB_STEP(HB, HA, 3, TR)                                                           \
+    }
+            int cb = 0;   // the current pair's first column
+            if constexpr (KP == 1) {
+                while (s < steps)
+                    SWDB_STEP4(false)
+            } else {
+                int pend = pc[0];   // the current pair's end
+#pragma unroll 1
+                for (int k = 1;; k++) {
+                    while (s < (k < KP ? pend : steps))
+                        SWDB_STEP4(false)
+                    if (k >= KP)
+                        break;
+                    // Pair k from column cb: thread 0's residue words from
+                    // its targets, each as if it began at column 0 (cb is
+                    // a multiple of 4, so the words stay aligned).
+                    cb = pend;
+#pragma unroll
+                    for (int i = 1; i < KP; i++)
+                        if (i == k)
+                            pend += pc[i];
+                    if (t == 0) {
+                        const int x = ta >= 0 ? ta + 2 * k : a.ntargets;
+                        const int xa = x < a.ntargets ? x : -1;
+                        const int xb = xa >= 0 && x + 1 < a.ntargets ? x + 1 : -1;
+                        la = cb + (xa >= 0 ? a.len[xa] : 0);
+                        lb = cb + (xb >= 0 ? a.len[xb] : 0);
+                        pa = a.codes + (xa >= 0 ? a.off[xa] : 0) - cb;
+                        pb = a.codes + (xb >= 0 ? a.off[xb] : 0) - cb;
+                        wa = s < la ? *(const uint32_t *)(pa + s) : padw;
+                        wb = s < lb ? *(const uint32_t *)(pb + s) : padw;
+                        na = s + 4 < la ? *(const uint32_t *)(pa + s + 4) : padw;
+                        nb = s + 4 < lb ? *(const uint32_t *)(pb + s + 4) : padw;
+                    }
+                    while (s < cb + G)
+                        SWDB_STEP4(true)
+                }
+                // Back to pair 0 for the next pass.
+                swdb_rotate<KP>(maxv, mx);
+                if (t == 0) {
+                    la = ta >= 0 ? a.len[ta] : 0;
+                    lb = tb >= 0 ? a.len[tb] : 0;
+                    pa = a.codes + (ta >= 0 ? a.off[ta] : 0);
+                    pb = a.codes + (tb >= 0 ? a.off[tb] : 0);
+                }
             }
+#undef SWDB_STEP4
 #undef SWDB_STEP
         }
 
-        // The group's maximum, written by its first thread.
+        // The group's maximum (of each pair: pair i's in mx[i - 1]),
+        // written by its first thread.
 #pragma unroll
-        for (int o = G / 2; o > 0; o >>= 1) {
-            const uint32_t v = __shfl_xor_sync(0xffffffffu, maxv, o, G);
-            maxv = P16 ? __vimax_s16x2_relu(maxv, v) : (uint32_t)max((int)maxv, (int)v);
-        }
-        if (t == 0) {
-            int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
-            if (P16) {
-                const int lo = (int)(int16_t)(maxv & 0xffffu), hi = (int)(int16_t)(maxv >> 16);
-                if (ta >= 0)
-                    out[ta] = lo >= a.thr ? -1 : lo;
-                if (tb >= 0)
-                    out[tb] = hi >= a.thr ? -1 : hi;
-            } else if (ta >= 0) {
-                out[ta] = (int32_t)maxv;
+        for (int i = 0; i < KP; i++) {
+            uint32_t m = i == 0 ? maxv : mx[i > 0 ? i - 1 : 0];
+#pragma unroll
+            for (int o = G / 2; o > 0; o >>= 1) {
+                const uint32_t v = __shfl_xor_sync(0xffffffffu, m, o, G);
+                m = P16 ? __vimax_s16x2_relu(m, v) : (uint32_t)max((int)m, (int)v);
+            }
+            if (t == 0) {
+                int32_t *out = a.scores + (size_t)row * (size_t)a.ntargets;
+                const int x = i == 0 ? ta : ta >= 0 && ta + 2 * i < a.ntargets ? ta + 2 * i : -1;
+                const int y = i == 0 ? tb : x >= 0 && x + 1 < a.ntargets ? x + 1 : -1;
+                if (P16) {
+                    const int lo = (int)(int16_t)(m & 0xffffu), hi = (int)(int16_t)(m >> 16);
+                    if (x >= 0)
+                        out[x] = lo >= a.thr ? -1 : lo;
+                    if (y >= 0)
+                        out[y] = hi >= a.thr ? -1 : hi;
+                } else if (x >= 0) {
+                    out[x] = (int32_t)m;
+                }
             }
         }
     }
@@ -393,7 +510,7 @@ static swdb_kfn swdb_k16(bool pi)
 {
 #if SWDB_PAIR_IMAD
     if (pi)
-        return swdb_kernel<true, G, R, true>;
+        return swdb_kernel<true, G, R, true, swdb_b2b_pairs(G, R)>;
 #endif
     (void)pi;
     return swdb_kernel<true, G, R>;
@@ -428,11 +545,8 @@ static swdb_kfn swdb_pick(int bits, int g, int r, bool pi)
     }
 }
 
-int swdb_launch(int bits, int g, int r, int grid, const swdb_kargs *a, cudaStream_t s)
+int swdb_launch(int bits, int g, int r, int grid, bool pi, const swdb_kargs *a, cudaStream_t s)
 {
-    const bool pi = SWDB_PAIR_IMAD == 1 ||
-                    (SWDB_PAIR_IMAD == 2 &&
-                     (long long)a->nq * a->nblk >= (long long)SWDB_PI_TASKS * grid);
     swdb_kfn k = swdb_pick(bits, g, r, pi);
     if (k == NULL)
         return (int)cudaErrorInvalidValue;

@@ -99,11 +99,25 @@ static void swdb_slots(const hay_swdb_gpu *g, int upb, long resident, int maxpas
     }
 }
 
-// The scratch the first segment of a launch of this kernel needs (the
-// largest of the launch: targets are sorted longest first, and a list's
-// segments all take its longest).
-static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, int maxpass,
-                             size_t *bytes)
+// Target pairs a unit of a 16-bit launch of nq queries over every target
+// sweeps (SWDB_B2B, sw_db.cuh): the IMAD instance's where the launch takes
+// it, decided once for the launch over its one-pair units (its segments'
+// kernels and unit counts must agree).
+static int swdb_launch_pairs(const hay_swdb_gpu *g, int gs, int rs, int nq, long resident)
+{
+    const int kp = swdb_b2b_pairs(gs, rs);
+    if (kp == 1)
+        return 1;
+    const long long upb = swdb_units_per_block(gs);
+    const long long nblk = ((long long)(g->ntargets + 1) / 2 + upb - 1) / upb;
+    return swdb_pi_pays((long long)nq * nblk, resident) ? kp : 1;
+}
+
+// The scratch the first segment of a launch of this kernel for nq queries
+// over every target needs (the largest of the launch: targets are sorted
+// longest first, and a list's segments all take its longest).
+static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, int nq,
+                             int maxpass, size_t *bytes)
 {
     int per_sm = 0;
     long slots, cap;
@@ -111,8 +125,10 @@ static int swdb_scratch_need(const hay_swdb_gpu *g, int bits, int gs, int rs, in
     int e = swdb_occupancy(bits, gs, rs, &per_sm);
     if (e != 0)
         return e;
-    swdb_slots(g, swdb_units_per_block(gs), (long)(per_sm > 0 ? per_sm : 1) * g->sms, maxpass,
-               g->maxlen, &slots, &cap, &per_slot);
+    const long resident = (long)(per_sm > 0 ? per_sm : 1) * g->sms;
+    const int kp = bits == 16 ? swdb_launch_pairs(g, gs, rs, nq, resident) : 1;
+    swdb_slots(g, swdb_units_per_block(gs), resident, maxpass,
+               swdb_b2b_cols((int)g->maxlen, kp, gs), &slots, &cap, &per_slot);
     *bytes = (size_t)slots * per_slot;
     return 0;
 }
@@ -166,17 +182,24 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
 {
     int st = HAY_OK, per_sm = 0;
     const int upb = swdb_units_per_block(gs);
-    const int nblk = (nunits + upb - 1) / upb;
     const double t0 = swdb_now();
     SWDB_CHECK(swdb_occupancy(bits, gs, rs, &per_sm));
     {
         const long resident = (long)(per_sm > 0 ? per_sm : 1) * g->sms;
+        // 16 bits: the IMAD instance of a shape with back-to-back pairs
+        // exactly where its units are those pairs (kp > 1).
+        const bool b2b = bits == 16 && swdb_b2b_pairs(gs, rs) > 1;
+        const int kp = bits == 16 && !d_ulist ? swdb_launch_pairs(g, gs, rs, nq, resident) : 1;
+        if (kp > 1)
+            nunits = (int)((g->ntargets + 2 * (size_t)kp - 1) / (2 * (size_t)kp));
+        const int nblk = (nunits + upb - 1) / upb;
         int b = 0;
         while (b < nblk) {
             // Longest target of the segment: its first unit's (sorted), or
-            // the list's longest.
+            // the list's longest; in columns (kp pairs back to back).
             int L = d_ulist ? tmax_list
-                            : g->h_len[bits == 16 ? (size_t)b * upb * 2 : (size_t)b * upb];
+                            : g->h_len[bits == 16 ? (size_t)b * upb * 2 * kp : (size_t)b * upb];
+            L = swdb_b2b_cols(L, kp, gs);
             long slots, cap, seg = nblk - b;
             size_t per_slot;
             swdb_slots(g, upb, resident, maxpass, L, &slots, &cap, &per_slot);
@@ -218,7 +241,8 @@ static int swdb_launch_all(hay_swdb_gpu *g, int bits, int gs, int rs, const int3
                 a.counter = d_counter;
             }
             SWDB_CUDA(cudaMemsetAsync(a.counter, 0, sizeof(int), g->stream));
-            SWDB_CHECK(swdb_launch(bits, gs, rs, grid, &a, g->stream));
+            const bool pi = b2b ? kp > 1 : bits == 16 && swdb_pi_pays(ntasks, grid);
+            SWDB_CHECK(swdb_launch(bits, gs, rs, grid, pi, &a, g->stream));
             (*launches)++;
             b += (int)seg;
         }
@@ -309,11 +333,14 @@ static int swdb_score_batch(hay_swdb_gpu *g, const uint8_t *const *queries, cons
         for (int gi = 0; gi < SWDB_SHAPES; gi++) {
             if (pl.gstart[gi + 1] == pl.gstart[gi] || pl.maxpass[gi] <= 1)
                 continue;
+            const int nq = pl.gstart[gi + 1] - pl.gstart[gi];
             SWDB_CHECK(swdb_scratch_need(g, g->use16 ? 16 : 32, swdb_shape_g[gi],
-                                         g->use16 ? swdb_shape_r[gi] : 16, pl.maxpass[gi], &b));
+                                         g->use16 ? swdb_shape_r[gi] : 16, nq, pl.maxpass[gi],
+                                         &b));
             need = b > need ? b : need;
             if (g->use16) {
-                SWDB_CHECK(swdb_scratch_need(g, 32, swdb_shape_g[gi], 16, pl.maxpass[gi], &b));
+                SWDB_CHECK(swdb_scratch_need(g, 32, swdb_shape_g[gi], 16, nq, pl.maxpass[gi],
+                                             &b));
                 need = b > need ? b : need;
             }
         }

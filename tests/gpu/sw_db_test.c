@@ -13,8 +13,8 @@
  * and above the rescoring threshold), that need 32 bits throughout (scaled
  * BLOSUM62) and bits=32 forced; small batch and scratch budgets that force
  * several batches and launch segments; many short targets (large
- * launches, the IMAD-pair kernel); bad arguments.  Exits 77 (skipped) with
- * no GPU.
+ * launches, the IMAD-pair kernel, target pairs back to back); bad
+ * arguments.  Exits 77 (skipped) with no GPU.
  */
 #include "testutil.h"
 #include "align/db_device.h"
@@ -246,6 +246,47 @@ static void run_case(const char *name, const db *d, const qset *qs, const hay_sw
     hay_cuda_swdb_free(g);
 }
 
+/* 16 queries of qmin..qmax residues (over 256: 385..qmax, so that they
+ * stay in the 8 x 32 shape) against nt targets of tmin..64 residues, every
+ * 50th a piece of a query (high scores); then again with params if not
+ * NULL. */
+static void short_targets(tu_rng *r, const hay_swdb_scoring *prot, size_t qmin, size_t qmax,
+                          size_t nt, size_t tmin, const char *name, const char *params)
+{
+    qset qs;
+    db d;
+    qs.n = 16;
+    qs.q = malloc(qs.n * sizeof *qs.q);
+    qs.len = malloc(qs.n * sizeof *qs.len);
+    for (size_t j = 0; j < qs.n; j++) {
+        qs.len[j] = qmax > 256 && (j & 1) ? tu_range(r, 385, qmax)
+                                          : tu_range(r, qmin, qmax < 256 ? qmax : 256);
+        qs.q[j] = malloc(qs.len[j]);
+        fill_random(r, qs.q[j], qs.len[j], 24, 0);
+    }
+    d.n = nt;
+    d.offset = malloc((d.n + 1) * sizeof *d.offset);
+    d.codes = malloc(d.n * 64 + 1);
+    d.offset[0] = 0;
+    for (size_t k = 0; k < d.n; k++) {
+        size_t n = tu_range(r, tmin, 64);
+        fill_random(r, d.codes + d.offset[k], n, 24, 0);
+        if (k % 50 == 0)
+            memcpy(d.codes + d.offset[k], qs.q[k % qs.n], n);
+        d.offset[k + 1] = d.offset[k] + n;
+    }
+    int32_t *ref = ref_all(&d, &qs, prot);
+    run_case(name, &d, &qs, prot, NULL, ref);
+    if (params) {
+        char label[160];
+        snprintf(label, sizeof label, "%s, %s", name, params);
+        run_case(label, &d, &qs, prot, params, ref);
+    }
+    free(ref);
+    free_db(&d);
+    free_qs(&qs);
+}
+
 static int32_t blosum_x20[24 * 24], dna[4 * 4], sat[4 * 4];
 
 int main(void)
@@ -321,35 +362,15 @@ int main(void)
      * against 24,000 targets of 8..64: 750 tasks a query), where the
      * kernels may switch to another instance (SWDB_PAIR_IMAD=2; taken on
      * GPUs of up to 144 multiprocessors at 4 blocks each). */
-    {
-        qset qs;
-        db d;
-        qs.n = 16;
-        qs.q = malloc(qs.n * sizeof *qs.q);
-        qs.len = malloc(qs.n * sizeof *qs.len);
-        for (size_t j = 0; j < qs.n; j++) {
-            qs.len[j] = tu_range(&r, 129, 256);
-            qs.q[j] = malloc(qs.len[j]);
-            fill_random(&r, qs.q[j], qs.len[j], 24, 0);
-        }
-        d.n = 24000;
-        d.offset = malloc((d.n + 1) * sizeof *d.offset);
-        d.codes = malloc(d.n * 64);
-        d.offset[0] = 0;
-        for (size_t k = 0; k < d.n; k++) {
-            size_t n = tu_range(&r, 8, 64);
-            fill_random(&r, d.codes + d.offset[k], n, 24, 0);
-            /* Every 50th target: a piece of a query (high scores). */
-            if (k % 50 == 0)
-                memcpy(d.codes + d.offset[k], qs.q[k % qs.n], n);
-            d.offset[k + 1] = d.offset[k] + n;
-        }
-        int32_t *ref = ref_all(&d, &qs, &prot);
-        run_case("protein, 24,000 short targets", &d, &qs, &prot, NULL, ref);
-        free(ref);
-        free_db(&d);
-        free_qs(&qs);
-    }
+    short_targets(&r, &prot, 129, 256, 24000, 8, "protein, 24,000 short targets", NULL);
+    /* The same with queries of 385..512 residues in half of them (two
+     * passes of the 8 x 32 shape: the scratch row between passes) and an
+     * odd number of targets of 0..64 residues (units with a lone target,
+     * pairs of 1..3 columns), also with a small scratch budget (launch
+     * segments): where the IMAD instance sweeps several target pairs back
+     * to back in a pass (SWDB_B2B), every pair boundary and pass. */
+    short_targets(&r, &prot, 129, 512, 24001, 0, "protein, 24,001 short targets, 2 passes",
+                  "scratch=1M");
     /* DNA +2/-3, 5/2 with low-complexity sequences. */
     {
         qset qs;
