@@ -1,0 +1,372 @@
+/*
+ * gpu_list.c - the CUDA backend's full ordered match list (src/cuda/pipeline.c,
+ * list.c): pieces whose lists are sorted and copied back one piece behind,
+ * batches made by the scan's threads.
+ *
+ *   test_gpu_list
+ *
+ * Exits 77 (skipped) when no CUDA device is usable.  Each case runs with
+ * pieces of 64 KiB (chunk=64K) so that a few MiB make many pieces, and
+ * compares with the CPU backend as multisets, with ends that never
+ * decrease, and the batch API with the per-match API as the same sequence:
+ *   - streams 1, 2, 3 and 8 (one slot: a held list shares its slot);
+ *     staged on copy threads while the list before is delivered (the
+ *     default), with one copy thread, and copied from pageable memory
+ *   - small result lists (result_cap 1, 3, 1000, 5000): every piece
+ *     overflows and is split and searched again, down to single end
+ *     positions searched on the host; after scans with the default list
+ *     (a pooled pipeline keeps its lists: the smaller cap still holds);
+ *     pieces cut smaller after an overflow (result_cap=200000 over 1 MiB
+ *     pieces of ~2.5M matches: the next ones are 64 KiB and fit)
+ *   - pieces whose lists are empty: matches only in a few pieces, and none
+ *   - matches across every piece boundary (patterns up to 300 bytes)
+ *   - threads 1 (the calling thread makes the records) and 0 (helpers)
+ *   - a resident buffer against the host input
+ *   - a stop in the middle of a batch, and of a piece: exactly the prefix,
+ *     HAY_STOPPED, and the set scans in full again afterwards
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct rec {
+    hay_match *m;
+    size_t n, cap, batches, stop_at;
+    bool order_bad, size_bad;
+    uint64_t last_end;
+} rec;
+
+static void add(rec *r, uint32_t id, uint64_t start, uint64_t end)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 4096;
+        r->m = realloc(r->m, r->cap * sizeof *r->m);
+    }
+    if (end < r->last_end)
+        r->order_bad = true;
+    r->last_end = end;
+    r->m[r->n++] = (hay_match){ id, 0, start, end };
+}
+
+static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    rec *r = ctx;
+    add(r, id, start, end);
+    return r->stop_at && r->n >= r->stop_at;
+}
+
+static int on_batch(const hay_match *m, size_t n, void *ctx)
+{
+    rec *r = ctx;
+    r->batches++;
+    if (n < 1 || n > HAY_BATCH_MAX)
+        r->size_bad = true;
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].reserved)
+            r->size_bad = true;
+        add(r, m[i].id, m[i].start, m[i].end);
+    }
+    return r->stop_at && r->n >= r->stop_at;
+}
+
+static int cmp_match(const void *a, const void *b)
+{
+    const hay_match *x = a, *y = b;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool same_seq(const rec *a, const rec *b)
+{
+    return a->n == b->n && (a->n == 0 || memcmp(a->m, b->m, a->n * sizeof *a->m) == 0);
+}
+
+static hay_status list(const hay_patterns *set, const uint8_t *d, size_t len,
+                       const hay_buffer *buf, bool batch, unsigned threads, rec *out,
+                       size_t stop_at);
+
+/* Same matches in any order as want, whose list is sorted (sorts a copy
+ * of a's). */
+static bool same_set(const rec *a, const rec *want)
+{
+    if (a->n != want->n)
+        return false;
+    if (!a->n)
+        return true;
+    hay_match *x = malloc(a->n * sizeof *x);
+    memcpy(x, a->m, a->n * sizeof *x);
+    qsort(x, a->n, sizeof *x, cmp_match);
+    bool ok = memcmp(x, want->m, a->n * sizeof *x) == 0;
+    free(x);
+    return ok;
+}
+
+/* The CPU's list, sorted for same_set. */
+static void cpu_list(const hay_patterns *cpu, const uint8_t *d, size_t len, rec *want,
+                     const char *what)
+{
+    CHECK_ST(list(cpu, d, len, NULL, false, 1, want, 0), HAY_OK, what);
+    qsort(want->m, want->n, sizeof *want->m, cmp_match);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static hay_patterns *compile(hay_backend b, const hay_pattern *p, size_t n,
+                             const char *params)
+{
+    hay_compile_opts o;
+    hay_compile_opts_init(&o);
+    o.backend = b;
+    o.params = params;
+    hay_patterns *set = NULL;
+    hay_status st = hay_patterns_compile(p, n, &o, &set);
+    CHECK(st == HAY_OK, "compile (%s): %s", params ? params : "", hay_strerror(st));
+    return set;
+}
+
+/* One list: per match or in batches, from the host or a buffer. */
+static hay_status list(const hay_patterns *set, const uint8_t *d, size_t len,
+                       const hay_buffer *buf, bool batch, unsigned threads, rec *out,
+                       size_t stop_at)
+{
+    memset(out, 0, sizeof *out);
+    out->stop_at = stop_at;
+    hay_scratch *s = NULL;
+    hay_scratch_create(set, &s);
+    hay_scan_opts o;
+    hay_scan_opts_init(&o);
+    o.threads = threads;
+    hay_status st;
+    if (buf)
+        st = batch ? hay_scan_buffer_batch(set, s, buf, &o, on_batch, out)
+                   : hay_scan_buffer(set, s, buf, &o, on_match, out);
+    else
+        st = batch ? hay_scan_batch(set, s, d, len, &o, on_batch, out)
+                   : hay_scan(set, s, d, len, &o, on_match, out);
+    hay_scratch_free(s);
+    return st;
+}
+
+/* The GPU set with params against the CPU's list want: per match and in
+ * batches (threads 0 and 1), the same sequence, the same matches as the
+ * CPU, in order of end. */
+static void check_gpu(const hay_pattern *p, size_t np, const char *params, const uint8_t *d,
+                      size_t len, const rec *want, const char *what)
+{
+    hay_patterns *g = compile(HAY_BACKEND_CUDA, p, np, params);
+    if (!g)
+        return;
+    rec pm, b0, b1;
+    hay_status s1 = list(g, d, len, NULL, false, 0, &pm, 0);
+    hay_status s2 = list(g, d, len, NULL, true, 0, &b0, 0);
+    hay_status s3 = list(g, d, len, NULL, true, 1, &b1, 0);
+    CHECK(s1 == HAY_OK && s2 == HAY_OK && s3 == HAY_OK, "%s [%s]: %s %s %s", what, params,
+          hay_strerror(s1), hay_strerror(s2), hay_strerror(s3));
+    CHECK(!pm.order_bad && !b0.order_bad && !b1.order_bad, "%s [%s]: ends decrease", what,
+          params);
+    CHECK(!b0.size_bad && !b1.size_bad, "%s [%s]: a batch of a bad size", what, params);
+    CHECK(same_set(&pm, want), "%s [%s]: per match %zu matches, CPU %zu", what, params, pm.n,
+          want->n);
+    CHECK(same_seq(&b0, &pm), "%s [%s]: batches (%zu) differ from per match (%zu)", what,
+          params, b0.n, pm.n);
+    CHECK(same_seq(&b1, &pm), "%s [%s]: batches on one thread (%zu) differ (%zu)", what,
+          params, b1.n, pm.n);
+    free(pm.m);
+    free(b0.m);
+    free(b1.m);
+    hay_patterns_free(g);
+}
+
+static uint8_t *random_text(size_t len, const char *alpha, uint64_t seed)
+{
+    uint8_t *d = malloc(len);
+    tu_rng r = { seed };
+    size_t k = strlen(alpha);
+    for (size_t i = 0; i < len; i++)
+        d[i] = (uint8_t)alpha[tu_below(&r, k)];
+    return d;
+}
+
+static const hay_pattern dense[] = { { "a", 1 }, { "ab", 2 }, { "aa", 2 }, { "ba", 2 },
+                                     { "a", 1 }, { "aab", 3 }, { "abba", 4 } };
+#define NDENSE (sizeof dense / sizeof *dense)
+
+/* Many matches a byte over many pieces: streams, tiny lists, threads. */
+static void test_dense(void)
+{
+    size_t len = tu_scaled((size_t)1 << 20, (size_t)1 << 19) + 77;
+    uint8_t *d = random_text(len, "aab", 7);
+    hay_patterns *cpu = compile(HAY_BACKEND_CPU, dense, NDENSE, NULL);
+    rec want;
+    cpu_list(cpu, d, len, &want, "dense: CPU");
+    CHECK(want.n > len, "dense: %zu matches", want.n);
+    static const char *const params[] = {
+        "chunk=64K",
+        "chunk=64K,streams=1",
+        "chunk=64K,streams=2",
+        "chunk=64K,streams=8",
+        "chunk=64K,transfer=pageable",
+        "chunk=64K,stage_threads=1",
+        "chunk=64K,result_cap=1000",
+        "chunk=1M,result_cap=5000,streams=1",
+        "chunk=1M,result_cap=200000",
+    };
+    for (size_t i = 0; i < sizeof params / sizeof *params; i++)
+        check_gpu(dense, NDENSE, params[i], d, len, &want, "dense");
+    free(want.m);
+    /* Lists of 1 and 3 slots: every end position is searched again on
+     * its own (and its matches on the host): a small input. */
+    size_t small = tu_scaled(3000, 1000);
+    rec want_small;
+    cpu_list(cpu, d, small, &want_small, "small: CPU");
+    static const char *const tiny[] = { "chunk=64K,result_cap=1",
+                                        "chunk=64K,result_cap=3,streams=1" };
+    for (size_t i = 0; i < sizeof tiny / sizeof *tiny; i++)
+        check_gpu(dense, NDENSE, tiny[i], d, small, &want_small, "dense, tiny lists");
+    free(want_small.m);
+    hay_patterns_free(cpu);
+    free(d);
+}
+
+/* Matches only in a few pieces (and then none): the empty lists between
+ * them; a resident buffer against the host input. */
+static void test_sparse(void)
+{
+    size_t len = tu_scaled((size_t)4 << 20, (size_t)1 << 20);
+    uint8_t *d = random_text(len, "xyz", 3);
+    static const size_t at[] = { 0, 70000, 70001, 1 << 20, (3 << 20) + 5 };
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++)
+        if (at[i] + 6 <= len)
+            memcpy(d + at[i], "needle", 6);
+    memcpy(d + len - 6, "needle", 6);
+    static const hay_pattern p[] = { { "needle", 6 }, { "eedl", 4 }, { "le", 2 } };
+    hay_patterns *cpu = compile(HAY_BACKEND_CPU, p, 3, NULL);
+    rec want;
+    cpu_list(cpu, d, len, &want, "sparse: CPU");
+    CHECK(want.n >= 12, "sparse: %zu matches", want.n);
+    check_gpu(p, 3, "chunk=64K", d, len, &want, "sparse");
+    check_gpu(p, 3, "chunk=64K,streams=1,result_cap=2", d, len, &want, "sparse");
+    /* No match at all. */
+    rec none;
+    memset(&none, 0, sizeof none);
+    static const hay_pattern q[] = { { "qq", 2 } };
+    check_gpu(q, 1, "chunk=64K", d, len, &none, "no match");
+    /* Resident. */
+    hay_buffer *buf = NULL;
+    hay_status bs = hay_buffer_create(HAY_BACKEND_CUDA, d, len, &buf);
+    CHECK(bs == HAY_OK, "buffer: %s", hay_strerror(bs));
+    hay_patterns *g = compile(HAY_BACKEND_CUDA, p, 3, "chunk=64K");
+    if (bs == HAY_OK && g) {
+        rec rb, hb;
+        CHECK_ST(list(g, NULL, 0, buf, true, 0, &rb, 0), HAY_OK, "resident batches");
+        CHECK_ST(list(g, d, len, NULL, true, 0, &hb, 0), HAY_OK, "host batches");
+        CHECK(same_seq(&rb, &hb) && same_set(&rb, &want) && !rb.order_bad,
+              "resident: %zu matches, host %zu, CPU %zu", rb.n, hb.n, want.n);
+        free(rb.m);
+        free(hb.m);
+    }
+    hay_patterns_free(g);
+    hay_buffer_free(buf);
+    free(want.m);
+    hay_patterns_free(cpu);
+    free(d);
+}
+
+/* Long patterns across every piece boundary. */
+static void test_boundaries(void)
+{
+    size_t len = tu_scaled((size_t)2 << 20, (size_t)1 << 20);
+    uint8_t *d = random_text(len, "ab", 5);
+    /* A 300-byte run of 'c' ending 3 bytes past every 64 KiB line (and
+     * one at the start and one at the very end). */
+    for (size_t b = 65536; b + 3 < len; b += 65536)
+        memset(d + b + 3 - 300, 'c', 300);
+    memset(d, 'c', 300);
+    memset(d + len - 300, 'c', 300);
+    static char c300[301], c150[151];
+    memset(c300, 'c', 300);
+    memset(c150, 'c', 150);
+    const hay_pattern p[] = { { c300, 300 }, { c150, 150 }, { "ca", 2 }, { "ab", 2 },
+                              { "cc", 2 } };
+    hay_patterns *cpu = compile(HAY_BACKEND_CPU, p, 5, NULL);
+    rec want;
+    cpu_list(cpu, d, len, &want, "boundaries: CPU");
+    check_gpu(p, 5, "chunk=64K", d, len, &want, "boundaries");
+    check_gpu(p, 5, "chunk=64K,streams=2,result_cap=64", d, len, &want, "boundaries");
+    free(want.m);
+    hay_patterns_free(cpu);
+    free(d);
+}
+
+/* A stop in the middle of a batch (and of a piece): exactly the prefix of
+ * the full list, HAY_STOPPED; then the set scans in full again. */
+static void test_stop(void)
+{
+    size_t len = tu_scaled((size_t)1 << 20, (size_t)1 << 19);
+    uint8_t *d = random_text(len, "aab", 11);
+    static const char *const params[] = { "chunk=64K", "chunk=64K,streams=1",
+                                          "chunk=64K,result_cap=100" };
+    for (size_t k = 0; k < sizeof params / sizeof *params; k++) {
+        hay_patterns *g = compile(HAY_BACKEND_CUDA, dense, NDENSE, params[k]);
+        if (!g)
+            continue;
+        rec full;
+        CHECK_ST(list(g, d, len, NULL, true, 0, &full, 0), HAY_OK, "stop: full list");
+        size_t stops[] = { 1, 4095, 4097, full.n / 3 + 17, full.n - 1 };
+        for (size_t i = 0; i < sizeof stops / sizeof *stops; i++) {
+            for (int batch = 0; batch < 2; batch++) {
+                rec got;
+                hay_status st = list(g, d, len, NULL, batch, 0, &got, stops[i]);
+                CHECK_ST(st, HAY_STOPPED, "stop");
+                /* Per match: exactly stops[i]; in batches: the batch that
+                 * crossed it, in full (at most HAY_BATCH_MAX more). */
+                bool n_ok = batch ? got.n >= stops[i] && got.n < stops[i] + HAY_BATCH_MAX
+                                  : got.n == stops[i];
+                CHECK(n_ok && got.n <= full.n &&
+                          memcmp(got.m, full.m, got.n * sizeof *got.m) == 0,
+                      "[%s] stop at %zu (%s): %zu matches, not the prefix", params[k],
+                      stops[i], batch ? "batches" : "per match", got.n);
+                free(got.m);
+            }
+        }
+        rec again;
+        CHECK_ST(list(g, d, len, NULL, true, 0, &again, 0), HAY_OK, "after stops");
+        CHECK(same_seq(&again, &full), "[%s] after stops: %zu matches, want %zu", params[k],
+              again.n, full.n);
+        free(again.m);
+        free(full.m);
+        hay_patterns_free(g);
+    }
+    free(d);
+}
+
+int main(void)
+{
+    if (hay_backend_available(HAY_BACKEND_CUDA) != HAY_OK) {
+        printf("skipped: no usable CUDA device\n");
+        return TU_SKIP;
+    }
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } tests[] = { { "dense", test_dense }, { "sparse", test_sparse },
+                  { "boundaries", test_boundaries }, { "stop", test_stop } };
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+        double t0 = now();
+        tests[i].fn();
+        printf("%s: %.1f s\n", tests[i].name, now() - t0);
+        fflush(stdout);
+    }
+    return tu_finish();
+}
