@@ -94,6 +94,8 @@ static void slot_free(cuda_slot *sl)
     cudaFree(sl->d_sorted);
     cudaFreeHost(sl->h_m);
     cudaFree(sl->d_tmp);
+    cudaFree(sl->d_parts);
+    cudaFreeHost(sl->h_parts);
     memset(sl, 0, sizeof *sl);
 }
 

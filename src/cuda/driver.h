@@ -62,6 +62,9 @@ typedef struct cuda_slot {
      * they overlap the next piece's copy-in (pipeline.c enqueue_out). */
     cudaStream_t ost;
     cudaEvent_t ev_out[3];  /* before the sort, after it, after the copy back */
+    /* counters of an overflowing piece's parts (pipeline.c, overflow.h),
+     * made on the first overflow: HAY_OVERFLOW_PARTS, and a pinned copy */
+    unsigned long long *d_parts, *h_parts;
     /* the piece in flight */
     bool busy;
     uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */

@@ -156,6 +156,10 @@ int hay_list_deliver(hay_list_sink *k, const unsigned long long *keys, uint64_t 
                      uint64_t lo)
 {
     hay_batcher *bt = hay_batcher_of(k->fn, k->ctx);
+    if (bt && n >= SERIAL_BELOW && !k->pool && k->threads) {
+        k->pool = hay_list_pool_start(k->threads);
+        k->threads = 0;   /* one try */
+    }
     if (bt)
         return k->pool && n >= SERIAL_BELOW ? batch_pool(k, bt, keys, n, lo)
                                             : batch_serial(k, bt, keys, n, lo);

@@ -35,6 +35,10 @@ typedef struct hay_list_sink {
     const size_t *plen;
     uint64_t count;
     hay_list_pool *pool;   /* or NULL */
+    /* With pool NULL: the threads a pool should have, started at the
+     * first batched list long enough to use it (so scans whose lists are
+     * all short make no thread); the sink's owner stops k->pool. */
+    unsigned threads;
 } hay_list_sink;
 
 /* Hands keys[0, n) (sorted; ends local to lo) to the sink in order.

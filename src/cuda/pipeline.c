@@ -15,15 +15,16 @@
  * that the sort and copy back overlap the next pieces' copy-in and kernels
  * and the host's delivery overlaps all of them; in batches, the scan's
  * threads turn the keys into records (list.h).  A piece whose matches
- * overflow the slot's list is split in two and searched again (the text
- * is still on the device), recursively; a range of one end position that
- * still overflows (more duplicate patterns than slots) is searched on the
- * host with the PFAC tables.  Nothing is lost and device memory stays
- * bounded.
+ * overflow the slot's list is searched again in parts that fit, planned
+ * from counts of its parts (the text is still on the device; overflow.h);
+ * end positions with more matches than slots (more duplicate patterns
+ * than slots) are searched on the host with the PFAC tables.  Nothing is
+ * lost and device memory stays bounded.
  */
 #include "driver.h"
 #include "hostreg.h"
 #include "list.h"
+#include "overflow.h"
 
 #include <stdlib.h>
 
@@ -58,13 +59,15 @@ typedef struct scan_req {
                               * less (the slots' lists, made once) */
     cuda_slot *held, *taken; /* lists enqueued, not yet delivered (deliver):
                               * the older, the newer */
-    bool stage_async;        /* a list from host memory: staged on r->pool's
-                              * threads while the list before is delivered */
+    bool stage_async;        /* a list from host memory: large pieces staged
+                              * on r->pool's threads (started with the first)
+                              * while the list before is delivered */
     cuda_slot *staging;      /* the slot being staged so (issue, enqueue) */
     struct {                 /* where a list's time goes (logged, o->log) */
         double sort, back;   /* GPU: sorting, copying back */
         double stage, wait_count, wait_list, deliver;   /* the calling thread */
         uint64_t pieces, reruns;
+        hay_overflow_stats over;   /* what the overflowing pieces cost */
     } tl;
 } scan_req;
 
@@ -97,7 +100,7 @@ static int end_bits(uint64_t len)
 /* Enqueues the sort of the slot's n keys (local to `lo`, ends at most
  * sl->ge - lo) and their copy back on the slot's output stream, behind the
  * kernel that wrote them (ev[2]); the slot's next kernel waits for the
- * sort (ev_out[1], issue and rerun). */
+ * sort (ev_out[1], enqueue and over_list). */
 static hay_status enqueue_out(cuda_slot *sl, uint64_t lo, uint64_t n)
 {
     CU(cudaStreamWaitEvent(sl->ost, sl->ev[2], 0));
@@ -146,51 +149,120 @@ static hay_status finish_out(scan_req *r, cuda_slot *sl)
     return HAY_OK;
 }
 
-/* Searches again the ends (x, y] of the slot's piece, synchronously,
- * splitting while the list overflows. */
-static hay_status rerun(scan_req *r, cuda_slot *sl, uint64_t x, uint64_t y)
+/*
+ * A piece whose list overflowed is searched again in parts that fit
+ * (overflow.h), synchronously on its slot (the text is still on the
+ * device); these are the device operations.
+ */
+
+/* Where the text of ends above x starts (the look-back, within the piece). */
+static uint64_t part_lo(const scan_req *r, const cuda_slot *sl, uint64_t x)
 {
     uint64_t lo = x >= r->back ? x - r->back : 0;
-    if (lo < sl->lo)
-        lo = sl->lo;
-    const uint8_t *txt = slot_text(r, sl) + (lo - sl->lo);
+    return lo < sl->lo ? sl->lo : lo;
+}
+
+typedef struct over_ctx {
+    scan_req *r;
+    cuda_slot *sl;
+} over_ctx;
+
+/* The matches of the parts (b[i], b[i + 1]]: count-only launches into the
+ * slot's part counters, one synchronisation. */
+static hay_status over_count(void *ctx, const uint64_t *b, unsigned k, uint64_t *c)
+{
+    scan_req *r = ((over_ctx *)ctx)->r;
+    cuda_slot *sl = ((over_ctx *)ctx)->sl;
+    size_t bytes = HAY_OVERFLOW_PARTS * sizeof *sl->d_parts;
+    if (!sl->d_parts)
+        CU(cudaMalloc((void **)&sl->d_parts, bytes));
+    if (!sl->h_parts)
+        CU(cudaHostAlloc((void **)&sl->h_parts, bytes, cudaHostAllocDefault));
+    CU(cudaMemsetAsync(sl->d_parts, 0, k * sizeof *sl->d_parts, sl->st));
+    for (unsigned i = 0; i < k; i++) {
+        uint64_t lo = part_lo(r, sl, b[i]);
+        hay_cuda_job job = { slot_text(r, sl) + (lo - sl->lo), b[i + 1] - lo, b[i] - lo,
+                             sl->d_parts + i, NULL, NULL, NULL, 0, sl->st };
+        FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
+    }
+    CU(cudaMemcpyAsync(sl->h_parts, sl->d_parts, k * sizeof *sl->d_parts,
+                       cudaMemcpyDeviceToHost, sl->st));
+    CU(cudaStreamSynchronize(sl->st));
+    for (unsigned i = 0; i < k; i++)
+        c[i] = sl->h_parts[i];
+    return HAY_OK;
+}
+
+static hay_overflow_ops over_ops_of(over_ctx *oc);
+
+/* The n matches ending in (x, y]: the kernel, then (on the output stream)
+ * the sort of n keys and the copy back, one synchronisation; then the
+ * callback.  Should the list's count differ from the part's, the list
+ * counted is what holds. */
+static hay_status over_list(void *ctx, uint64_t x, uint64_t y, uint64_t n)
+{
+    scan_req *r = ((over_ctx *)ctx)->r;
+    cuda_slot *sl = ((over_ctx *)ctx)->sl;
+    uint64_t lo = part_lo(r, sl, x);
     /* The kernel rewrites d_m: the slot's last sort must be done. */
     CU(cudaStreamWaitEvent(sl->st, sl->ev_out[1], 0));
     CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
-    hay_cuda_job job = { txt, y - lo, x - lo, sl->d_ctr, NULL, sl->d_m,
-                         sl->d_ctr + 1, r->cap, sl->st };
+    hay_cuda_job job = { slot_text(r, sl) + (lo - sl->lo), y - lo, x - lo, sl->d_ctr, NULL,
+                         sl->d_m, sl->d_ctr + 1, r->cap, sl->st };
     FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
     CU(cudaEventRecord(sl->ev[2], sl->st));
     CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
                        cudaMemcpyDeviceToHost, sl->st));
+    FORWARD_IF_ERROR(enqueue_out(sl, lo, n));
     CU(cudaStreamSynchronize(sl->st));
-    uint64_t n = sl->h_ctr[1];
-    if (n <= r->cap) {
-        FORWARD_IF_ERROR(enqueue_out(sl, lo, n));
-        return finish_out(r, sl);
+    uint64_t got = sl->h_ctr[1];
+    if (got != n) {
+        CU(cudaStreamSynchronize(sl->ost));
+        sl->out = false;
+        if (got > r->cap) {
+            hay_overflow_ops ops = over_ops_of(ctx);
+            return hay_overflow_search(&ops, r->cap, x, y, got, &r->tl.over);
+        }
+        FORWARD_IF_ERROR(enqueue_out(sl, lo, got));
     }
-    if (y - x > 1) {
-        uint64_t mid = x + (y - x) / 2;
-        hay_status s = rerun(r, sl, x, mid);
-        if (s != HAY_OK)
+    return finish_out(r, sl);
+}
+
+/* The matches ending in (x, y] (end positions with more matches than the
+ * list has slots) from the PFAC tables on the host: over the input where
+ * it is on the host, else over a copy of the device text. */
+static hay_status over_host(void *ctx, uint64_t x, uint64_t y)
+{
+    scan_req *r = ((over_ctx *)ctx)->r;
+    cuda_slot *sl = ((over_ctx *)ctx)->sl;
+    uint64_t lo = part_lo(r, sl, x);
+    const uint8_t *h = r->dev ? NULL : r->host + lo;
+    uint8_t *copy = NULL;
+    if (!h) {
+        copy = malloc(y - lo);
+        RETURN_ERROR_IF(!copy, HAY_ERR_NOMEM);
+        hay_status s = cuda_status(cudaMemcpy(copy, slot_text(r, sl) + (lo - sl->lo), y - lo,
+                                              cudaMemcpyDeviceToHost));
+        if (s != HAY_OK) {
+            free(copy);
             return s;
-        return rerun(r, sl, mid, y);
+        }
+        h = copy;
     }
-    /* One end position with more matches than slots: the host walks it. */
-    uint8_t *h = malloc(y - lo);
-    RETURN_ERROR_IF(!h, HAY_ERR_NOMEM);
-    hay_status s = cuda_status(cudaMemcpy(h, txt, y - lo, cudaMemcpyDeviceToHost));
-    if (s == HAY_OK) {
-        cb_sink cb = { r->fn, r->ctx, 0 };
-        if (hay_engine_pfac.scan(r->set, r->cs->pfac, h, y - lo, x - lo, lo, emit_cb,
-                                 &cb))
-            s = HAY_STOPPED;
-        r->count += cb.n;
-        if (s == HAY_STOPPED)
-            r->stopped = true;
+    cb_sink cb = { r->fn, r->ctx, 0 };
+    hay_status s = HAY_OK;
+    if (hay_engine_pfac.scan(r->set, r->cs->pfac, h, y - lo, x - lo, lo, emit_cb, &cb)) {
+        s = HAY_STOPPED;
+        r->stopped = true;
     }
-    free(h);
+    r->count += cb.n;
+    free(copy);
     return s;
+}
+
+static hay_overflow_ops over_ops_of(over_ctx *oc)
+{
+    return (hay_overflow_ops){ oc, over_count, over_list, over_host };
 }
 
 /*
@@ -284,16 +356,17 @@ static hay_status take(scan_req *r, cuda_slot *sl)
         uint64_t least = hay_cuda_tuning_default.min_chunk;
         uint64_t fit = (uint64_t)((double)(sl->ge - sl->gs) * (double)r->cap * 0.75 / (double)n);
         fit -= fit % least;
-        if (fit < r->chunk)
-            r->chunk = fit > least ? fit : least;
+        if (fit < least)
+            fit = least;
+        if (fit < r->chunk)   /* never larger: the pipeline's buffers hold r->chunk */
+            r->chunk = fit;
     }
     uint64_t before = r->count;
     if (r->pieces)
         r->pieces->collect_into(r->pieces->src, sl->piece);
-    uint64_t mid = sl->gs + (sl->ge - sl->gs) / 2;
-    s = rerun(r, sl, sl->gs, mid);
-    if (s == HAY_OK)
-        s = rerun(r, sl, mid, sl->ge);
+    over_ctx oc = { r, sl };
+    hay_overflow_ops ops = over_ops_of(&oc);
+    s = hay_overflow_search(&ops, r->cap, sl->gs, sl->ge, n, &r->tl.over);
     if (s == HAY_OK && r->pieces)
         r->pieces->done(r->pieces->src, sl->piece, r->count - before);
     if (s == HAY_OK && r->o->progress)
@@ -370,7 +443,14 @@ static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
     sl->lo = gs >= r->back ? gs - r->back : 0;
     sl->gs = gs;
     sl->ge = ge;
-    if (!r->stage_async)
+    /* Pieces smaller than a thread's share are copied at once (waking
+     * the copy threads would cost more); the threads start with the first
+     * large piece. */
+    if (!r->stage_async || ge - sl->lo < hay_cuda_tuning_default.stage_block)
+        return enqueue(r, sl);
+    if (!r->pool)
+        r->pool = hay_copy_pool_start((r->stage_threads < 8 ? r->stage_threads : 8) + 1);
+    if (!r->pool)
         return enqueue(r, sl);
     if (!sl->h_stage)
         CU(cudaHostAlloc((void **)&sl->h_stage, r->pp->text_cap + HAY_CUDA_PAD,
@@ -480,11 +560,11 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
                 r->cap = r->pp->s[k].cap;
         }
         /* Batches: a helper thread turns the sorted keys into records
-         * (list.h) unless threads = 1; a per-match callback is called
-         * from this thread. */
-        r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL };
+         * (list.h) unless threads = 1, started at the first long list; a
+         * per-match callback is called from this thread. */
+        r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL, 0 };
         if (hay_batcher_of(r->fn, r->ctx))
-            r->sink.pool = hay_list_pool_start(o->threads ? o->threads : hay_cpu_count());
+            r->sink.threads = o->threads ? o->threads : hay_cpu_count();
     }
     if (r->ask == HAY_ASK_EACH) {
         size_t b = r->set->n * sizeof *r->d_pc;
@@ -505,11 +585,9 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
         r->pool = hay_copy_pool_start(r->stage_threads);
     /* A list from host memory: the staging copies run on threads of their
      * own (at most 8: the list's helpers convert meanwhile), beside the
-     * calling thread's delivery. */
-    if (r->ask == HAY_ASK_LIST && !run->pieces && !r->reg && !r->dev && r->pp->pinned) {
-        r->pool = hay_copy_pool_start((r->stage_threads < 8 ? r->stage_threads : 8) + 1);
-        r->stage_async = r->pool != NULL;
-    }
+     * calling thread's delivery (issue). */
+    r->stage_async = r->ask == HAY_ASK_LIST && !run->pieces && !r->reg && !r->dev &&
+                     r->pp->pinned;
     if (run->pieces)
         hay_log(o, "split: gpu pipeline ready after %.1f ms (%u copy threads)",
                 (hay_now() - run->t0) * 1e3, r->stage_threads);
@@ -578,11 +656,14 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
                 rst.wait_seconds * 1e3, (unsigned long long)r.direct_bytes,
                 (unsigned long long)r.len);
     if (r.ask == HAY_ASK_LIST)
-        hay_log(r.o, "cuda list: %llu pieces (%llu split), %llu matches; GPU: sort %.1f ms, "
+        hay_log(r.o, "cuda list: %llu pieces (%llu overflowed: %llu count rounds of %llu "
+                "parts, %llu lists, %llu host runs), %llu matches; GPU: sort %.1f ms, "
                 "copy back %.1f ms; calling thread: staging %.1f ms, waiting for counts "
                 "%.1f ms, for lists %.1f ms, delivering %.1f ms (%u helper threads); "
                 "total %.1f ms", (unsigned long long)r.tl.pieces,
-                (unsigned long long)r.tl.reruns, (unsigned long long)r.count,
+                (unsigned long long)r.tl.reruns, (unsigned long long)r.tl.over.rounds,
+                (unsigned long long)r.tl.over.parts, (unsigned long long)r.tl.over.lists,
+                (unsigned long long)r.tl.over.host, (unsigned long long)r.count,
                 r.tl.sort * 1e3, r.tl.back * 1e3, r.tl.stage * 1e3, r.tl.wait_count * 1e3,
                 r.tl.wait_list * 1e3, r.tl.deliver * 1e3, hay_list_pool_threads(r.sink.pool),
                 (hay_now() - run->t0) * 1e3);

@@ -10,14 +10,18 @@
  * compares with the CPU backend as multisets, with ends that never
  * decrease, and the batch API with the per-match API as the same sequence:
  *   - streams 1, 2, 3 and 8 (one slot: a held list shares its slot);
- *     staged on copy threads while the list before is delivered (the
- *     default), with one copy thread, and copied from pageable memory
- *   - small result lists (result_cap 1, 3, 1000, 5000): every piece
- *     overflows and is split and searched again, down to single end
- *     positions searched on the host; after scans with the default list
- *     (a pooled pipeline keeps its lists: the smaller cap still holds);
- *     pieces cut smaller after an overflow (result_cap=200000 over 1 MiB
- *     pieces of ~2.5M matches: the next ones are 64 KiB and fit)
+ *     staged while the list before is delivered (the default: pieces of
+ *     2 MiB and more on copy threads), with one copy thread, and copied
+ *     from pageable memory
+ *   - small result lists (result_cap 1, 2, 3, 256, 1000, 5000, one below
+ *     the matches and equal to them): pieces overflow and are searched
+ *     again in parts that fit (src/cuda/overflow.h), end positions with
+ *     more matches than slots on the host (also from a resident buffer);
+ *     after scans with the default list (a pooled pipeline keeps its
+ *     lists: the smaller cap still holds); pieces cut smaller after an
+ *     overflow (result_cap=200000 over 1 MiB pieces of ~2.5M matches: the
+ *     next ones are 64 KiB and fit).  Each list is a round trip with the
+ *     device, so small lists run over small inputs.
  *   - pieces whose lists are empty: matches only in a few pieces, and none
  *   - matches across every piece boundary (patterns up to 300 bytes)
  *   - threads 1 (the calling thread makes the records) and 0 (helpers)
@@ -188,6 +192,30 @@ static void check_gpu(const hay_pattern *p, size_t np, const char *params, const
     hay_patterns_free(g);
 }
 
+/* The same from a device-resident buffer: per match and in batches. */
+static void check_resident(const hay_pattern *p, size_t np, const char *params,
+                           const uint8_t *d, size_t len, const rec *want, const char *what)
+{
+    hay_buffer *buf = NULL;
+    hay_status bs = hay_buffer_create(HAY_BACKEND_CUDA, d, len, &buf);
+    CHECK(bs == HAY_OK, "%s: buffer: %s", what, hay_strerror(bs));
+    hay_patterns *g = compile(HAY_BACKEND_CUDA, p, np, params);
+    if (bs == HAY_OK && g) {
+        rec pm, b0;
+        hay_status s1 = list(g, NULL, 0, buf, false, 0, &pm, 0);
+        hay_status s2 = list(g, NULL, 0, buf, true, 0, &b0, 0);
+        CHECK(s1 == HAY_OK && s2 == HAY_OK, "%s [%s]: %s %s", what, params,
+              hay_strerror(s1), hay_strerror(s2));
+        CHECK(!pm.order_bad && same_set(&pm, want) && same_seq(&b0, &pm),
+              "%s [%s]: %zu matches per match, %zu in batches, CPU %zu", what, params, pm.n,
+              b0.n, want->n);
+        free(pm.m);
+        free(b0.m);
+    }
+    hay_patterns_free(g);
+    hay_buffer_free(buf);
+}
+
 static uint8_t *random_text(size_t len, const char *alpha, uint64_t seed)
 {
     uint8_t *d = malloc(len);
@@ -218,22 +246,37 @@ static void test_dense(void)
         "chunk=64K,streams=8",
         "chunk=64K,transfer=pageable",
         "chunk=64K,stage_threads=1",
-        "chunk=64K,result_cap=1000",
         "chunk=1M,result_cap=5000,streams=1",
         "chunk=1M,result_cap=200000",
     };
     for (size_t i = 0; i < sizeof params / sizeof *params; i++)
         check_gpu(dense, NDENSE, params[i], d, len, &want, "dense");
     free(want.m);
-    /* Lists of 1 and 3 slots: every end position is searched again on
-     * its own (and its matches on the host): a small input. */
+    /* Small lists cost a round trip with the device per list (about
+     * matches / result_cap of them, src/cuda/overflow.h), so they run over
+     * less: 4 pieces of 64 KiB, lists of 1,000 slots. */
+    size_t mid = tu_scaled((size_t)1 << 18, (size_t)1 << 17);
+    rec want_mid;
+    cpu_list(cpu, d, mid, &want_mid, "dense, 256 KiB: CPU");
+    check_gpu(dense, NDENSE, "chunk=64K,result_cap=1000", d, mid, &want_mid, "dense");
+    free(want_mid.m);
+    /* Lists of 1, 2 and 3 slots (end positions with more matches than
+     * slots go to the host), one slot fewer than the matches and exactly
+     * as many: a small input. */
     size_t small = tu_scaled(3000, 1000);
     rec want_small;
     cpu_list(cpu, d, small, &want_small, "small: CPU");
-    static const char *const tiny[] = { "chunk=64K,result_cap=1",
-                                        "chunk=64K,result_cap=3,streams=1" };
-    for (size_t i = 0; i < sizeof tiny / sizeof *tiny; i++)
+    char tiny[4][64];
+    snprintf(tiny[0], sizeof tiny[0], "chunk=64K,result_cap=1");
+    snprintf(tiny[1], sizeof tiny[1], "chunk=64K,result_cap=3,streams=1");
+    snprintf(tiny[2], sizeof tiny[2], "chunk=64K,result_cap=%zu", want_small.n - 1);
+    snprintf(tiny[3], sizeof tiny[3], "chunk=64K,result_cap=%zu", want_small.n);
+    for (size_t i = 0; i < 4; i++)
         check_gpu(dense, NDENSE, tiny[i], d, small, &want_small, "dense, tiny lists");
+    /* Resident, with lists of 2 slots: the host searches a copy of the
+     * device text. */
+    check_resident(dense, NDENSE, "chunk=64K,result_cap=2", d, small, &want_small,
+                   "dense, resident, tiny lists");
     free(want_small.m);
     hay_patterns_free(cpu);
     free(d);
@@ -257,6 +300,9 @@ static void test_sparse(void)
     CHECK(want.n >= 12, "sparse: %zu matches", want.n);
     check_gpu(p, 3, "chunk=64K", d, len, &want, "sparse");
     check_gpu(p, 3, "chunk=64K,streams=1,result_cap=2", d, len, &want, "sparse");
+    /* Pieces of 2 MiB: staged on the copy threads (smaller ones are
+     * copied by the calling thread). */
+    check_gpu(p, 3, "chunk=2M", d, len, &want, "sparse");
     /* No match at all. */
     rec none;
     memset(&none, 0, sizeof none);
@@ -303,7 +349,11 @@ static void test_boundaries(void)
     rec want;
     cpu_list(cpu, d, len, &want, "boundaries: CPU");
     check_gpu(p, 5, "chunk=64K", d, len, &want, "boundaries");
-    check_gpu(p, 5, "chunk=64K,streams=2,result_cap=64", d, len, &want, "boundaries");
+    free(want.m);
+    /* Lists of 256 slots over 4 pieces (a round trip per list). */
+    size_t four = ((size_t)4 << 16) + 17;
+    cpu_list(cpu, d, four, &want, "boundaries, 4 pieces: CPU");
+    check_gpu(p, 5, "chunk=64K,streams=2,result_cap=256", d, four, &want, "boundaries");
     free(want.m);
     hay_patterns_free(cpu);
     free(d);
@@ -313,11 +363,14 @@ static void test_boundaries(void)
  * the full list, HAY_STOPPED; then the set scans in full again. */
 static void test_stop(void)
 {
-    size_t len = tu_scaled((size_t)1 << 20, (size_t)1 << 19);
-    uint8_t *d = random_text(len, "aab", 11);
+    size_t whole = tu_scaled((size_t)1 << 20, (size_t)1 << 19);
+    uint8_t *d = random_text(whole, "aab", 11);
+    /* The small list over 3 pieces: every piece overflows and is searched
+     * again in parts (a round trip per list of 1,000). */
     static const char *const params[] = { "chunk=64K", "chunk=64K,streams=1",
-                                          "chunk=64K,result_cap=100" };
+                                          "chunk=64K,result_cap=1000" };
     for (size_t k = 0; k < sizeof params / sizeof *params; k++) {
+        size_t len = k == 2 ? ((size_t)3 << 16) - 5 : whole;
         hay_patterns *g = compile(HAY_BACKEND_CUDA, dense, NDENSE, params[k]);
         if (!g)
             continue;

@@ -13,6 +13,8 @@
  *     stopping batch (or call), the count includes it, later lists deliver
  *     nothing
  *   - the per-match callback: the same records, one call each
+ *   - a sink with threads and no pool starts its pool at the first batched
+ *     list long enough for it, not before, and never per match
  *   - the sleeping thread pool under it (src/core/pool.h): every helper
  *     runs every job once, a stop waits for the job posted; in CUDA
  *     builds also the staging copy pool on top of it (src/cuda/stage.c:
@@ -118,7 +120,7 @@ static void test_lengths(void)
             hay_batcher bt;
             hay_match *keepm = NULL;
             CHECK_ST(hay_batcher_init(&bt, NULL, &keepm, on_batch, &s), HAY_OK, "batcher");
-            hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool };
+            hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0 };
             int stop = hay_list_deliver(&sink, k, n, lo);
             CHECK(stop == 0 && hay_batch_flush(&bt) == 0, "%zu keys: no stop", n);
             CHECK(s.n == n && sink.count == n && hay_batch_puts(&bt) == n,
@@ -132,7 +134,7 @@ static void test_lengths(void)
             /* The same keys, one call per match. */
             seen p;
             memset(&p, 0, sizeof p);
-            hay_list_sink ms = { on_match, &p, plen, 0, pool };
+            hay_list_sink ms = { on_match, &p, plen, 0, pool, 0 };
             CHECK(hay_list_deliver(&ms, k, n, lo) == 0 && p.n == n && ms.count == n &&
                       same(p.m, want, n),
                   "%zu keys per match: %zu", n, p.n);
@@ -143,6 +145,55 @@ static void test_lengths(void)
             free(want);
         }
         hay_list_pool_stop(pool);
+    }
+}
+
+/* A sink that names threads but holds no pool starts one at its first
+ * batched list long enough to use it: never for short lists, one thread,
+ * or a per-match callback (scans whose lists are short make no thread). */
+static void test_lazy_pool(void)
+{
+    static const struct {
+        unsigned threads;
+        bool batch;
+        bool want_pool;
+    } cases[] = { { 2, true, true }, { 8, true, true }, { 1, true, false },
+                  { 2, false, false } };
+    tu_rng r = { 17 };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        seen s;
+        memset(&s, 0, sizeof s);
+        hay_batcher bt;
+        hay_match *keepm = NULL;
+        CHECK_ST(hay_batcher_init(&bt, NULL, &keepm, on_batch, &s), HAY_OK, "batcher");
+        hay_list_sink sink = { cases[c].batch ? hay_batch_match : on_match,
+                               cases[c].batch ? (void *)&bt : (void *)&s, plen, 0, NULL,
+                               cases[c].threads };
+        size_t total = 0;
+        hay_match *all = NULL;
+        static const size_t lens[] = { 100, 65535, 200000, 7 };
+        for (size_t li = 0; li < 4; li++) {
+            hay_match *want;
+            uint64_t lo = (uint64_t)li << 30;
+            unsigned long long *k = make_keys(&r, lens[li], lo, &want);
+            CHECK(hay_list_deliver(&sink, k, lens[li], lo) == 0, "lazy pool: a stop");
+            CHECK((sink.pool != NULL) == (cases[c].want_pool && li >= 2),
+                  "lazy pool, %u threads%s, after %zu keys: pool %s", cases[c].threads,
+                  cases[c].batch ? "" : " per match", lens[li],
+                  sink.pool ? "started" : "not started");
+            all = realloc(all, (total + lens[li]) * sizeof *all);
+            memcpy(all + total, want, lens[li] * sizeof *want);
+            total += lens[li];
+            free(k);
+            free(want);
+        }
+        CHECK(hay_batch_flush(&bt) == 0 && s.n == total && same(s.m, all, total) &&
+                  sink.count == total,
+              "lazy pool, %u threads: %zu of %zu records", cases[c].threads, s.n, total);
+        hay_list_pool_stop(sink.pool);
+        free(all);
+        free(s.m);
+        free(keepm);
     }
 }
 
@@ -163,7 +214,7 @@ static void test_pieces(void)
         CHECK(hay_batch_put(&bt, 9, (uint64_t)i, (uint64_t)i + 1) == 0, "put");
         all[nall++] = (hay_match){ 9, 0, (uint64_t)i, (uint64_t)i + 1 };
     }
-    hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool };
+    hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0 };
     static const size_t lens[] = { 100000, 0, 7, 300000, 65536, 1 };
     uint64_t lo = 1000;
     for (size_t p = 0; p < sizeof lens / sizeof *lens; p++) {
@@ -205,7 +256,7 @@ static void test_stop(void)
             hay_batcher bt;
             hay_match *keepm = NULL;
             CHECK_ST(hay_batcher_init(&bt, NULL, &keepm, on_batch, &s), HAY_OK, "batcher");
-            hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool };
+            hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0 };
             CHECK(hay_list_deliver(&sink, k, n, 0) == 1, "stop at %zu: stopped", stops[si]);
             size_t batches = s.batches;
             CHECK(s.n >= stops[si] && s.n < stops[si] + HAY_BATCH_MAX && same(s.m, want, s.n),
@@ -220,7 +271,7 @@ static void test_stop(void)
             seen p;
             memset(&p, 0, sizeof p);
             p.stop_after = stops[si];
-            hay_list_sink ms = { on_match, &p, plen, 0, pool };
+            hay_list_sink ms = { on_match, &p, plen, 0, pool, 0 };
             CHECK(hay_list_deliver(&ms, k, n, 0) == 1 && p.n == stops[si] &&
                       ms.count == stops[si],
                   "per match, stop at %zu: %zu", stops[si], p.n);
@@ -319,6 +370,7 @@ int main(void)
     test_copy_pool();
 #endif
     test_lengths();
+    test_lazy_pool();
     test_pieces();
     test_stop();
     return tu_finish();
