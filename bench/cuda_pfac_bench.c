@@ -25,7 +25,9 @@
  *       against PFAC's.
  *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N]
  *       1 GiB as for big, PFAC only: the end-to-end count, the resident
- *       kernel and the list rows below (no knobs, no CPU, no Hyperscan).
+ *       kernel and the list rows below (no knobs, no CPU, no Hyperscan),
+ *       then list-batch with lists of 1M and 64K slots (result_cap: the
+ *       pieces overflow and are searched again in parts that fit).
  *
  * The full ordered list, three ways: "full list" (hay_scan, a callback per
  * match that folds it into a checksum), "list-batch" (hay_scan_batch: the
@@ -588,7 +590,23 @@ static int list_only(const char *patfile, const char *dir)
         row("cuda pfac resident kernel-only", tr.kernel, tr.count, ref, gb);
     }
     int bad = 0;
-    list_rows(g, d, len, buf, ref, gb, &bad);
+    timing tl = list_rows(g, d, len, buf, ref, gb, &bad);
+    /* Small lists: every piece overflows and is searched again in parts
+     * that fit, a round trip with the device per list (src/cuda/overflow.h). */
+    static const char *const caps[] = { "result_cap=1M", "result_cap=64K" };
+    for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+        hay_patterns *gc = compile(&p, HAY_BACKEND_CUDA, "pfac", caps[i]);
+        if (!gc) {
+            bad = 1;
+            continue;
+        }
+        timing tc = run(gc, d, len, NULL, BATCH, 0);
+        char name[64];
+        snprintf(name, sizeof name, "e2e list-batch %s", caps[i]);
+        list_row(name, &tc, &tl, ref, gb);
+        bad |= tc.count != ref || tc.sum != tl.sum || tc.order_bad;
+        hay_patterns_free(gc);
+    }
     hay_buffer_free(buf);
     hay_patterns_free(g);
     free(d);

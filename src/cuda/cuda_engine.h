@@ -56,8 +56,11 @@
  *   chunk=BYTES         bytes per pipeline piece (default 32 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it
  *   result_cap=N        match slots per piece (default 16M); a piece with
- *                       more matches is split and searched again, and the
- *                       pieces after it are cut to fit (pipeline.c take)
+ *                       more matches is searched again in parts that fit
+ *                       (overflow.h), and the pieces after it are cut to
+ *                       fit (pipeline.c take): a list of M matches costs
+ *                       about M / N round trips with the device, so small
+ *                       values are for tests and tight device memory
  *   gpu_min=BYTES       backend auto: inputs below this stay on the CPU
  *   dense_max=BYTES     largest dense PFAC table (default min(2 GiB, a
  *                       quarter of free device memory))
