@@ -93,6 +93,7 @@ static void slot_free(cuda_slot *sl)
     cudaFree(sl->d_m);
     cudaFree(sl->d_sorted);
     cudaFreeHost(sl->h_m);
+    cudaFreeHost(sl->h_peek);
     cudaFree(sl->d_tmp);
     cudaFree(sl->d_parts);
     cudaFreeHost(sl->h_parts);

@@ -56,6 +56,7 @@ typedef struct cuda_slot {
     unsigned long long *h_ctr;   /* pinned copy of d_ctr */
     uint64_t cap;           /* list slots; 0 until the first listing scan */
     unsigned long long *d_m, *d_sorted, *h_m;
+    unsigned long long *h_peek;  /* pinned: a short list's keys (pipeline.c) */
     void *d_tmp;
     size_t tmp_bytes;
     /* The list's sort and copy back run on a stream of their own, so that

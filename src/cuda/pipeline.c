@@ -32,6 +32,13 @@ int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
                        const unsigned long long *in, unsigned long long *out,
                        size_t n, int end_bit, void *stream);
 
+/* Lists of up to PEEK matches come back unsorted with their piece's count
+ * and are sorted on the host: one round trip per piece instead of two
+ * (the device sort and copy back wait for the count).  Small inputs, and
+ * pieces with few matches, are common (tests, short files); 4 KiB more
+ * per piece is nothing beside a piece's copy in. */
+enum { PEEK = 512 };
+
 typedef struct scan_req {
     const hay_patterns *set;
     cuda_set *cs;
@@ -57,6 +64,8 @@ typedef struct scan_req {
     hay_list_sink sink;      /* HAY_ASK_LIST: where sorted lists go (list.h) */
     uint64_t cap;            /* list slots per piece: the set's result_cap or
                               * less (the slots' lists, made once) */
+    uint64_t peek;           /* keys copied back with each piece's count:
+                              * lists this short skip the device sort */
     cuda_slot *held, *taken; /* lists enqueued, not yet delivered (deliver):
                               * the older, the newer */
     bool stage_async;        /* a list from host memory: large pieces staged
@@ -66,7 +75,7 @@ typedef struct scan_req {
     struct {                 /* where a list's time goes (logged, o->log) */
         double sort, back;   /* GPU: sorting, copying back */
         double stage, wait_count, wait_list, deliver;   /* the calling thread */
-        uint64_t pieces, reruns;
+        uint64_t pieces, reruns, shorts;
         hay_overflow_stats over;   /* what the overflowing pieces cost */
     } tl;
 } scan_req;
@@ -121,6 +130,22 @@ static hay_status enqueue_out(cuda_slot *sl, uint64_t lo, uint64_t n)
     return HAY_OK;
 }
 
+/* Hands n sorted keys (ends local to lo) to the callback. */
+static hay_status hand(scan_req *r, const unsigned long long *keys, uint64_t n, uint64_t lo)
+{
+    double t0 = hay_now();
+    r->sink.count = r->count;
+    int stop = hay_list_deliver(&r->sink, keys, n, lo);
+    r->count = r->sink.count;
+    r->tl.deliver += hay_now() - t0;
+    r->tl.pieces++;
+    if (stop) {
+        r->stopped = true;
+        return HAY_STOPPED;
+    }
+    return HAY_OK;
+}
+
 /* Waits for the slot's enqueued list and hands it to the callback. */
 static hay_status finish_out(scan_req *r, cuda_slot *sl)
 {
@@ -136,17 +161,8 @@ static hay_status finish_out(scan_req *r, cuda_slot *sl)
     if (cudaEventElapsedTime(&ms, sl->ev_out[1], sl->ev_out[2]) == cudaSuccess)
         r->tl.back += ms / 1e3;
     cudaGetLastError();
-    r->sink.count = r->count;
-    int stop = hay_list_deliver(&r->sink, sl->h_m, sl->out_n, sl->out_lo);
-    r->count = r->sink.count;
     r->tl.wait_list += t1 - t0;
-    r->tl.deliver += hay_now() - t1;
-    r->tl.pieces++;
-    if (stop) {
-        r->stopped = true;
-        return HAY_STOPPED;
-    }
-    return HAY_OK;
+    return hand(r, sl->h_m, sl->out_n, sl->out_lo);
 }
 
 /*
@@ -303,9 +319,48 @@ static hay_status deliver_all(scan_req *r)
     return s;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A list of at most r->peek keys, copied back unsorted with the piece's
+ * count: sorted here, so the piece costs one round trip, not two. */
+static hay_status hand_short(scan_req *r, cuda_slot *sl, uint64_t n)
+{
+    qsort(sl->h_peek, n, sizeof *sl->h_peek, cmp_key);
+    r->tl.shorts++;
+    return hand(r, sl->h_peek, n, sl->lo);
+}
+
+/* The slot's piece holds n > r->cap matches: searched again in parts
+ * that fit (overflow.h). */
+static hay_status overflow(scan_req *r, cuda_slot *sl, uint64_t n)
+{
+    r->tl.reruns++;
+    /* Pieces issued from now on are cut to fill three quarters of the
+     * list at this piece's density, so that they are not searched again
+     * (synchronously, as below): et-open's 32 MiB pieces hold 23M matches
+     * against 16M slots.  A split's pieces and pinned blocks keep their
+     * size. */
+    if (!r->pieces && !r->reg) {
+        uint64_t least = hay_cuda_tuning_default.min_chunk;
+        uint64_t fit = (uint64_t)((double)(sl->ge - sl->gs) * (double)r->cap * 0.75 / (double)n);
+        fit -= fit % least;
+        if (fit < least)
+            fit = least;
+        if (fit < r->chunk)   /* never larger: the pipeline's buffers hold r->chunk */
+            r->chunk = fit;
+    }
+    over_ctx oc = { r, sl };
+    hay_overflow_ops ops = over_ops_of(&oc);
+    return hay_overflow_search(&ops, r->cap, sl->gs, sl->ge, n, &r->tl.over);
+}
+
 /* Waits for the slot's count and takes it: a count is added; a list is
- * enqueued (r->taken) or, when it overflowed, searched again now, after
- * the lists before it are delivered. */
+ * enqueued (r->taken), or, when short or overflowing, handed over now,
+ * after the lists before it. */
 static hay_status take(scan_req *r, cuda_slot *sl)
 {
     sl->busy = false;
@@ -330,7 +385,7 @@ static hay_status take(scan_req *r, cuda_slot *sl)
     }
     uint64_t n = sl->h_ctr[1];
     hay_status s = HAY_OK;
-    if (n <= r->cap) {
+    if (n <= r->cap && n > r->peek) {
         /* One slot (streams=1): its held list must be out of h_m first. */
         if (r->held == sl || r->taken)
             s = deliver_all(r);
@@ -343,30 +398,18 @@ static hay_status take(scan_req *r, cuda_slot *sl)
         }
         return s;
     }
+    /* A short list (its keys came back with the count, enqueue) or one
+     * that overflowed: handed over now, after the lists before it. */
     s = deliver_all(r);
     if (s != HAY_OK)
         return s;
-    r->tl.reruns++;
-    /* Pieces issued from now on are cut to fill three quarters of the
-     * list at this piece's density, so that they are not searched again
-     * (synchronously, as below): et-open's 32 MiB pieces hold 23M matches
-     * against 16M slots.  A split's pieces and pinned blocks keep their
-     * size. */
-    if (!r->pieces && !r->reg) {
-        uint64_t least = hay_cuda_tuning_default.min_chunk;
-        uint64_t fit = (uint64_t)((double)(sl->ge - sl->gs) * (double)r->cap * 0.75 / (double)n);
-        fit -= fit % least;
-        if (fit < least)
-            fit = least;
-        if (fit < r->chunk)   /* never larger: the pipeline's buffers hold r->chunk */
-            r->chunk = fit;
-    }
     uint64_t before = r->count;
     if (r->pieces)
         r->pieces->collect_into(r->pieces->src, sl->piece);
-    over_ctx oc = { r, sl };
-    hay_overflow_ops ops = over_ops_of(&oc);
-    s = hay_overflow_search(&ops, r->cap, sl->gs, sl->ge, n, &r->tl.over);
+    if (n <= r->cap)
+        s = hand_short(r, sl, n);
+    else
+        s = overflow(r, sl, n);
     if (s == HAY_OK && r->pieces)
         r->pieces->done(r->pieces->src, sl->piece, r->count - before);
     if (s == HAY_OK && r->o->progress)
@@ -429,6 +472,9 @@ static hay_status enqueue(scan_req *r, cuda_slot *sl)
     CU(cudaEventRecord(sl->ev[2], sl->st));
     CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
                        cudaMemcpyDeviceToHost, sl->st));
+    if (list)   /* a short list comes back with its count (take, hand_short) */
+        CU(cudaMemcpyAsync(sl->h_peek, sl->d_m, r->peek * sizeof *sl->h_peek,
+                           cudaMemcpyDeviceToHost, sl->st));
     CU(cudaEventRecord(sl->ev[3], sl->st));
     sl->busy = true;
     return HAY_OK;
@@ -555,10 +601,15 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
          * result_cap still holds (the split path is tested with tiny ones). */
         r->cap = cs->result_cap;
         for (unsigned k = 0; k < r->pp->nslots; k++) {
-            FORWARD_IF_ERROR(hay_cuda_slot_list(&r->pp->s[k], cs->result_cap));
-            if (r->pp->s[k].cap < r->cap)
-                r->cap = r->pp->s[k].cap;
+            cuda_slot *sl = &r->pp->s[k];
+            FORWARD_IF_ERROR(hay_cuda_slot_list(sl, cs->result_cap));
+            if (sl->cap < r->cap)
+                r->cap = sl->cap;
+            if (!sl->h_peek)
+                CU(cudaHostAlloc((void **)&sl->h_peek, PEEK * sizeof *sl->h_peek,
+                                 cudaHostAllocDefault));
         }
+        r->peek = r->cap < PEEK ? r->cap : PEEK;
         /* Batches: a helper thread turns the sorted keys into records
          * (list.h) unless threads = 1, started at the first long list; a
          * per-match callback is called from this thread. */
@@ -656,12 +707,12 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
                 rst.wait_seconds * 1e3, (unsigned long long)r.direct_bytes,
                 (unsigned long long)r.len);
     if (r.ask == HAY_ASK_LIST)
-        hay_log(r.o, "cuda list: %llu pieces (%llu overflowed: %llu count rounds of %llu "
-                "parts, %llu lists, %llu host runs), %llu matches; GPU: sort %.1f ms, "
+        hay_log(r.o, "cuda list: %llu pieces (%llu short, %llu overflowed: %llu count rounds "
+                "of %llu parts, %llu lists, %llu host runs), %llu matches; GPU: sort %.1f ms, "
                 "copy back %.1f ms; calling thread: staging %.1f ms, waiting for counts "
                 "%.1f ms, for lists %.1f ms, delivering %.1f ms (%u helper threads); "
                 "total %.1f ms", (unsigned long long)r.tl.pieces,
-                (unsigned long long)r.tl.reruns, (unsigned long long)r.tl.over.rounds,
+                (unsigned long long)r.tl.shorts, (unsigned long long)r.tl.reruns, (unsigned long long)r.tl.over.rounds,
                 (unsigned long long)r.tl.over.parts, (unsigned long long)r.tl.over.lists,
                 (unsigned long long)r.tl.over.host, (unsigned long long)r.count,
                 r.tl.sort * 1e3, r.tl.back * 1e3, r.tl.stage * 1e3, r.tl.wait_count * 1e3,

@@ -23,6 +23,9 @@
  *     next ones are 64 KiB and fit).  Each list is a round trip with the
  *     device, so small lists run over small inputs.
  *   - pieces whose lists are empty: matches only in a few pieces, and none
+ *   - lists around the short-list bound (512: sorted on the host, handed
+ *     over at once) and longer ones (sorted on the device, one piece
+ *     behind) in one scan
  *   - matches across every piece boundary (patterns up to 300 bytes)
  *   - threads 1 (the calling thread makes the records) and 0 (helpers)
  *   - a resident buffer against the host input
@@ -359,6 +362,33 @@ static void test_boundaries(void)
     free(d);
 }
 
+/* Lists around the short-list bound (512 keys, pipeline.c PEEK: shorter
+ * ones come back with their piece's count and are sorted on the host,
+ * longer ones are sorted on the device one piece behind), mixed in one
+ * scan and in order: pieces of 511, 512, 513, 0, 5000 and 1 matches. */
+static void test_short(void)
+{
+    static const size_t per[] = { 511, 512, 513, 0, 5000, 1 };
+    size_t np = sizeof per / sizeof *per, len = np * 65536;
+    uint8_t *d = random_text(len, "xyz", 13);
+    for (size_t i = 0; i < np; i++)
+        for (size_t k = 0; k < per[i]; k++)
+            memcpy(d + i * 65536 + 100 + k * 8, "needle", 6);
+    static const hay_pattern p[] = { { "needle", 6 } };
+    hay_patterns *cpu = compile(HAY_BACKEND_CPU, p, 1, NULL);
+    rec want;
+    cpu_list(cpu, d, len, &want, "short lists: CPU");
+    CHECK(want.n == 6537, "short lists: %zu matches", want.n);
+    static const char *const params[] = { "chunk=64K", "chunk=64K,streams=1",
+                                          "chunk=64K,result_cap=512", "chunk=64K,streams=8" };
+    for (size_t i = 0; i < sizeof params / sizeof *params; i++)
+        check_gpu(p, 1, params[i], d, len, &want, "short lists");
+    check_resident(p, 1, "chunk=64K", d, len, &want, "short lists, resident");
+    free(want.m);
+    hay_patterns_free(cpu);
+    free(d);
+}
+
 /* A stop in the middle of a batch (and of a piece): exactly the prefix of
  * the full list, HAY_STOPPED; then the set scans in full again. */
 static void test_stop(void)
@@ -414,7 +444,8 @@ int main(void)
         const char *name;
         void (*fn)(void);
     } tests[] = { { "dense", test_dense }, { "sparse", test_sparse },
-                  { "boundaries", test_boundaries }, { "stop", test_stop } };
+                  { "boundaries", test_boundaries }, { "short", test_short },
+                  { "stop", test_stop } };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
         double t0 = now();
         tests[i].fn();
