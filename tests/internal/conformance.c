@@ -25,7 +25,7 @@
  * (1..8, pattern lengths +-1, halves): with that many matches every
  * boundary already cuts through matches at every offset. */
 #define MAX_SPLIT_SWEEP 2000
-#define GPU_MAX_PIECES 256
+#define GPU_MAX_PIECES 64
 
 typedef struct run_ctx {
     const tu_case *c;
@@ -263,9 +263,11 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
     size_t ns = e->backend == HAY_BACKEND_OPENCL ? 0 : chunk_sizes(c, sizes, cap);
     size_t sweep = tiny_list ? 4 : 12;
     size_t step = light && ns > sweep ? ns / sweep : 1;
-    /* A GPU scan pays a launch and a synchronisation per piece: chunk
-     * sizes that cut the input in more than GPU_MAX_PIECES pieces are left
-     * to the CPU engines (the piece logic is the same for every size).
+    /* A GPU scan pays a launch and a synchronisation per piece (a round
+     * trip that waits for the other processes' work on a shared GPU):
+     * chunk sizes that cut the input in more than GPU_MAX_PIECES pieces
+     * are left to the CPU engines (the piece logic is the same for every
+     * size; tests/gpu/gpu_list.c puts matches across every boundary).
      * Schedules do not reach a device: one run there, not two alike. */
     for (size_t i = 0; i < ns; i += step)
         for (unsigned t = 2; t <= (light ? 2u : 3u); t++) {
