@@ -45,8 +45,9 @@ if [ -f "$L" ]; then
 fi
 stamp "tests done, $(left) s left"
 
+BENCH=${BENCH:-1}   # 0: the tests alone
 for set in snort-community et-open; do
-    if [ "$(left)" -gt 25 ]; then
+    if [ "$BENCH" = 1 ] && [ "$(left)" -gt 25 ]; then
         stamp "cuda_pfac_bench list $set --reps $REPS"
         timeout $(( $(left) - 5 )) $B/cuda_pfac_bench list "$D/patterns/$set.txt" "$D/text" \
             --reps "$REPS" > "$OUT/list-$set.txt" 2>&1
@@ -57,7 +58,7 @@ done
 # With the time left: the slowest suites alone, one after another (what the
 # shared GPU costs them under -j8).
 for t in conformance_gpu modes cuda_exact batch_cuda gpu_list; do
-    [ "$(left)" -gt 40 ] || break
+    [ "$BENCH" = 1 ] && [ "$(left)" -gt 40 ] || break
     (cd $B && timeout $(( $(left) - 10 )) ctest -R "^$t\$" --timeout $(( $(left) - 15 )) 2>&1 |
         grep -E "Test +#" | sed -E 's/ +Test +#[0-9]+: / alone: /; s/ \.{3,}/ /')
 done
