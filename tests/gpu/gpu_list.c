@@ -21,11 +21,13 @@
  *     lists: the smaller cap still holds); pieces cut smaller after an
  *     overflow (result_cap=200000 over 1 MiB pieces of ~2.5M matches: the
  *     next ones are 64 KiB and fit).  Each list is a round trip with the
- *     device, so small lists run over small inputs.
+ *     device, so small lists run over small inputs; what searching an
+ *     overflowing piece again costs (count rounds and lists, from the
+ *     driver's log line) stays near matches / result_cap
  *   - pieces whose lists are empty: matches only in a few pieces, and none
  *   - lists around the short-list bound (512: sorted on the host, handed
- *     over at once) and longer ones (sorted on the device, one piece
- *     behind) in one scan
+ *     over at once, as the log line counts them) and longer ones (sorted
+ *     on the device, one piece behind) in one scan
  *   - matches across every piece boundary (patterns up to 300 bytes)
  *   - threads 1 (the calling thread makes the records) and 0 (helpers)
  *   - a resident buffer against the host input
@@ -219,6 +221,49 @@ static void check_resident(const hay_pattern *p, size_t np, const char *params,
     hay_buffer_free(buf);
 }
 
+/* What a listing scan cost with the device, from the CUDA driver's
+ * diagnostic line (hay_scan_opts.log, src/cuda/pipeline.c): pieces, short
+ * lists (one round trip each), overflowed pieces and what searching them
+ * again took (overflow.h: count rounds and lists, a round trip each). */
+typedef struct cost {
+    unsigned long long pieces, shorts, over, rounds, parts, lists, host;
+    bool seen;
+} cost;
+
+static void keep_cost(const char *line, void *ctx)
+{
+    cost *c = ctx;
+    if (sscanf(line,
+               "cuda list: %llu pieces (%llu short, %llu overflowed: %llu count rounds of "
+               "%llu parts, %llu lists, %llu host runs)",
+               &c->pieces, &c->shorts, &c->over, &c->rounds, &c->parts, &c->lists,
+               &c->host) == 7)
+        c->seen = true;
+}
+
+static cost list_cost(const hay_pattern *p, size_t np, const char *params, const uint8_t *d,
+                      size_t len)
+{
+    cost c;
+    memset(&c, 0, sizeof c);
+    hay_patterns *g = compile(HAY_BACKEND_CUDA, p, np, params);
+    hay_scratch *s = NULL;
+    if (g && hay_scratch_create(g, &s) == HAY_OK) {
+        hay_scan_opts o;
+        hay_scan_opts_init(&o);
+        o.log = keep_cost;
+        o.log_ctx = &c;
+        rec r;
+        memset(&r, 0, sizeof r);
+        CHECK_ST(hay_scan_batch(g, s, d, len, &o, on_batch, &r), HAY_OK, "cost");
+        free(r.m);
+    }
+    hay_scratch_free(s);
+    hay_patterns_free(g);
+    CHECK(c.seen, "[%s]: no cuda list line", params);
+    return c;
+}
+
 static uint8_t *random_text(size_t len, const char *alpha, uint64_t seed)
 {
     uint8_t *d = malloc(len);
@@ -263,6 +308,16 @@ static void test_dense(void)
     check_gpu(dense, NDENSE, "chunk=64K,result_cap=1000", d, mid, &want_mid, "dense");
     check_gpu(dense, NDENSE, "chunk=128K,result_cap=5000,streams=1", d, mid, &want_mid,
               "dense");
+    /* Searching an overflowing piece again costs about matches / cap round
+     * trips (count rounds and lists; halving it until the halves fit cost
+     * about three times that). */
+    cost c = list_cost(dense, NDENSE, "chunk=64K,result_cap=1000", d, mid);
+    unsigned long long trips = c.rounds + c.lists, bound = 3 * want_mid.n / 2000 + 4 * c.over;
+    printf("dense, %zu matches, 1,000 slots: %llu pieces, %llu overflowed: %llu count rounds, "
+           "%llu lists (bound %llu)\n", want_mid.n, c.pieces, c.over, c.rounds, c.lists, bound);
+    CHECK(c.over >= mid / 65536 && trips >= want_mid.n / 1000 && trips <= bound,
+          "dense, 1,000 slots: %llu round trips for %zu matches (%llu overflowed)", trips,
+          want_mid.n, c.over);
     free(want_mid.m);
     /* Lists of 1, 2 and 3 slots (end positions with more matches than
      * slots go to the host), one slot fewer than the matches and exactly
@@ -385,6 +440,10 @@ static void test_short(void)
     for (size_t i = 0; i < sizeof params / sizeof *params; i++)
         check_gpu(p, 1, params[i], d, len, &want, "short lists");
     check_resident(p, 1, "chunk=64K", d, len, &want, "short lists, resident");
+    /* The four lists of 512 or fewer came back with their counts. */
+    cost c = list_cost(p, 1, "chunk=64K", d, len);
+    CHECK(c.pieces == np && c.shorts == 4 && c.over == 0,
+          "short lists: %llu pieces, %llu short, %llu overflowed", c.pieces, c.shorts, c.over);
     free(want.m);
     hay_patterns_free(cpu);
     free(d);
