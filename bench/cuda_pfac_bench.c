@@ -14,14 +14,34 @@
  *       the GPU (Figures 9/10).
  *   cuda_pfac_bench big PATFILE TEXTDIR [--reps N] [--hs HS_BENCH] [--file PATH]
  *       1 GiB (TEXTDIR's files cycled): CPU hay (16 threads), CUDA
- *       end-to-end count, CUDA resident kernel-only, CUDA end-to-end full
- *       list, and Hyperscan-16T (hs_bench, run on the same bytes written to
- *       PATH), with the counts checked equal.
+ *       end-to-end count, CUDA resident kernel-only, CUDA full ordered
+ *       lists (below), and Hyperscan-16T (hs_bench, run on the same bytes
+ *       written to PATH), with the counts checked equal.
  *   cuda_pfac_bench lits PATFILE TEXTDIR [--reps N]
  *       1 GiB as for big: the two CUDA literal engines side by side, PFAC
  *       and fdr-gpu (defaults, then fdr-gpu's knobs): resident kernel-only
  *       count, end-to-end count from host memory, end-to-end full ordered
- *       list (defaults only), all counts checked against PFAC's.
+ *       list per match and in batches (defaults only), all counts checked
+ *       against PFAC's.
+ *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N]
+ *       1 GiB as for big, PFAC only: the end-to-end count, the resident
+ *       kernel and the list rows below (no knobs, no CPU, no Hyperscan),
+ *       then list-batch with lists of 1M and 64K slots (result_cap: the
+ *       pieces overflow and are searched again in parts that fit).
+ *
+ * The full ordered list, three ways: "full list" (hay_scan, a callback per
+ * match that folds it into a checksum), "list-batch" (hay_scan_batch: the
+ * same checksum over each array, and a check that ends never decrease
+ * within and across batches), "resident list-batch" (hay_scan_buffer_batch
+ * over the device copy: no copy-in).  The checksums must agree with the
+ * per-match list's; a row prints DIFF when the count, the checksum or the
+ * order is wrong.  Each list row prints its phases (stats: copy_in, kernel,
+ * copy_out = the sort and the copy back; they overlap across pieces).
+ * "list-batch 1 thread" asks for one thread (hay_scan_opts.threads = 1):
+ * the calling thread alone turns the sorted keys into hay_match arrays
+ * (by default a helper thread does, src/cuda/list.c).  The "count-only"
+ * rows hand the batches to a callback that only adds n: the library's own
+ * delivery, without the caller's work per match.
  *
  * Times are medians of --reps runs (default 5) after one warm-up.  Patterns
  * are read one per line with \xHH escapes (shared/data/patterns format).
@@ -129,18 +149,67 @@ static hay_patterns *compile(const pat_list *p, hay_backend b, const char *algo,
 
 typedef struct timing {
     double copy_in, kernel, copy_out, total, wall;
-    uint64_t count;
+    uint64_t count, sum;
+    int order_bad;
 } timing;
 
-static int count_cb(uint32_t id, uint64_t s, uint64_t e, void *ctx)
+/* What the list callbacks do with every match: count it, fold it into a
+ * checksum (order-free: the same for any order) and check that ends never
+ * decrease. */
+typedef struct fold {
+    uint64_t n, sum, last_end;
+    int order_bad;
+} fold;
+
+static inline void fold_one(fold *f, uint32_t id, uint64_t s, uint64_t e)
 {
-    (void)id; (void)s; (void)e;
-    ++*(uint64_t *)ctx;
+    f->order_bad |= e < f->last_end;
+    f->last_end = e;
+    f->sum += e * 0x9E3779B97F4A7C15ull + s * 0xC2B2AE3D27D4EB4Full + id;
+}
+
+static int list_cb(uint32_t id, uint64_t s, uint64_t e, void *ctx)
+{
+    fold *f = ctx;
+    f->n++;
+    fold_one(f, id, s, e);
     return 0;
 }
 
-/* Median timings of a count (list = 0) or full-list scan (list = 1) of a
- * host input, or a count of a resident buffer. */
+static int batch_cb(const hay_match *m, size_t n, void *ctx)
+{
+    fold *f = ctx, l = *f;   /* in registers: m may alias *f for the compiler */
+    l.n += n;
+    for (size_t i = 0; i < n; i++)
+        fold_one(&l, m[i].id, m[i].start, m[i].end);
+    *f = l;
+    return 0;
+}
+
+/* A batch callback that only counts: what the library's delivery costs
+ * without the caller's work per match. */
+static int batch_count_cb(const hay_match *m, size_t n, void *ctx)
+{
+    (void)m;
+    ((fold *)ctx)->n += n;
+    return 0;
+}
+
+enum { COUNT = 0, LIST = 1, BATCH = 2, BATCH_COUNT = 3 };
+
+/* The library's diagnostic line about the last list (hay_scan_opts.log:
+ * the CUDA list's timeline), printed under the list rows. */
+static char last_log[1024];
+
+static void keep_log(const char *line, void *ctx)
+{
+    (void)ctx;
+    if (strstr(line, "list"))
+        snprintf(last_log, sizeof last_log, "%s", line);
+}
+
+/* Median timings of a count, a full-list scan (LIST: a callback per match)
+ * or a batched one (BATCH) of a host input, or of a resident buffer. */
 static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
                   const hay_buffer *buf, int list, unsigned threads)
 {
@@ -157,21 +226,36 @@ static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
         hay_scan_opts_init(&o);
         o.threads = threads;
         o.stats = &st;
+        o.log = keep_log;
         uint64_t c = 0;
+        fold f;
+        memset(&f, 0, sizeof f);
         double t0 = bench_now();
         hay_status rc;
-        if (buf)
+        if (buf && list >= BATCH)
+            rc = hay_scan_buffer_batch(set, s, buf, &o,
+                                       list == BATCH ? batch_cb : batch_count_cb, &f);
+        else if (buf && list == LIST)
+            rc = hay_scan_buffer(set, s, buf, &o, list_cb, &f);
+        else if (buf)
             rc = hay_scan_count_buffer(set, s, buf, &o, &c);
-        else if (list)
-            rc = hay_scan(set, s, d, len, &o, count_cb, &c);
+        else if (list >= BATCH)
+            rc = hay_scan_batch(set, s, d, len, &o, list == BATCH ? batch_cb : batch_count_cb,
+                                &f);
+        else if (list == LIST)
+            rc = hay_scan(set, s, d, len, &o, list_cb, &f);
         else
             rc = hay_scan_count(set, s, d, len, &o, &c);
         double wall = bench_now() - t0;
         if (rc != HAY_OK)
             fprintf(stderr, "scan: %s\n", hay_strerror(rc));
+        if (list)
+            c = f.n;
         if (r < 0)
             continue;   /* warm-up */
         t.count = c;
+        t.sum = f.sum;
+        t.order_bad |= f.order_bad;
         ci[r] = st.copy_in_seconds;
         k[r] = st.kernel_seconds;
         co[r] = st.copy_out_seconds;
@@ -331,14 +415,84 @@ static void row(const char *name, double sec, uint64_t n, uint64_t ref,
     fflush(stdout);
 }
 
+static void list_row(const char *name, const timing *t, const timing *want, uint64_t ref,
+                     double gb)
+{
+    int ok = t->count == ref && t->sum == want->sum && !t->order_bad;
+    printf("%-36s %10.4f %10.2f %12llu %s\n", name, t->wall, gb / t->wall,
+           (unsigned long long)t->count, ok ? "same" : t->order_bad ? "ORDER" : "DIFF");
+    printf("#   phases: copy_in %.4f kernel %.4f copy_out+sort %.4f (overlapped)\n",
+           t->copy_in, t->kernel, t->copy_out);
+    if (*last_log)
+        printf("#   %s\n", last_log);
+    *last_log = 0;
+    fflush(stdout);
+}
+
+/* The full ordered list of set g over d: per match, in batches (all
+ * threads, then one), and resident in batches when buf is given.  Returns
+ * the per-match row; *bad set when any row is wrong. */
+static timing list_rows(const hay_patterns *g, const uint8_t *d, uint64_t len,
+                        const hay_buffer *buf, uint64_t ref, double gb, int *bad)
+{
+    /* The floor the callback itself sets: its work over ref matches in
+     * arrays of HAY_BATCH_MAX already made (in L1), without the library. */
+    hay_match *a = malloc(HAY_BATCH_MAX * sizeof *a);
+    for (unsigned i = 0; a && i < HAY_BATCH_MAX; i++)
+        a[i] = (hay_match){ i % 1000, 0, i, i + 7 };
+    fold ff;
+    memset(&ff, 0, sizeof ff);
+    double f0 = bench_now();
+    for (uint64_t k = 0; a && k < ref; k += HAY_BATCH_MAX) {
+        ff.last_end = 0;
+        a[k / HAY_BATCH_MAX % HAY_BATCH_MAX].end++;   /* not hoisted */
+        batch_cb(a, ref - k < HAY_BATCH_MAX ? ref - k : HAY_BATCH_MAX, &ff);
+    }
+    double fs = bench_now() - f0;
+    printf("%-36s %10.4f %10.2f %12llu (checksum %llx)\n", "  the callback alone (L1)", fs,
+           gb / fs, (unsigned long long)ff.n, (unsigned long long)ff.sum);
+    free(a);
+    timing tl = run(g, d, len, NULL, LIST, 0);
+    list_row("cuda pfac end-to-end full list", &tl, &tl, ref, gb);
+    timing tb = run(g, d, len, NULL, BATCH, 0);
+    list_row("cuda pfac end-to-end list-batch", &tb, &tl, ref, gb);
+    timing t1 = run(g, d, len, NULL, BATCH, 1);
+    list_row("cuda pfac e2e list-batch 1 thread", &t1, &tl, ref, gb);
+    *bad |= tl.count != ref || tl.order_bad;
+    *bad |= tb.count != ref || tb.sum != tl.sum || tb.order_bad;
+    *bad |= t1.count != ref || t1.sum != tl.sum || t1.order_bad;
+    /* The library alone: a callback that only counts (no checksum: "same"
+     * here checks the count). */
+    for (unsigned th = 0; th < 2; th++) {
+        timing tc = run(g, d, len, NULL, BATCH_COUNT, th);
+        tc.sum = tl.sum;
+        list_row(th ? "e2e list-batch, count-only cb, 1 thr" : "e2e list-batch, count-only callback",
+                 &tc, &tl, ref, gb);
+        *bad |= tc.count != ref;
+    }
+    if (buf) {
+        timing tr = run(g, d, len, buf, BATCH, 0);
+        list_row("cuda pfac resident list-batch", &tr, &tl, ref, gb);
+        *bad |= tr.count != ref || tr.sum != tl.sum || tr.order_bad;
+    }
+    return tl;
+}
+
+/* Every pattern of patfile and 1 GiB of dir's text (the 1 GiB modes);
+ * NULL when either cannot be read. */
+static uint8_t *setup_1g(const char *patfile, const char *dir, pat_list *p)
+{
+    if (load_patterns(patfile, p, (size_t)-1, (size_t)-1) < 0)
+        return NULL;
+    return make_text(dir, (uint64_t)1 << 30);
+}
+
 static int big(const char *patfile, const char *dir, const char *hs,
                const char *file)
 {
     pat_list p;
-    if (load_patterns(patfile, &p, (size_t)-1, (size_t)-1) < 0)
-        return 2;
     uint64_t len = (uint64_t)1 << 30;
-    uint8_t *d = make_text(dir, len);
+    uint8_t *d = setup_1g(patfile, dir, &p);
     if (!d)
         return 2;
     double gb = (double)len / 1e9;
@@ -350,7 +504,7 @@ static int big(const char *patfile, const char *dir, const char *hs,
            patfile, p.n, dir, reps);
     printf("%-36s %10s %10s %12s %s\n", "engine", "seconds", "GB/s", "matches",
            "vs cuda count");
-    timing te = run(g, d, len, NULL, 0, 0);
+    timing te = run(g, d, len, NULL, COUNT, 0);
     uint64_t ref = te.count;
     row("cuda pfac end-to-end count", te.wall, te.count, ref, gb);
     printf("#   phases: copy_in %.4f kernel %.4f copy_out %.4f (overlapped)\n",
@@ -383,9 +537,8 @@ static int big(const char *patfile, const char *dir, const char *hs,
             hay_patterns_free(gk);
         }
     }
-    timing tl = run(g, d, len, NULL, 1, 0);
-    row("cuda pfac end-to-end full list", tl.wall, tl.count, ref, gb);
-    printf("#   phases: kernel %.4f copy_out+sort %.4f\n", tl.kernel, tl.copy_out);
+    int list_bad = 0;
+    timing tl = list_rows(g, d, len, bs == HAY_OK ? buf : NULL, ref, gb, &list_bad);
     timing tc = run(cpu, d, len, NULL, 0, 16);
     row("cpu hay (16 threads, count)", tc.wall, tc.count, ref, gb);
     uint64_t hc = 0;
@@ -405,7 +558,7 @@ static int big(const char *patfile, const char *dir, const char *hs,
         printf("# speed-up over hyperscan-16T: end-to-end count %.1fx, full list %.1fx, "
                "resident kernel %.1fx\n", hsec / te.wall, hsec / tl.wall,
                bs == HAY_OK ? hsec / tr.kernel : 0.0);
-    int bad = tc.count != ref || tl.count != ref ||
+    int bad = tc.count != ref || list_bad ||
               (bs == HAY_OK && tr.count != ref) || (hsec > 0 && hc != ref);
     hay_buffer_free(buf);
     hay_patterns_free(cpu);
@@ -415,13 +568,57 @@ static int big(const char *patfile, const char *dir, const char *hs,
     return bad;
 }
 
+static int list_only(const char *patfile, const char *dir)
+{
+    pat_list p;
+    uint64_t len = (uint64_t)1 << 30;
+    uint8_t *d = setup_1g(patfile, dir, &p);
+    hay_patterns *g = d ? compile(&p, HAY_BACKEND_CUDA, "pfac", NULL) : NULL;
+    if (!g)
+        return 2;
+    double gb = (double)len / 1e9;
+    printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n",
+           patfile, p.n, dir, reps);
+    printf("%-36s %10s %10s %12s %s\n", "engine", "seconds", "GB/s", "matches",
+           "vs per-match list");
+    timing te = run(g, d, len, NULL, COUNT, 0);
+    uint64_t ref = te.count;
+    row("cuda pfac end-to-end count", te.wall, te.count, ref, gb);
+    hay_buffer *buf = NULL;
+    if (hay_buffer_create(HAY_BACKEND_CUDA, d, len, &buf) == HAY_OK) {
+        timing tr = run(g, d, len, buf, COUNT, 0);
+        row("cuda pfac resident kernel-only", tr.kernel, tr.count, ref, gb);
+    }
+    int bad = 0;
+    timing tl = list_rows(g, d, len, buf, ref, gb, &bad);
+    /* Small lists: every piece overflows and is searched again in parts
+     * that fit, a round trip with the device per list (src/cuda/overflow.h). */
+    static const char *const caps[] = { "result_cap=1M", "result_cap=64K" };
+    for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+        hay_patterns *gc = compile(&p, HAY_BACKEND_CUDA, "pfac", caps[i]);
+        if (!gc) {
+            bad = 1;
+            continue;
+        }
+        timing tc = run(gc, d, len, NULL, BATCH, 0);
+        char name[64];
+        snprintf(name, sizeof name, "e2e list-batch %s", caps[i]);
+        list_row(name, &tc, &tl, ref, gb);
+        bad |= tc.count != ref || tc.sum != tl.sum || tc.order_bad;
+        hay_patterns_free(gc);
+    }
+    hay_buffer_free(buf);
+    hay_patterns_free(g);
+    free(d);
+    pat_list_free(&p);
+    return bad;
+}
+
 static int lits(const char *patfile, const char *dir)
 {
     pat_list p;
-    if (load_patterns(patfile, &p, (size_t)-1, (size_t)-1) < 0)
-        return 2;
     uint64_t len = (uint64_t)1 << 30;
-    uint8_t *d = make_text(dir, len);
+    uint8_t *d = setup_1g(patfile, dir, &p);
     hay_buffer *buf = NULL;
     if (!d || hay_buffer_create(HAY_BACKEND_CUDA, d, len, &buf) != HAY_OK)
         return 2;
@@ -442,8 +639,8 @@ static int lits(const char *patfile, const char *dir)
     };
     printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n", patfile,
            p.n, dir, reps);
-    printf("%-40s %12s %12s %12s %12s %s\n", "engine", "kernel_GB/s", "e2e_cnt_GB/s",
-           "list_GB/s", "matches", "vs pfac");
+    printf("%-40s %12s %12s %12s %12s %12s %12s %s\n", "engine", "kernel_GB/s",
+           "e2e_cnt_GB/s", "list_GB/s", "batch_GB/s", "res_bat_GB/s", "matches", "vs pfac");
     uint64_t ref = 0;
     int bad = 0;
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -454,19 +651,31 @@ static int lits(const char *patfile, const char *dir)
         }
         timing tr = run(g, d, len, buf, 0, 0);
         timing te = run(g, d, len, NULL, 0, 0);
-        timing tl;
+        timing tl, tb, trb;
         memset(&tl, 0, sizeof tl);
-        if (rows[i].list)
-            tl = run(g, d, len, NULL, 1, 0);
+        tb = trb = tl;
+        if (rows[i].list) {
+            tl = run(g, d, len, NULL, LIST, 0);
+            tb = run(g, d, len, NULL, BATCH, 0);
+            trb = run(g, d, len, buf, BATCH, 0);
+        }
         if (i == 0)
             ref = tr.count;
-        int same = tr.count == ref && te.count == ref && (!rows[i].list || tl.count == ref);
+        int same = tr.count == ref && te.count == ref &&
+                   (!rows[i].list || (tl.count == ref && !tl.order_bad && tb.count == ref &&
+                                      tb.sum == tl.sum && !tb.order_bad && trb.count == ref &&
+                                      trb.sum == tl.sum && !trb.order_bad));
         bad |= !same;
         char name[80];
         snprintf(name, sizeof name, "%s %s", rows[i].algo, rows[i].params ? rows[i].params : "");
-        printf("%-40s %12.1f %12.2f %12.2f %12llu %s\n", name, gb / tr.kernel, gb / te.wall,
-               rows[i].list ? gb / tl.wall : 0.0, (unsigned long long)tr.count,
-               same ? "same" : "DIFF");
+        printf("%-40s %12.1f %12.2f %12.2f %12.2f %12.2f %12llu %s\n", name, gb / tr.kernel,
+               gb / te.wall, rows[i].list ? gb / tl.wall : 0.0,
+               rows[i].list ? gb / tb.wall : 0.0, rows[i].list ? gb / trb.wall : 0.0,
+               (unsigned long long)tr.count, same ? "same" : "DIFF");
+        if (rows[i].list)
+            printf("#   list-batch phases: copy_in %.4f kernel %.4f copy_out+sort %.4f; "
+                   "resident: kernel %.4f copy_out+sort %.4f\n", tb.copy_in, tb.kernel,
+                   tb.copy_out, trb.kernel, trb.copy_out);
         fflush(stdout);
         hay_patterns_free(g);
     }
@@ -494,7 +703,7 @@ int main(int argc, char **argv)
     if (reps < 1)
         reps = 1;
     if (na != 3) {
-        fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big|lits PATFILE TEXTDIR "
+        fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big|list|lits PATFILE TEXTDIR "
                         "[--reps N] [--hs HS_BENCH] [--file PATH]\n");
         return 2;
     }
@@ -508,6 +717,8 @@ int main(int argc, char **argv)
         return threads(args[1], args[2]);
     if (!strcmp(args[0], "big"))
         return big(args[1], args[2], hs, file);
+    if (!strcmp(args[0], "list"))
+        return list_only(args[1], args[2]);
     if (!strcmp(args[0], "lits"))
         return lits(args[1], args[2]);
     fprintf(stderr, "cuda_pfac_bench: unknown mode %s\n", args[0]);

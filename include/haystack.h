@@ -334,8 +334,10 @@ typedef int (*hay_match_fn)(uint32_t id, uint64_t start, uint64_t end,
  * call (copy what you keep).  Callbacks come from the calling thread.  A
  * batch ends where the library's delivery runs out (a piece of the input,
  * the end of a stream write), not only when it is full: do not rely on its
- * size.  The library holds at most HAY_BATCH_MAX matches per scan for it,
- * whatever the number of matches.
+ * size.  The memory the library holds for batches is bounded whatever the
+ * number of matches: HAY_BATCH_MAX matches per scan, and for CUDA scans with
+ * more than one thread two rounds of converted matches (2 x 32,768 per
+ * helper thread, 1.5 MiB with one helper).
  *
  * hay_match is 24 bytes, 8-byte aligned: the 32-bit id, 32 bits of
  * explicit padding (always 0) and the two 64-bit offsets, so an array of

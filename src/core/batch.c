@@ -8,7 +8,8 @@
  * A delivery loop that holds an array of ordered matches (the CPU chunk
  * replay, the GPU drivers' sorted lists, the split's pieces) asks
  * hay_batcher_of() and, when it gets one, writes into the array with
- * hay_batch_put() instead of one indirect call per match.
+ * hay_batch_put() instead of one indirect call per match, or hands its own
+ * array of records over with hay_batch_give() (the CUDA list, list.c).
  */
 #include "internal.h"
 
@@ -29,6 +30,22 @@ int hay_batch_flush(hay_batcher *b)
     if (b->fn(b->m, n, b->ctx)) {
         b->stopped = true;
         return 1;
+    }
+    return 0;
+}
+
+int hay_batch_give(hay_batcher *b, const hay_match *m, size_t n)
+{
+    if (hay_batch_flush(b))
+        return 1;
+    for (size_t k = 0; k < n;) {
+        size_t take = n - k < HAY_BATCH_MAX ? n - k : HAY_BATCH_MAX;
+        b->flushed += take;
+        if (b->fn(m + k, take, b->ctx)) {
+            b->stopped = true;
+            return 1;
+        }
+        k += take;
     }
     return 0;
 }

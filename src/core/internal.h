@@ -458,6 +458,10 @@ hay_status hay_batcher_init(hay_batcher *b, const hay_allocator *a, hay_match **
 /* Hands what is held to fn; non-zero when fn stopped (now or before). */
 int hay_batch_flush(hay_batcher *b);
 int hay_batch_match(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* Flushes what is held, then hands m[0, n) (the caller's records, in
+ * order) to fn in slices of at most HAY_BATCH_MAX, without copying them;
+ * non-zero when fn stopped (now or before).  hay_batch_puts counts them. */
+int hay_batch_give(hay_batcher *b, const hay_match *m, size_t n);
 
 /* One match into the batch (a put after a stop is held, never handed
  * over: flush refuses). */

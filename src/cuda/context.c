@@ -78,9 +78,14 @@ static void slot_free(cuda_slot *sl)
 {
     if (sl->st)
         cudaStreamDestroy(sl->st);
+    if (sl->ost)
+        cudaStreamDestroy(sl->ost);
     for (int k = 0; k < 4; k++)
         if (sl->ev[k])
             cudaEventDestroy(sl->ev[k]);
+    for (int k = 0; k < 3; k++)
+        if (sl->ev_out[k])
+            cudaEventDestroy(sl->ev_out[k]);
     cudaFreeHost(sl->h_stage);
     cudaFree(sl->d_text);
     cudaFree(sl->d_ctr);
@@ -88,7 +93,10 @@ static void slot_free(cuda_slot *sl)
     cudaFree(sl->d_m);
     cudaFree(sl->d_sorted);
     cudaFreeHost(sl->h_m);
+    cudaFreeHost(sl->h_peek);
     cudaFree(sl->d_tmp);
+    cudaFree(sl->d_parts);
+    cudaFreeHost(sl->h_parts);
     memset(sl, 0, sizeof *sl);
 }
 
@@ -106,8 +114,11 @@ static void pipe_free(cuda_pipe *p)
 static hay_status slot_init(cuda_slot *sl, uint64_t text_cap)
 {
     CU(cudaStreamCreateWithFlags(&sl->st, cudaStreamNonBlocking));
+    CU(cudaStreamCreateWithFlags(&sl->ost, cudaStreamNonBlocking));
     for (int k = 0; k < 4; k++)
         CU(cudaEventCreate(&sl->ev[k]));
+    for (int k = 0; k < 3; k++)
+        CU(cudaEventCreate(&sl->ev_out[k]));
     if (text_cap) {   /* resident scans need no text buffers */
         CU(cudaMalloc((void **)&sl->d_text, text_cap + 2 * HAY_CUDA_PAD));
         CU(cudaMemset(sl->d_text, 0, text_cap + 2 * HAY_CUDA_PAD));
@@ -191,7 +202,8 @@ void hay_cuda_pipe_release(cuda_pipe *p, bool broken)
         return;
     for (unsigned i = 0; i < p->nslots; i++) {
         cudaStreamSynchronize(p->s[i].st);
-        p->s[i].busy = false;
+        cudaStreamSynchronize(p->s[i].ost);
+        p->s[i].busy = p->s[i].out = false;
     }
     cudaGetLastError();
     if (broken) {

@@ -56,13 +56,18 @@
  *   chunk=BYTES         bytes per pipeline piece (default 32 MiB; K/M/G
  *                       suffixes); hay_scan_opts.chunk_size overrides it
  *   result_cap=N        match slots per piece (default 16M); a piece with
- *                       more matches is split and searched again
+ *                       more matches is searched again in parts that fit
+ *                       (overflow.h), and the pieces after it are cut to
+ *                       fit (pipeline.c take): a list of M matches costs
+ *                       about M / N round trips with the device, so small
+ *                       values are for tests and tight device memory
  *   gpu_min=BYTES       backend auto: inputs below this stay on the CPU
  *   dense_max=BYTES     largest dense PFAC table (default min(2 GiB, a
  *                       quarter of free device memory))
  *   stage_threads=N     threads copying host input into the pinned staging
  *                       buffers (default 16; 4 on a split=on GPU side,
- *                       cores - cores/5 - 1 on a split=heavy one)
+ *                       cores - cores/5 - 1 on a split=heavy one; a list
+ *                       copies on at most 8, beside its delivery)
  *   split=auto|on|off|heavy|emulate   backend auto: share one input
  *                       between the CPU threads and the GPU (split.h).
  *                       auto (default): the heavy split in the count

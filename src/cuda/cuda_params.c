@@ -28,7 +28,8 @@ static const hay_param driver_keys[] = {
     HAY_PARAM_SZ(hay_cuda_driver_params, chunk, "chunk", 1, BIG, "32M",
                  "bytes per pipeline piece (hay_scan_opts.chunk_size overrides)"),
     HAY_PARAM_SZ(hay_cuda_driver_params, result_cap, "result_cap", 1, (uint64_t)1 << 32, "16M",
-                 "match slots per piece; a piece with more is split and searched again"),
+                 "match slots per piece; a piece with more is searched again in parts "
+                 "that fit, a round trip with the device per list (small values are slow)"),
     HAY_PARAM_SZ(hay_cuda_driver_params, gpu_min, "gpu_min", 0, BIG, NULL,
                  "backend auto: inputs below this stay on the CPU (default: "
                  "measured, by kind of set; env HAY_AUTO_GPU_MIN)"),

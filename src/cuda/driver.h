@@ -56,12 +56,25 @@ typedef struct cuda_slot {
     unsigned long long *h_ctr;   /* pinned copy of d_ctr */
     uint64_t cap;           /* list slots; 0 until the first listing scan */
     unsigned long long *d_m, *d_sorted, *h_m;
+    unsigned long long *h_peek;  /* pinned: a short list's keys (pipeline.c) */
     void *d_tmp;
     size_t tmp_bytes;
+    /* The list's sort and copy back run on a stream of their own, so that
+     * they overlap the next piece's copy-in (pipeline.c enqueue_out). */
+    cudaStream_t ost;
+    cudaEvent_t ev_out[3];  /* before the sort, after it, after the copy back */
+    /* counters of an overflowing piece's parts (pipeline.c, overflow.h),
+     * made on the first overflow: HAY_OVERFLOW_PARTS, and a pinned copy */
+    unsigned long long *d_parts, *h_parts;
     /* the piece in flight */
     bool busy;
     uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */
     size_t piece;           /* split scans: the piece's number (hay_piece_source) */
+    /* its list, enqueued and not yet delivered (the slot may hold the
+     * next piece meanwhile) */
+    bool out;
+    uint64_t out_lo, out_n, out_ge;
+    size_t out_piece;
 } cuda_slot;
 
 typedef struct cuda_pipe {
@@ -158,5 +171,9 @@ hay_copy_pool *hay_copy_pool_start(unsigned threads);
 void hay_copy_pool_stop(hay_copy_pool *p);
 /* Copies n bytes with the pool's threads and the calling one (p may be NULL). */
 void hay_copy_pool_copy(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n);
+/* Starts copying n bytes on the pool's threads alone (p not NULL) and
+ * returns; hay_copy_pool_wait waits for the copy. */
+void hay_copy_pool_begin(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n);
+void hay_copy_pool_wait(hay_copy_pool *p);
 
 #endif

@@ -2,28 +2,42 @@
  * pipeline.c - one scan on the GPU: a host input is cut into pieces of
  * `chunk` bytes; piece i goes to slot i mod streams: staged (parallel
  * memcpy into pinned memory, stage.c, or copied where it lies, hostreg.c),
- * copied in, searched and its results copied out on the slot's stream, so
- * copies and kernels of different pieces overlap.  Results are drained in
+ * copied in, searched and its counters copied out on the slot's stream, so
+ * copies and kernels of different pieces overlap.  Results are taken in
  * piece order, which keeps matches in order of end.  Every piece is handed
  * to the engine with the longest pattern - 1 bytes before it
  * (cuda_engine.h), so each match is found in exactly one piece.  A split's
  * GPU side takes its pieces from a hay_piece_source instead.
  *
- * A listing piece whose matches overflow the slot's list is split in two
- * and searched again (the text is still on the device), recursively; a
- * range of one end position that still overflows (more duplicate patterns
- * than slots) is searched on the host with the PFAC tables.  Nothing is
- * lost and device memory stays bounded.  Matches are sorted on the device
- * by (end, id) with CUB before they reach the callback.
+ * Lists: a piece's matches are sorted on the device by (end, id) with CUB
+ * and copied back on the slot's second stream as soon as its count is in,
+ * and handed to the callback one piece later (take, deliver below), so
+ * that the sort and copy back overlap the next pieces' copy-in and kernels
+ * and the host's delivery overlaps all of them; in batches, the scan's
+ * threads turn the keys into records (list.h).  A piece whose matches
+ * overflow the slot's list is searched again in parts that fit, planned
+ * from counts of its parts (the text is still on the device; overflow.h);
+ * end positions with more matches than slots (more duplicate patterns
+ * than slots) are searched on the host with the PFAC tables.  Nothing is
+ * lost and device memory stays bounded.
  */
 #include "driver.h"
 #include "hostreg.h"
+#include "list.h"
+#include "overflow.h"
 
 #include <stdlib.h>
 
 int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
                        const unsigned long long *in, unsigned long long *out,
                        size_t n, int end_bit, void *stream);
+
+/* Lists of up to PEEK matches come back unsorted with their piece's count
+ * and are sorted on the host: one round trip per piece instead of two
+ * (the device sort and copy back wait for the count).  Small inputs, and
+ * pieces with few matches, are common (tests, short files); 4 KiB more
+ * per piece is nothing beside a piece's copy in. */
+enum { PEEK = 512 };
 
 typedef struct scan_req {
     const hay_patterns *set;
@@ -47,6 +61,23 @@ typedef struct scan_req {
     hay_copy_pool *pool;     /* a split's staging copy threads */
     uint64_t direct_bytes;   /* bytes copied from the input itself */
     uint64_t staged_bytes;   /* bytes staged (or copied pageable) */
+    hay_list_sink sink;      /* HAY_ASK_LIST: where sorted lists go (list.h) */
+    uint64_t cap;            /* list slots per piece: the set's result_cap or
+                              * less (the slots' lists, made once) */
+    uint64_t peek;           /* keys copied back with each piece's count:
+                              * lists this short skip the device sort */
+    cuda_slot *held, *taken; /* lists enqueued, not yet delivered (deliver):
+                              * the older, the newer */
+    bool stage_async;        /* a list from host memory: large pieces staged
+                              * on r->pool's threads (started with the first)
+                              * while the list before is delivered */
+    cuda_slot *staging;      /* the slot being staged so (issue, enqueue) */
+    struct {                 /* where a list's time goes (logged, o->log) */
+        double sort, back;   /* GPU: sorting, copying back */
+        double stage, wait_count, wait_list, deliver;   /* the calling thread */
+        uint64_t pieces, reruns, shorts;
+        hay_overflow_stats over;   /* what the overflowing pieces cost */
+    } tl;
 } scan_req;
 
 typedef struct cb_sink {
@@ -75,109 +106,267 @@ static int end_bits(uint64_t len)
     return b;
 }
 
-/* The sorted list into a batch's array, with no call per match; false
- * when the caller's callback stopped. */
-static bool deliver_batch(scan_req *r, const cuda_slot *sl, uint64_t lo, uint64_t n,
-                          hay_batcher *bt)
+/* Enqueues the sort of the slot's n keys (local to `lo`, ends at most
+ * sl->ge - lo) and their copy back on the slot's output stream, behind the
+ * kernel that wrote them (ev[2]); the slot's next kernel waits for the
+ * sort (ev_out[1], enqueue and over_list). */
+static hay_status enqueue_out(cuda_slot *sl, uint64_t lo, uint64_t n)
 {
-    const size_t *plen = r->set->len;
-    for (uint64_t k = 0; k < n;) {
-        size_t room;
-        hay_match *d = hay_batch_room(bt, &room);
-        if (!d)
-            return false;
-        size_t take = n - k < room ? (size_t)(n - k) : room;
-        for (size_t j = 0; j < take; j++) {
-            unsigned long long m = sl->h_m[k + j];
-            uint64_t end = lo + HAY_CUDA_MATCH_END(m);
-            uint32_t id = HAY_CUDA_MATCH_ID(m);
-            d[j] = (hay_match){ id, 0, end - plen[id], end };
-        }
-        k += take;
-        r->count += take;
-        if (hay_batch_commit(bt, take))
-            return false;
+    CU(cudaStreamWaitEvent(sl->ost, sl->ev[2], 0));
+    CU(cudaEventRecord(sl->ev_out[0], sl->ost));
+    if (n) {
+        int bits = end_bits(sl->ge - lo);
+        CU((cudaError_t)hay_cuda_sort_keys(sl->d_tmp, &sl->tmp_bytes, sl->d_m,
+                                            sl->d_sorted, n, bits, sl->ost));
     }
-    return true;
+    CU(cudaEventRecord(sl->ev_out[1], sl->ost));
+    if (n)
+        CU(cudaMemcpyAsync(sl->h_m, sl->d_sorted, n * sizeof *sl->h_m,
+                           cudaMemcpyDeviceToHost, sl->ost));
+    CU(cudaEventRecord(sl->ev_out[2], sl->ost));
+    sl->out = true;
+    sl->out_lo = lo;
+    sl->out_n = n;
+    return HAY_OK;
 }
 
-/* Hands the sorted list of n matches (local to `lo`) to the callback. */
-static hay_status deliver(scan_req *r, cuda_slot *sl, uint64_t lo, uint64_t n)
+/* Hands n sorted keys (ends local to lo) to the callback. */
+static hay_status hand(scan_req *r, const unsigned long long *keys, uint64_t n, uint64_t lo)
 {
     double t0 = hay_now();
-    int bits = end_bits(sl->ge - lo);
-    CU((cudaError_t)hay_cuda_sort_keys(sl->d_tmp, &sl->tmp_bytes, sl->d_m,
-                                        sl->d_sorted, n, bits, sl->st));
-    CU(cudaMemcpyAsync(sl->h_m, sl->d_sorted, n * sizeof *sl->h_m,
-                       cudaMemcpyDeviceToHost, sl->st));
-    CU(cudaStreamSynchronize(sl->st));
-    r->st.copy_out_seconds += hay_now() - t0;
-    const size_t *plen = r->set->len;
-    hay_batcher *bt = hay_batcher_of(r->fn, r->ctx);
-    if (bt && !deliver_batch(r, sl, lo, n, bt)) {
+    r->sink.count = r->count;
+    int stop = hay_list_deliver(&r->sink, keys, n, lo);
+    r->count = r->sink.count;
+    r->tl.deliver += hay_now() - t0;
+    r->tl.pieces++;
+    if (stop) {
         r->stopped = true;
         return HAY_STOPPED;
-    }
-    for (uint64_t k = 0; k < n && !bt; k++) {
-        unsigned long long m = sl->h_m[k];
-        uint64_t end = lo + HAY_CUDA_MATCH_END(m);
-        uint32_t id = HAY_CUDA_MATCH_ID(m);
-        r->count++;
-        if (r->fn(id, end - plen[id], end, r->ctx)) {
-            r->stopped = true;
-            return HAY_STOPPED;
-        }
     }
     return HAY_OK;
 }
 
-/* Searches again the ends (x, y] of the slot's piece, synchronously,
- * splitting while the list overflows. */
-static hay_status rerun(scan_req *r, cuda_slot *sl, uint64_t x, uint64_t y)
+/* Waits for the slot's enqueued list and hands it to the callback. */
+static hay_status finish_out(scan_req *r, cuda_slot *sl)
+{
+    sl->out = false;
+    double t0 = hay_now();
+    CU(cudaEventSynchronize(sl->ev_out[2]));
+    double t1 = hay_now();
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, sl->ev_out[0], sl->ev_out[2]) == cudaSuccess)
+        r->st.copy_out_seconds += ms / 1e3;
+    if (cudaEventElapsedTime(&ms, sl->ev_out[0], sl->ev_out[1]) == cudaSuccess)
+        r->tl.sort += ms / 1e3;
+    if (cudaEventElapsedTime(&ms, sl->ev_out[1], sl->ev_out[2]) == cudaSuccess)
+        r->tl.back += ms / 1e3;
+    cudaGetLastError();
+    r->tl.wait_list += t1 - t0;
+    return hand(r, sl->h_m, sl->out_n, sl->out_lo);
+}
+
+/*
+ * A piece whose list overflowed is searched again in parts that fit
+ * (overflow.h), synchronously on its slot (the text is still on the
+ * device); these are the device operations.
+ */
+
+/* Where the text of ends above x starts (the look-back, within the piece). */
+static uint64_t part_lo(const scan_req *r, const cuda_slot *sl, uint64_t x)
 {
     uint64_t lo = x >= r->back ? x - r->back : 0;
-    if (lo < sl->lo)
-        lo = sl->lo;
-    const uint8_t *txt = slot_text(r, sl) + (lo - sl->lo);
-    CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
-    hay_cuda_job job = { txt, y - lo, x - lo, sl->d_ctr, NULL, sl->d_m,
-                         sl->d_ctr + 1, sl->cap, sl->st };
-    FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
-    CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
+    return lo < sl->lo ? sl->lo : lo;
+}
+
+typedef struct over_ctx {
+    scan_req *r;
+    cuda_slot *sl;
+} over_ctx;
+
+/* The matches of the parts (b[i], b[i + 1]]: count-only launches into the
+ * slot's part counters, one synchronisation. */
+static hay_status over_count(void *ctx, const uint64_t *b, unsigned k, uint64_t *c)
+{
+    scan_req *r = ((over_ctx *)ctx)->r;
+    cuda_slot *sl = ((over_ctx *)ctx)->sl;
+    size_t bytes = HAY_OVERFLOW_PARTS * sizeof *sl->d_parts;
+    if (!sl->d_parts)
+        CU(cudaMalloc((void **)&sl->d_parts, bytes));
+    if (!sl->h_parts)
+        CU(cudaHostAlloc((void **)&sl->h_parts, bytes, cudaHostAllocDefault));
+    CU(cudaMemsetAsync(sl->d_parts, 0, k * sizeof *sl->d_parts, sl->st));
+    for (unsigned i = 0; i < k; i++) {
+        uint64_t lo = part_lo(r, sl, b[i]);
+        hay_cuda_job job = { slot_text(r, sl) + (lo - sl->lo), b[i + 1] - lo, b[i] - lo,
+                             sl->d_parts + i, NULL, NULL, NULL, 0, sl->st };
+        FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
+    }
+    CU(cudaMemcpyAsync(sl->h_parts, sl->d_parts, k * sizeof *sl->d_parts,
                        cudaMemcpyDeviceToHost, sl->st));
     CU(cudaStreamSynchronize(sl->st));
-    uint64_t n = sl->h_ctr[1];
-    if (n <= sl->cap)
-        return deliver(r, sl, lo, n);
-    if (y - x > 1) {
-        uint64_t mid = x + (y - x) / 2;
-        hay_status s = rerun(r, sl, x, mid);
-        if (s != HAY_OK)
+    for (unsigned i = 0; i < k; i++)
+        c[i] = sl->h_parts[i];
+    return HAY_OK;
+}
+
+static hay_overflow_ops over_ops_of(over_ctx *oc);
+
+/* The n matches ending in (x, y]: the kernel, then (on the output stream)
+ * the sort of n keys and the copy back, one synchronisation; then the
+ * callback.  Should the list's count differ from the part's, the list
+ * counted is what holds. */
+static hay_status over_list(void *ctx, uint64_t x, uint64_t y, uint64_t n)
+{
+    scan_req *r = ((over_ctx *)ctx)->r;
+    cuda_slot *sl = ((over_ctx *)ctx)->sl;
+    uint64_t lo = part_lo(r, sl, x);
+    /* The kernel rewrites d_m: the slot's last sort must be done. */
+    CU(cudaStreamWaitEvent(sl->st, sl->ev_out[1], 0));
+    CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
+    hay_cuda_job job = { slot_text(r, sl) + (lo - sl->lo), y - lo, x - lo, sl->d_ctr, NULL,
+                         sl->d_m, sl->d_ctr + 1, r->cap, sl->st };
+    FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
+    CU(cudaEventRecord(sl->ev[2], sl->st));
+    CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
+                       cudaMemcpyDeviceToHost, sl->st));
+    FORWARD_IF_ERROR(enqueue_out(sl, lo, n));
+    CU(cudaStreamSynchronize(sl->st));
+    uint64_t got = sl->h_ctr[1];
+    if (got != n) {
+        CU(cudaStreamSynchronize(sl->ost));
+        sl->out = false;
+        if (got > r->cap) {
+            hay_overflow_ops ops = over_ops_of(ctx);
+            return hay_overflow_search(&ops, r->cap, x, y, got, &r->tl.over);
+        }
+        FORWARD_IF_ERROR(enqueue_out(sl, lo, got));
+    }
+    return finish_out(r, sl);
+}
+
+/* The matches ending in (x, y] (end positions with more matches than the
+ * list has slots) from the PFAC tables on the host: over the input where
+ * it is on the host, else over a copy of the device text. */
+static hay_status over_host(void *ctx, uint64_t x, uint64_t y)
+{
+    scan_req *r = ((over_ctx *)ctx)->r;
+    cuda_slot *sl = ((over_ctx *)ctx)->sl;
+    uint64_t lo = part_lo(r, sl, x);
+    const uint8_t *h = r->dev ? NULL : r->host + lo;
+    uint8_t *copy = NULL;
+    if (!h) {
+        copy = malloc(y - lo);
+        RETURN_ERROR_IF(!copy, HAY_ERR_NOMEM);
+        hay_status s = cuda_status(cudaMemcpy(copy, slot_text(r, sl) + (lo - sl->lo), y - lo,
+                                              cudaMemcpyDeviceToHost));
+        if (s != HAY_OK) {
+            free(copy);
             return s;
-        return rerun(r, sl, mid, y);
+        }
+        h = copy;
     }
-    /* One end position with more matches than slots: the host walks it. */
-    uint8_t *h = malloc(y - lo);
-    RETURN_ERROR_IF(!h, HAY_ERR_NOMEM);
-    hay_status s = cuda_status(cudaMemcpy(h, txt, y - lo, cudaMemcpyDeviceToHost));
-    if (s == HAY_OK) {
-        cb_sink cb = { r->fn, r->ctx, 0 };
-        if (hay_engine_pfac.scan(r->set, r->cs->pfac, h, y - lo, x - lo, lo, emit_cb,
-                                 &cb))
-            s = HAY_STOPPED;
-        r->count += cb.n;
-        if (s == HAY_STOPPED)
-            r->stopped = true;
+    cb_sink cb = { r->fn, r->ctx, 0 };
+    hay_status s = HAY_OK;
+    if (hay_engine_pfac.scan(r->set, r->cs->pfac, h, y - lo, x - lo, lo, emit_cb, &cb)) {
+        s = HAY_STOPPED;
+        r->stopped = true;
     }
-    free(h);
+    r->count += cb.n;
+    free(copy);
     return s;
 }
 
-/* Waits for the slot's piece and takes its results. */
-static hay_status drain_slot(scan_req *r, cuda_slot *sl)
+static hay_overflow_ops over_ops_of(over_ctx *oc)
+{
+    return (hay_overflow_ops){ oc, over_count, over_list, over_host };
+}
+
+/*
+ * A listing scan hands a piece's matches over one piece behind: when the
+ * count of piece i is in (take), its sort and copy back are enqueued
+ * (r->taken), the next piece goes onto the slot, and then piece i - 1's
+ * list (r->held), copied back meanwhile, goes to the callback (deliver).
+ * So the sort and copy-out of one piece overlap the copy-in and kernel of
+ * the next ones, and the host's delivery overlaps all of them.
+ */
+
+/* Hands the held piece's list over, with a split's bookkeeping; the
+ * taken one is held next. */
+static hay_status deliver(scan_req *r)
+{
+    cuda_slot *sl = r->held;
+    r->held = r->taken;
+    r->taken = NULL;
+    if (!sl)
+        return HAY_OK;
+    uint64_t before = r->count;
+    if (r->pieces)
+        r->pieces->collect_into(r->pieces->src, sl->out_piece);
+    hay_status s = finish_out(r, sl);
+    if (s == HAY_OK && r->pieces)
+        r->pieces->done(r->pieces->src, sl->out_piece, r->count - before);
+    if (s == HAY_OK && r->o->progress)
+        r->o->progress(sl->out_ge, r->len, r->o->progress_ctx);
+    return s;
+}
+
+/* Delivers the held list (if any) and what is taken after it. */
+static hay_status deliver_all(scan_req *r)
+{
+    hay_status s = deliver(r);
+    if (s == HAY_OK)
+        s = deliver(r);
+    return s;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A list of at most r->peek keys, copied back unsorted with the piece's
+ * count: sorted here, so the piece costs one round trip, not two. */
+static hay_status hand_short(scan_req *r, cuda_slot *sl, uint64_t n)
+{
+    qsort(sl->h_peek, n, sizeof *sl->h_peek, cmp_key);
+    r->tl.shorts++;
+    return hand(r, sl->h_peek, n, sl->lo);
+}
+
+/* The slot's piece holds n > r->cap matches: searched again in parts
+ * that fit (overflow.h). */
+static hay_status overflow(scan_req *r, cuda_slot *sl, uint64_t n)
+{
+    r->tl.reruns++;
+    /* Pieces issued from now on are cut to fill three quarters of the
+     * list at this piece's density, so that they are not searched again
+     * (synchronously, as below): et-open's 32 MiB pieces hold 23M matches
+     * against 16M slots.  A split's pieces and pinned blocks keep their
+     * size. */
+    if (!r->pieces && !r->reg) {
+        uint64_t least = hay_cuda_tuning_default.min_chunk;
+        uint64_t fit = (uint64_t)((double)(sl->ge - sl->gs) * (double)r->cap * 0.75 / (double)n);
+        fit -= fit % least;
+        if (fit < least)
+            fit = least;
+        if (fit < r->chunk)   /* never larger: the pipeline's buffers hold r->chunk */
+            r->chunk = fit;
+    }
+    over_ctx oc = { r, sl };
+    hay_overflow_ops ops = over_ops_of(&oc);
+    return hay_overflow_search(&ops, r->cap, sl->gs, sl->ge, n, &r->tl.over);
+}
+
+/* Waits for the slot's count and takes it: a count is added; a list is
+ * enqueued (r->taken), or, when short or overflowing, handed over now,
+ * after the lists before it. */
+static hay_status take(scan_req *r, cuda_slot *sl)
 {
     sl->busy = false;
+    double t0 = hay_now();
     CU(cudaStreamSynchronize(sl->st));
+    r->tl.wait_count += hay_now() - t0;
     float ms = 0;
     if (!r->dev && cudaEventElapsedTime(&ms, sl->ev[0], sl->ev[1]) == cudaSuccess)
         r->st.copy_in_seconds += ms / 1e3;
@@ -188,41 +377,60 @@ static hay_status drain_slot(scan_req *r, cuda_slot *sl)
     cudaGetLastError();
     if (r->ask != HAY_ASK_LIST) {
         r->count += sl->h_ctr[0];
+        if (r->pieces)
+            r->pieces->done(r->pieces->src, sl->piece, sl->h_ctr[0]);
+        if (r->o->progress)
+            r->o->progress(sl->ge, r->len, r->o->progress_ctx);
         return HAY_OK;
     }
     uint64_t n = sl->h_ctr[1];
-    if (n <= sl->cap)
-        return deliver(r, sl, sl->lo, n);
-    uint64_t mid = sl->gs + (sl->ge - sl->gs) / 2;
-    hay_status s = rerun(r, sl, sl->gs, mid);
+    hay_status s = HAY_OK;
+    if (n <= r->cap && n > r->peek) {
+        /* One slot (streams=1): its held list must be out of h_m first. */
+        if (r->held == sl || r->taken)
+            s = deliver_all(r);
+        if (s == HAY_OK)
+            s = enqueue_out(sl, sl->lo, n);
+        if (s == HAY_OK) {
+            sl->out_ge = sl->ge;
+            sl->out_piece = sl->piece;
+            r->taken = sl;
+        }
+        return s;
+    }
+    /* A short list (its keys came back with the count, enqueue) or one
+     * that overflowed: handed over now, after the lists before it. */
+    s = deliver_all(r);
     if (s != HAY_OK)
         return s;
-    return rerun(r, sl, mid, sl->ge);
-}
-
-static hay_status drain(scan_req *r, cuda_slot *sl)
-{
-    if (!sl->busy)
-        return HAY_OK;
     uint64_t before = r->count;
     if (r->pieces)
         r->pieces->collect_into(r->pieces->src, sl->piece);
-    hay_status s = drain_slot(r, sl);
+    if (n <= r->cap)
+        s = hand_short(r, sl, n);
+    else
+        s = overflow(r, sl, n);
     if (s == HAY_OK && r->pieces)
         r->pieces->done(r->pieces->src, sl->piece, r->count - before);
+    if (s == HAY_OK && r->o->progress)
+        r->o->progress(sl->ge, r->len, r->o->progress_ctx);
     return s;
 }
 
-/* Puts the piece with owned ends (gs, ge] on slot sl. */
-static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
+/* The copies, kernel and counters of the slot's piece onto its stream
+ * (after its staging copy, when that was started by issue). */
+static hay_status enqueue(scan_req *r, cuda_slot *sl)
 {
-    uint64_t lo = gs >= r->back ? gs - r->back : 0;
-    uint64_t n = ge - lo;
-    sl->lo = lo;
-    sl->gs = gs;
-    sl->ge = ge;
+    uint64_t lo = sl->lo, gs = sl->gs, ge = sl->ge, n = ge - lo;
     CU(cudaEventRecord(sl->ev[0], sl->st));
-    if (r->dev) {
+    if (r->staging == sl) {
+        double t0 = hay_now();
+        hay_copy_pool_wait(r->pool);
+        r->staging = NULL;
+        r->tl.stage += hay_now() - t0;
+        CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
+        r->staged_bytes += n;
+    } else if (r->dev) {
         /* resident: nothing to copy */
     } else if (r->reg && hay_hostreg_wait(r->reg, lo, ge)) {
         /* Straight from the input: one copy per registered block. */
@@ -239,10 +447,12 @@ static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
         if (!sl->h_stage)
             CU(cudaHostAlloc((void **)&sl->h_stage, r->pp->text_cap + HAY_CUDA_PAD,
                              cudaHostAllocDefault));
+        double t0 = hay_now();
         if (r->pieces)
             hay_copy_pool_copy(r->pool, sl->h_stage, r->host + lo, n);
         else
             hay_cuda_stage_copy(sl->h_stage, r->host + lo, n, r->stage_threads);
+        r->tl.stage += hay_now() - t0;
         CU(cudaMemcpyAsync(sl->d_text, sl->h_stage, n, cudaMemcpyHostToDevice, sl->st));
         r->staged_bytes += n;
     } else {
@@ -250,20 +460,53 @@ static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
         r->staged_bytes += n;
     }
     CU(cudaEventRecord(sl->ev[1], sl->st));
+    bool list = r->ask == HAY_ASK_LIST;
+    /* The kernel rewrites d_m: the sort of the slot's last piece must be
+     * done (its copy back may still run). */
+    if (list)
+        CU(cudaStreamWaitEvent(sl->st, sl->ev_out[1], 0));
     CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
     hay_cuda_job job = { slot_text(r, sl), n, gs - lo, sl->d_ctr, r->d_pc,
-                         r->ask == HAY_ASK_LIST ? sl->d_m : NULL, sl->d_ctr + 1,
-                         r->ask == HAY_ASK_LIST ? sl->cap : 0, sl->st };
+                         list ? sl->d_m : NULL, sl->d_ctr + 1, list ? r->cap : 0, sl->st };
     FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
     CU(cudaEventRecord(sl->ev[2], sl->st));
     CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
                        cudaMemcpyDeviceToHost, sl->st));
+    if (list)   /* a short list comes back with its count (take, hand_short) */
+        CU(cudaMemcpyAsync(sl->h_peek, sl->d_m, r->peek * sizeof *sl->h_peek,
+                           cudaMemcpyDeviceToHost, sl->st));
     CU(cudaEventRecord(sl->ev[3], sl->st));
     sl->busy = true;
     return HAY_OK;
 }
 
-/* The slot's piece is copied and drained: a split's GPU side (pieces
+/* Puts the piece with owned ends (gs, ge] on slot sl: at once, or, for a
+ * list staged on its own copy threads (r->stage_async), starts the staging
+ * copy and leaves the rest to enqueue() after the delivery of the list
+ * before (r->staging). */
+static hay_status issue(scan_req *r, cuda_slot *sl, uint64_t gs, uint64_t ge)
+{
+    sl->lo = gs >= r->back ? gs - r->back : 0;
+    sl->gs = gs;
+    sl->ge = ge;
+    /* Pieces smaller than a thread's share are copied at once (waking
+     * the copy threads would cost more); the threads start with the first
+     * large piece. */
+    if (!r->stage_async || ge - sl->lo < hay_cuda_tuning_default.stage_block)
+        return enqueue(r, sl);
+    if (!r->pool)
+        r->pool = hay_copy_pool_start((r->stage_threads < 8 ? r->stage_threads : 8) + 1);
+    if (!r->pool)
+        return enqueue(r, sl);
+    if (!sl->h_stage)
+        CU(cudaHostAlloc((void **)&sl->h_stage, r->pp->text_cap + HAY_CUDA_PAD,
+                         cudaHostAllocDefault));
+    hay_copy_pool_begin(r->pool, sl->h_stage, r->host + sl->lo, ge - sl->lo);
+    r->staging = sl;
+    return HAY_OK;
+}
+
+/* The slot's piece is copied in and counted: a split's GPU side (pieces
  * claimed from the back) reads nothing at or above its gs again, an
  * in-order scan nothing below its ge - back. */
 static void reg_done(scan_req *r, const cuda_slot *sl)
@@ -275,22 +518,17 @@ static void reg_done(scan_req *r, const cuda_slot *sl)
 /* The pipeline over the whole input. */
 static hay_status run_pieces(scan_req *r)
 {
-    const hay_scan_opts *o = r->o;
     cuda_pipe *pp = r->pp;
     unsigned ns = pp->nslots;
-    uint64_t done = 0, i = 0, next = 0;
+    uint64_t i = 0, next = 0;
     hay_status s = HAY_OK;
     for (; s == HAY_OK; i++) {
         cuda_slot *sl = &pp->s[i % ns];
         if (sl->busy) {
-            uint64_t e = sl->ge;
-            s = drain(r, sl);
+            s = take(r, sl);
             if (s != HAY_OK)
                 break;
             reg_done(r, sl);
-            done = e;
-            if (o->progress)
-                o->progress(done, r->len, o->progress_ctx);
         }
         /* The next piece: in order, or (split) from the back of what the
          * CPU has not taken, claimed only now that a slot is free. */
@@ -306,21 +544,34 @@ static hay_status run_pieces(scan_req *r)
             next = ge;
         }
         s = issue(r, sl, gs, ge);
+        /* The list before the one just taken, while the GPU works (and
+         * the copy threads stage the next piece). */
+        if (s == HAY_OK)
+            s = deliver(r);
+        if (s == HAY_OK && r->staging)
+            s = enqueue(r, sl);
     }
-    /* The pieces still in flight, oldest first. */
-    for (unsigned k = 0; k < ns; k++) {
+    if (r->staging) {   /* stopped or failed while staging */
+        hay_copy_pool_wait(r->pool);
+        r->staging = NULL;
+    }
+    /* The pieces still in flight, oldest first, then the lists held. */
+    for (unsigned k = 0; k < ns && s == HAY_OK; k++) {
         cuda_slot *sl = &pp->s[(i + k) % ns];
-        if (!sl->busy)
-            continue;
-        if (s != HAY_OK) {
-            cudaStreamSynchronize(sl->st);
-            sl->busy = false;
-            continue;
+        if (sl->busy)
+            s = take(r, sl);
+        if (s == HAY_OK)
+            s = deliver(r);
+    }
+    if (s == HAY_OK)
+        s = deliver_all(r);
+    if (s != HAY_OK) {
+        for (unsigned k = 0; k < ns; k++) {
+            cudaStreamSynchronize(pp->s[k].st);
+            cudaStreamSynchronize(pp->s[k].ost);
+            pp->s[k].busy = pp->s[k].out = false;
         }
-        uint64_t e = sl->ge;
-        s = drain(r, sl);
-        if (s == HAY_OK && o->progress)
-            o->progress(e, r->len, o->progress_ctx);
+        r->held = r->taken = NULL;
     }
     cudaGetLastError();
     return s;
@@ -345,9 +596,27 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
     FORWARD_IF_ERROR(hay_cuda_pipe_acquire(cs->dev, cs->streams, &r->chunk,
                                            !r->dev && !cs->pageable, r->dev != NULL,
                                            &r->pp));
-    if (r->ask == HAY_ASK_LIST)
-        for (unsigned k = 0; k < r->pp->nslots; k++)
-            FORWARD_IF_ERROR(hay_cuda_slot_list(&r->pp->s[k], cs->result_cap));
+    if (r->ask == HAY_ASK_LIST) {
+        /* A pooled pipeline keeps the lists of an earlier set: a smaller
+         * result_cap still holds (the split path is tested with tiny ones). */
+        r->cap = cs->result_cap;
+        for (unsigned k = 0; k < r->pp->nslots; k++) {
+            cuda_slot *sl = &r->pp->s[k];
+            FORWARD_IF_ERROR(hay_cuda_slot_list(sl, cs->result_cap));
+            if (sl->cap < r->cap)
+                r->cap = sl->cap;
+            if (!sl->h_peek)
+                CU(cudaHostAlloc((void **)&sl->h_peek, PEEK * sizeof *sl->h_peek,
+                                 cudaHostAllocDefault));
+        }
+        r->peek = r->cap < PEEK ? r->cap : PEEK;
+        /* Batches: a helper thread turns the sorted keys into records
+         * (list.h) unless threads = 1, started at the first long list; a
+         * per-match callback is called from this thread. */
+        r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL, 0 };
+        if (hay_batcher_of(r->fn, r->ctx))
+            r->sink.threads = o->threads ? o->threads : hay_cpu_count();
+    }
     if (r->ask == HAY_ASK_EACH) {
         size_t b = r->set->n * sizeof *r->d_pc;
         CU(cudaMalloc((void **)&r->d_pc, b));
@@ -365,6 +634,11 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
         r->reg = NULL;
     if (run->pieces && !r->reg && !r->dev && !cs->pageable)
         r->pool = hay_copy_pool_start(r->stage_threads);
+    /* A list from host memory: the staging copies run on threads of their
+     * own (at most 8: the list's helpers convert meanwhile), beside the
+     * calling thread's delivery (issue). */
+    r->stage_async = r->ask == HAY_ASK_LIST && !run->pieces && !r->reg && !r->dev &&
+                     r->pp->pinned;
     if (run->pieces)
         hay_log(o, "split: gpu pipeline ready after %.1f ms (%u copy threads)",
                 (hay_now() - run->t0) * 1e3, r->stage_threads);
@@ -432,12 +706,25 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
                 rst.register_seconds * 1e3, rst.unregister_seconds * 1e3,
                 rst.wait_seconds * 1e3, (unsigned long long)r.direct_bytes,
                 (unsigned long long)r.len);
+    if (r.ask == HAY_ASK_LIST)
+        hay_log(r.o, "cuda list: %llu pieces (%llu short, %llu overflowed: %llu count rounds "
+                "of %llu parts, %llu lists, %llu host runs), %llu matches; GPU: sort %.1f ms, "
+                "copy back %.1f ms; calling thread: staging %.1f ms, waiting for counts "
+                "%.1f ms, for lists %.1f ms, delivering %.1f ms (%u helper threads); "
+                "total %.1f ms", (unsigned long long)r.tl.pieces,
+                (unsigned long long)r.tl.shorts, (unsigned long long)r.tl.reruns, (unsigned long long)r.tl.over.rounds,
+                (unsigned long long)r.tl.over.parts, (unsigned long long)r.tl.over.lists,
+                (unsigned long long)r.tl.over.host, (unsigned long long)r.count,
+                r.tl.sort * 1e3, r.tl.back * 1e3, r.tl.stage * 1e3, r.tl.wait_count * 1e3,
+                r.tl.wait_list * 1e3, r.tl.deliver * 1e3, hay_list_pool_threads(r.sink.pool),
+                (hay_now() - run->t0) * 1e3);
     if (s == HAY_OK && r.ask == HAY_ASK_EACH) {
         double c0 = hay_now();
         s = cuda_status(cudaMemcpy(run->counts, r.d_pc, set->n * sizeof *run->counts,
                                    cudaMemcpyDeviceToHost));
         r.st.copy_out_seconds += hay_now() - c0;
     }
+    hay_list_pool_stop(r.sink.pool);
     cudaFree(r.d_pc);
     if (r.pp)
         hay_cuda_pipe_release(r.pp, s < 0 && s != HAY_ERR_NOMEM);

@@ -1,11 +1,12 @@
 /*
  * stage.c - copying host input into the pinned staging buffers: on OpenMP
- * threads for a scan of its own, or on a pool of sleeping threads for a
- * split's GPU side (driver.h).
+ * threads for a count of its own, or on a pool of sleeping threads for a
+ * split's GPU side and for a list (driver.h).
  */
 #include "driver.h"
 
-#include <pthread.h>
+#include "../core/pool.h"
+
 #include <stdlib.h>
 
 #ifdef _OPENMP
@@ -30,60 +31,31 @@ void hay_cuda_stage_copy(uint8_t *dst, const uint8_t *src, uint64_t n,
 }
 
 /* The same for a split's GPU side, on a pool of plain threads made once
- * per scan that sleep between pieces: an OpenMP team of its own would spin
- * on the cores the split's CPU threads are searching with, and threads
- * made for each piece cost the driving thread a fork and a join per
- * piece (the GPU side of a split ran at 31 GB/s against 44 alone with the
- * same 12 copy threads, docs/PERF.md). */
+ * per scan that sleep between pieces (core/pool.h): an OpenMP team of its
+ * own would spin on the cores the split's CPU threads are searching with,
+ * and threads made for each piece cost the driving thread a fork and a
+ * join per piece (the GPU side of a split ran at 31 GB/s against 44 alone
+ * with the same 12 copy threads, docs/PERF.md).  A list's staging copies
+ * run there too, beside the calling thread's delivery (pipeline.c). */
 typedef struct stage_part {
     uint8_t *dst;
     const uint8_t *src;
     uint64_t n;
 } stage_part;
 
-enum { POOL_MAX = 64 };
+enum { PARTS_MAX = 65 };
 
 struct hay_copy_pool {
-    pthread_mutex_t lock;
-    pthread_cond_t go, done;
-    unsigned n;                    /* helper threads started */
-    pthread_t th[POOL_MAX];
-    stage_part part[POOL_MAX + 1]; /* part 0 is the caller's */
-    unsigned parts;                /* of the current job */
-    uint64_t gen;                  /* job number */
-    unsigned pending;              /* helpers busy with the current job */
-    bool quit;
+    hay_pool *threads;
+    stage_part part[PARTS_MAX];   /* part i + 1 is helper i's, part 0 the caller's */
+    unsigned parts;               /* of the current copy */
 };
 
-typedef struct pool_arg {
-    hay_copy_pool *p;
-    unsigned i;
-} pool_arg;
-
-static void *pool_main(void *arg)
+static void copy_part(void *job, unsigned i)
 {
-    hay_copy_pool *p = ((pool_arg *)arg)->p;
-    unsigned i = ((pool_arg *)arg)->i;
-    free(arg);
-    uint64_t seen = 0;
-    pthread_mutex_lock(&p->lock);
-    for (;;) {
-        while (!p->quit && p->gen == seen)
-            pthread_cond_wait(&p->go, &p->lock);
-        if (p->quit)
-            break;
-        seen = p->gen;
-        stage_part part = p->part[i + 1];
-        bool mine = i + 1 < p->parts;
-        pthread_mutex_unlock(&p->lock);
-        if (mine)
-            memcpy(part.dst, part.src, part.n);
-        pthread_mutex_lock(&p->lock);
-        if (--p->pending == 0)
-            pthread_cond_signal(&p->done);
-    }
-    pthread_mutex_unlock(&p->lock);
-    return NULL;
+    hay_copy_pool *p = job;
+    if (i + 1 < p->parts)
+        memcpy(p->part[i + 1].dst, p->part[i + 1].src, p->part[i + 1].n);
 }
 
 hay_copy_pool *hay_copy_pool_start(unsigned threads)
@@ -93,22 +65,7 @@ hay_copy_pool *hay_copy_pool_start(unsigned threads)
     hay_copy_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    unsigned want = threads - 1 < POOL_MAX ? threads - 1 : POOL_MAX;
-    while (p->n < want) {
-        pool_arg *a = malloc(sizeof *a);
-        if (!a)
-            break;
-        a->p = p;
-        a->i = p->n;
-        if (pthread_create(&p->th[p->n], NULL, pool_main, a) != 0) {
-            free(a);
-            break;
-        }
-        p->n++;
-    }
+    p->threads = hay_pool_start(threads - 1 < PARTS_MAX - 1 ? threads - 1 : PARTS_MAX - 1);
     return p;
 }
 
@@ -116,45 +73,53 @@ void hay_copy_pool_stop(hay_copy_pool *p)
 {
     if (!p)
         return;
-    pthread_mutex_lock(&p->lock);
-    p->quit = true;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->lock);
-    for (unsigned i = 0; i < p->n; i++)
-        pthread_join(p->th[i], NULL);
-    pthread_cond_destroy(&p->done);
-    pthread_cond_destroy(&p->go);
-    pthread_mutex_destroy(&p->lock);
+    hay_pool_stop(p->threads);
     free(p);
+}
+
+/* Cuts [src, src + n) into t parts for the helpers and, with caller, the
+ * calling thread (part 0, returned; else part 0 is empty) and starts the
+ * helpers on theirs. */
+static stage_part post_parts(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n,
+                             uint64_t t, bool caller)
+{
+    uint64_t share = (n + t - 1) / t;
+    p->part[0] = (stage_part){ dst, src, 0 };
+    for (uint64_t k = 0; k < t; k++) {
+        uint64_t o = k * share < n ? k * share : n;
+        p->part[k + !caller] = (stage_part){ dst + o, src + o, n - o < share ? n - o : share };
+    }
+    p->parts = (unsigned)(t + !caller);
+    hay_pool_post(p->threads, copy_part, p);
+    return p->part[0];
+}
+
+void hay_copy_pool_wait(hay_copy_pool *p)
+{
+    if (p->threads)
+        hay_pool_wait(p->threads);
+}
+
+void hay_copy_pool_begin(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+    if (!p->threads) {
+        memcpy(dst, src, n);
+        return;
+    }
+    post_parts(p, dst, src, n, hay_pool_size(p->threads), false);
 }
 
 void hay_copy_pool_copy(hay_copy_pool *p, uint8_t *dst, const uint8_t *src, uint64_t n)
 {
     const uint64_t block = hay_cuda_tuning_default.stage_block;
-    uint64_t t = p ? p->n + 1 : 1;
+    uint64_t t = p ? hay_pool_size(p->threads) + 1 : 1;
     if (t > n / block)
         t = n / block ? n / block : 1;
     if (t < 2) {
         memcpy(dst, src, n);
         return;
     }
-    uint64_t share = (n + t - 1) / t;
-    pthread_mutex_lock(&p->lock);
-    for (uint64_t k = 0; k < t; k++) {
-        uint64_t o = k * share < n ? k * share : n;
-        p->part[k].dst = dst + o;
-        p->part[k].src = src + o;
-        p->part[k].n = n - o < share ? n - o : share;
-    }
-    p->parts = (unsigned)t;
-    p->pending = p->n;   /* every helper wakes; those past parts copy nothing */
-    p->gen++;
-    pthread_cond_broadcast(&p->go);
-    stage_part mine = p->part[0];
-    pthread_mutex_unlock(&p->lock);
+    stage_part mine = post_parts(p, dst, src, n, t, true);
     memcpy(mine.dst, mine.src, mine.n);
-    pthread_mutex_lock(&p->lock);
-    while (p->pending)
-        pthread_cond_wait(&p->done, &p->lock);
-    pthread_mutex_unlock(&p->lock);
+    hay_copy_pool_wait(p);
 }

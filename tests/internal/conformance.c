@@ -25,7 +25,7 @@
  * (1..8, pattern lengths +-1, halves): with that many matches every
  * boundary already cuts through matches at every offset. */
 #define MAX_SPLIT_SWEEP 2000
-#define GPU_MAX_PIECES 256
+#define GPU_MAX_PIECES 64
 
 typedef struct run_ctx {
     const tu_case *c;
@@ -149,6 +149,12 @@ static size_t chunk_sizes(const tu_case *c, size_t *out, size_t cap)
 static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
                             size_t *declined)
 {
+    /* Variants with a list of a few slots make a round trip with the
+     * device per list (src/cuda/overflow.h): about one per match.  The
+     * overflow logic does not depend on where the case lies (the host
+     * model in cuda_overflow and gpu_list cover it), so they take a few
+     * paddings and chunk sizes. */
+    bool tiny_list = e->params && strstr(e->params, "result_cap=") != NULL;
     hay_patterns *set = TU_NOT_NULL;
     hay_status s = tu_compile(e, c->pats, c->npats, c->caseless, &set);
     if (c->npats > 1 && !e->multi) {
@@ -222,6 +228,8 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
              * 1, 4, 8, 16 and 32-byte boundaries. */
             if (e->params && device && !(pb <= 1 || pb % 4 == 0 || pb % 4 == 3))
                 continue;
+            if (tiny_list && pb > 4)
+                continue;
             uint8_t *buf = tu_case_padded(c, pb, pa);
             uint64_t len = pb + c->len + pa;
             /* transfer=register pins only shared mappings in place (heap
@@ -253,21 +261,27 @@ static void run_case_engine(const tu_case *c, const tu_engine *e, size_t *ran,
     size_t cap = c->len + 64;
     size_t *sizes = malloc(cap * sizeof *sizes);
     size_t ns = e->backend == HAY_BACKEND_OPENCL ? 0 : chunk_sizes(c, sizes, cap);
-    size_t step = light && ns > 12 ? ns / 12 : 1;
-    /* A GPU scan pays a launch and a synchronisation per piece: chunk
-     * sizes that cut the input in more than GPU_MAX_PIECES pieces are left
-     * to the CPU engines (the piece logic is the same for every size). */
+    size_t sweep = tiny_list ? 4 : 12;
+    size_t step = light && ns > sweep ? ns / sweep : 1;
+    /* A GPU scan pays a launch and a synchronisation per piece (a round
+     * trip that waits for the other processes' work on a shared GPU):
+     * chunk sizes that cut the input in more than GPU_MAX_PIECES pieces
+     * are left to the CPU engines (the piece logic is the same for every
+     * size; tests/gpu/gpu_list.c puts matches across every boundary).
+     * Schedules do not reach a device: one run there, not two alike. */
     for (size_t i = 0; i < ns; i += step)
         for (unsigned t = 2; t <= (light ? 2u : 3u); t++) {
             if (device && c->len / sizes[i] > GPU_MAX_PIECES)
                 continue;
             run_one(&x, c->hay, c->len, 0, 0, t, HAY_SCHEDULE_DYNAMIC, sizes[i]);
-            run_one(&x, c->hay, c->len, 0, 0, t, HAY_SCHEDULE_STATIC, sizes[i]);
+            if (!device)
+                run_one(&x, c->hay, c->len, 0, 0, t, HAY_SCHEDULE_STATIC, sizes[i]);
         }
     free(sizes);
     /* Defaults: all cores, default chunk (small inputs stay serial). */
     run_one(&x, c->hay, c->len, 0, 0, 0, HAY_SCHEDULE_DYNAMIC, 0);
-    run_one(&x, c->hay, c->len, 0, 0, 0, HAY_SCHEDULE_STATIC, 0);
+    if (!device)
+        run_one(&x, c->hay, c->len, 0, 0, 0, HAY_SCHEDULE_STATIC, 0);
 
     if (c->exp.n) {
         uint64_t ks[3] = { 1, (c->exp.n + 1) / 2, c->exp.n };
@@ -323,8 +337,10 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
  * pipeline works, each value in at least one combination: table form,
  * root row, staging, block size, bytes per thread, transfer mode (pinned
  * staging, pageable, the input pinned in place in blocks), streams,
- * and a result list of one slot, which forces every piece with two or more
- * matches through split-and-retry and the host fallback.
+ * and a result list of one slot, which sends every piece with two or more
+ * matches through the overflow path (searched again in parts that fit,
+ * src/cuda/overflow.h) and the host fallback; those take fewer paddings
+ * and chunk sizes (run_case_engine).
  */
 static const char *const cuda_pfac_knobs[] = {
     "table=tex,stage=1,loop=round",
@@ -345,7 +361,7 @@ static const char *const cuda_pfac_knobs[] = {
 /* fdr-gpu's (src/cuda/fdr_gpu.h): small groups (the input read once per
  * group; one literal a group made the 300-pattern case take minutes),
  * every filter domain, runs of one word and of 1,024 bytes, block shapes,
- * and list capacities that force split-and-retry. */
+ * and list capacities that force the overflow path. */
 static const char *const cuda_fdr_knobs[] = {
     "group_max=16",
     "group_max=40,domain=10,run=16",
@@ -440,17 +456,22 @@ int main(int argc, char **argv)
     tu_case *cases;
     size_t nc = tu_cases_build(&cases);
     size_t *ran = calloc(ne, sizeof *ran), *declined = calloc(ne, sizeof *declined);
+    double *took = calloc(ne, sizeof *took);
     for (size_t i = 0; i < nc; i++) {
         double t0 = tu_now();
-        for (size_t k = 0; k < ne; k++)
+        for (size_t k = 0; k < ne; k++) {
+            double e0 = tu_now();
             run_case_engine(&cases[i], &engines[k], &ran[k], &declined[k]);
+            took[k] += tu_now() - e0;
+        }
         printf("case %-44s %4zu matches %7.3f s\n", cases[i].name,
                cases[i].exp.n, tu_now() - t0);
         fflush(stdout);
     }
     size_t total = 0;
     for (size_t k = 0; k < ne; k++) {
-        printf("engine %-16s scanned %zu of %zu cases", engines[k].label, ran[k], nc);
+        printf("engine %-16s scanned %zu of %zu cases in %.1f s", engines[k].label, ran[k],
+               nc, took[k]);
         if (declined[k])
             printf(", SKIP %zu (the backend declined the pattern set)", declined[k]);
         printf("\n");
@@ -459,6 +480,7 @@ int main(int argc, char **argv)
     printf("%zu cases x %zu engines\n", nc, ne);
     free(ran);
     free(declined);
+    free(took);
     tu_cases_free(cases, nc);
     if (gpu_only && total == 0) {
         printf("SKIP: the GPU backends compiled none of the cases\n");
