@@ -8,7 +8,7 @@
 
 /* A part of the scan's is looked at only this far beyond the place the
  * printer last asked about: a thread scans at most a few chunks ahead of
- * the lines being printed (the ring of scan.c), so while lines are printed
+ * the lines being printed (the ring of src/core/chunks.c), so while lines are printed
  * all along, every part is; where they stop, the look stops soon after. */
 #define LOOK_AHEAD ((uint64_t)64 << 20)
 #define ASK_STEP ((uint64_t)1 << 20)
@@ -20,10 +20,9 @@ void find_nul_look_init(find_nul_look *l, const uint8_t *buf)
 {
     memset(l, 0, sizeof *l);
     l->buf = buf;
-    l->first = UINT64_MAX;
     pthread_mutex_init(&l->lock, NULL);
-    atomic_init(&l->clean_pub, 0);
-    atomic_init(&l->first_pub, UINT64_MAX);
+    atomic_init(&l->clean, 0);
+    atomic_init(&l->first, UINT64_MAX);
     atomic_init(&l->asked, 0);
 }
 
@@ -35,10 +34,13 @@ void find_nul_look_free(find_nul_look *l)
 }
 
 /* Under the lock: [start, end) looked at, its first NUL `nul`; then the
- * waiting parts that now join [0, clean), and the new state published. */
+ * waiting parts that now join [0, clean), and the new state published
+ * (first before clean, for the readers without the lock). */
 static void looked(find_nul_look *l, uint64_t start, uint64_t end, uint64_t nul)
 {
-    if (start > l->clean) {
+    uint64_t clean = atomic_load_explicit(&l->clean, memory_order_relaxed);
+    uint64_t first = atomic_load_explicit(&l->first, memory_order_relaxed);
+    if (start > clean) {
         if (l->nwait == l->cap && l->cap < WAIT_MAX) {
             size_t cap = l->cap ? 2 * l->cap : 16;
             find_nul_part *w = realloc(l->wait, cap * sizeof *w);
@@ -51,25 +53,25 @@ static void looked(find_nul_look *l, uint64_t start, uint64_t end, uint64_t nul)
             l->wait[l->nwait++] = (find_nul_part){ start, end, nul };
         return;
     }
-    if (nul < l->first)
-        l->first = nul;
-    if (end > l->clean)
-        l->clean = end;
+    if (nul < first)
+        first = nul;
+    if (end > clean)
+        clean = end;
     for (size_t i = 0; i < l->nwait;) {
         find_nul_part *p = &l->wait[i];
-        if (p->start > l->clean) {
+        if (p->start > clean) {
             i++;
             continue;
         }
-        if (p->nul < l->first)
-            l->first = p->nul;
-        if (p->end > l->clean)
-            l->clean = p->end;
+        if (p->nul < first)
+            first = p->nul;
+        if (p->end > clean)
+            clean = p->end;
         *p = l->wait[--l->nwait];
         i = 0;   /* (clean grew: an earlier entry may join now) */
     }
-    atomic_store_explicit(&l->first_pub, l->first, memory_order_relaxed);
-    atomic_store_explicit(&l->clean_pub, l->clean, memory_order_release);
+    atomic_store_explicit(&l->first, first, memory_order_relaxed);
+    atomic_store_explicit(&l->clean, clean, memory_order_release);
 }
 
 void find_nul_look_part(const void *data, uint64_t start, uint64_t end, void *ctx)
@@ -82,7 +84,7 @@ void find_nul_look_part(const void *data, uint64_t start, uint64_t end, void *ct
     end += at;
     uint64_t asked = atomic_load_explicit(&l->asked, memory_order_relaxed);
     if (!asked || start > asked + LOOK_AHEAD ||
-        atomic_load_explicit(&l->first_pub, memory_order_relaxed) < start)
+        atomic_load_explicit(&l->first, memory_order_relaxed) < start)
         return;
     const uint8_t *z = memchr(from, 0, (size_t)(end - start));
     uint64_t nul = z ? (uint64_t)(z - l->buf) : UINT64_MAX;
@@ -93,8 +95,8 @@ void find_nul_look_part(const void *data, uint64_t start, uint64_t end, void *ct
 
 uint64_t find_nul_look_below(find_nul_look *l, uint64_t end)
 {
-    uint64_t clean = atomic_load_explicit(&l->clean_pub, memory_order_acquire);
-    uint64_t first = atomic_load_explicit(&l->first_pub, memory_order_relaxed);
+    uint64_t clean = atomic_load_explicit(&l->clean, memory_order_acquire);
+    uint64_t first = atomic_load_explicit(&l->first, memory_order_relaxed);
     if (first < end)
         return first;
     /* (Told in steps, not at every line: the scan's threads read it.) */
@@ -107,10 +109,10 @@ uint64_t find_nul_look_below(find_nul_look *l, uint64_t end)
     const uint8_t *z = memchr(l->buf + clean, 0, (size_t)(end - clean));
     uint64_t nul = z ? (uint64_t)(z - l->buf) : UINT64_MAX;
     pthread_mutex_lock(&l->lock);
-    /* (Parts may have joined meanwhile: what was looked at here starts
-     * inside [0, clean) all the same.) */
-    looked(l, clean < l->clean ? clean : l->clean, z ? nul + 1 : end, nul);
-    first = l->first;
+    /* (Parts may have joined meanwhile: clean only grew, so what was
+     * looked at here still starts inside [0, clean).) */
+    looked(l, clean, z ? nul + 1 : end, nul);
+    first = atomic_load_explicit(&l->first, memory_order_relaxed);
     pthread_mutex_unlock(&l->lock);
     return first < end ? first : UINT64_MAX;
 }

@@ -25,15 +25,13 @@ typedef struct find_nul_part {
 
 typedef struct find_nul_look {
     const uint8_t *buf;
+    /* [0, clean) was looked at and `first` is its first NUL (UINT64_MAX:
+     * none); written under the lock, first before clean, and read without
+     * it by the printer. */
+    atomic_uint_fast64_t clean, first;
     pthread_mutex_t lock;
-    /* Under the lock: [0, clean) was looked at and `first` is its first
-     * NUL (UINT64_MAX: none); parts looked at beyond clean wait. */
-    uint64_t clean, first;
-    find_nul_part *wait;
+    find_nul_part *wait;   /* under the lock: parts looked at beyond clean */
     size_t nwait, cap;
-    /* The same two, for the printer's look without the lock (first
-     * published before clean). */
-    atomic_uint_fast64_t clean_pub, first_pub;
     /* Where the printer last asked about (0: never): parts far beyond it
      * are not looked at (lines may never be printed there). */
     atomic_uint_fast64_t asked;

@@ -75,8 +75,7 @@ typedef struct file_search {
     uint64_t lineno;        /* the number of the piece's first line */
     uint64_t selected, occurrences;
     bool detect_binary;     /* lines are printed and -a was not given */
-    uint64_t nul_from;      /* the piece holds no NUL below this offset */
-    find_nul_look look;     /* the look for it, beside a scan on threads */
+    find_nul_look look;     /* the look for a late NUL in the piece */
     bool nul_seen;          /* a NUL came before the line being printed */
     uint64_t nul_at;        /* then the offset in the file of the first */
     bool binary;            /* a line was selected after a NUL */
@@ -136,10 +135,9 @@ static void on_progress(uint64_t done, uint64_t total, void *ctx)
  * (nul_seen, nul_at set), else UINT64_MAX. */
 static uint64_t find_nul(file_search *s, uint64_t end)
 {
-    if (!s->detect_binary || s->nul_seen || end <= s->nul_from)
+    if (!s->detect_binary || s->nul_seen)
         return UINT64_MAX;
     uint64_t z = find_nul_look_below(&s->look, end);
-    s->nul_from = end;
     if (z == UINT64_MAX)
         return UINT64_MAX;
     s->nul_seen = true;
@@ -547,7 +545,6 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     s->printer.buf = buf;
     s->printer.len = len;
     s->printer.base = s->base;
-    s->nul_from = 0;
     find_nul_look_init(&s->look, buf);
     s->merge_pos = 0;
     find_lines_init(&s->lines, buf, len);

@@ -8,7 +8,7 @@
  * backend; the worker, on a thread of its own, takes pieces from the back.
  * Both claim pieces under one lock from the same pair of cursors, so they
  * meet wherever their real rates put them, with no calibration.  A piece
- * owns the matches whose end lies in it ((gs, ge], scan.c's chunk rule) and
+ * owns the matches whose end lies in it ((gs, ge], chunks.c's chunk rule) and
  * is searched from longest - 1 bytes before it, so each match is found
  * once.  Counts simply add.  For the full list the worker's matches are
  * kept per piece (up to a byte budget; a piece over it is "deferred") and

@@ -32,7 +32,7 @@ typedef int (*hay_emit_fn)(void *sink, uint32_t id, uint64_t start,
  * scan() searches hay[0, len) and reports, in order of non-decreasing end,
  * each match whose end offset (local, exclusive) is greater than min_end.
  * Offsets passed to emit are local + base.  It returns non-zero as soon as
- * emit does.  The chunk driver (scan.c) gives every engine the same
+ * emit does.  The chunk driver (chunks.c) gives every engine the same
  * ownership rule: a chunk owns the matches whose last byte lies in it, and
  * the bytes before the chunk that such a match may start in (longest - 1)
  * are handed in as the part of hay below min_end.
@@ -122,7 +122,7 @@ typedef struct hay_offload_ops {
 /*
  * The backend ops table.  A backend compiles a pattern set into its own
  * state and runs scans and counts over host buffers.  The CPU backend's
- * scan and count are the chunk driver in scan.c over a hay_engine.  Core
+ * scan and count are the chunk driver in chunks.c over a hay_engine.  Core
  * (scan.c, buffer.c) applies the match modes on top: a backend reports
  * every occurrence.
  */
@@ -508,11 +508,24 @@ static inline hay_batcher *hay_batcher_of(hay_match_fn fn, void *ctx)
     return fn == hay_batch_match ? (hay_batcher *)ctx : NULL;
 }
 
-/* The chunk driver (scan.c): threads, chunks and the ownership rule over
+/* The chunk driver (chunks.c): threads, chunks and the ownership rule over
  * set->engine; the CPU backend's scan and counts (src/cpu/backend.c). */
 hay_status hay_chunk_scan(const hay_patterns *set, hay_scratch *scratch,
                           const uint8_t *data, uint64_t len,
                           const hay_scan_opts *o, hay_match_fn fn, void *ctx);
+/* A callback as an emit function's sink (hay_emit_to). */
+typedef struct hay_cb_sink {
+    hay_match_fn fn;
+    void *ctx;
+} hay_cb_sink;
+/* The emit function and sink that reach fn(ctx): straight into the batch
+ * when fn is a batcher's, else through *cb. */
+hay_emit_fn hay_emit_to(hay_match_fn fn, void *ctx, hay_cb_sink *cb, void **sink);
+/* Runs set's engine over data[.., e), reporting the matches ending in
+ * (after, e] (the ownership rule) with offsets relative to data plus base;
+ * non-zero when emit stopped it. */
+int hay_scan_range_at(const hay_patterns *set, const uint8_t *data, uint64_t base,
+                      uint64_t after, uint64_t e, hay_emit_fn emit, void *sink);
 /* The matches ending in (after, len]; after = 0 counts them all. */
 hay_status hay_chunk_count(const hay_patterns *set, hay_scratch *scratch,
                            const uint8_t *data, uint64_t len, uint64_t after,

@@ -1,6 +1,6 @@
 /*
  * backend.c - the CPU backend's ops table: its engines by name, the
- * automatic choice, and the chunk driver of core/scan.c as its scan and
+ * automatic choice, and the chunk driver of core/chunks.c as its scan and
  * counts.
  */
 #include "cpu.h"

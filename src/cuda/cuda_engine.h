@@ -10,7 +10,7 @@
  * A job is one piece d_text[0, len) of the haystack.  The engine reports
  * every match whose end (local, exclusive) lies in (min_end, len]; the
  * driver puts the look-back bytes (longest pattern - 1) below min_end, so
- * every match is found in exactly one job (the chunk rule of scan.c).
+ * every match is found in exactly one job (the chunk rule of core/chunks.c).
  *
  * Results, all optional but d_count:
  *   d_count          total matches found, added to (one atomic per block)

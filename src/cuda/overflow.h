@@ -19,9 +19,8 @@
  *   - parts without matches are not searched again.
  * So n matches spread evenly take about n / cap lists (at most 4/3 of
  * that, plus one) and 4 n / (cap HAY_OVERFLOW_PARTS) rounds: about
- * n / cap round trips with the device.  Halving the piece until the halves
- * fit (session 13) took about 3 n / cap, which made lists with a small
- * result_cap take minutes in the GPU tests.
+ * n / cap round trips with the device (halving the piece until the halves
+ * fit takes about 3 n / cap).
  *
  * Plain C (no CUDA): the pipeline gives the device operations; the tests
  * (tests/internal/cuda_overflow.c) a host model.

@@ -237,10 +237,9 @@ swdb_kernel(const swdb_kargs a)
     // passes, so that no step needs the thread index (ptxas recomputed it
     // there, S2R and LOP3, in 2 of every 4 steps).  This, the last
     // thread's scratch column without the thread index (SWDB_STEP) and
-    // the low profile offset by IMAD (swdb_col16), with SWDB_B2B=2: one
-    // H100, 1,000,000 x 256 4,960 -> 5,154 GCUPS, E. coli 3,051 -> 3,084
-    // (each alone or in other combinations measured less: notes,
-    // session 14).
+    // the low profile offset by IMAD (swdb_col16), with SWDB_B2B=2, are
+    // measured together (each alone or in other combinations measured
+    // less): docs/notes/2026-11-26-swdb-kernel.md.
     constexpr uint32_t TD = (uint32_t)(RW * ESZ) * (P16 ? 0x10001u : 1u);
     // 65536, which the compiler cannot see (a.alpha <= 32).
     const uint32_t k65536 = 0x10000u << (a.alpha >> 8);
