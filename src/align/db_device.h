@@ -177,6 +177,17 @@ int hay_cuda_swdb_scores(hay_swdb_gpu *g, const uint8_t *const *queries,
 
 void hay_cuda_swdb_free(hay_swdb_gpu *g);
 
+/*
+ * What one part of a database held on the device may take, for a search of
+ * a larger database in parts planned ahead (db_search_gpu.c): *bytes of
+ * residues, each target padded to 4 (0: no limit), and *targets (0: no
+ * limit).  The params' db_max, else a quarter of the device's free memory:
+ * two parts are held at once (the next uploads while one is searched),
+ * each with its search's buffers.  Enters the device's context.  Returns 0
+ * or a negative hay_status.
+ */
+int hay_cuda_swdb_part_room(const char *params, uint64_t *bytes, uint64_t *targets);
+
 /* The device g lives on. */
 int hay_cuda_swdb_device(const hay_swdb_gpu *g);
 

@@ -2,13 +2,15 @@
  * db_search_gpu.c - the database search's GPU side (db_search.c has the
  * rest): the score pass on the device behind db_device.h, scores and
  * top-k there, the database's device copy kept from one search to the
- * next (or its parts searched in turn when it does not fit), the device's
+ * next (or, when it does not fit, parts planned ahead, the next made while
+ * one is searched), the device's
  * start ahead of a search (hay_align_db_warm_up) and backend auto's size
  * rule.
  */
 #include "db_search.h"
 #include "../core/internal.h"   /* hay_thread_cap, hay_now */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,16 +90,23 @@ out:
     return st;
 }
 
-/* The device copy of the sorted targets [first, first + count). */
-static int gpu_create(const search *sc, const char *params, uint64_t first,
-                      uint64_t count, hay_swdb_gpu **g)
+/* The device copy of the sorted targets [first, first + count); its
+ * phases go to tl. */
+static int gpu_create_in(const search *sc, const char *params, uint64_t first,
+                         uint64_t count, hay_swdb_timeline *tl, hay_swdb_gpu **g)
 {
     const hay_align_db *db = sc->db;
     hay_swdb_targets tg = { db->codes, db->offsets + first, (size_t)count };
     hay_swdb_scoring scg = { sc->s->matrix, sc->s->alpha, sc->s->open,
                              sc->s->extend };
     return hay_cuda_swdb_create_traced(&tg, db->order + first, &scg, -1, params,
-                                       sc->tl, g);
+                                       tl, g);
+}
+
+static int gpu_create(const search *sc, const char *params, uint64_t first,
+                      uint64_t count, hay_swdb_gpu **g)
+{
+    return gpu_create_in(sc, params, first, count, sc->tl, g);
 }
 
 /*
@@ -184,6 +193,118 @@ static hay_status gpu_search_range(search *sc, const char *params,
     return st;
 }
 
+/*
+ * A database larger than the device, in parts planned ahead from what one
+ * part may hold (hay_cuda_swdb_part_room): part i + 1 is laid out and
+ * uploaded on a thread while part i is searched, so the host's layout and
+ * the copy hide behind the kernels.  A part the device still refuses is
+ * searched by halving (gpu_search_range).
+ */
+typedef struct part_job {
+    const search *sc;
+    const char *params;
+    uint64_t first, count;
+    hay_swdb_timeline tl;       /* the thread's phases, merged after it */
+    hay_swdb_gpu *g;
+    int rc;
+    pthread_t thread;
+    bool threaded;
+} part_job;
+
+static void *part_make(void *arg)
+{
+    part_job *j = arg;
+    j->rc = gpu_create_in(j->sc, j->params, j->first, j->count, &j->tl, &j->g);
+    return NULL;
+}
+
+/* Starts making the part of [first, end) that fits the room, on a thread
+ * (inline when no thread can be had). */
+static void part_start(part_job *j, search *sc, const char *params, uint64_t first,
+                       uint64_t end, uint64_t room_bytes, uint64_t room_targets)
+{
+    const uint64_t *off = sc->db->offsets;
+    uint64_t k = first, bytes = 0;
+    while (k < end) {
+        uint64_t b = (off[k + 1] - off[k] + 3) & ~(uint64_t)3;
+        if (k > first && ((room_bytes && bytes + b > room_bytes) ||
+                          (room_targets && k - first >= room_targets)))
+            break;
+        bytes += b;
+        k++;
+    }
+    memset(j, 0, sizeof *j);
+    j->sc = sc;
+    j->params = params;
+    j->first = first;
+    j->count = k - first;
+    j->threaded = pthread_create(&j->thread, NULL, part_make, j) == 0;
+    if (!j->threaded)
+        part_make(j);
+}
+
+/* Waits for a part; its phases join the search's. */
+static int part_wait(part_job *j, search *sc)
+{
+    if (j->threaded)
+        pthread_join(j->thread, NULL);
+    j->threaded = false;
+    for (int i = 0; i < j->tl.n; i++)
+        hay_swdb_phase_merge(sc->tl, &j->tl.p[i]);
+    j->tl.n = 0;
+    return j->rc;
+}
+
+static hay_status gpu_search_parts(search *sc, const char *params,
+                                   const hay_align_seq *queries, size_t nq,
+                                   topk *tops)
+{
+    const uint64_t end = sc->db->nseq;
+    uint64_t room_bytes = 0, room_targets = 0, n = 0;
+    int rc = hay_cuda_swdb_part_room(params, &room_bytes, &room_targets);
+    if (rc != 0)
+        return (hay_status)rc;
+    if (end == 0)
+        return HAY_OK;
+    part_job jobs[2];
+    int cur = 0;
+    part_start(&jobs[0], sc, params, 0, end, room_bytes, room_targets);
+    for (;;) {
+        part_job *j = &jobs[cur], *next = &jobs[cur ^ 1];
+        rc = part_wait(j, sc);
+        uint64_t after = j->first + j->count;
+        bool more = after < end;
+        hay_status st;
+        if (rc == 0) {
+            if (more)
+                part_start(next, sc, params, after, end, room_bytes, room_targets);
+            st = gpu_search_part(sc, queries, nq, tops, j->count, j->g);
+            hay_cuda_swdb_free(j->g);
+            if (st != HAY_OK) {
+                if (more && part_wait(next, sc) == 0)
+                    hay_cuda_swdb_free(next->g);
+                return st;
+            }
+            cur ^= 1;
+        } else if (rc == HAY_ERR_TOO_LARGE && j->count > 1) {
+            /* the room was too hopeful: this part by halving (which
+             * counts its own splits in sc->parts), then on */
+            st = gpu_search_range(sc, params, queries, nq, tops, j->first, j->count);
+            if (st != HAY_OK)
+                return st;
+            if (more)
+                part_start(j, sc, params, after, end, room_bytes, room_targets);
+        } else {
+            return (hay_status)rc;
+        }
+        n++;
+        if (!more)
+            break;
+    }
+    sc->parts += n - 1;   /* sc->parts starts at 1, the whole database */
+    return HAY_OK;
+}
+
 /* The whole database through its kept device copy (made, or remade for
  * other scoring or params, under the database's lock); in parts when it
  * does not fit. */
@@ -214,7 +335,7 @@ hay_status hay_db_gpu_search(search *sc, const char *params,
     }
     pthread_mutex_unlock(&db->gpu_lock);
     if (too_large && db->nseq > 1)
-        st = gpu_search_range(sc, params, queries, nq, tops, 0, db->nseq);
+        st = gpu_search_parts(sc, params, queries, nq, tops);
     return st;
 }
 #endif

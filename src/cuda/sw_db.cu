@@ -6,7 +6,8 @@
 // only top_k per query copied back.  A hay_swdb_gpu serves one call at a
 // time (its device buffers are reused from call to call).  The database
 // must fit in device memory (HAY_ERR_TOO_LARGE otherwise): the caller,
-// src/align/db_search.c, searches a larger one in parts.
+// src/align/db_search_gpu.c, searches a larger one in parts planned from
+// hay_cuda_swdb_part_room.
 //
 // Parameters: bits, rows, scratch, batch, db_max and device, declared with
 // their meanings in cuda_params.c.
@@ -152,7 +153,15 @@ extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uin
             st = HAY_ERR_TOO_LARGE;
             goto fail;
         }
+        total += (db->offset[k + 1] - db->offset[k] + 3) & ~(uint64_t)3;
     }
+    // Over db_max: said before the layout is made (a caller planning parts
+    // by hay_cuda_swdb_part_room never gets here with too much).
+    if (g->db_max && total > g->db_max) {
+        st = HAY_ERR_TOO_LARGE;
+        goto fail;
+    }
+    total = 0;
     {
         uint64_t *keys = (uint64_t *)malloc((nt + 1) * sizeof(uint64_t));
         if (keys == NULL) {
@@ -286,6 +295,39 @@ extern "C" int hay_cuda_swdb_create(const hay_swdb_targets *db, const hay_swdb_s
 }
 
 extern "C" int hay_cuda_swdb_device(const hay_swdb_gpu *g) { return g->device; }
+
+extern "C" int hay_cuda_swdb_part_room(const char *params, uint64_t *bytes, uint64_t *targets)
+{
+    hay_swdb_gpu probe;
+    int force32 = 0, device = -1;
+    memset(&probe, 0, sizeof probe);
+    *bytes = 0;
+    *targets = 0;
+    if (swdb_parse(&probe, params, &force32, &device) != HAY_OK)
+        return HAY_ERR_INVALID;
+    if (probe.db_max) {
+        *bytes = probe.db_max;
+        return HAY_OK;
+    }
+    int ndev = hay_cuda_devices();
+    if (ndev < 1 || device >= ndev)
+        return HAY_ERR_NO_DEVICE;
+    int st = HAY_OK;
+    if (device < 0)
+        SWDB_CUDA(cudaGetDevice(&device));
+    st = hay_cuda_ctx_enter(device, NULL);
+    if (st != HAY_OK)
+        return st;
+    {
+        size_t fr = 0, tot = 0;
+        SWDB_CUDA(cudaMemGetInfo(&fr, &tot));
+        // Two parts are held at once (one searched while the next uploads),
+        // each with its search's buffers (up to 3/8 of what was free).
+        *bytes = fr / 4 > 0 ? fr / 4 : 1;
+    }
+fail:
+    return st;
+}
 
 extern "C" int hay_cuda_swdb_release(int device, hay_swdb_timeline *tl)
 {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct hay_swdb_gpu {
     hay_swdb_targets db;
@@ -36,6 +37,28 @@ static size_t mock_searches;
 static size_t mock_max_targets;
 static size_t mock_creates;
 static size_t mock_warm_ups;
+/* With mock_slow, each part's create and search take 100 ms and note when
+ * they ran, so that the test sees whether the next part is made while one
+ * is searched (db_search_gpu.c's gpu_search_parts).  Creates run one at a
+ * time, as do searches, each on its own array. */
+enum { MOCK_SPANS = 16 };
+static int mock_slow;
+static size_t mock_ncreate_spans, mock_nsearch_spans;
+static double mock_create_span[MOCK_SPANS][2], mock_search_span[MOCK_SPANS][2];
+
+static void mock_pause(void)
+{
+    struct timespec ts = { 0, 100 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+int hay_cuda_swdb_part_room(const char *params, uint64_t *bytes, uint64_t *targets)
+{
+    size_t cap = 0;
+    *bytes = 0;
+    *targets = params && sscanf(params, "max_targets=%zu", &cap) == 1 ? cap : 0;
+    return 0;
+}
 
 int hay_cuda_swdb_warm_up(const char *params, hay_swdb_timeline *tl)
 {
@@ -62,6 +85,12 @@ int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uint32_t *ids,
     hay_swdb_gpu *g = malloc(sizeof *g);
     if (!g)
         return HAY_ERR_NOMEM;
+    if (mock_slow && mock_ncreate_spans < MOCK_SPANS) {
+        double *sp = mock_create_span[mock_ncreate_spans++];
+        sp[0] = tu_now();
+        mock_pause();
+        sp[1] = tu_now();
+    }
     g->db = *db;
     g->ids = ids;
     g->s = mock_scoring;
@@ -107,6 +136,12 @@ int hay_cuda_swdb_search(hay_swdb_gpu *g, const uint8_t *const *queries,
         return HAY_ERR_NOMEM;
     memset(st, 0, sizeof *st);
     double t0 = tu_now();
+    if (mock_slow && mock_nsearch_spans < MOCK_SPANS) {
+        double *sp = mock_search_span[mock_nsearch_spans++];
+        sp[0] = t0;
+        mock_pause();
+        sp[1] = tu_now();
+    }
     hay_swdb_phase_add(&st->tl, "gpu:mock_search", t0, tu_now());
     for (size_t j = 0; j < nq; j++) {
         size_t n = 0;
@@ -188,12 +223,11 @@ static void same_hits(const hay_align_db *db, const hay_align_scoring *s,
         if (mock_max_targets) {
             hay_align_db_info info;
             hay_align_db_info_get(db, &info);
-            /* halving: at least ceil(n / cap) parts, at most twice that */
+            /* parts planned from the room: ceil(n / cap) */
             want = (size_t)((info.sequences + mock_max_targets - 1) / mock_max_targets);
         }
-        CHECK(gpu->device_parts >= want && gpu->device_parts <= 2 * want,
-              "%s: %llu device parts, want %zu..%zu", what,
-              (unsigned long long)gpu->device_parts, want, 2 * want);
+        CHECK(gpu->device_parts == want, "%s: %llu device parts, want %zu", what,
+              (unsigned long long)gpu->device_parts, want);
         for (size_t j = 0; j < nq; j++) {
             const hay_align_db_hits *a = &cpu->queries[j], *b = &gpu->queries[j];
             int ok = a->nhits == b->nhits;
@@ -431,6 +465,20 @@ int main(int argc, char **argv)
             same_hits(db, s, &qs, 1, k, 1, "ties in parts");
         }
     }
+    /* Parts of 3 of the 7 targets, each taking 100 ms to make and to
+     * search: part i + 1 is made while part i is searched. */
+    mock_max_targets = 3;
+    mock_slow = 1;
+    mock_ncreate_spans = mock_nsearch_spans = 0;
+    same_hits(db, s, &qs, 1, 8, 1, "parts made ahead");
+    mock_slow = 0;
+    CHECK(mock_ncreate_spans == 3 && mock_nsearch_spans == 3,
+          "parts made ahead: %zu creates and %zu searches, want 3 and 3",
+          mock_ncreate_spans, mock_nsearch_spans);
+    for (size_t i = 1; i < mock_ncreate_spans && i < mock_nsearch_spans; i++)
+        CHECK(mock_create_span[i][0] < mock_search_span[i - 1][1] &&
+                  mock_search_span[i - 1][0] < mock_create_span[i][1],
+              "part %zu was not made while part %zu was searched", i, i - 1);
     mock_max_targets = 0;
     /* The device copy is kept from one search to the next with the same
      * scoring and params, and remade for another scoring. */
