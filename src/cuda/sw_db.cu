@@ -78,6 +78,25 @@ extern "C" void hay_cuda_swdb_free(hay_swdb_gpu *g)
     free(g);
 }
 
+// Whether the targets' lengths never decrease (a database file's order).
+static bool swdb_lengths_rise(const uint64_t *off, size_t nt)
+{
+    for (size_t k = 1; k < nt; k++)
+        if (off[k + 1] - off[k] < off[k] - off[k - 1])
+            return false;
+    return true;
+}
+
+// The largest code of a target (a loop the compiler vectorises; the
+// layout checks every residue).
+static uint8_t swdb_max_code(const uint8_t *p, size_t n)
+{
+    uint8_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = p[i] > m ? p[i] : m;
+    return m;
+}
+
 // The device copy of the database is one allocation, filled by one copy:
 // the codes, then the offsets, lengths and permutation, each 8-aligned.
 static size_t swdb_up8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -162,7 +181,20 @@ extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uin
         goto fail;
     }
     total = 0;
-    {
+    if (swdb_lengths_rise(db->offset, nt)) {
+        // A database file's order (lengths not decreasing): its runs of
+        // equal length, last run first, each in its own order; no sort.
+        size_t k = 0, hi = nt;
+        while (hi > 0) {
+            size_t lo = hi - 1;
+            uint64_t len = db->offset[hi] - db->offset[hi - 1];
+            while (lo > 0 && db->offset[lo] - db->offset[lo - 1] == len)
+                lo--;
+            for (size_t i = lo; i < hi; i++)
+                g->h_perm[k++] = (uint32_t)i;
+            hi = lo;
+        }
+    } else {
         uint64_t *keys = (uint64_t *)malloc((nt + 1) * sizeof(uint64_t));
         if (keys == NULL) {
             st = HAY_ERR_NOMEM;
@@ -202,11 +234,10 @@ extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uin
         uint32_t o = g->h_perm[k];
         const uint8_t *src = db->codes + db->offset[o];
         size_t len = (size_t)g->h_len[k];
-        for (size_t i = 0; i < len; i++)
-            if (src[i] >= sc->alpha) {
-                st = HAY_ERR_INVALID;
-                goto fail;
-            }
+        if (swdb_max_code(src, len) >= sc->alpha) {
+            st = HAY_ERR_INVALID;
+            goto fail;
+        }
         memcpy(h_codes + h_off[k], src, len);
         memset(h_codes + h_off[k] + len, sc->alpha, (size_t)(h_off[k + 1] - h_off[k]) - len);
     }
