@@ -89,6 +89,9 @@ static const hay_param fdr_keys[] = {
                 "contiguous bytes per thread"),
     HAY_PARAM_U(hay_cuda_fdr_params, threads, "threads", 64, 1024, 32, "512",
                 "threads per block"),
+    HAY_PARAM_U(hay_cuda_fdr_params, loop, "loop", 0, 1, 0, "1",
+                "filter loop: 0 a byte at a time, 1 a word at a time (candidates "
+                "pushed by ballot, short counts summed per word)"),
 };
 const hay_param_table hay_cuda_fdr_param_table =
     HAY_PARAM_TABLE("fdr-gpu", hay_cuda_fdr_params, fdr_keys);

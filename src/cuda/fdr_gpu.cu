@@ -42,6 +42,8 @@ namespace {
 constexpr unsigned SCAP = 2048;
 // Candidates a warp holds before its lanes verify them together.
 constexpr unsigned QCAP = 128;
+// Kernel variants (fdr_kernel's VAR).
+constexpr int NVAR = 5;
 
 struct fdr_dev {
     hay_fdr_gpu_tables h;       // host copy (plen, sizes)
@@ -52,7 +54,8 @@ struct fdr_dev {
     uint8_t *d_bytes, *d_plen;
     uint32_t run, threads;
     uint64_t max_len;
-    unsigned grid[2][2];        // [caseless][list]: blocks to launch
+    unsigned grid[2][2][NVAR];  // [caseless][list][VAR]: blocks to launch
+    int loop;                   // 0: the byte loop, 1: the word loop
     size_t smem[2];             // [list]
     size_t mem;
 };
@@ -108,6 +111,7 @@ struct queue_dev {
     const fdr_view *v;
     const fdr_piece *pc;
     Emit *em;
+    unsigned fill;              // the word loop's fill level (the same in every lane)
     __device__ __forceinline__ void push(uint64_t c)
     {
         unsigned k = atomicAdd(n, 1u);
@@ -130,6 +134,37 @@ struct queue_dev {
         if ((threadIdx.x & 31) == 0)
             *n = 0;
         __syncwarp();
+    }
+    // The word loop's push (fdr_thread_words; every lane of the warp calls
+    // it): a round per candidate of the lane with the most, each lane's
+    // next one placed by ballot (the queue is the warp's own, so no
+    // atomics); 32 waiting are verified at once.  Below 32 stay queued.
+    __device__ __forceinline__ void put(uint32_t c, const fdr_word_out &o, uint32_t shm,
+                                        int64_t e0)
+    {
+        const unsigned lane = threadIdx.x & 31;
+        for (;;) {
+            bool has = c != 0;
+            unsigned b = __ballot_sync(0xffffffffu, has);
+            if (!b)
+                return;
+            if (has)
+                q[fill + __popc(b & ((1u << lane) - 1))] = fdr_take(c, o, shm, e0);
+            fill += __popc(b);
+            if (fill >= 32) {
+                __syncwarp();
+                fill -= 32;
+                fdr_verify<CASELESS>(*v, *pc, q[fill + lane], *em);
+            }
+            __syncwarp();
+        }
+    }
+    // What the word loop left: to the count that step() reads.
+    __device__ __forceinline__ void finish()
+    {
+        if ((threadIdx.x & 31) == 0)
+            *n += fill;
+        fill = 0;
     }
 };
 
@@ -179,8 +214,10 @@ size_t smem_bytes(uint32_t domain, bool shorts, unsigned threads, bool list)
            (size_t)(threads / 32) * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
-template <bool CASELESS, bool LIST>
-__global__ void __launch_bounds__(1024) fdr_kernel(kargs a)
+// VAR 0: the byte loop (loop=0, fdr_thread); 1..4: the word loop
+// (fdr_thread_words) with SHORT = (VAR - 1) & 1, FAST = (VAR - 1) >> 1.
+template <bool CASELESS, bool LIST, int VAR>
+__global__ void __maxnreg__(48) fdr_kernel(kargs a)
 {
     extern __shared__ __align__(16) uint64_t smem[];
     __shared__ unsigned s_n, s_qn[32];
@@ -221,13 +258,20 @@ __global__ void __launch_bounds__(1024) fdr_kernel(kargs a)
     em.sg.n = &s_n;
     em.sg.base = &s_base;
     queue_dev<CASELESS, emit_dev<LIST>> q = { s_q + (size_t)(tid / 32) * QCAP, &s_qn[tid / 32],
-                                              &v, &a.pc, &em };
+                                              &v, &a.pc, &em, 0 };
     __syncthreads();
 
     round_dev<LIST> round = { &em.sg, a.matches, a.slots, a.cap };
     const uint64_t tiles = (a.gm.nthr + nt - 1) / nt;
-    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
-        fdr_thread<CASELESS>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
+    constexpr bool SHORT = (VAR - 1) & 1, FAST = (VAR - 1) >> 1;
+    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        if (VAR == 0)
+            fdr_thread<CASELESS>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
+        else
+            fdr_thread_words<CASELESS, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q,
+                                                    round);
+    }
+    q.finish();
     q.step(true);
     round(1);
 
@@ -247,10 +291,14 @@ __global__ void __launch_bounds__(1024) fdr_kernel(kargs a)
 }
 
 typedef void (*kernel_fn)(kargs);
-const kernel_fn kernels[2][2] = {
-    { fdr_kernel<false, false>, fdr_kernel<false, true> },
-    { fdr_kernel<true, false>, fdr_kernel<true, true> },
-};
+// [caseless][list][VAR]; lists are never FAST.
+#define FDR_KERNELS(CL)                                                              \
+    { { fdr_kernel<CL, false, 0>, fdr_kernel<CL, false, 1>, fdr_kernel<CL, false, 2>, \
+        fdr_kernel<CL, false, 3>, fdr_kernel<CL, false, 4> },                        \
+      { fdr_kernel<CL, true, 0>, fdr_kernel<CL, true, 1>, fdr_kernel<CL, true, 2>,    \
+        nullptr, nullptr } }
+const kernel_fn kernels[2][2][NVAR] = { FDR_KERNELS(false), FDR_KERNELS(true) };
+#undef FDR_KERNELS
 
 template <typename T>
 int upload(T **dst, const T *src, size_t n, size_t *mem)
@@ -295,20 +343,23 @@ int plan_grid(fdr_dev *d)
         return s;
     for (int list = 0; list < 2; list++) {
         d->smem[list] = smem_bytes(d->h.domain, d->h.short_code != nullptr, d->threads, list);
-        for (int cl = 0; cl < 2; cl++) {
-            kernel_fn k = kernels[cl][list];
-            s = hay_cuda_status(cudaFuncSetAttribute(
-                k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem[list]));
-            int occ = 0;
-            if (s == 0)
-                s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &occ, k, (int)d->threads, d->smem[list]));
-            if (s < 0)
-                return s;
-            if (occ < 1)
-                return HAY_ERR_UNSUPPORTED;   // the table does not fit shared memory
-            d->grid[cl][list] = (unsigned)(occ * sms);
-        }
+        for (int cl = 0; cl < 2; cl++)
+            for (int var = 0; var < NVAR; var++) {
+                kernel_fn k = kernels[cl][list][var];
+                if (!k)
+                    continue;
+                s = hay_cuda_status(cudaFuncSetAttribute(
+                    k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem[list]));
+                int occ = 0;
+                if (s == 0)
+                    s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &occ, k, (int)d->threads, d->smem[list]));
+                if (s < 0)
+                    return s;
+                if (occ < 1)
+                    return HAY_ERR_UNSUPPORTED;   // the table does not fit shared memory
+                d->grid[cl][list][var] = (unsigned)(occ * sms);
+            }
     }
     return HAY_OK;
 }
@@ -333,6 +384,7 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
     d->run = (uint32_t)prm.run;
     d->max_len = pp->max_len;
     d->threads = (uint32_t)prm.threads;
+    d->loop = (int)prm.loop;
     const hay_fdr_gpu_tables *h = &d->h;
     if ((s = hay_fdr_gpu_build(pp, (uint32_t)prm.domain, (uint32_t)prm.group_max, &d->h)) < 0 ||
         (s = plan_grid(d)) < 0 ||
@@ -382,12 +434,8 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.matches = job->d_matches;
     a.slots = job->d_slots;
     a.cap = job->cap;
-    const int list = job->d_matches != nullptr;
-    kernel_fn k = kernels[h->caseless ? 1 : 0][list];
+    const int list = job->d_matches != nullptr, cl = h->caseless ? 1 : 0;
     uint64_t tiles = (a.gm.nthr + d->threads - 1) / d->threads;
-    unsigned grid = d->grid[h->caseless ? 1 : 0][list];
-    if (tiles < grid)
-        grid = (unsigned)tiles;
     cudaStream_t st = (cudaStream_t)job->stream;
     for (uint32_t g = 0; g < h->groups; g++) {
         a.v.group = g;
@@ -396,6 +444,11 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
         a.v.scode = g == 0 ? d->d_scode : nullptr;
         if (g > 0 && !h->nlong)
             break;
+        int var = d->loop == 0 ? 0 : 1 + (a.v.scode != nullptr) + 2 * (a.v.fast && !list);
+        kernel_fn k = kernels[cl][list][var];
+        unsigned grid = d->grid[cl][list][var];
+        if (tiles < grid)
+            grid = (unsigned)tiles;
         k<<<grid, d->threads, d->smem[list], st>>>(a);
         int s = hay_cuda_status(cudaGetLastError());
         if (s < 0)

@@ -61,6 +61,62 @@ FDR_HD unsigned fdr_lowest(uint32_t m)
 #endif
 }
 
+FDR_HD int fdr_popc(uint32_t m)
+{
+#ifdef __CUDA_ARCH__
+    return __popc(m);
+#else
+    return __builtin_popcount(m);
+#endif
+}
+
+// Eight bytes folded at once ('A'..'Z' | 0x20 in each byte).
+template <bool CASELESS>
+FDR_HD uint64_t fdr_fold8(uint64_t x)
+{
+    if (!CASELESS)
+        return x;
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull;
+    uint64_t t = x & lo7;
+    uint64_t ge = t + 0x3f3f3f3f3f3f3f3full;   // bit 7: t >= 'A'
+    uint64_t gt = t + 0x2525252525252525ull;   // bit 7: t > 'Z'
+    return x | (ge & ~gt & ~x & hi) >> 2;
+}
+
+template <bool CASELESS>
+FDR_HD uint32_t fdr_fold4(uint32_t x)
+{
+    return (uint32_t)fdr_fold8<CASELESS>(x);
+}
+
+FDR_HD uint64_t fdr_ld8(const uint64_t *p)
+{
+#ifdef __CUDA_ARCH__
+    return __ldg(p);
+#else
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+#endif
+}
+
+// The pl (1..8) bytes at text[s], folded, little-endian: one or two reads of
+// the aligned 8-byte words that hold them (words that hold a byte of the
+// piece are readable, as fdr_load's are).
+template <bool CASELESS>
+FDR_HD uint64_t fdr_prefix(const uint8_t *text, uint64_t s, uint32_t pl)
+{
+    uintptr_t a = (uintptr_t)(text + s);
+    const uint64_t *p = (const uint64_t *)(a & ~(uintptr_t)7);
+    unsigned sh = (unsigned)(a & 7) * 8;
+    uint64_t x = fdr_ld8(p) >> sh;
+    if (sh + 8 * pl > 64)
+        x |= fdr_ld8(p + 1) << (64 - sh);
+    if (pl < 8)
+        x &= ((uint64_t)1 << (8 * pl)) - 1;
+    return fdr_fold8<CASELESS>(x);
+}
+
 // The short literals ending at e (key k2 of y[e-1], y[e]; f2 = y[e-2]).
 #pragma nv_exec_check_disable
 template <class Emit>
@@ -92,9 +148,7 @@ FDR_HD void fdr_long(const fdr_view &v, const fdr_piece &pc, int64_t e, uint32_t
         if (e + 1 < (int64_t)pl)
             continue;                  // the prefix would start before the piece
         uint64_t s = (uint64_t)(e + 1 - pl);
-        uint64_t val = 0;
-        for (uint32_t j = 0; j < pl; j++)
-            val |= (uint64_t)fdr_fold<CASELESS>(pc.text[s + j]) << (8 * j);
+        uint64_t val = fdr_prefix<CASELESS>(pc.text, s, pl);
         uint32_t slot = fdr_gpu_slot(val, pl, v.hash_bits);
         for (uint32_t i = v.slot_first[slot], n = v.slot_first[slot + 1]; i < n; i++) {
             const hay_fdr_gpu_lit &r = v.lits[i];
@@ -236,6 +290,165 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
         if (go)
             fdr_bytes<CASELESS, 8, 16>(v, t, w, e0, lo, slo, hi, em, q);
         q.step(false);
+        round();
+    }
+}
+
+
+// ---- The word loop (loop=1): the filter over a whole 16-byte word with
+// no branch, then the word's candidates at once. ----
+
+// What the filter leaves of a word: the low byte of S after each of its 16
+// bytes (byte j of the word: byte j & 3 of st[j >> 2]) and the short codes
+// of its ends (byte j's at bits 2j, 2j + 1).
+struct fdr_word_out {
+    uint32_t st[4];
+    uint32_t sc;
+};
+
+// x with byte k replaced by b's low byte.
+FDR_HD uint32_t fdr_put_byte(uint32_t x, uint32_t b, int k)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, b, k == 0 ? 0x3214 : k == 1 ? 0x3240 : k == 2 ? 0x3410 : 0x4210);
+#else
+    return (x & ~(0xffu << (8 * k))) | (b & 0xffu) << (8 * k);
+#endif
+}
+
+// The short code of key k (fdr_gpu_short_code) moved to bits 2j, 2j + 1:
+// the codes read as 32-bit words, 16 keys a word.
+FDR_HD uint32_t fdr_code_at(const uint8_t *codes, uint32_t k, int j)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t x = ((const uint32_t *)codes)[k >> 4];
+    return __funnelshift_r(x, x, 2 * k - 2 * j) & (3u << (2 * j));
+#else
+    uint32_t x;
+    memcpy(&x, codes + 4 * (k >> 4), 4);
+    return ((x >> (2 * (k & 15))) & 3u) << (2 * j);
+#endif
+}
+
+// The filter and the short codes over bytes FROM..TO-1 of the folded word w.
+template <bool SHORT, int FROM, int TO>
+FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], fdr_word_out &o)
+{
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int j = FROM; j < TO; j++) {
+        uint32_t f = (w[j >> 2] >> (8 * (j & 3))) & 0xffu;
+        t.st = (t.st >> 8) | v.table[fdr_gpu_key(t.f1, f, v.domain)];
+        o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], (uint32_t)t.st, j & 3);
+        if (SHORT)
+            o.sc |= fdr_code_at(v.scode, t.f1 << 8 | f, j);
+        t.f1 = f;
+    }
+}
+
+// Bit 2j for each end e0 + j (j < 16) in [a, b).
+FDR_HD uint32_t fdr_range2(int64_t e0, int64_t a, int64_t b)
+{
+    int64_t x = a - e0, y = b - e0;
+    if (y <= 0 || x >= 16 || x >= y)
+        return 0;
+    uint32_t m = y >= 16 ? 0xffffffffu : (1u << (2 * y)) - 1;
+    if (x > 0)
+        m &= ~((1u << (2 * x)) - 1);
+    return m & 0x55555555u;
+}
+
+// A word's candidates: bit 2j for each end j to verify (the filter's in
+// P, short codes in P that are SLOW or lie outside V); *shm: those whose
+// short list is wanted.  Short codes below SLOW in V are counted here
+// (the SLOW ones in V are added as 3 by the sum and taken off again).
+#pragma nv_exec_check_disable
+template <bool SHORT, class Emit>
+FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Emit &em,
+                               uint32_t *shm)
+{
+    uint32_t fl = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t x = ~o.st[i];
+        uint32_t nz = (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
+        fl |= ((((nz >> 7) * 0x01041040u) >> 24) & 0x55u) << (8 * i);
+    }
+    uint32_t c = fl & P;
+    *shm = 0;
+    if (SHORT) {
+        uint32_t lo = o.sc & 0x55555555u, hi = (o.sc >> 1) & 0x55555555u;
+        uint32_t slow = lo & hi, vs = o.sc & (V | V << 1);
+        if (V)
+            em.add((uint32_t)(fdr_popc(vs) + fdr_popc(vs & 0xaaaaaaaau) -
+                              3 * fdr_popc(slow & V)));
+        *shm = (slow | ((lo | hi) & ~V)) & P;
+        c |= *shm;
+    }
+    return c;
+}
+
+// The candidate of c's lowest bit (the word's byte 0 at piece index e0);
+// clears the bit.
+FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64_t e0)
+{
+    unsigned b = fdr_lowest(c);
+    c &= c - 1;
+    unsigned j = b >> 1, i = j >> 2;
+    // Selects, not o.st[i]: a run-time index would put o in local memory.
+    uint32_t x = i == 0 ? o.st[0] : i == 1 ? o.st[1] : i == 2 ? o.st[2] : o.st[3];
+    uint32_t m = (~x >> (8 * (j & 3))) & 0xffu;
+    return FDR_CAND(e0 + j, (shm >> b) & 1u, m);
+}
+
+// Thread th's run as fdr_thread, a word at a time: q.put(c, o, shm, e0)
+// after each word (all threads, with c = 0 when there is nothing), then
+// round().  SHORT: the pass has short literals; FAST: counts only (short
+// codes below SLOW counted in place).
+#pragma nv_exec_check_disable
+template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue, class Round>
+FDR_HD void fdr_thread_words(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
+                             uint64_t th, Emit &em, Queue &q, Round &round)
+{
+    const bool active = th < gm.nthr;
+    const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
+    fdr_thr t = { 0, 0, 0 };
+    uint32_t w[4];
+    fdr_word_out o = { { 0, 0, 0, 0 }, 0 };
+    if (active && g0 >= 16) {
+        fdr_load(gm.base + g0 - 16, w);
+        for (int i = 0; i < 4; i++)
+            w[i] = fdr_fold4<CASELESS>(w[i]);
+        t.f1 = (w[1] >> 24) & 0xffu;   // byte 7
+        fdr_filter_word<false, 8, 16>(v, t, w, o);
+    }
+    int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;
+    if (lo < (int64_t)gm.start0)
+        lo = (int64_t)gm.start0;
+    if (hi > (int64_t)pc.len)
+        hi = (int64_t)pc.len;
+    // Short matches counted in place: ends past min_end, starts at 0 or later.
+    int64_t slo = lo;
+    if (slo < (int64_t)pc.min_end)
+        slo = (int64_t)pc.min_end;
+    if (slo < 1)
+        slo = 1;
+    for (uint32_t k = 0; k < gm.run / 16; k++) {
+        uint64_t g = g0 + 16ull * k;
+        int64_t e0 = (int64_t)g - (int64_t)gm.a0;
+        uint32_t c = 0, shm = 0;
+        if (active && g < text_end) {
+            fdr_load(gm.base + g, w);
+            for (int i = 0; i < 4; i++)
+                w[i] = fdr_fold4<CASELESS>(w[i]);
+            o.sc = 0;
+            fdr_filter_word<SHORT, 0, 16>(v, t, w, o);
+            bool inside = e0 >= lo && e0 + 16 <= hi;
+            uint32_t P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
+            uint32_t V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
+            c = fdr_word_cands<SHORT>(o, P, V, em, &shm);
+        }
+        q.put(c, o, shm, e0);
         round();
     }
 }

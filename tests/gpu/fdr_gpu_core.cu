@@ -91,16 +91,40 @@ struct queue_host {
     emit_host *em;
     void push(uint64_t c) { fdr_verify<CASELESS>(*v, *pc, c, *em); }
     void step(bool) {}
+    void put(uint32_t c, const fdr_word_out &o, uint32_t shm, int64_t e0)
+    {
+        while (c)
+            push(fdr_take(c, o, shm, e0));
+    }
 };
 struct round_host {
     void operator()() {}
 };
 
+// One thread of a pass: the byte loop (loop 0) or the word loop (loop 1)
+// with the kernel's template choice.
+template <bool CL>
+void one_thread(int loop, const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
+                uint64_t th, emit_host &em, queue_host<CL> &q, round_host &rd)
+{
+    if (loop == 0)
+        fdr_thread<CL>(v, pc, gm, th, em, q, rd);
+    else if (v.scode && v.fast)
+        fdr_thread_words<CL, true, true>(v, pc, gm, th, em, q, rd);
+    else if (v.scode)
+        fdr_thread_words<CL, true, false>(v, pc, gm, th, em, q, rd);
+    else if (v.fast)
+        fdr_thread_words<CL, false, true>(v, pc, gm, th, em, q, rd);
+    else
+        fdr_thread_words<CL, false, false>(v, pc, gm, th, em, q, rd);
+}
+
 // Every pass of the tables over the piece text[0, len) that reports ends
 // in (min_end, len], thread by thread as the kernel's grid would; with
 // *count, a count (short matches added in place) instead of the list.
 keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
-                uint64_t min_end, size_t max_len, uint32_t run, uint64_t *count = nullptr)
+                uint64_t min_end, size_t max_len, uint32_t run, int loop,
+                uint64_t *count = nullptr)
 {
     keys out;
     if (count)
@@ -132,9 +156,9 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         queue_host<false> qf = { &v, &pc, &em };
         for (uint64_t th = 0; th < gm.nthr; th++) {
             if (t.caseless)
-                fdr_thread<true>(v, pc, gm, th, em, qt, rd);
+                one_thread<true>(loop, v, pc, gm, th, em, qt, rd);
             else
-                fdr_thread<false>(v, pc, gm, th, em, qf, rd);
+                one_thread<false>(loop, v, pc, gm, th, em, qf, rd);
         }
     }
     if (count)
@@ -176,13 +200,16 @@ void check_all_alignments(const pset &p, const hay_fdr_gpu_tables &t, const uint
         for (size_t i = 0; i < buf.size(); i++)
             buf[i] = (uint8_t)rnd();
         memcpy(al + a0, text, len);
-        keys got = run_engine(t, al + a0, len, min_end, p.view().max_len, run);
-        EXPECT(got == want, "%s: align %u run %u min_end %llu: %zu matches, want %zu", what,
-               a0, run, (unsigned long long)min_end, got.size(), want.size());
-        uint64_t c;
-        run_engine(t, al + a0, len, min_end, p.view().max_len, run, &c);
-        EXPECT(c == want.size(), "%s: align %u run %u min_end %llu: count %llu, want %zu",
-               what, a0, run, (unsigned long long)min_end, (unsigned long long)c, want.size());
+        for (int loop = 0; loop < 2; loop++) {
+            keys got = run_engine(t, al + a0, len, min_end, p.view().max_len, run, loop);
+            EXPECT(got == want, "%s: loop %d align %u run %u min_end %llu: %zu matches, want %zu",
+                   what, loop, a0, run, (unsigned long long)min_end, got.size(), want.size());
+            uint64_t c;
+            run_engine(t, al + a0, len, min_end, p.view().max_len, run, loop, &c);
+            EXPECT(c == want.size(),
+                   "%s: loop %d align %u run %u min_end %llu: count %llu, want %zu", what, loop,
+                   a0, run, (unsigned long long)min_end, (unsigned long long)c, want.size());
+        }
     }
 }
 
@@ -329,15 +356,18 @@ void real_sets(const char *dir)
         hay_fdr_gpu_tables t;
         for (uint32_t gmax : { 4096u, 1024u }) {
             EXPECT(hay_fdr_gpu_build(&v, 12, gmax, &t) == 0, "%s: build", s.file);
-            keys got = run_engine(t, text.data(), text.size(), 0, v.max_len, 64);
-            uint64_t c;
-            run_engine(t, text.data(), text.size(), 0, v.max_len, 64, &c);
-            EXPECT(c == want.size(), "%s: count %llu, CPU %zu", s.file, (unsigned long long)c,
-                   want.size());
-            EXPECT(got == want, "%s over %s, group_max %u: %zu matches, CPU %zu", s.file,
-                   tpath.c_str(), gmax, got.size(), want.size());
-            printf("%s, group_max %u (%u groups): %zu matches (CPU %zu)\n", s.file, gmax,
-                   t.groups, got.size(), want.size());
+            for (int loop = 0; loop < 2; loop++) {
+                keys got = run_engine(t, text.data(), text.size(), 0, v.max_len, 64, loop);
+                uint64_t c;
+                run_engine(t, text.data(), text.size(), 0, v.max_len, 64, loop, &c);
+                EXPECT(c == want.size(), "%s loop %d: count %llu, CPU %zu", s.file, loop,
+                       (unsigned long long)c, want.size());
+                EXPECT(got == want, "%s over %s, loop %d, group_max %u: %zu matches, CPU %zu",
+                       s.file, tpath.c_str(), loop, gmax, got.size(), want.size());
+                printf("%s, loop %d, group_max %u (%u groups): %zu matches, count %llu (CPU %zu)\n",
+                       s.file, loop, gmax, t.groups, got.size(), (unsigned long long)c,
+                       want.size());
+            }
             hay_fdr_gpu_tables_free(&t);
         }
         hay_scratch_free(sc);
