@@ -630,14 +630,14 @@ static int lits(const char *patfile, const char *dir)
     } rows[] = {
         { "pfac", NULL, 1 },
         { "fdr-gpu", NULL, 1 },
-        { "fdr-gpu", "loop=0", 0 },
+        { "fdr-gpu", "window=2", 0 },
+        { "fdr-gpu", "window=2,loop=0", 0 },
+        { "fdr-gpu", "domain=13", 0 },
+        { "fdr-gpu", "domain=12", 0 },
         { "fdr-gpu", "threads=256", 0 },
         { "fdr-gpu", "threads=1024", 0 },
         { "fdr-gpu", "run=128", 0 },
-        { "fdr-gpu", "run=256", 0 },
-        { "fdr-gpu", "domain=12", 0 },
-        { "fdr-gpu", "group_max=8192", 0 },
-        { "fdr-gpu", "group_max=16384", 0 },
+        { "fdr-gpu", "group_max=16000", 0 },
     };
     printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n", patfile,
            p.n, dir, reps);

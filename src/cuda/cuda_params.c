@@ -78,20 +78,24 @@ const hay_param_table hay_cuda_pfac_param_table =
 /* fdr-gpu's keys have names of their own: with no --algo, backend cuda
  * accepts PFAC's and fdr-gpu's together and picks the engine later. */
 static const hay_param fdr_keys[] = {
-    /* domain=11 and threads=512: the best of the measured settings on the
-     * H200 (docs/PERF.md); more resident blocks beat a finer filter */
-    HAY_PARAM_U(hay_cuda_fdr_params, domain, "domain", 10, 14, 0, "11",
-                "filter key bits (a table of 8 << domain bytes in shared memory)"),
-    HAY_PARAM_U(hay_cuda_fdr_params, group_max, "group_max", 1, (uint64_t)1 << 20, 0, "4096",
+    HAY_PARAM_U(hay_cuda_fdr_params, window, "window", 2, 3, 0, "3",
+                "filter window bytes: 2 (64-bit table words, prefixes up to 8) or 3 "
+                "(32-bit words, prefixes up to 6, literals from 3 bytes)"),
+    /* window 2: domain=11 and threads=512 were the best measured settings
+     * on the H200 (docs/PERF.md); more resident blocks beat a finer filter */
+    HAY_PARAM_U(hay_cuda_fdr_params, domain, "domain", 10, 14, 0, NULL,
+                "filter key bits (a table of 8 or 4 << domain bytes in shared memory; "
+                "default: 11 for window 2; for window 3 two keys a long literal, up to 14)"),
+    HAY_PARAM_U(hay_cuda_fdr_params, group_max, "group_max", 1, (uint64_t)1 << 20, 0, NULL,
                 "long literals per filter table; more are split into groups, "
-                "the input read once per group"),
+                "the input read once per group (default: 4096 for window 2, all for 3)"),
     HAY_PARAM_U(hay_cuda_fdr_params, run, "run", 16, 1024, 16, "64",
                 "contiguous bytes per thread"),
     HAY_PARAM_U(hay_cuda_fdr_params, threads, "threads", 64, 1024, 32, "512",
                 "threads per block"),
     HAY_PARAM_U(hay_cuda_fdr_params, loop, "loop", 0, 1, 0, "1",
-                "filter loop: 0 a byte at a time, 1 a word at a time (candidates "
-                "pushed by ballot, short counts summed per word)"),
+                "filter loop: 0 a byte at a time (window 2 only), 1 a word at a time "
+                "(candidates pushed by ballot, short counts summed per word)"),
 };
 const hay_param_table hay_cuda_fdr_param_table =
     HAY_PARAM_TABLE("fdr-gpu", hay_cuda_fdr_params, fdr_keys);

@@ -43,11 +43,11 @@ constexpr unsigned SCAP = 2048;
 // Candidates a warp holds before its lanes verify them together.
 constexpr unsigned QCAP = 128;
 // Kernel variants (fdr_kernel's VAR).
-constexpr int NVAR = 5;
+constexpr int NVAR = 9;
 
 struct fdr_dev {
     hay_fdr_gpu_tables h;       // host copy (plen, sizes)
-    uint64_t *d_table;
+    uint8_t *d_table;
     uint8_t *d_scode;
     uint32_t *d_short_first, *d_short_ent, *d_slot_first;
     hay_fdr_gpu_lit *d_lits;
@@ -208,14 +208,15 @@ struct round_dev {
 
 // Shared memory: the filter table, the short codes (when the pass has
 // short literals), each warp's queue, the list's stage (lists).
-size_t smem_bytes(uint32_t domain, bool shorts, unsigned threads, bool list)
+size_t smem_bytes(uint32_t window, uint32_t domain, bool shorts, unsigned threads, bool list)
 {
-    return ((size_t)8 << domain) + (shorts ? HAY_FDR_GPU_SHORT_BYTES : 0) +
+    return ((size_t)(window == 2 ? 8 : 4) << domain) + (shorts ? HAY_FDR_GPU_SHORT_BYTES : 0) +
            (size_t)(threads / 32) * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
-// VAR 0: the byte loop (loop=0, fdr_thread); 1..4: the word loop
-// (fdr_thread_words) with SHORT = (VAR - 1) & 1, FAST = (VAR - 1) >> 1.
+// VAR 0: the byte loop (loop=0, fdr_thread; window 2); 1..8: the word
+// loop (fdr_thread_words) with SHORT = (VAR - 1) & 1, FAST = (VAR - 1) >> 1
+// & 1, window 2 (VAR 1..4) or 3 (5..8).
 template <bool CASELESS, bool LIST, int VAR>
 __global__ void __maxnreg__(48) fdr_kernel(kargs a)
 {
@@ -224,13 +225,15 @@ __global__ void __maxnreg__(48) fdr_kernel(kargs a)
     __shared__ unsigned long long s_base;
     __shared__ unsigned long long s_red[32];
 
+    constexpr int W = VAR >= 5 ? 3 : 2;
+    constexpr bool SHORT = (VAR - 1) & 1, FAST = ((VAR - 1) >> 1) & 1;
     const unsigned tid = threadIdx.x, nt = blockDim.x;
-    const uint32_t words = 1u << a.v.domain;
+    const uint32_t tab16 = ((W == 2 ? 8u : 4u) << a.v.domain) / 16;
     uint8_t *sp = (uint8_t *)smem;
-    uint64_t *s_tab = (uint64_t *)sp;
-    sp += (size_t)8 * words;
-    for (uint32_t i = tid; i < words; i += nt)
-        s_tab[i] = a.v.table[i];
+    uint4 *s_tab = (uint4 *)sp;
+    sp += (size_t)16 * tab16;
+    for (uint32_t i = tid; i < tab16; i += nt)
+        s_tab[i] = ((const uint4 *)a.v.table)[i];
     uint8_t *s_code = sp;
     if (a.v.scode) {
         const uint4 *src = (const uint4 *)a.v.scode;
@@ -263,13 +266,12 @@ __global__ void __maxnreg__(48) fdr_kernel(kargs a)
 
     round_dev<LIST> round = { &em.sg, a.matches, a.slots, a.cap };
     const uint64_t tiles = (a.gm.nthr + nt - 1) / nt;
-    constexpr bool SHORT = (VAR - 1) & 1, FAST = (VAR - 1) >> 1;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         if (VAR == 0)
             fdr_thread<CASELESS>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
         else
-            fdr_thread_words<CASELESS, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q,
-                                                    round);
+            fdr_thread_words<CASELESS, W, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q,
+                                                       round);
     }
     q.finish();
     q.step(true);
@@ -294,9 +296,11 @@ typedef void (*kernel_fn)(kargs);
 // [caseless][list][VAR]; lists are never FAST.
 #define FDR_KERNELS(CL)                                                              \
     { { fdr_kernel<CL, false, 0>, fdr_kernel<CL, false, 1>, fdr_kernel<CL, false, 2>, \
-        fdr_kernel<CL, false, 3>, fdr_kernel<CL, false, 4> },                        \
+        fdr_kernel<CL, false, 3>, fdr_kernel<CL, false, 4>, fdr_kernel<CL, false, 5>, \
+        fdr_kernel<CL, false, 6>, fdr_kernel<CL, false, 7>, fdr_kernel<CL, false, 8> }, \
       { fdr_kernel<CL, true, 0>, fdr_kernel<CL, true, 1>, fdr_kernel<CL, true, 2>,    \
-        nullptr, nullptr } }
+        nullptr, nullptr, fdr_kernel<CL, true, 5>, fdr_kernel<CL, true, 6>, nullptr,  \
+        nullptr } }
 const kernel_fn kernels[2][2][NVAR] = { FDR_KERNELS(false), FDR_KERNELS(true) };
 #undef FDR_KERNELS
 
@@ -342,7 +346,8 @@ int plan_grid(fdr_dev *d)
     if (s < 0)
         return s;
     for (int list = 0; list < 2; list++) {
-        d->smem[list] = smem_bytes(d->h.domain, d->h.short_code != nullptr, d->threads, list);
+        d->smem[list] = smem_bytes(d->h.window, d->h.domain, d->h.short_code != nullptr,
+                                   d->threads, list);
         for (int cl = 0; cl < 2; cl++)
             for (int var = 0; var < NVAR; var++) {
                 kernel_fn k = kernels[cl][list][var];
@@ -385,10 +390,30 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
     d->max_len = pp->max_len;
     d->threads = (uint32_t)prm.threads;
     d->loop = (int)prm.loop;
+    const uint32_t window = (uint32_t)prm.window;
+    if (d->loop == 0 && window != 2) {
+        free(d);
+        return HAY_ERR_UNSUPPORTED;   // the byte loop has 64-bit words only
+    }
+    // Not given: window 2 as measured (domain 11, groups of 4,096); window
+    // 3 in one group, two keys a long literal up to 14 bits (64 KiB).
+    uint32_t domain = (uint32_t)prm.domain, group_max = (uint32_t)prm.group_max;
+    if (!domain) {
+        size_t nlong = 0;
+        for (size_t i = 0; i < pp->n; i++)
+            nlong += pp->len[i] >= (window == 2 ? 4u : 3u);
+        domain = 11;
+        while (window == 3 && domain < 14 && ((size_t)1 << domain) < 2 * nlong)
+            domain++;
+    }
+    if (!group_max)
+        group_max = window == 2 ? 4096 : 1u << 20;
     const hay_fdr_gpu_tables *h = &d->h;
-    if ((s = hay_fdr_gpu_build(pp, (uint32_t)prm.domain, (uint32_t)prm.group_max, &d->h)) < 0 ||
+    const size_t wsize = window == 2 ? 8 : 4;
+    if ((s = hay_fdr_gpu_build(pp, window, domain, group_max, &d->h)) < 0 ||
         (s = plan_grid(d)) < 0 ||
-        (s = upload(&d->d_table, h->table, (size_t)h->groups << h->domain, &d->mem)) < 0 ||
+        (s = upload(&d->d_table, (const uint8_t *)h->table,
+                    ((size_t)h->groups << h->domain) * wsize, &d->mem)) < 0 ||
         (s = upload(&d->d_scode, h->short_code,
                     h->short_code ? (size_t)HAY_FDR_GPU_SHORT_BYTES : 0, &d->mem)) < 0 ||
         (s = upload(&d->d_short_first, h->short_first, h->short_first ? (size_t)65537 : 0,
@@ -397,7 +422,7 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
         (s = upload(&d->d_slot_first, h->slot_first, ((size_t)1 << h->hash_bits) + 1,
                     &d->mem)) < 0 ||
         (s = upload(&d->d_lits, h->lits, h->nlong, &d->mem)) < 0 ||
-        (s = upload(&d->d_bytes, h->bytes, h->nbytes, &d->mem)) < 0 ||
+        (s = upload(&d->d_bytes, h->bytes, h->nbytes + 8, &d->mem)) < 0 ||
         (s = upload(&d->d_plen, h->plen, (size_t)h->groups * HAY_FDR_GPU_BUCKETS, &d->mem)) < 0) {
         fdr_destroy(d);
         return s;
@@ -439,12 +464,14 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     cudaStream_t st = (cudaStream_t)job->stream;
     for (uint32_t g = 0; g < h->groups; g++) {
         a.v.group = g;
-        a.v.table = d->d_table + ((size_t)g << h->domain);
+        a.v.table = d->d_table + ((size_t)g << h->domain) * (h->window == 2 ? 8 : 4);
         a.v.plen = d->d_plen + (size_t)g * HAY_FDR_GPU_BUCKETS;
         a.v.scode = g == 0 ? d->d_scode : nullptr;
         if (g > 0 && !h->nlong)
             break;
-        int var = d->loop == 0 ? 0 : 1 + (a.v.scode != nullptr) + 2 * (a.v.fast && !list);
+        int var = d->loop == 0 ? 0
+                               : 1 + (a.v.scode != nullptr) + 2 * (a.v.fast && !list) +
+                                     (h->window == 3 ? 4 : 0);
         kernel_fn k = kernels[cl][list][var];
         unsigned grid = d->grid[cl][list][var];
         if (tiles < grid)

@@ -8,6 +8,7 @@
 #include "fdr_gpu.h"
 
 #include <string.h>
+#include <type_traits>
 
 // A thread's filter pushes its candidates to a Queue (the kernel's: one
 // per warp in shared memory, verified by the warp's lanes together when 32
@@ -20,7 +21,7 @@
 // What a thread reads: the filter table of its group and the short codes
 // (shared memory in the kernel), the rest in global memory.
 struct fdr_view {
-    const uint64_t *table;        // this group's, 1 << domain words
+    const void *table;            // this group's, 1 << domain words (fdr_gpu.h)
     const uint8_t *scode;         // NULL: no short literals in this pass
     const uint32_t *short_first, *short_ent, *slot_first;
     const hay_fdr_gpu_lit *lits;
@@ -102,7 +103,8 @@ FDR_HD uint64_t fdr_ld8(const uint64_t *p)
 
 // The pl (1..8) bytes at text[s], folded, little-endian: one or two reads of
 // the aligned 8-byte words that hold them (words that hold a byte of the
-// piece are readable, as fdr_load's are).
+// piece are readable, as fdr_load's are; so are those of the literals'
+// bytes, hay_fdr_gpu_tables.bytes).
 template <bool CASELESS>
 FDR_HD uint64_t fdr_prefix(const uint8_t *text, uint64_t s, uint32_t pl)
 {
@@ -157,11 +159,16 @@ FDR_HD void fdr_long(const fdr_view &v, const fdr_piece &pc, int64_t e, uint32_t
             uint64_t end = s + r.len;
             if (end > pc.len || end <= pc.min_end)
                 continue;
+            // The rest, 8 bytes at a time (both read as aligned words).
             const uint8_t *q = v.bytes + r.off;
             uint32_t j = pl;
-            while (j < r.len && fdr_fold<CASELESS>(pc.text[s + j]) == q[j])
-                j++;
-            if (j == r.len)
+            while (j < r.len) {
+                uint32_t n = r.len - j < 8 ? r.len - j : 8;
+                if (fdr_prefix<CASELESS>(pc.text, s + j, n) != fdr_prefix<false>(q, j, n))
+                    break;
+                j += n;
+            }
+            if (j >= r.len)
                 em(end, r.id);
         }
     }
@@ -196,7 +203,7 @@ FDR_HD void fdr_bytes(const fdr_view &v, fdr_thr &t, const uint32_t w[4], int64_
     for (int j = FROM; j < TO; j++) {
         uint32_t f = fdr_fold<CASELESS>((w[j >> 2] >> (8 * (j & 3))) & 0xffu);
         uint32_t k2 = t.f1 << 8 | f;
-        t.st = (t.st >> 8) | v.table[fdr_gpu_key(t.f1, f, v.domain)];
+        t.st = (t.st >> 8) | ((const uint64_t *)v.table)[fdr_gpu_key(0, t.f1, f, v.domain)];
         uint32_t m = ~(uint32_t)t.st & 0xffu;
         uint32_t sc = v.scode ? fdr_gpu_short_code(v.scode, k2) : 0;
         if (m | sc) {
@@ -330,19 +337,32 @@ FDR_HD uint32_t fdr_code_at(const uint8_t *codes, uint32_t k, int j)
 #endif
 }
 
+// The word loop's filter state for windows of W bytes: S (64-bit words
+// for W = 2, 32-bit for W = 3) and the two bytes before the next one.
+template <int W>
+struct fdr_wstate {
+    typedef typename std::conditional<W == 2, uint64_t, uint32_t>::type word;
+    word st;
+    uint32_t f1, f2;
+};
+
 // The filter and the short codes over bytes FROM..TO-1 of the folded word w.
-template <bool SHORT, int FROM, int TO>
-FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], fdr_word_out &o)
+template <int W, bool SHORT, int FROM, int TO>
+FDR_HD void fdr_filter_word(const fdr_view &v, fdr_wstate<W> &t, const uint32_t w[4],
+                            fdr_word_out &o)
 {
+    typedef typename fdr_wstate<W>::word word;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int j = FROM; j < TO; j++) {
         uint32_t f = (w[j >> 2] >> (8 * (j & 3))) & 0xffu;
-        t.st = (t.st >> 8) | v.table[fdr_gpu_key(t.f1, f, v.domain)];
+        uint32_t k = fdr_gpu_key(W == 3 ? t.f2 : 0, t.f1, f, v.domain);
+        t.st = (t.st >> 8) | ((const word *)v.table)[k];
         o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], (uint32_t)t.st, j & 3);
         if (SHORT)
             o.sc |= fdr_code_at(v.scode, t.f1 << 8 | f, j);
+        t.f2 = t.f1;
         t.f1 = f;
     }
 }
@@ -406,21 +426,24 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 // round().  SHORT: the pass has short literals; FAST: counts only (short
 // codes below SLOW counted in place).
 #pragma nv_exec_check_disable
-template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue, class Round>
+template <bool CASELESS, int W, bool SHORT, bool FAST, class Emit, class Queue, class Round>
 FDR_HD void fdr_thread_words(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
                              uint64_t th, Emit &em, Queue &q, Round &round)
 {
     const bool active = th < gm.nthr;
     const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
-    fdr_thr t = { 0, 0, 0 };
+    fdr_wstate<W> t = { 0, 0, 0 };
     uint32_t w[4];
     fdr_word_out o = { { 0, 0, 0, 0 }, 0 };
     if (active && g0 >= 16) {
+        // The last lags bytes before the run, after the W - 1 before them.
+        constexpr int FROM = W == 2 ? 8 : 12;
         fdr_load(gm.base + g0 - 16, w);
         for (int i = 0; i < 4; i++)
             w[i] = fdr_fold4<CASELESS>(w[i]);
-        t.f1 = (w[1] >> 24) & 0xffu;   // byte 7
-        fdr_filter_word<false, 8, 16>(v, t, w, o);
+        t.f2 = (w[(FROM - 2) >> 2] >> (8 * ((FROM - 2) & 3))) & 0xffu;
+        t.f1 = (w[(FROM - 1) >> 2] >> (8 * ((FROM - 1) & 3))) & 0xffu;
+        fdr_filter_word<W, false, FROM, 16>(v, t, w, o);
     }
     int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;
     if (lo < (int64_t)gm.start0)
@@ -442,7 +465,7 @@ FDR_HD void fdr_thread_words(const fdr_view &v, const fdr_piece &pc, const fdr_g
             for (int i = 0; i < 4; i++)
                 w[i] = fdr_fold4<CASELESS>(w[i]);
             o.sc = 0;
-            fdr_filter_word<SHORT, 0, 16>(v, t, w, o);
+            fdr_filter_word<W, SHORT, 0, 16>(v, t, w, o);
             bool inside = e0 >= lo && e0 + 16 <= hi;
             uint32_t P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
             uint32_t V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);

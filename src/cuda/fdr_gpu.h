@@ -4,17 +4,22 @@
  * form is src/cpu/fdr.c; this one is laid out for a GPU thread that owns a
  * contiguous run of input read with 16-byte loads).
  *
- * Literals of 4 bytes and more ("long") go through a shift-or filter over
- * hashed two-byte windows in 8 buckets.  Each bucket has a prefix length P
- * (min(len, 8) of its literals, 4..8).  The window key of input position i
- * is hash(y[i-1], y[i]) (FDR_KEY: `domain` bits).  Table word T[k], bit
+ * Literals of at least `lmin` bytes ("long") go through a shift-or filter
+ * over hashed windows of W bytes in 8 buckets, in one of two shapes
+ * (`window`):
+ *   W = 2: 64-bit table words, 8 lags, prefixes of 4..8 bytes (lmin 4);
+ *   W = 3: 32-bit table words, 4 lags, prefixes of 3..6 bytes (lmin 3).
+ * Each bucket has a prefix length P (min(len, W + lags - 1) of its
+ * literals).  The window key of input position i is the hash of its W
+ * bytes ending at i (fdr_gpu_key: `domain` bits).  Table word T[k], bit
  * 8p + b, is 0 when a literal of bucket b has a window of key k ending p
- * bytes before the end of its prefix (p = 0 .. P - 2: the P - 1 windows
- * inside the prefix), and for every p >= P - 1 (no window there).  A
- * thread keeps S = (S >> 8) | T[key(i)] per byte: bit b of S's low byte is
- * 0 when every window of a bucket-b prefix ending at i agrees.  Bytes
- * before a thread's run are fed first (a warm-up of 8), so runs need no
- * carry between threads.
+ * bytes before the end of its prefix (p = 0 .. P - W: the P - W + 1
+ * windows inside the prefix), and for every p > P - W (no window there).
+ * A thread keeps S = (S >> 8) | T[key(i)] per byte: bit b of S's low byte
+ * is 0 when every window of a bucket-b prefix ending at i agrees.  Bytes
+ * before a thread's run are fed first (a warm-up), so runs need no carry
+ * between threads.  Three-byte windows in a wider domain filter 30,000
+ * literals in one table about as well as two-byte ones in eight groups.
  *
  * A candidate (end i, bucket b) is verified: the P bytes ending at i
  * (folded when caseless) hash with P (fdr_gpu_slot) to a slot of a table of
@@ -23,11 +28,11 @@
  * full.  Every literal has one record per id, so duplicates report each
  * id and a match is found exactly once (by its prefix end).
  *
- * Literals of 1 to 3 bytes ("short") skip the filter: a 2-bit code per
- * two-byte key (y[i-1], y[i]) (16 KiB, in shared memory) counts the 1- and
- * 2-byte literals that end there (a 1-byte literal counts under all 256
- * keys of its byte), or is SHORT_SLOW when a 3-byte literal ends with the
- * key (or more than 2 do); 0: none.  A count needs nothing else; lists,
+ * Shorter literals ("short": 1 to lmin - 1 bytes) skip the filter: a 2-bit
+ * code per two-byte key (y[i-1], y[i]) (16 KiB, in shared memory) counts
+ * the 1- and 2-byte literals that end there (a 1-byte literal counts under
+ * all 256 keys of its byte), or is SHORT_SLOW when a 3-byte literal ends
+ * with the key (or more than 2 do); 0: none.  A count needs nothing else; lists,
  * counts per pattern and slow codes read the key's list of entries (id,
  * length, first byte of a 3-byte literal).
  *
@@ -52,8 +57,6 @@ extern "C" {
 #define FDR_HD static inline
 #endif
 
-/* Literals shorter than this are the short tables'. */
-#define HAY_FDR_GPU_LONG 4
 #define HAY_FDR_GPU_BUCKETS 8
 /* Two-byte keys of the short codes, and the bytes of their 2-bit codes. */
 #define HAY_FDR_GPU_SHORT_KEYS 65536
@@ -78,26 +81,29 @@ typedef struct hay_fdr_gpu_lit {
 #define FDR_SHORT_C0(e) ((e) >> 24)
 
 typedef struct hay_fdr_gpu_tables {
+    uint32_t window;       /* W: 2 or 3 */
+    uint32_t lmin, pmax;   /* long literals' least length, prefixes' greatest */
     uint32_t domain;       /* filter key bits */
     uint32_t hash_bits;    /* verification slots: 1 << hash_bits */
     uint32_t groups;       /* filter tables (at least 1) */
     int caseless;
     size_t nshort_ent, nlong, nbytes;
     uint8_t *plen;         /* groups * 8: each bucket's prefix length (0: empty) */
-    uint64_t *table;       /* groups << domain */
+    void *table;           /* groups << domain words: uint64_t (W = 2), uint32_t (W = 3) */
     uint8_t *short_code;   /* HAY_FDR_GPU_SHORT_BYTES (fdr_gpu_short_code), or NULL:
                             * no short literals */
     uint32_t *short_first; /* 65537 */
     uint32_t *short_ent;   /* nshort_ent */
     uint32_t *slot_first;  /* (1 << hash_bits) + 1 */
     hay_fdr_gpu_lit *lits; /* nlong, by slot */
-    uint8_t *bytes;        /* nbytes: the long literals, folded */
+    uint8_t *bytes;        /* nbytes + 8 (zeros): the long literals, folded */
 } hay_fdr_gpu_tables;
 
-/* The filter key of the two-byte window (a, b): `domain` bits. */
-FDR_HD uint32_t fdr_gpu_key(uint32_t a, uint32_t b, uint32_t domain)
+/* The filter key of the window ending with bytes (z, a, b) (z: 0 for W =
+ * 2): `domain` bits. */
+FDR_HD uint32_t fdr_gpu_key(uint32_t z, uint32_t a, uint32_t b, uint32_t domain)
 {
-    return (((a << 8) | b) * 2654435761u) >> (32 - domain);
+    return (((z << 16) | (a << 8) | b) * 2654435761u) >> (32 - domain);
 }
 
 /* The short code of key k (0: no short literal ends with it). */
@@ -115,12 +121,12 @@ FDR_HD uint32_t fdr_gpu_slot(uint64_t val, uint32_t plen, uint32_t hash_bits)
 
 /*
  * Builds the tables of p (host memory, owned by *t; hay_fdr_gpu_tables_free
- * releases them, also after a failure).  domain: 10..14 filter key bits;
- * group_max: long literals per filter table.  Returns 0, NOMEM, or
- * UNSUPPORTED when the literals' bytes pass 4 GiB.
+ * releases them, also after a failure).  window: 2 or 3; domain: 10..14
+ * filter key bits; group_max: long literals per filter table.  Returns 0,
+ * NOMEM, or UNSUPPORTED when the literals' bytes pass 4 GiB.
  */
-int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t group_max,
-                      hay_fdr_gpu_tables *t);
+int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t domain,
+                      uint32_t group_max, hay_fdr_gpu_tables *t);
 void hay_fdr_gpu_tables_free(hay_fdr_gpu_tables *t);
 
 /*

@@ -56,7 +56,7 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
 {
     size_t nent = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->len[i] < HAY_FDR_GPU_LONG)
+        if (p->len[i] < t->lmin)
             nent += p->len[i] == 1 ? 256 : 1;
     if (!nent)
         return HAY_OK;
@@ -70,7 +70,7 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < p->n; i++) {
             size_t len = p->len[i];
-            if (len >= HAY_FDR_GPU_LONG)
+            if (len >= t->lmin)
                 continue;
             const uint8_t *s = p->bytes + p->off[i];
             uint32_t last = fold_of(p, s[len - 1]);
@@ -106,25 +106,25 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
 }
 
 /* Splits the literals of one group (ls[0, n), sorted by key) among the 8
- * buckets by prefix length: each length present gets a bucket, the spare
- * ones go to the lengths with the most literals per bucket; a length's
- * literals fill its buckets in key order (neighbouring prefixes share a
- * bucket, so a bucket's windows repeat). */
-static void assign_buckets(lit_sort *ls, size_t n, uint8_t *plen)
+ * buckets by prefix length (lmin..pmax): each length present gets a
+ * bucket, the spare ones go to the lengths with the most literals per
+ * bucket; a length's literals fill its buckets in key order (neighbouring
+ * prefixes share a bucket, so a bucket's windows repeat). */
+static void assign_buckets(lit_sort *ls, size_t n, const hay_fdr_gpu_tables *t, uint8_t *plen)
 {
     qsort(ls, n, sizeof *ls, by_plen_key);
     size_t cnt[9] = { 0 };
     unsigned nb[9] = { 0 }, used = 0;
     for (size_t i = 0; i < n; i++)
         cnt[ls[i].plen]++;
-    for (unsigned l = HAY_FDR_GPU_LONG; l <= 8; l++)
+    for (unsigned l = t->lmin; l <= t->pmax; l++)
         if (cnt[l]) {
             nb[l] = 1;
             used++;
         }
     while (used && used < HAY_FDR_GPU_BUCKETS) {
         unsigned best = 0;
-        for (unsigned l = HAY_FDR_GPU_LONG; l <= 8; l++)
+        for (unsigned l = t->lmin; l <= t->pmax; l++)
             if (nb[l] && (!best || cnt[l] * nb[best] > cnt[best] * nb[l]))
                 best = l;
         nb[best]++;
@@ -132,7 +132,7 @@ static void assign_buckets(lit_sort *ls, size_t n, uint8_t *plen)
     }
     unsigned b0 = 0;
     size_t i = 0;
-    for (unsigned l = HAY_FDR_GPU_LONG; l <= 8; l++) {
+    for (unsigned l = t->lmin; l <= t->pmax; l++) {
         for (unsigned k = 0; k < nb[l]; k++)
             plen[b0 + k] = (uint8_t)l;
         for (size_t j = 0; j < cnt[l]; j++, i++)
@@ -141,34 +141,38 @@ static void assign_buckets(lit_sort *ls, size_t n, uint8_t *plen)
     }
 }
 
-/* The filter table of one group: 1 bits everywhere, then each literal's
- * windows and each used bucket's lags past its prefix cleared. */
+/* The filter table of one group (as 64-bit words; W = 3 keeps the low 32
+ * bits of each): 1 bits everywhere, then each literal's windows and each
+ * used bucket's lags past its prefix cleared. */
 static void fill_table(const hay_cuda_patterns *p, const lit_sort *ls, size_t n,
-                       const uint8_t *plen, uint32_t domain, uint64_t *tab)
+                       const uint8_t *plen, const hay_fdr_gpu_tables *t, uint64_t *tab)
 {
-    size_t words = (size_t)1 << domain;
-    for (size_t k = 0; k < words; k++)
-        tab[k] = ~(uint64_t)0;
+    const uint32_t w = t->window, lags = w == 2 ? 8 : 4;
+    size_t words = (size_t)1 << t->domain;
     uint64_t dont_care = 0;
     for (unsigned b = 0; b < HAY_FDR_GPU_BUCKETS; b++)
-        for (unsigned q = plen[b] ? plen[b] - 1u : 8u; q < 8; q++)
+        for (unsigned q = plen[b] ? plen[b] - w + 1 : lags; q < lags; q++)
             dont_care |= (uint64_t)1 << (8 * q + b);
     for (size_t k = 0; k < words; k++)
-        tab[k] &= ~dont_care;
+        tab[k] = ~dont_care;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *s = p->bytes + p->off[ls[i].idx];
         uint32_t pl = plen[ls[i].bucket];
-        for (uint32_t j = 1; j < pl; j++) {
-            uint32_t k = fdr_gpu_key(fold_of(p, s[j - 1]), fold_of(p, s[j]), domain);
+        for (uint32_t j = w - 1; j < pl; j++) {
+            uint32_t z = w == 3 ? fold_of(p, s[j - 2]) : 0;
+            uint32_t k = fdr_gpu_key(z, fold_of(p, s[j - 1]), fold_of(p, s[j]), t->domain);
             tab[k] &= ~((uint64_t)1 << (8 * (pl - 1 - j) + ls[i].bucket));
         }
     }
 }
 
-int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t group_max,
-                      hay_fdr_gpu_tables *t)
+int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t domain,
+                      uint32_t group_max, hay_fdr_gpu_tables *t)
 {
     memset(t, 0, sizeof *t);
+    t->window = window;
+    t->lmin = window == 2 ? 4 : 3;
+    t->pmax = window == 2 ? 8 : 6;
     t->domain = domain;
     t->caseless = p->caseless;
     int s = build_short(p, t);
@@ -176,7 +180,7 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
         return s;
     size_t nlong = 0, nbytes = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->len[i] >= HAY_FDR_GPU_LONG) {
+        if (p->len[i] >= t->lmin) {
             nlong++;
             nbytes += p->len[i];
         }
@@ -193,17 +197,19 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
     lit_sort *ls = malloc((nlong ? nlong : 1) * sizeof *ls);
     hay_fdr_gpu_lit *tmp = malloc((nlong ? nlong : 1) * sizeof *tmp);
     t->plen = calloc(groups * HAY_FDR_GPU_BUCKETS, 1);
-    t->table = malloc((groups << domain) * sizeof *t->table);
+    uint64_t *tab = malloc(((size_t)1 << domain) * sizeof *tab);
+    t->table = malloc((groups << domain) * (window == 2 ? 8 : 4));
     t->slot_first = calloc(((size_t)1 << hb) + 1, sizeof *t->slot_first);
     t->lits = malloc((nlong ? nlong : 1) * sizeof *t->lits);
-    t->bytes = malloc(nbytes ? nbytes : 1);
+    t->bytes = calloc(nbytes + 8, 1);   /* read in whole 8-byte words */
     s = HAY_ERR_NOMEM;
-    if (!ls || !tmp || !t->plen || !t->table || !t->slot_first || !t->lits || !t->bytes)
+    if (!ls || !tmp || !tab || !t->plen || !t->table || !t->slot_first || !t->lits ||
+        !t->bytes)
         goto done;
     size_t k = 0;
     for (size_t i = 0; i < p->n; i++) {
         size_t len = p->len[i];
-        if (len < HAY_FDR_GPU_LONG)
+        if (len < t->lmin)
             continue;
         const uint8_t *b = p->bytes + p->off[i];
         uint64_t key = 0;
@@ -211,7 +217,7 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
             key = key << 8 | (j < len ? fold_of(p, b[j]) : 0);
         ls[k].key = key;
         ls[k].idx = (uint32_t)i;
-        ls[k].plen = len < 8 ? (uint32_t)len : 8;
+        ls[k].plen = len < t->pmax ? (uint32_t)len : t->pmax;
         ls[k].bucket = 0;
         k++;
     }
@@ -222,8 +228,14 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
     for (size_t g = 0; g < groups; g++) {
         size_t lo = g * nlong / groups, hi = (g + 1) * nlong / groups;
         uint8_t *pl = t->plen + g * HAY_FDR_GPU_BUCKETS;
-        assign_buckets(ls + lo, hi - lo, pl);
-        fill_table(p, ls + lo, hi - lo, pl, domain, t->table + (g << domain));
+        assign_buckets(ls + lo, hi - lo, t, pl);
+        fill_table(p, ls + lo, hi - lo, pl, t, tab);
+        for (size_t w = 0; w < ((size_t)1 << domain); w++) {
+            if (window == 2)
+                ((uint64_t *)t->table)[(g << domain) + w] = tab[w];
+            else
+                ((uint32_t *)t->table)[(g << domain) + w] = (uint32_t)tab[w];
+        }
         for (size_t i = lo; i < hi; i++) {
             uint32_t id = ls[i].idx;
             const uint8_t *b = p->bytes + p->off[id];
@@ -254,6 +266,7 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
 done:
     free(ls);
     free(tmp);
+    free(tab);
     return s;
 }
 
