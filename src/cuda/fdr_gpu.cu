@@ -218,7 +218,7 @@ size_t smem_bytes(uint32_t window, uint32_t domain, bool shorts, unsigned thread
 // loop (fdr_thread_words) with SHORT = (VAR - 1) & 1, FAST = (VAR - 1) >> 1
 // & 1, window 2 (VAR 1..4) or 3 (5..8).
 template <bool CASELESS, bool LIST, int VAR>
-__global__ void __maxnreg__(48) fdr_kernel(kargs a)
+__global__ void __maxnreg__(64) fdr_kernel(kargs a)
 {
     extern __shared__ __align__(16) uint64_t smem[];
     __shared__ unsigned s_n, s_qn[32];

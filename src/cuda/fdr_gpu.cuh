@@ -119,7 +119,7 @@ FDR_HD uint64_t fdr_prefix(const uint8_t *text, uint64_t s, uint32_t pl)
     return fdr_fold8<CASELESS>(x);
 }
 
-// The short literals ending at e (key k2 of y[e-1], y[e]; f2 = y[e-2]).
+// The short literals ending at e (key k2 = y[e-1] | y[e] << 8; f2 = y[e-2]).
 #pragma nv_exec_check_disable
 template <class Emit>
 FDR_HD void fdr_short(const fdr_view &v, const fdr_piece &pc, uint32_t k2, uint32_t f2,
@@ -183,7 +183,7 @@ FDR_HD void fdr_verify(const fdr_view &v, const fdr_piece &pc, uint64_t c, Emit 
     if (c & 0x100) {
         uint32_t f1 = e >= 1 ? fdr_fold<CASELESS>(pc.text[e - 1]) : 0;
         uint32_t f2 = e >= 2 ? fdr_fold<CASELESS>(pc.text[e - 2]) : 0;
-        fdr_short(v, pc, f1 << 8 | fdr_fold<CASELESS>(pc.text[e]), f2, e, em);
+        fdr_short(v, pc, f1 | fdr_fold<CASELESS>(pc.text[e]) << 8, f2, e, em);
     }
     if (c & 0xff)
         fdr_long<CASELESS>(v, pc, e, (uint32_t)(c & 0xff), em);
@@ -202,8 +202,8 @@ FDR_HD void fdr_bytes(const fdr_view &v, fdr_thr &t, const uint32_t w[4], int64_
 #endif
     for (int j = FROM; j < TO; j++) {
         uint32_t f = fdr_fold<CASELESS>((w[j >> 2] >> (8 * (j & 3))) & 0xffu);
-        uint32_t k2 = t.f1 << 8 | f;
-        t.st = (t.st >> 8) | ((const uint64_t *)v.table)[fdr_gpu_key(0, t.f1, f, v.domain)];
+        uint32_t k2 = t.f1 | f << 8;
+        t.st = (t.st >> 8) | ((const uint64_t *)v.table)[fdr_gpu_key(k2, 2, v.domain)];
         uint32_t m = ~(uint32_t)t.st & 0xffu;
         uint32_t sc = v.scode ? fdr_gpu_short_code(v.scode, k2) : 0;
         if (m | sc) {
@@ -323,27 +323,43 @@ FDR_HD uint32_t fdr_put_byte(uint32_t x, uint32_t b, int k)
 #endif
 }
 
-// The short code of key k (fdr_gpu_short_code) moved to bits 2j, 2j + 1:
-// the codes read as 32-bit words, 16 keys a word.
+// The short code of key k (fdr_gpu_short_code; bits above 16 ignored)
+// moved to bits 2j, 2j + 1: the codes read as 32-bit words, 16 keys a word.
 FDR_HD uint32_t fdr_code_at(const uint8_t *codes, uint32_t k, int j)
 {
 #ifdef __CUDA_ARCH__
-    uint32_t x = ((const uint32_t *)codes)[k >> 4];
+    uint32_t x = ((const uint32_t *)codes)[(k >> 4) & 0xfffu];
     return __funnelshift_r(x, x, 2 * k - 2 * j) & (3u << (2 * j));
 #else
     uint32_t x;
-    memcpy(&x, codes + 4 * (k >> 4), 4);
+    memcpy(&x, codes + 4 * ((k >> 4) & 0xfffu), 4);
     return ((x >> (2 * (k & 15))) & 3u) << (2 * j);
 #endif
 }
 
+// The four bytes from byte o (0..19) of the 20 bytes ww[0..4] (bytes past
+// the end: 0).
+FDR_HD uint32_t fdr_bytes_at(const uint32_t ww[5], int o)
+{
+    int i = o >> 2, sh = 8 * (o & 3);
+    if (sh == 0)
+        return ww[i];
+    if (i == 4)
+        return ww[4] >> sh;
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(ww[i], ww[i + 1], sh);
+#else
+    return ww[i] >> sh | ww[i + 1] << (32 - sh);
+#endif
+}
+
 // The word loop's filter state for windows of W bytes: S (64-bit words
-// for W = 2, 32-bit for W = 3) and the two bytes before the next one.
+// for W = 2, 32-bit for W = 3) and the (folded) word before the next one.
 template <int W>
 struct fdr_wstate {
     typedef typename std::conditional<W == 2, uint64_t, uint32_t>::type word;
     word st;
-    uint32_t f1, f2;
+    uint32_t prev;
 };
 
 // The filter and the short codes over bytes FROM..TO-1 of the folded word w.
@@ -352,19 +368,19 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_wstate<W> &t, const uint32_t 
                             fdr_word_out &o)
 {
     typedef typename fdr_wstate<W>::word word;
+    const uint32_t ww[5] = { t.prev, w[0], w[1], w[2], w[3] };
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int j = FROM; j < TO; j++) {
-        uint32_t f = (w[j >> 2] >> (8 * (j & 3))) & 0xffu;
-        uint32_t k = fdr_gpu_key(W == 3 ? t.f2 : 0, t.f1, f, v.domain);
-        t.st = (t.st >> 8) | ((const word *)v.table)[k];
+        // The window ending with byte j, from bit 0 (byte j is ww's j + 4).
+        uint32_t x = fdr_bytes_at(ww, j + 5 - W);
+        t.st = (t.st >> 8) | ((const word *)v.table)[fdr_gpu_key(x, W, v.domain)];
         o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], (uint32_t)t.st, j & 3);
         if (SHORT)
-            o.sc |= fdr_code_at(v.scode, t.f1 << 8 | f, j);
-        t.f2 = t.f1;
-        t.f1 = f;
+            o.sc |= fdr_code_at(v.scode, W == 3 ? x >> 8 : x, j);
     }
+    t.prev = w[3];
 }
 
 // Bit 2j for each end e0 + j (j < 16) in [a, b).
@@ -432,7 +448,7 @@ FDR_HD void fdr_thread_words(const fdr_view &v, const fdr_piece &pc, const fdr_g
 {
     const bool active = th < gm.nthr;
     const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
-    fdr_wstate<W> t = { 0, 0, 0 };
+    fdr_wstate<W> t = { 0, 0 };
     uint32_t w[4];
     fdr_word_out o = { { 0, 0, 0, 0 }, 0 };
     if (active && g0 >= 16) {
@@ -441,8 +457,6 @@ FDR_HD void fdr_thread_words(const fdr_view &v, const fdr_piece &pc, const fdr_g
         fdr_load(gm.base + g0 - 16, w);
         for (int i = 0; i < 4; i++)
             w[i] = fdr_fold4<CASELESS>(w[i]);
-        t.f2 = (w[(FROM - 2) >> 2] >> (8 * ((FROM - 2) & 3))) & 0xffu;
-        t.f1 = (w[(FROM - 1) >> 2] >> (8 * ((FROM - 1) & 3))) & 0xffu;
         fdr_filter_word<W, false, FROM, 16>(v, t, w, o);
     }
     int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;

@@ -11,7 +11,8 @@
  *   W = 3: 32-bit table words, 4 lags, prefixes of 3..6 bytes (lmin 3).
  * Each bucket has a prefix length P (min(len, W + lags - 1) of its
  * literals).  The window key of input position i is the hash of its W
- * bytes ending at i (fdr_gpu_key: `domain` bits).  Table word T[k], bit
+ * bytes ending at i, read as a little-endian number (fdr_gpu_key:
+ * `domain` bits).  Table word T[k], bit
  * 8p + b, is 0 when a literal of bucket b has a window of key k ending p
  * bytes before the end of its prefix (p = 0 .. P - W: the P - W + 1
  * windows inside the prefix), and for every p > P - W (no window there).
@@ -29,7 +30,7 @@
  * id and a match is found exactly once (by its prefix end).
  *
  * Shorter literals ("short": 1 to lmin - 1 bytes) skip the filter: a 2-bit
- * code per two-byte key (y[i-1], y[i]) (16 KiB, in shared memory) counts
+ * code per two-byte key y[i-1] | y[i] << 8 (16 KiB, in shared memory) counts
  * the 1- and 2-byte literals that end there (a 1-byte literal counts under
  * all 256 keys of its byte), or is SHORT_SLOW when a 3-byte literal ends
  * with the key (or more than 2 do); 0: none.  A count needs nothing else; lists,
@@ -99,11 +100,12 @@ typedef struct hay_fdr_gpu_tables {
     uint8_t *bytes;        /* nbytes + 8 (zeros): the long literals, folded */
 } hay_fdr_gpu_tables;
 
-/* The filter key of the window ending with bytes (z, a, b) (z: 0 for W =
- * 2): `domain` bits. */
-FDR_HD uint32_t fdr_gpu_key(uint32_t z, uint32_t a, uint32_t b, uint32_t domain)
+/* The filter key of a window of `window` bytes, x = its bytes in order
+ * from bit 0 (bits above them are ignored): `domain` bits.  One multiply:
+ * the kernel reads x straight out of its input words. */
+FDR_HD uint32_t fdr_gpu_key(uint32_t x, uint32_t window, uint32_t domain)
 {
-    return (((z << 16) | (a << 8) | b) * 2654435761u) >> (32 - domain);
+    return (x * (2654435761u << (32 - 8 * window))) >> (32 - domain);
 }
 
 /* The short code of key k (0: no short literal ends with it). */

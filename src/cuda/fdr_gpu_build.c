@@ -78,7 +78,7 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
             uint32_t e = (uint32_t)i | (uint32_t)(len - 1) << 20 | c0 << 24;
             for (uint32_t a = 0; a < 256; a++) {
                 uint32_t prev = len == 1 ? a : fold_of(p, s[len - 2]);
-                uint32_t k = prev << 8 | last;
+                uint32_t k = prev | last << 8;
                 if (pass == 1) {
                     t->short_ent[t->short_first[k]++] = e;
                 } else {
@@ -159,8 +159,10 @@ static void fill_table(const hay_cuda_patterns *p, const lit_sort *ls, size_t n,
         const uint8_t *s = p->bytes + p->off[ls[i].idx];
         uint32_t pl = plen[ls[i].bucket];
         for (uint32_t j = w - 1; j < pl; j++) {
-            uint32_t z = w == 3 ? fold_of(p, s[j - 2]) : 0;
-            uint32_t k = fdr_gpu_key(z, fold_of(p, s[j - 1]), fold_of(p, s[j]), t->domain);
+            uint32_t x = 0;
+            for (uint32_t q = 0; q < w; q++)
+                x |= (uint32_t)fold_of(p, s[j + 1 - w + q]) << (8 * q);
+            uint32_t k = fdr_gpu_key(x, w, t->domain);
             tab[k] &= ~((uint64_t)1 << (8 * (pl - 1 - j) + ls[i].bucket));
         }
     }
