@@ -77,6 +77,7 @@ const hay_param_table hay_cuda_pfac_param_table =
 
 /* fdr-gpu's keys have names of their own: with no --algo, backend cuda
  * accepts PFAC's and fdr-gpu's together and picks the engine later. */
+static const char *const fdr_scan_words[] = { "word", "byte", NULL };
 static const hay_param fdr_keys[] = {
     HAY_PARAM_U(hay_cuda_fdr_params, window, "window", 2, 3, 0, "3",
                 "filter window bytes: 2 (64-bit table words, prefixes up to 8) or 3 "
@@ -93,9 +94,9 @@ static const hay_param fdr_keys[] = {
                 "contiguous bytes per thread"),
     HAY_PARAM_U(hay_cuda_fdr_params, threads, "threads", 64, 1024, 32, "512",
                 "threads per block"),
-    HAY_PARAM_U(hay_cuda_fdr_params, loop, "loop", 0, 1, 0, "1",
-                "filter loop: 0 a byte at a time (window 2 only), 1 a word at a time "
-                "(candidates pushed by ballot, short counts summed per word)"),
+    HAY_PARAM_E(hay_cuda_fdr_params, scan, "scan", fdr_scan_words, "word",
+                "the filter's loop: a 16-byte word at a time (candidates pushed by "
+                "ballot, short counts summed per word) or a byte at a time (window 2 only)"),
 };
 const hay_param_table hay_cuda_fdr_param_table =
     HAY_PARAM_TABLE("fdr-gpu", hay_cuda_fdr_params, fdr_keys);

@@ -214,7 +214,7 @@ size_t smem_bytes(uint32_t window, uint32_t domain, bool shorts, unsigned thread
            (size_t)(threads / 32) * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
-// VAR 0: the byte loop (loop=0, fdr_thread; window 2); 1..8: the word
+// VAR 0: the byte loop (scan=byte, fdr_thread; window 2); 1..8: the word
 // loop (fdr_thread_words) with SHORT = (VAR - 1) & 1, FAST = (VAR - 1) >> 1
 // & 1, window 2 (VAR 1..4) or 3 (5..8).
 template <bool CASELESS, bool LIST, int VAR>
@@ -389,7 +389,7 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
     d->run = (uint32_t)prm.run;
     d->max_len = pp->max_len;
     d->threads = (uint32_t)prm.threads;
-    d->loop = (int)prm.loop;
+    d->loop = prm.scan == 1 ? 0 : 1;
     const uint32_t window = (uint32_t)prm.window;
     if (d->loop == 0 && window != 2) {
         free(d);

@@ -302,7 +302,7 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
 }
 
 
-// ---- The word loop (loop=1): the filter over a whole 16-byte word with
+// ---- The word loop (scan=word): the filter over a whole 16-byte word with
 // no branch, then the word's candidates at once. ----
 
 // What the filter leaves of a word: the low byte of S after each of its 16

@@ -8,7 +8,7 @@
  * absent is skipped with a message.  For snort-community, et-open and
  * english-words (caseless) over every file of <data>/text, through
  * --algo fdr-gpu with the defaults and with small groups (window 2 with
- * the byte loop, loop=0, and window 3) and a list of 65,536 slots (the
+ * the byte loop, scan=byte, and window 3) and a list of 65,536 slots (the
  * larger files' 1 MiB pieces overflow and are searched again in parts,
  * the next pieces are cut to fit; 4,096 slots made
  * thousands of round trips of a launch per group): counts, counts per
@@ -109,7 +109,7 @@ static void test_set(const char *dir, const char *file, bool caseless)
     hay_patterns *fdr = compile(HAY_BACKEND_CUDA, "fdr-gpu", p, n, caseless, NULL, &st);
     CHECK(st == HAY_OK, "%s: compile fdr-gpu: %s", file, hay_strerror(st));
     hay_patterns *small = compile(HAY_BACKEND_CUDA, "fdr-gpu", p, n, caseless,
-                                  "window=2,group_max=1000,result_cap=65536,chunk=1M,loop=0",
+                                  "window=2,group_max=1000,result_cap=65536,chunk=1M,scan=byte",
                                   &st);
     CHECK(st == HAY_OK, "%s: compile fdr-gpu, small groups: %s", file, hay_strerror(st));
     hay_patterns *small3 = compile(HAY_BACKEND_CUDA, "fdr-gpu", p, n, caseless,
