@@ -40,8 +40,9 @@ namespace {
 
 // Entries of the shared match buffer (lists).
 constexpr unsigned SCAP = 2048;
-// Candidates a warp holds before its lanes verify them together.
-constexpr unsigned QCAP = 128;
+// Candidates a warp holds before its lanes verify them together (the word
+// loop holds at most 63).
+constexpr unsigned QCAP = 64;
 // Kernel variants (fdr_kernel's VAR).
 constexpr int NVAR = 9;
 
@@ -49,7 +50,7 @@ struct fdr_dev {
     hay_fdr_gpu_tables h;       // host copy (plen, sizes)
     uint8_t *d_table;
     uint8_t *d_scode;
-    uint32_t *d_short_first, *d_short_ent, *d_slot_first;
+    uint32_t *d_short_first, *d_short_ent, *d_slot_first, *d_pmap;
     hay_fdr_gpu_lit *d_lits;
     uint8_t *d_bytes, *d_plen;
     uint32_t run, threads;
@@ -206,11 +207,14 @@ struct round_dev {
     }
 };
 
-// Shared memory: the filter table, the short codes (when the pass has
-// short literals), each warp's queue, the list's stage (lists).
-size_t smem_bytes(uint32_t window, uint32_t domain, bool shorts, unsigned threads, bool list)
+// Shared memory: the filter table, the prefix bitmap, the short codes
+// (when the pass has short literals), each warp's queue, the list's stage
+// (lists).
+size_t smem_bytes(const hay_fdr_gpu_tables &h, unsigned threads, bool list)
 {
-    return ((size_t)(window == 2 ? 8 : 4) << domain) + (shorts ? HAY_FDR_GPU_SHORT_BYTES : 0) +
+    return ((size_t)(h.window == 2 ? 8 : 4) << h.domain) +
+           (h.pmap ? ((size_t)1 << h.pbits) / 8 : 0) +
+           (h.short_code ? HAY_FDR_GPU_SHORT_BYTES : 0) +
            (size_t)(threads / 32) * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
@@ -234,6 +238,13 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     sp += (size_t)16 * tab16;
     for (uint32_t i = tid; i < tab16; i += nt)
         s_tab[i] = ((const uint4 *)a.v.table)[i];
+    uint32_t *s_pmap = (uint32_t *)sp;
+    if (a.v.pmap) {
+        const uint32_t pm16 = (1u << a.v.pbits) / 128;
+        for (uint32_t i = tid; i < pm16; i += nt)
+            ((uint4 *)s_pmap)[i] = ((const uint4 *)a.v.pmap)[i];
+        sp += (size_t)16 * pm16;
+    }
     uint8_t *s_code = sp;
     if (a.v.scode) {
         const uint4 *src = (const uint4 *)a.v.scode;
@@ -249,6 +260,8 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
         s_n = 0;
     fdr_view v = a.v;
     v.table = s_tab;
+    if (v.pmap)
+        v.pmap = s_pmap;
     if (v.scode)
         v.scode = s_code;
     emit_dev<LIST> em;
@@ -329,6 +342,7 @@ void fdr_destroy(void *state)
     cudaFree(d->d_short_first);
     cudaFree(d->d_short_ent);
     cudaFree(d->d_slot_first);
+    cudaFree(d->d_pmap);
     cudaFree(d->d_lits);
     cudaFree(d->d_bytes);
     cudaFree(d->d_plen);
@@ -346,8 +360,7 @@ int plan_grid(fdr_dev *d)
     if (s < 0)
         return s;
     for (int list = 0; list < 2; list++) {
-        d->smem[list] = smem_bytes(d->h.window, d->h.domain, d->h.short_code != nullptr,
-                                   d->threads, list);
+        d->smem[list] = smem_bytes(d->h, d->threads, list);
         for (int cl = 0; cl < 2; cl++)
             for (int var = 0; var < NVAR; var++) {
                 kernel_fn k = kernels[cl][list][var];
@@ -422,6 +435,8 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
         (s = upload(&d->d_slot_first, h->slot_first, ((size_t)1 << h->hash_bits) + 1,
                     &d->mem)) < 0 ||
         (s = upload(&d->d_lits, h->lits, h->nlong, &d->mem)) < 0 ||
+        (s = upload(&d->d_pmap, h->pmap, h->pmap ? ((size_t)1 << h->pbits) / 32 : 0,
+                    &d->mem)) < 0 ||
         (s = upload(&d->d_bytes, h->bytes, h->nbytes + 8, &d->mem)) < 0 ||
         (s = upload(&d->d_plen, h->plen, (size_t)h->groups * HAY_FDR_GPU_BUCKETS, &d->mem)) < 0) {
         fdr_destroy(d);
@@ -454,6 +469,8 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.v.bytes = d->d_bytes;
     a.v.domain = h->domain;
     a.v.hash_bits = h->hash_bits;
+    a.v.pbits = h->pbits;
+    a.v.pmap = d->d_pmap;
     a.count = job->d_count;
     a.pcounts = job->d_pattern_counts;
     a.matches = job->d_matches;

@@ -24,10 +24,11 @@ struct fdr_view {
     const void *table;            // this group's, 1 << domain words (fdr_gpu.h)
     const uint8_t *scode;         // NULL: no short literals in this pass
     const uint32_t *short_first, *short_ent, *slot_first;
+    const uint32_t *pmap;         // the prefix bitmap (shared memory in the kernel)
     const hay_fdr_gpu_lit *lits;
     const uint8_t *bytes;
     const uint8_t *plen;          // this group's 8 bucket prefix lengths
-    uint32_t domain, hash_bits, group;
+    uint32_t domain, hash_bits, pbits, group;
     int fast;                     // counts only: short codes below SLOW add up
 };
 
@@ -151,6 +152,9 @@ FDR_HD void fdr_long(const fdr_view &v, const fdr_piece &pc, int64_t e, uint32_t
             continue;                  // the prefix would start before the piece
         uint64_t s = (uint64_t)(e + 1 - pl);
         uint64_t val = fdr_prefix<CASELESS>(pc.text, s, pl);
+        uint32_t bit = fdr_gpu_pbit(val, pl, v.pbits);
+        if (!(v.pmap[bit >> 5] >> (bit & 31) & 1))
+            continue;                  // no literal has this prefix
         uint32_t slot = fdr_gpu_slot(val, pl, v.hash_bits);
         for (uint32_t i = v.slot_first[slot], n = v.slot_first[slot + 1]; i < n; i++) {
             const hay_fdr_gpu_lit &r = v.lits[i];

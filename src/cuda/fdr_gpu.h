@@ -23,10 +23,12 @@
  * literals in one table about as well as two-byte ones in eight groups.
  *
  * A candidate (end i, bucket b) is verified: the P bytes ending at i
- * (folded when caseless) hash with P (fdr_gpu_slot) to a slot of a table of
- * literal records held in global memory (small enough to stay in L2); each
- * record of that slot with the same group, bucket and prefix is compared in
- * full.  Every literal has one record per id, so duplicates report each
+ * (folded when caseless) are first looked up in a bitmap of the long
+ * literals' prefixes (fdr_gpu_pbit; in shared memory: on the host, most of
+ * et-open's filter hits have no literal with that prefix), then hash with P
+ * (fdr_gpu_slot) to a slot of a table of literal records held in global
+ * memory (small enough to stay in L2); each record of that slot with the
+ * same group, bucket and prefix is compared in full.  Every literal has one record per id, so duplicates report each
  * id and a match is found exactly once (by its prefix end).
  *
  * Shorter literals ("short": 1 to lmin - 1 bytes) skip the filter: a 2-bit
@@ -86,6 +88,7 @@ typedef struct hay_fdr_gpu_tables {
     uint32_t lmin, pmax;   /* long literals' least length, prefixes' greatest */
     uint32_t domain;       /* filter key bits */
     uint32_t hash_bits;    /* verification slots: 1 << hash_bits */
+    uint32_t pbits;        /* prefix bitmap: 1 << pbits bits (0: no long literals) */
     uint32_t groups;       /* filter tables (at least 1) */
     int caseless;
     size_t nshort_ent, nlong, nbytes;
@@ -96,6 +99,7 @@ typedef struct hay_fdr_gpu_tables {
     uint32_t *short_first; /* 65537 */
     uint32_t *short_ent;   /* nshort_ent */
     uint32_t *slot_first;  /* (1 << hash_bits) + 1 */
+    uint32_t *pmap;        /* (1 << pbits) / 32, or NULL */
     hay_fdr_gpu_lit *lits; /* nlong, by slot */
     uint8_t *bytes;        /* nbytes + 8 (zeros): the long literals, folded */
 } hay_fdr_gpu_tables;
@@ -119,6 +123,13 @@ FDR_HD uint32_t fdr_gpu_slot(uint64_t val, uint32_t plen, uint32_t hash_bits)
 {
     uint64_t h = (val ^ ((uint64_t)plen << 59)) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> (64 - hash_bits));
+}
+
+/* The bit of a prefix (val, plen) in the prefix bitmap. */
+FDR_HD uint32_t fdr_gpu_pbit(uint64_t val, uint32_t plen, uint32_t pbits)
+{
+    uint64_t h = (val ^ ((uint64_t)plen << 59)) * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t)(h >> (64 - pbits));
 }
 
 /*

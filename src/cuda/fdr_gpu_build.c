@@ -41,6 +41,7 @@ void hay_fdr_gpu_tables_free(hay_fdr_gpu_tables *t)
     free(t->short_first);
     free(t->short_ent);
     free(t->slot_first);
+    free(t->pmap);
     free(t->lits);
     free(t->bytes);
     memset(t, 0, sizeof *t);
@@ -192,8 +193,13 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t doma
     uint32_t hb = 4;
     while (hb < 24 && ((size_t)1 << hb) < 2 * nlong)
         hb++;
+    /* The prefix bitmap: about 1 bit in 8 set, 1 KiB to 16 KiB. */
+    uint32_t pb = 13;
+    while (pb < 17 && ((size_t)1 << pb) < 8 * nlong)
+        pb++;
     t->groups = (uint32_t)groups;
     t->hash_bits = hb;
+    t->pbits = nlong ? pb : 0;
     t->nlong = nlong;
     t->nbytes = nbytes;
     lit_sort *ls = malloc((nlong ? nlong : 1) * sizeof *ls);
@@ -202,11 +208,12 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t doma
     uint64_t *tab = malloc(((size_t)1 << domain) * sizeof *tab);
     t->table = malloc((groups << domain) * (window == 2 ? 8 : 4));
     t->slot_first = calloc(((size_t)1 << hb) + 1, sizeof *t->slot_first);
+    t->pmap = nlong ? calloc(((size_t)1 << pb) / 32, sizeof *t->pmap) : NULL;
     t->lits = malloc((nlong ? nlong : 1) * sizeof *t->lits);
     t->bytes = calloc(nbytes + 8, 1);   /* read in whole 8-byte words */
     s = HAY_ERR_NOMEM;
     if (!ls || !tmp || !tab || !t->plen || !t->table || !t->slot_first || !t->lits ||
-        !t->bytes)
+        !t->bytes || (nlong && !t->pmap))
         goto done;
     size_t k = 0;
     for (size_t i = 0; i < p->n; i++) {
@@ -256,8 +263,11 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t doma
                 r->val |= (uint64_t)t->bytes[r->off + j] << (8 * j);
         }
     }
-    for (size_t i = 0; i < nlong; i++)
+    for (size_t i = 0; i < nlong; i++) {
         t->slot_first[fdr_gpu_slot(tmp[i].val, tmp[i].plen, hb) + 1]++;
+        uint32_t bit = fdr_gpu_pbit(tmp[i].val, tmp[i].plen, pb);
+        t->pmap[bit >> 5] |= 1u << (bit & 31);
+    }
     for (size_t j = 0; j < ((size_t)1 << hb); j++)
         t->slot_first[j + 1] += t->slot_first[j];
     for (size_t i = 0; i < nlong; i++)

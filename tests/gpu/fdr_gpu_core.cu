@@ -162,6 +162,8 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         v.plen = t.plen + (size_t)g * HAY_FDR_GPU_BUCKETS;
         v.domain = t.domain;
         v.hash_bits = t.hash_bits;
+        v.pbits = t.pbits;
+        v.pmap = t.pmap;
         v.group = g;
         queue_host<true> qt = { &v, &pc, &em };
         queue_host<false> qf = { &v, &pc, &em };
