@@ -17,12 +17,12 @@
  *       end-to-end count, CUDA resident kernel-only, CUDA full ordered
  *       lists (below), and Hyperscan-16T (hs_bench, run on the same bytes
  *       written to PATH), with the counts checked equal.
- *   cuda_pfac_bench lits PATFILE TEXTDIR [--reps N] [--count-only]
+ *   cuda_pfac_bench lits PATFILE TEXTDIR [--reps N] [--count-only] [--rows N]
  *       1 GiB as for big: the two CUDA literal engines side by side, PFAC
  *       and fdr-gpu (defaults, then fdr-gpu's knobs): resident kernel-only
  *       count, end-to-end count from host memory, end-to-end full ordered
  *       list per match and in batches (defaults only), all counts checked
- *       against PFAC's (--count-only: no list rows).
+ *       against PFAC's (--count-only: no list rows; --rows N: the first N).
  *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N]
  *       1 GiB as for big, PFAC only: the end-to-end count, the resident
  *       kernel and the list rows below (no knobs, no CPU, no Hyperscan),
@@ -58,6 +58,7 @@
 
 static int reps = 5;
 static int count_only;   /* lits --count-only: no list rows */
+static int max_rows;     /* lits --rows N: the first N rows only (0: all) */
 
 static int by_name(const void *a, const void *b)
 {
@@ -646,7 +647,10 @@ static int lits(const char *patfile, const char *dir)
            "e2e_cnt_GB/s", "list_GB/s", "batch_GB/s", "res_bat_GB/s", "matches", "vs pfac");
     uint64_t ref = 0;
     int bad = 0;
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    size_t nrows = sizeof rows / sizeof *rows;
+    if (max_rows > 0 && (size_t)max_rows < nrows)
+        nrows = (size_t)max_rows;
+    for (size_t i = 0; i < nrows; i++) {
         hay_patterns *g = compile(&p, HAY_BACKEND_CUDA, rows[i].algo, rows[i].params);
         if (!g) {
             bad = 1;
@@ -703,6 +707,8 @@ int main(int argc, char **argv)
             file = argv[++i];
         else if (!strcmp(argv[i], "--count-only"))
             count_only = 1;
+        else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
+            max_rows = atoi(argv[++i]);
         else if (na < 8)
             args[na++] = argv[i];
     }
@@ -710,7 +716,7 @@ int main(int argc, char **argv)
         reps = 1;
     if (na != 3) {
         fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big|list|lits PATFILE TEXTDIR "
-                        "[--reps N] [--hs HS_BENCH] [--file PATH] [--count-only]\n");
+                        "[--reps N] [--hs HS_BENCH] [--file PATH] [--count-only] [--rows N]\n");
         return 2;
     }
     if (hay_backend_available(HAY_BACKEND_CUDA) != HAY_OK) {

@@ -89,7 +89,7 @@ static const hay_param fdr_keys[] = {
                 "default: 11 for window 2; for window 3 two keys a long literal, up to 14)"),
     HAY_PARAM_U(hay_cuda_fdr_params, group_max, "group_max", 1, (uint64_t)1 << 20, 0, NULL,
                 "long literals per filter table; more are split into groups, "
-                "the input read once per group (default: 4096 for window 2, all for 3)"),
+                "the input read once per group (default: 4096 for window 2, 32768 for 3)"),
     HAY_PARAM_U(hay_cuda_fdr_params, run, "run", 16, 1024, 16, "64",
                 "contiguous bytes per thread"),
     HAY_PARAM_U(hay_cuda_fdr_params, threads, "threads", 64, 1024, 32, "512",

@@ -409,7 +409,8 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
         return HAY_ERR_UNSUPPORTED;   // the byte loop has 64-bit words only
     }
     // Not given: window 2 as measured (domain 11, groups of 4,096); window
-    // 3 in one group, two keys a long literal up to 14 bits (64 KiB).
+    // 3 in groups of 32,768 (et-open in one), two keys a long literal up to
+    // 14 bits (64 KiB).
     uint32_t domain = (uint32_t)prm.domain, group_max = (uint32_t)prm.group_max;
     if (!domain) {
         size_t nlong = 0;
@@ -420,7 +421,7 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
             domain++;
     }
     if (!group_max)
-        group_max = window == 2 ? 4096 : 1u << 20;
+        group_max = window == 2 ? 4096 : 32768;
     const hay_fdr_gpu_tables *h = &d->h;
     const size_t wsize = window == 2 ? 8 : 4;
     if ((s = hay_fdr_gpu_build(pp, window, domain, group_max, &d->h)) < 0 ||
