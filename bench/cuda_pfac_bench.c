@@ -631,10 +631,7 @@ static int lits(const char *patfile, const char *dir)
     } rows[] = {
         { "pfac", NULL, 1 },
         { "fdr-gpu", NULL, 1 },
-        { "fdr-gpu", "window=2", 0 },
-        { "fdr-gpu", "window=2,scan=byte", 0 },
-        { "fdr-gpu", "window=2,group_max=8192", 0 },
-        { "fdr-gpu", "threads=1024", 0 },
+        { "fdr-gpu", "threads=512", 0 },
         { "fdr-gpu", "threads=256", 0 },
         { "fdr-gpu", "run=128", 0 },
         { "fdr-gpu", "domain=13", 0 },

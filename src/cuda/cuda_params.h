@@ -60,8 +60,7 @@ extern const hay_param_table hay_cuda_pfac_param_table;
 /* The filter-first literal engine (fdr_gpu.cu; fdr_gpu.h). */
 typedef struct hay_cuda_fdr_params {
     uint64_t given;
-    uint64_t window, domain, group_max, run, threads;
-    int scan;                 /* 0: a word at a time, 1: a byte at a time */
+    uint64_t domain, group_max, run, threads;
 } hay_cuda_fdr_params;
 extern const hay_param_table hay_cuda_fdr_param_table;
 

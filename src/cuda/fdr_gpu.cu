@@ -1,23 +1,28 @@
 // fdr_gpu.cu - the CUDA engine fdr-gpu: a shift-or filter over hashed
-// two-byte windows with its table in shared memory, short literals through
-// a bitmap and direct lists, candidates verified against records in global
-// memory (fdr_gpu.h explains the tables, fdr_gpu.cuh a thread's work).
+// three-byte windows with its table in shared memory, short literals
+// through 2-bit codes and direct lists, candidates checked against a
+// bitmap of prefixes and verified against records in global memory
+// (fdr_gpu.h explains the tables, fdr_gpu.cuh a thread's work).
 //
 // Each thread owns `run` contiguous bytes of the piece, read as aligned
 // 16-byte words (the driver's padding makes the words around the piece
 // readable; bytes outside it never make a match), after a warm-up over the
-// 8 bytes before its run.  Blocks loop over tiles of threads * run bytes,
-// so the tables (filter and short codes) are loaded into shared memory once
-// per block.  A set split into groups takes one launch per group.
+// 4 bytes before its run.  Blocks loop over tiles of threads * run bytes,
+// so the tables (filter, prefix bitmap, short codes) are loaded into
+// shared memory once per block.  A set split into groups takes one launch
+// per group.
 //
-// The filter's hot loop reads shared memory only.  Counts of 1- and 2-byte
-// literals are added there (their 2-bit codes: 16 KiB, where 8-bit codes
-// took 64 KiB and halved the blocks an SM holds); every other hit (a filter candidate, a slow
-// short code, any short hit when the list or counts per pattern are
-// wanted) goes to its warp's queue in shared memory, and when 32 wait the
-// warp's lanes verify them side by side: measured on the H200, verifying
+// The filter runs over a whole 16-byte word with no branch, reading
+// shared memory only; counts of 1- and 2-byte literals are summed per word
+// there (their 2-bit codes: 16 KiB, where 8-bit codes took 64 KiB and
+// halved the blocks an SM holds).  Every other hit (a filter candidate, a
+// slow short code, any short hit when the list or counts per pattern are
+// wanted) goes to its warp's queue in shared memory, placed by ballot, and
+// when 32 wait the warp's lanes verify them side by side: verifying each
 // at once, one lane at a time while the warp waited, ran at 23 GB/s
-// (snort-community) and 7 GB/s (et-open).
+// (snort-community) and 7 GB/s (et-open) on the H200.  The per-byte
+// branch, atomics and 64-bit state of the loop before it: docs/notes/
+// 2026-11-26-session11.md, "Session 15".
 //
 // Results (cuda_engine.h): the count with one atomic per block; counts per
 // pattern with one atomic per match; the list staged in shared memory and
@@ -40,23 +45,19 @@ namespace {
 
 // Entries of the shared match buffer (lists).
 constexpr unsigned SCAP = 2048;
-// Candidates a warp holds before its lanes verify them together (the word
-// loop holds at most 63).
+// Candidates a warp holds: below 32 between words, 32 more in a round.
 constexpr unsigned QCAP = 64;
-// Kernel variants (fdr_kernel's VAR).
-constexpr int NVAR = 9;
 
 struct fdr_dev {
     hay_fdr_gpu_tables h;       // host copy (plen, sizes)
-    uint8_t *d_table;
+    uint32_t *d_table;
     uint8_t *d_scode;
     uint32_t *d_short_first, *d_short_ent, *d_slot_first, *d_pmap;
     hay_fdr_gpu_lit *d_lits;
     uint8_t *d_bytes, *d_plen;
     uint32_t run, threads;
     uint64_t max_len;
-    unsigned grid[2][2][NVAR];  // [caseless][list][VAR]: blocks to launch
-    int loop;                   // 0: the byte loop, 1: the word loop
+    unsigned grid[2][2][2][2];  // [caseless][list][short][fast]: blocks to launch
     size_t smem[2];             // [list]
     size_t mem;
 };
@@ -103,43 +104,18 @@ struct emit_dev {
     }
 };
 
-// A warp's candidates: pushed by its lanes, verified by all 32 together
-// once 32 wait (a lane alone would hold the warp for each of its own).
+// A warp's candidates: handed over by its lanes after each word (every
+// lane of the warp calls put), verified by all 32 together once 32 wait (a
+// lane alone would hold the warp for each of its own).
 template <bool CASELESS, class Emit>
 struct queue_dev {
     unsigned long long *q;      // this warp's QCAP entries
-    unsigned *n;                // and its fill level
     const fdr_view *v;
     const fdr_piece *pc;
     Emit *em;
-    unsigned fill;              // the word loop's fill level (the same in every lane)
-    __device__ __forceinline__ void push(uint64_t c)
-    {
-        unsigned k = atomicAdd(n, 1u);
-        if (k < QCAP)
-            q[k] = c;
-        else
-            fdr_verify<CASELESS>(*v, *pc, c, *em);   // full: at once
-    }
-    __device__ __forceinline__ void step(bool all)
-    {
-        __syncwarp();
-        unsigned c = *n;
-        __syncwarp();
-        if (c < (all ? 1u : 32u))
-            return;
-        unsigned lim = c < QCAP ? c : QCAP;
-        for (unsigned i = threadIdx.x & 31; i < lim; i += 32)
-            fdr_verify<CASELESS>(*v, *pc, q[i], *em);
-        __syncwarp();
-        if ((threadIdx.x & 31) == 0)
-            *n = 0;
-        __syncwarp();
-    }
-    // The word loop's push (fdr_thread_words; every lane of the warp calls
-    // it): a round per candidate of the lane with the most, each lane's
-    // next one placed by ballot (the queue is the warp's own, so no
-    // atomics); 32 waiting are verified at once.  Below 32 stay queued.
+    unsigned fill;              // waiting (the same in every lane)
+    // A round per candidate of the lane with the most, each lane's next
+    // one placed by ballot (the queue is the warp's own: no atomics).
     __device__ __forceinline__ void put(uint32_t c, const fdr_word_out &o, uint32_t shm,
                                         int64_t e0)
     {
@@ -160,11 +136,12 @@ struct queue_dev {
             __syncwarp();
         }
     }
-    // What the word loop left: to the count that step() reads.
+    // The ones left at the end.
     __device__ __forceinline__ void finish()
     {
-        if ((threadIdx.x & 31) == 0)
-            *n += fill;
+        __syncwarp();
+        if ((threadIdx.x & 31) < fill)
+            fdr_verify<CASELESS>(*v, *pc, q[threadIdx.x & 31], *em);
         fill = 0;
     }
 };
@@ -212,27 +189,25 @@ struct round_dev {
 // (lists).
 size_t smem_bytes(const hay_fdr_gpu_tables &h, unsigned threads, bool list)
 {
-    return ((size_t)(h.window == 2 ? 8 : 4) << h.domain) +
+    return ((size_t)4 << h.domain) +
            (h.pmap ? ((size_t)1 << h.pbits) / 8 : 0) +
            (h.short_code ? HAY_FDR_GPU_SHORT_BYTES : 0) +
            (size_t)(threads / 32) * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
-// VAR 0: the byte loop (scan=byte, fdr_thread; window 2); 1..8: the word
-// loop (fdr_thread_words) with SHORT = (VAR - 1) & 1, FAST = (VAR - 1) >> 1
-// & 1, window 2 (VAR 1..4) or 3 (5..8).
-template <bool CASELESS, bool LIST, int VAR>
+// SHORT: the pass has short literals; FAST: counts only (lists never are).
+// 64 registers: under __launch_bounds__(1024) ptxas kept 32 and spilled in
+// the loop; at 512 threads an SM holds 2 blocks with 48 or 64.
+template <bool CASELESS, bool LIST, bool SHORT, bool FAST>
 __global__ void __maxnreg__(64) fdr_kernel(kargs a)
 {
     extern __shared__ __align__(16) uint64_t smem[];
-    __shared__ unsigned s_n, s_qn[32];
+    __shared__ unsigned s_n;
     __shared__ unsigned long long s_base;
     __shared__ unsigned long long s_red[32];
 
-    constexpr int W = VAR >= 5 ? 3 : 2;
-    constexpr bool SHORT = (VAR - 1) & 1, FAST = ((VAR - 1) >> 1) & 1;
     const unsigned tid = threadIdx.x, nt = blockDim.x;
-    const uint32_t tab16 = ((W == 2 ? 8u : 4u) << a.v.domain) / 16;
+    const uint32_t tab16 = (4u << a.v.domain) / 16;
     uint8_t *sp = (uint8_t *)smem;
     uint4 *s_tab = (uint4 *)sp;
     sp += (size_t)16 * tab16;
@@ -254,12 +229,10 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     }
     unsigned long long *s_q = (unsigned long long *)sp;
     sp += (size_t)(nt / 32) * QCAP * 8;
-    if (tid < 32)
-        s_qn[tid] = 0;
     if (tid == 0)
         s_n = 0;
     fdr_view v = a.v;
-    v.table = s_tab;
+    v.table = (const uint32_t *)s_tab;
     if (v.pmap)
         v.pmap = s_pmap;
     if (v.scode)
@@ -273,21 +246,15 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     em.sg.buf = (unsigned long long *)sp;
     em.sg.n = &s_n;
     em.sg.base = &s_base;
-    queue_dev<CASELESS, emit_dev<LIST>> q = { s_q + (size_t)(tid / 32) * QCAP, &s_qn[tid / 32],
-                                              &v, &a.pc, &em, 0 };
+    queue_dev<CASELESS, emit_dev<LIST>> q = { s_q + (size_t)(tid / 32) * QCAP, &v, &a.pc,
+                                              &em, 0 };
     __syncthreads();
 
     round_dev<LIST> round = { &em.sg, a.matches, a.slots, a.cap };
     const uint64_t tiles = (a.gm.nthr + nt - 1) / nt;
-    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        if (VAR == 0)
-            fdr_thread<CASELESS>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
-        else
-            fdr_thread_words<CASELESS, W, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q,
-                                                       round);
-    }
+    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
+        fdr_thread<CASELESS, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
     q.finish();
-    q.step(true);
     round(1);
 
     unsigned long long cnt = em.cnt;
@@ -306,15 +273,13 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
 }
 
 typedef void (*kernel_fn)(kargs);
-// [caseless][list][VAR]; lists are never FAST.
-#define FDR_KERNELS(CL)                                                              \
-    { { fdr_kernel<CL, false, 0>, fdr_kernel<CL, false, 1>, fdr_kernel<CL, false, 2>, \
-        fdr_kernel<CL, false, 3>, fdr_kernel<CL, false, 4>, fdr_kernel<CL, false, 5>, \
-        fdr_kernel<CL, false, 6>, fdr_kernel<CL, false, 7>, fdr_kernel<CL, false, 8> }, \
-      { fdr_kernel<CL, true, 0>, fdr_kernel<CL, true, 1>, fdr_kernel<CL, true, 2>,    \
-        nullptr, nullptr, fdr_kernel<CL, true, 5>, fdr_kernel<CL, true, 6>, nullptr,  \
-        nullptr } }
-const kernel_fn kernels[2][2][NVAR] = { FDR_KERNELS(false), FDR_KERNELS(true) };
+// [caseless][list][short][fast]; lists are never fast.
+#define FDR_KERNELS(CL)                                                                   \
+    { { { fdr_kernel<CL, false, false, false>, fdr_kernel<CL, false, false, true> },      \
+        { fdr_kernel<CL, false, true, false>, fdr_kernel<CL, false, true, true> } },      \
+      { { fdr_kernel<CL, true, false, false>, nullptr },                                  \
+        { fdr_kernel<CL, true, true, false>, nullptr } } }
+const kernel_fn kernels[2][2][2][2] = { FDR_KERNELS(false), FDR_KERNELS(true) };
 #undef FDR_KERNELS
 
 template <typename T>
@@ -351,33 +316,46 @@ void fdr_destroy(void *state)
 }
 
 // Blocks per launch: what the device keeps resident (the block loops over
-// tiles), after allowing the dynamic shared memory.
+// tiles) with the set's dynamic shared memory.  Every kernel may take all
+// the shared memory a block can opt in to (less its static part): the
+// attribute belongs to the kernel, not to the set, and sets of other sizes
+// launch the same kernels (setting it to each set's own size made the
+// larger of two live sets fail to launch).
 int plan_grid(fdr_dev *d)
 {
-    int dev = 0, sms = 0;
+    int dev = 0, sms = 0, optin = 0;
     cudaGetDevice(&dev);
     int s = hay_cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (s == 0)
+        s = hay_cuda_status(
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (s < 0)
         return s;
     for (int list = 0; list < 2; list++) {
         d->smem[list] = smem_bytes(d->h, d->threads, list);
-        for (int cl = 0; cl < 2; cl++)
-            for (int var = 0; var < NVAR; var++) {
-                kernel_fn k = kernels[cl][list][var];
-                if (!k)
-                    continue;
-                s = hay_cuda_status(cudaFuncSetAttribute(
-                    k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem[list]));
-                int occ = 0;
-                if (s == 0)
-                    s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &occ, k, (int)d->threads, d->smem[list]));
-                if (s < 0)
-                    return s;
-                if (occ < 1)
-                    return HAY_ERR_UNSUPPORTED;   // the table does not fit shared memory
-                d->grid[cl][list][var] = (unsigned)(occ * sms);
-            }
+        for (int i = 0; i < 8; i++) {
+            const int cl = i >> 2, sh = (i >> 1) & 1, fast = i & 1;
+            kernel_fn k = kernels[cl][list][sh][fast];
+            if (!k)
+                continue;
+            cudaFuncAttributes fa;
+            s = hay_cuda_status(cudaFuncGetAttributes(&fa, k));
+            if (s < 0)
+                return s;
+            if (d->smem[list] + fa.sharedSizeBytes > (size_t)optin)
+                return HAY_ERR_UNSUPPORTED;   // the tables do not fit shared memory
+            s = hay_cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     optin - (int)fa.sharedSizeBytes));
+            int occ = 0;
+            if (s == 0)
+                s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &occ, k, (int)d->threads, d->smem[list]));
+            if (s < 0)
+                return s;
+            if (occ < 1)
+                return HAY_ERR_UNSUPPORTED;
+            d->grid[cl][list][sh][fast] = (unsigned)(occ * sms);
+        }
     }
     return HAY_OK;
 }
@@ -402,32 +380,20 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
     d->run = (uint32_t)prm.run;
     d->max_len = pp->max_len;
     d->threads = (uint32_t)prm.threads;
-    d->loop = prm.scan == 1 ? 0 : 1;
-    const uint32_t window = (uint32_t)prm.window;
-    if (d->loop == 0 && window != 2) {
-        free(d);
-        return HAY_ERR_UNSUPPORTED;   // the byte loop has 64-bit words only
-    }
-    // Not given: window 2 as measured (domain 11, groups of 4,096); window
-    // 3 in groups of 32,768 (et-open in one), two keys a long literal up to
-    // 14 bits (64 KiB).
-    uint32_t domain = (uint32_t)prm.domain, group_max = (uint32_t)prm.group_max;
+    // Not given: two keys a long literal, 11 to 14 bits (64 KiB).
+    uint32_t domain = (uint32_t)prm.domain;
     if (!domain) {
         size_t nlong = 0;
         for (size_t i = 0; i < pp->n; i++)
-            nlong += pp->len[i] >= (window == 2 ? 4u : 3u);
+            nlong += pp->len[i] >= HAY_FDR_GPU_LMIN;
         domain = 11;
-        while (window == 3 && domain < 14 && ((size_t)1 << domain) < 2 * nlong)
+        while (domain < 14 && ((size_t)1 << domain) < 2 * nlong)
             domain++;
     }
-    if (!group_max)
-        group_max = window == 2 ? 4096 : 32768;
     const hay_fdr_gpu_tables *h = &d->h;
-    const size_t wsize = window == 2 ? 8 : 4;
-    if ((s = hay_fdr_gpu_build(pp, window, domain, group_max, &d->h)) < 0 ||
+    if ((s = hay_fdr_gpu_build(pp, domain, (uint32_t)prm.group_max, &d->h)) < 0 ||
         (s = plan_grid(d)) < 0 ||
-        (s = upload(&d->d_table, (const uint8_t *)h->table,
-                    ((size_t)h->groups << h->domain) * wsize, &d->mem)) < 0 ||
+        (s = upload(&d->d_table, h->table, (size_t)h->groups << h->domain, &d->mem)) < 0 ||
         (s = upload(&d->d_scode, h->short_code,
                     h->short_code ? (size_t)HAY_FDR_GPU_SHORT_BYTES : 0, &d->mem)) < 0 ||
         (s = upload(&d->d_short_first, h->short_first, h->short_first ? (size_t)65537 : 0,
@@ -462,7 +428,7 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.pc.text = job->d_text;
     a.pc.len = job->len;
     a.pc.min_end = job->min_end;
-    a.v.fast = !job->d_matches && !job->d_pattern_counts;
+    const int fast = !job->d_matches && !job->d_pattern_counts;
     a.v.short_first = d->d_short_first;
     a.v.short_ent = d->d_short_ent;
     a.v.slot_first = d->d_slot_first;
@@ -482,16 +448,14 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     cudaStream_t st = (cudaStream_t)job->stream;
     for (uint32_t g = 0; g < h->groups; g++) {
         a.v.group = g;
-        a.v.table = d->d_table + ((size_t)g << h->domain) * (h->window == 2 ? 8 : 4);
+        a.v.table = d->d_table + ((size_t)g << h->domain);
         a.v.plen = d->d_plen + (size_t)g * HAY_FDR_GPU_BUCKETS;
         a.v.scode = g == 0 ? d->d_scode : nullptr;
         if (g > 0 && !h->nlong)
             break;
-        int var = d->loop == 0 ? 0
-                               : 1 + (a.v.scode != nullptr) + 2 * (a.v.fast && !list) +
-                                     (h->window == 3 ? 4 : 0);
-        kernel_fn k = kernels[cl][list][var];
-        unsigned grid = d->grid[cl][list][var];
+        const int sh = a.v.scode != nullptr;
+        kernel_fn k = kernels[cl][list][sh][fast];
+        unsigned grid = d->grid[cl][list][sh][fast];
         if (tiles < grid)
             grid = (unsigned)tiles;
         k<<<grid, d->threads, d->smem[list], st>>>(a);

@@ -8,39 +8,33 @@
 #include "fdr_gpu.h"
 
 #include <string.h>
-#include <type_traits>
 
-// A thread's filter pushes its candidates to a Queue (the kernel's: one
-// per warp in shared memory, verified by the warp's lanes together when 32
-// are waiting; the host test's verifies each at once) and emits matches
-// through an Emit (em(end, id); em.add(n) for short matches counted in
-// place).  The functions that call them are instantiated for the device
-// (fdr_gpu.cu) and for the host test with host-only functors: the pragma
-// before each keeps nvcc from checking the side it is not used on.
+// A thread's filter hands each word's candidates to a Queue (q.put: the
+// kernel's queue is its warp's, in shared memory, verified by the warp's
+// lanes together when 32 are waiting; the host test's verifies each at
+// once) and emits matches through an Emit (em(end, id); em.add(n) for
+// short matches counted in place).  The functions that call them are
+// instantiated for the device (fdr_gpu.cu) and for the host test with
+// host-only functors: the pragma before each keeps nvcc from checking the
+// side it is not used on.
 
-// What a thread reads: the filter table of its group and the short codes
-// (shared memory in the kernel), the rest in global memory.
+// What a thread reads: the filter table of its group, the prefix bitmap
+// and the short codes (shared memory in the kernel), the rest in global
+// memory.
 struct fdr_view {
-    const void *table;            // this group's, 1 << domain words (fdr_gpu.h)
+    const uint32_t *table;        // this group's, 1 << domain words
     const uint8_t *scode;         // NULL: no short literals in this pass
     const uint32_t *short_first, *short_ent, *slot_first;
-    const uint32_t *pmap;         // the prefix bitmap (shared memory in the kernel)
+    const uint32_t *pmap;         // the prefix bitmap
     const hay_fdr_gpu_lit *lits;
     const uint8_t *bytes;
     const uint8_t *plen;          // this group's 8 bucket prefix lengths
     uint32_t domain, hash_bits, pbits, group;
-    int fast;                     // counts only: short codes below SLOW add up
 };
 
 // A candidate: its end position, bit 8 for the short lists, bits 0-7 for
 // the filter's buckets.
 #define FDR_CAND(e, sh, m) ((uint64_t)(e) << 9 | (uint64_t)(sh) << 8 | (m))
-
-// A thread's filter state: S and the two bytes before the next one (folded).
-struct fdr_thr {
-    uint64_t st;
-    uint32_t f1, f2;
-};
 
 // What one pass reports: matches ending in (min_end, len].
 struct fdr_piece {
@@ -120,22 +114,18 @@ FDR_HD uint64_t fdr_prefix(const uint8_t *text, uint64_t s, uint32_t pl)
     return fdr_fold8<CASELESS>(x);
 }
 
-// The short literals ending at e (key k2 = y[e-1] | y[e] << 8; f2 = y[e-2]).
+// The short literals ending at e (key k2 = y[e-1] | y[e] << 8).
 #pragma nv_exec_check_disable
 template <class Emit>
-FDR_HD void fdr_short(const fdr_view &v, const fdr_piece &pc, uint32_t k2, uint32_t f2,
-                      int64_t e, Emit &em)
+FDR_HD void fdr_short(const fdr_view &v, const fdr_piece &pc, uint32_t k2, int64_t e, Emit &em)
 {
     uint64_t end = (uint64_t)e + 1;
     if (end <= pc.min_end)
         return;
-    uint32_t i = v.short_first[k2], n = v.short_first[k2 + 1];
-    for (; i < n; i++) {
+    for (uint32_t i = v.short_first[k2], n = v.short_first[k2 + 1]; i < n; i++) {
         uint32_t s = v.short_ent[i];
-        uint32_t l = FDR_SHORT_LEN(s);
-        if (end < l || (l == 3 && FDR_SHORT_C0(s) != f2))
-            continue;
-        em(end, FDR_SHORT_ID(s));
+        if (end >= FDR_SHORT_LEN(s))
+            em(end, FDR_SHORT_ID(s));
     }
 }
 
@@ -167,10 +157,10 @@ FDR_HD void fdr_long(const fdr_view &v, const fdr_piece &pc, int64_t e, uint32_t
             const uint8_t *q = v.bytes + r.off;
             uint32_t j = pl;
             while (j < r.len) {
-                uint32_t n = r.len - j < 8 ? r.len - j : 8;
-                if (fdr_prefix<CASELESS>(pc.text, s + j, n) != fdr_prefix<false>(q, j, n))
+                uint32_t k = r.len - j < 8 ? r.len - j : 8;
+                if (fdr_prefix<CASELESS>(pc.text, s + j, k) != fdr_prefix<false>(q, j, k))
                     break;
-                j += n;
+                j += k;
             }
             if (j >= r.len)
                 em(end, r.id);
@@ -186,43 +176,10 @@ FDR_HD void fdr_verify(const fdr_view &v, const fdr_piece &pc, uint64_t c, Emit 
     int64_t e = (int64_t)(c >> 9);
     if (c & 0x100) {
         uint32_t f1 = e >= 1 ? fdr_fold<CASELESS>(pc.text[e - 1]) : 0;
-        uint32_t f2 = e >= 2 ? fdr_fold<CASELESS>(pc.text[e - 2]) : 0;
-        fdr_short(v, pc, f1 | fdr_fold<CASELESS>(pc.text[e]) << 8, f2, e, em);
+        fdr_short(v, pc, f1 | fdr_fold<CASELESS>(pc.text[e]) << 8, e, em);
     }
     if (c & 0xff)
         fdr_long<CASELESS>(v, pc, e, (uint32_t)(c & 0xff), em);
-}
-
-// The bytes FROM..TO-1 of the 16-byte word w whose byte 0 is piece index
-// e0: candidates at ends in [lo, hi) go to the queue (lo = hi: a warm-up);
-// with v.fast, short codes below SLOW at ends in [slo, hi) are counted here.
-#pragma nv_exec_check_disable
-template <bool CASELESS, int FROM, int TO, class Emit, class Queue>
-FDR_HD void fdr_bytes(const fdr_view &v, fdr_thr &t, const uint32_t w[4], int64_t e0,
-                      int64_t lo, int64_t slo, int64_t hi, Emit &em, Queue &q)
-{
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int j = FROM; j < TO; j++) {
-        uint32_t f = fdr_fold<CASELESS>((w[j >> 2] >> (8 * (j & 3))) & 0xffu);
-        uint32_t k2 = t.f1 | f << 8;
-        t.st = (t.st >> 8) | ((const uint64_t *)v.table)[fdr_gpu_key(k2, 2, v.domain)];
-        uint32_t m = ~(uint32_t)t.st & 0xffu;
-        uint32_t sc = v.scode ? fdr_gpu_short_code(v.scode, k2) : 0;
-        if (m | sc) {
-            int64_t e = e0 + j;
-            bool sh = sc != 0;
-            if (v.fast && sc < HAY_FDR_GPU_SHORT_SLOW && e >= slo && e < hi) {
-                em.add(sc);
-                sh = false;
-            }
-            if ((m || sh) && e >= lo && e < hi)
-                q.push(FDR_CAND(e, sh, m));
-        }
-        t.f2 = t.f1;
-        t.f1 = f;
-    }
 }
 
 // The aligned 16-byte word at p.
@@ -259,55 +216,6 @@ FDR_HD fdr_geom fdr_plan(const uint8_t *text, uint64_t len, uint64_t start0, uin
     g.nthr = (g.a0 + len - g.gs + run - 1) / run;
     return g;
 }
-
-// Thread th's run: a warm-up over the 8 bytes before it (when they lie at
-// or above base), then its words, q.step() after each half word and
-// round() after each word, also when the thread has nothing to do (the
-// kernel's barriers).
-#pragma nv_exec_check_disable
-template <bool CASELESS, class Emit, class Queue, class Round>
-FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
-                       Emit &em, Queue &q, Round &round)
-{
-    const bool active = th < gm.nthr;
-    const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
-    fdr_thr t = { 0, 0, 0 };
-    uint32_t w[4];
-    if (active && g0 >= 16) {
-        fdr_load(gm.base + g0 - 16, w);
-        t.f1 = fdr_fold<CASELESS>(w[1] >> 24);   // byte 7
-        fdr_bytes<CASELESS, 8, 16>(v, t, w, 0, 0, 0, 0, em, q);
-    }
-    int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;
-    if (lo < (int64_t)gm.start0)
-        lo = (int64_t)gm.start0;
-    if (hi > (int64_t)pc.len)
-        hi = (int64_t)pc.len;
-    // Short matches counted in place: ends past min_end, starts at 0 or later.
-    int64_t slo = lo;
-    if (slo < (int64_t)pc.min_end)
-        slo = (int64_t)pc.min_end;
-    if (slo < 1)
-        slo = 1;
-    for (uint32_t k = 0; k < gm.run / 16; k++) {
-        uint64_t g = g0 + 16ull * k;
-        bool go = active && g < text_end;
-        int64_t e0 = (int64_t)g - (int64_t)gm.a0;
-        if (go)
-            fdr_load(gm.base + g, w);
-        if (go)
-            fdr_bytes<CASELESS, 0, 8>(v, t, w, e0, lo, slo, hi, em, q);
-        q.step(false);
-        if (go)
-            fdr_bytes<CASELESS, 8, 16>(v, t, w, e0, lo, slo, hi, em, q);
-        q.step(false);
-        round();
-    }
-}
-
-
-// ---- The word loop (scan=word): the filter over a whole 16-byte word with
-// no branch, then the word's candidates at once. ----
 
 // What the filter leaves of a word: the low byte of S after each of its 16
 // bytes (byte j of the word: byte j & 3 of st[j >> 2]) and the short codes
@@ -357,32 +265,28 @@ FDR_HD uint32_t fdr_bytes_at(const uint32_t ww[5], int o)
 #endif
 }
 
-// The word loop's filter state for windows of W bytes: S (64-bit words
-// for W = 2, 32-bit for W = 3) and the (folded) word before the next one.
-template <int W>
-struct fdr_wstate {
-    typedef typename std::conditional<W == 2, uint64_t, uint32_t>::type word;
-    word st;
-    uint32_t prev;
+// A thread's filter state: S and the (folded) word before the next one.
+struct fdr_thr {
+    uint32_t st, prev;
 };
 
-// The filter and the short codes over bytes FROM..TO-1 of the folded word w.
-template <int W, bool SHORT, int FROM, int TO>
-FDR_HD void fdr_filter_word(const fdr_view &v, fdr_wstate<W> &t, const uint32_t w[4],
-                            fdr_word_out &o)
+// The filter and (SHORT) the short codes over bytes FROM..TO-1 of the
+// folded word w, with no branch: each byte's window read straight out of
+// the words (one funnel shift), one multiply for its key.
+template <bool SHORT, int FROM, int TO>
+FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], fdr_word_out &o)
 {
-    typedef typename fdr_wstate<W>::word word;
     const uint32_t ww[5] = { t.prev, w[0], w[1], w[2], w[3] };
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int j = FROM; j < TO; j++) {
         // The window ending with byte j, from bit 0 (byte j is ww's j + 4).
-        uint32_t x = fdr_bytes_at(ww, j + 5 - W);
-        t.st = (t.st >> 8) | ((const word *)v.table)[fdr_gpu_key(x, W, v.domain)];
-        o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], (uint32_t)t.st, j & 3);
+        uint32_t x = fdr_bytes_at(ww, j + 5 - HAY_FDR_GPU_WINDOW);
+        t.st = (t.st >> 8) | v.table[fdr_gpu_key(x, v.domain)];
+        o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], t.st, j & 3);
         if (SHORT)
-            o.sc |= fdr_code_at(v.scode, W == 3 ? x >> 8 : x, j);
+            o.sc |= fdr_code_at(v.scode, x >> 8, j);
     }
     t.prev = w[3];
 }
@@ -410,6 +314,8 @@ FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Em
 {
     uint32_t fl = 0;
     for (int i = 0; i < 4; i++) {
+        // Bit 7 of each byte of st that is not 0xff, then those 4 bits
+        // gathered to bits 8i, 8i + 2, 8i + 4, 8i + 6.
         uint32_t x = ~o.st[i];
         uint32_t nz = (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
         fl |= ((((nz >> 7) * 0x01041040u) >> 24) & 0x55u) << (8 * i);
@@ -441,27 +347,28 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
     return FDR_CAND(e0 + j, (shm >> b) & 1u, m);
 }
 
-// Thread th's run as fdr_thread, a word at a time: q.put(c, o, shm, e0)
-// after each word (all threads, with c = 0 when there is nothing), then
-// round().  SHORT: the pass has short literals; FAST: counts only (short
-// codes below SLOW counted in place).
+// Thread th's run: a warm-up over the last bytes before it (when they lie
+// at or above base), then its words; q.put(c, o, shm, e0) after each word
+// (by every thread, with c = 0 when there is nothing, also past the
+// piece: the kernel's warp-wide calls) and round() after it.  SHORT: the
+// pass has short literals; FAST: counts only (short codes below SLOW
+// counted in place).
 #pragma nv_exec_check_disable
-template <bool CASELESS, int W, bool SHORT, bool FAST, class Emit, class Queue, class Round>
-FDR_HD void fdr_thread_words(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
-                             uint64_t th, Emit &em, Queue &q, Round &round)
+template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue, class Round>
+FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
+                       Emit &em, Queue &q, Round &round)
 {
     const bool active = th < gm.nthr;
     const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
-    fdr_wstate<W> t = { 0, 0 };
+    fdr_thr t = { 0, 0 };
     uint32_t w[4];
     fdr_word_out o = { { 0, 0, 0, 0 }, 0 };
     if (active && g0 >= 16) {
-        // The last lags bytes before the run, after the W - 1 before them.
-        constexpr int FROM = W == 2 ? 8 : 12;
+        // The 4 lags of S, after the 2 bytes their first window needs.
         fdr_load(gm.base + g0 - 16, w);
         for (int i = 0; i < 4; i++)
             w[i] = fdr_fold4<CASELESS>(w[i]);
-        fdr_filter_word<W, false, FROM, 16>(v, t, w, o);
+        fdr_filter_word<false, 12, 16>(v, t, w, o);
     }
     int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;
     if (lo < (int64_t)gm.start0)
@@ -483,7 +390,7 @@ FDR_HD void fdr_thread_words(const fdr_view &v, const fdr_piece &pc, const fdr_g
             for (int i = 0; i < 4; i++)
                 w[i] = fdr_fold4<CASELESS>(w[i]);
             o.sc = 0;
-            fdr_filter_word<W, SHORT, 0, 16>(v, t, w, o);
+            fdr_filter_word<SHORT, 0, 16>(v, t, w, o);
             bool inside = e0 >= lo && e0 + 16 <= hi;
             uint32_t P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
             uint32_t V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);

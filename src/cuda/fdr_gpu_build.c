@@ -57,7 +57,7 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
 {
     size_t nent = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->len[i] < t->lmin)
+        if (p->len[i] < HAY_FDR_GPU_LMIN)
             nent += p->len[i] == 1 ? 256 : 1;
     if (!nent)
         return HAY_OK;
@@ -71,12 +71,11 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < p->n; i++) {
             size_t len = p->len[i];
-            if (len >= t->lmin)
+            if (len >= HAY_FDR_GPU_LMIN)
                 continue;
             const uint8_t *s = p->bytes + p->off[i];
             uint32_t last = fold_of(p, s[len - 1]);
-            uint32_t c0 = len == 3 ? fold_of(p, s[0]) : 0;
-            uint32_t e = (uint32_t)i | (uint32_t)(len - 1) << 20 | c0 << 24;
+            uint32_t e = (uint32_t)i | (uint32_t)(len - 1) << 20;
             for (uint32_t a = 0; a < 256; a++) {
                 uint32_t prev = len == 1 ? a : fold_of(p, s[len - 2]);
                 uint32_t k = prev | last << 8;
@@ -84,8 +83,7 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
                     t->short_ent[t->short_first[k]++] = e;
                 } else {
                     uint32_t c = fdr_gpu_short_code(t->short_code, k);
-                    c = len == 3 || c + 1 >= HAY_FDR_GPU_SHORT_SLOW ? HAY_FDR_GPU_SHORT_SLOW
-                                                                    : c + 1;
+                    c = c + 1 >= HAY_FDR_GPU_SHORT_SLOW ? HAY_FDR_GPU_SHORT_SLOW : c + 1;
                     unsigned sh = 2 * (k & 3);
                     t->short_code[k >> 2] =
                         (uint8_t)((t->short_code[k >> 2] & ~(3u << sh)) | c << sh);
@@ -107,25 +105,25 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
 }
 
 /* Splits the literals of one group (ls[0, n), sorted by key) among the 8
- * buckets by prefix length (lmin..pmax): each length present gets a
- * bucket, the spare ones go to the lengths with the most literals per
- * bucket; a length's literals fill its buckets in key order (neighbouring
- * prefixes share a bucket, so a bucket's windows repeat). */
-static void assign_buckets(lit_sort *ls, size_t n, const hay_fdr_gpu_tables *t, uint8_t *plen)
+ * buckets by prefix length: each length present gets a bucket, the spare
+ * ones go to the lengths with the most literals per bucket; a length's
+ * literals fill its buckets in key order (neighbouring prefixes share a
+ * bucket, so a bucket's windows repeat). */
+static void assign_buckets(lit_sort *ls, size_t n, uint8_t *plen)
 {
     qsort(ls, n, sizeof *ls, by_plen_key);
     size_t cnt[9] = { 0 };
     unsigned nb[9] = { 0 }, used = 0;
     for (size_t i = 0; i < n; i++)
         cnt[ls[i].plen]++;
-    for (unsigned l = t->lmin; l <= t->pmax; l++)
+    for (unsigned l = HAY_FDR_GPU_LMIN; l <= HAY_FDR_GPU_PMAX; l++)
         if (cnt[l]) {
             nb[l] = 1;
             used++;
         }
     while (used && used < HAY_FDR_GPU_BUCKETS) {
         unsigned best = 0;
-        for (unsigned l = t->lmin; l <= t->pmax; l++)
+        for (unsigned l = HAY_FDR_GPU_LMIN; l <= HAY_FDR_GPU_PMAX; l++)
             if (nb[l] && (!best || cnt[l] * nb[best] > cnt[best] * nb[l]))
                 best = l;
         nb[best]++;
@@ -133,7 +131,7 @@ static void assign_buckets(lit_sort *ls, size_t n, const hay_fdr_gpu_tables *t, 
     }
     unsigned b0 = 0;
     size_t i = 0;
-    for (unsigned l = t->lmin; l <= t->pmax; l++) {
+    for (unsigned l = HAY_FDR_GPU_LMIN; l <= HAY_FDR_GPU_PMAX; l++) {
         for (unsigned k = 0; k < nb[l]; k++)
             plen[b0 + k] = (uint8_t)l;
         for (size_t j = 0; j < cnt[l]; j++, i++)
@@ -142,18 +140,17 @@ static void assign_buckets(lit_sort *ls, size_t n, const hay_fdr_gpu_tables *t, 
     }
 }
 
-/* The filter table of one group (as 64-bit words; W = 3 keeps the low 32
- * bits of each): 1 bits everywhere, then each literal's windows and each
- * used bucket's lags past its prefix cleared. */
+/* The filter table of one group: 1 bits everywhere, then each literal's
+ * windows and each used bucket's lags past its prefix cleared. */
 static void fill_table(const hay_cuda_patterns *p, const lit_sort *ls, size_t n,
-                       const uint8_t *plen, const hay_fdr_gpu_tables *t, uint64_t *tab)
+                       const uint8_t *plen, uint32_t domain, uint32_t *tab)
 {
-    const uint32_t w = t->window, lags = w == 2 ? 8 : 4;
-    size_t words = (size_t)1 << t->domain;
-    uint64_t dont_care = 0;
+    const uint32_t w = HAY_FDR_GPU_WINDOW, lags = HAY_FDR_GPU_PMAX - w + 1;
+    size_t words = (size_t)1 << domain;
+    uint32_t dont_care = 0;
     for (unsigned b = 0; b < HAY_FDR_GPU_BUCKETS; b++)
         for (unsigned q = plen[b] ? plen[b] - w + 1 : lags; q < lags; q++)
-            dont_care |= (uint64_t)1 << (8 * q + b);
+            dont_care |= 1u << (8 * q + b);
     for (size_t k = 0; k < words; k++)
         tab[k] = ~dont_care;
     for (size_t i = 0; i < n; i++) {
@@ -163,19 +160,15 @@ static void fill_table(const hay_cuda_patterns *p, const lit_sort *ls, size_t n,
             uint32_t x = 0;
             for (uint32_t q = 0; q < w; q++)
                 x |= (uint32_t)fold_of(p, s[j + 1 - w + q]) << (8 * q);
-            uint32_t k = fdr_gpu_key(x, w, t->domain);
-            tab[k] &= ~((uint64_t)1 << (8 * (pl - 1 - j) + ls[i].bucket));
+            tab[fdr_gpu_key(x, domain)] &= ~(1u << (8 * (pl - 1 - j) + ls[i].bucket));
         }
     }
 }
 
-int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t domain,
-                      uint32_t group_max, hay_fdr_gpu_tables *t)
+int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t group_max,
+                      hay_fdr_gpu_tables *t)
 {
     memset(t, 0, sizeof *t);
-    t->window = window;
-    t->lmin = window == 2 ? 4 : 3;
-    t->pmax = window == 2 ? 8 : 6;
     t->domain = domain;
     t->caseless = p->caseless;
     int s = build_short(p, t);
@@ -183,7 +176,7 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t doma
         return s;
     size_t nlong = 0, nbytes = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->len[i] >= t->lmin) {
+        if (p->len[i] >= HAY_FDR_GPU_LMIN) {
             nlong++;
             nbytes += p->len[i];
         }
@@ -205,20 +198,19 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t doma
     lit_sort *ls = malloc((nlong ? nlong : 1) * sizeof *ls);
     hay_fdr_gpu_lit *tmp = malloc((nlong ? nlong : 1) * sizeof *tmp);
     t->plen = calloc(groups * HAY_FDR_GPU_BUCKETS, 1);
-    uint64_t *tab = malloc(((size_t)1 << domain) * sizeof *tab);
-    t->table = malloc((groups << domain) * (window == 2 ? 8 : 4));
+    t->table = malloc((groups << domain) * sizeof *t->table);
     t->slot_first = calloc(((size_t)1 << hb) + 1, sizeof *t->slot_first);
     t->pmap = nlong ? calloc(((size_t)1 << pb) / 32, sizeof *t->pmap) : NULL;
     t->lits = malloc((nlong ? nlong : 1) * sizeof *t->lits);
     t->bytes = calloc(nbytes + 8, 1);   /* read in whole 8-byte words */
     s = HAY_ERR_NOMEM;
-    if (!ls || !tmp || !tab || !t->plen || !t->table || !t->slot_first || !t->lits ||
+    if (!ls || !tmp || !t->plen || !t->table || !t->slot_first || !t->lits ||
         !t->bytes || (nlong && !t->pmap))
         goto done;
     size_t k = 0;
     for (size_t i = 0; i < p->n; i++) {
         size_t len = p->len[i];
-        if (len < t->lmin)
+        if (len < HAY_FDR_GPU_LMIN)
             continue;
         const uint8_t *b = p->bytes + p->off[i];
         uint64_t key = 0;
@@ -226,7 +218,7 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t doma
             key = key << 8 | (j < len ? fold_of(p, b[j]) : 0);
         ls[k].key = key;
         ls[k].idx = (uint32_t)i;
-        ls[k].plen = len < t->pmax ? (uint32_t)len : t->pmax;
+        ls[k].plen = len < HAY_FDR_GPU_PMAX ? (uint32_t)len : HAY_FDR_GPU_PMAX;
         ls[k].bucket = 0;
         k++;
     }
@@ -237,14 +229,8 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t doma
     for (size_t g = 0; g < groups; g++) {
         size_t lo = g * nlong / groups, hi = (g + 1) * nlong / groups;
         uint8_t *pl = t->plen + g * HAY_FDR_GPU_BUCKETS;
-        assign_buckets(ls + lo, hi - lo, t, pl);
-        fill_table(p, ls + lo, hi - lo, pl, t, tab);
-        for (size_t w = 0; w < ((size_t)1 << domain); w++) {
-            if (window == 2)
-                ((uint64_t *)t->table)[(g << domain) + w] = tab[w];
-            else
-                ((uint32_t *)t->table)[(g << domain) + w] = (uint32_t)tab[w];
-        }
+        assign_buckets(ls + lo, hi - lo, pl);
+        fill_table(p, ls + lo, hi - lo, pl, domain, t->table + (g << domain));
         for (size_t i = lo; i < hi; i++) {
             uint32_t id = ls[i].idx;
             const uint8_t *b = p->bytes + p->off[id];
@@ -278,22 +264,32 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t window, uint32_t doma
 done:
     free(ls);
     free(tmp);
-    free(tab);
     return s;
 }
 
 /*
- * The choice against PFAC.  Measured on the H200 (docs/PERF.md "Literal
- * sets: fdr-gpu against PFAC"), 1 GiB resident: PFAC 153 GB/s against
- * fdr-gpu's best 82 GB/s (snort-community), 118 against 25 GB/s (et-open:
- * 8 filter groups, so 8 reads of the input).  No set measured so far runs
- * faster on fdr-gpu, so PFAC stays the choice; the reason says so.
+ * The choice against PFAC.  Measured on the H100 (docs/PERF.md "Literal
+ * sets: fdr-gpu against PFAC"), 1 GiB resident, kernel only:
+ * snort-community (4,550 literals) 625 against 153 GB/s, et-open (30,528)
+ * 175 against 118; english-words (123,115: four filter groups, most
+ * windows of English text hit) 22 against 81.  fdr-gpu takes the sets that
+ * fit one filter table (group_max 32,768) from FDR_MIN literals on, the
+ * smallest measured faster; below that PFAC stays (not measured).
  */
+#define FDR_MIN 1000
+#define FDR_MAX 32768
+
 int hay_fdr_gpu_preferred(size_t n, size_t min_len, const char **why)
 {
-    (void)n;
     (void)min_len;
-    *why = "CUDA: PFAC over all start positions (fdr-gpu, the filter-first engine, "
-           "measured slower on every literal set so far)";
+    if (n >= FDR_MIN && n <= FDR_MAX) {
+        *why = "CUDA: fdr-gpu, the filter-first engine (measured faster than PFAC for "
+               "1,000 to 32,768 literals)";
+        return 1;
+    }
+    *why = n > FDR_MAX ? "CUDA: PFAC over all start positions (fdr-gpu measured slower "
+                         "past 32,768 literals)"
+                       : "CUDA: PFAC over all start positions (fdr-gpu not measured "
+                         "below 1,000 literals)";
     return 0;
 }

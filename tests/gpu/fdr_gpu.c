@@ -7,10 +7,9 @@
  * Exits 77 (skipped) when no CUDA device is usable; a data file that is
  * absent is skipped with a message.  For snort-community, et-open and
  * english-words (caseless) over every file of <data>/text, through
- * --algo fdr-gpu with the defaults and with small groups (window 2 with
- * the byte loop, scan=byte, and window 3) and a list of 65,536 slots (the
- * larger files' 1 MiB pieces overflow and are searched again in parts,
- * the next pieces are cut to fit; 4,096 slots made
+ * --algo fdr-gpu with the defaults and with small groups (domain 11) and a
+ * list of 65,536 slots (the larger files' 1 MiB pieces overflow and are
+ * searched again in parts, the next pieces are cut to fit; 4,096 slots made
  * thousands of round trips of a launch per group): counts, counts per
  * pattern, and the full list, compared with the CPU's as a multiset and
  * checked in order (ends, then ids, never decreasing).  Backend cuda's
@@ -109,13 +108,8 @@ static void test_set(const char *dir, const char *file, bool caseless)
     hay_patterns *fdr = compile(HAY_BACKEND_CUDA, "fdr-gpu", p, n, caseless, NULL, &st);
     CHECK(st == HAY_OK, "%s: compile fdr-gpu: %s", file, hay_strerror(st));
     hay_patterns *small = compile(HAY_BACKEND_CUDA, "fdr-gpu", p, n, caseless,
-                                  "window=2,group_max=1000,result_cap=65536,chunk=1M,scan=byte",
-                                  &st);
+                                  "domain=11,group_max=1000,result_cap=65536,chunk=1M", &st);
     CHECK(st == HAY_OK, "%s: compile fdr-gpu, small groups: %s", file, hay_strerror(st));
-    hay_patterns *small3 = compile(HAY_BACKEND_CUDA, "fdr-gpu", p, n, caseless,
-                                   "window=3,domain=11,group_max=1000,result_cap=65536,chunk=1M",
-                                   &st);
-    CHECK(st == HAY_OK, "%s: compile fdr-gpu, window 3 in groups: %s", file, hay_strerror(st));
     hay_patterns *dflt = compile(HAY_BACKEND_CUDA, NULL, p, n, caseless, NULL, &st);
     hay_patterns_info info;
     if (CHECK(dflt && hay_patterns_info_get(dflt, &info) == HAY_OK, "%s: default", file)) {
@@ -129,7 +123,7 @@ static void test_set(const char *dir, const char *file, bool caseless)
     struct dirent *de;
     hay_scratch *s = NULL;
     hay_scratch_create(cpu, &s);
-    while (cpu && fdr && small && small3 && dd && (de = readdir(dd))) {
+    while (cpu && fdr && small && dd && (de = readdir(dd))) {
         if (de->d_name[0] == '.')
             continue;
         snprintf(path, sizeof path, "%s/text/%s", dir, de->d_name);
@@ -149,9 +143,6 @@ static void test_set(const char *dir, const char *file, bool caseless)
         snprintf(what, sizeof what, "%s%s over %s, small groups and list", file,
                  caseless ? " -i" : "", de->d_name);
         check_one(small, d, len, &want, each, n, what);
-        snprintf(what, sizeof what, "%s%s over %s, window 3 in groups and list", file,
-                 caseless ? " -i" : "", de->d_name);
-        check_one(small3, d, len, &want, each, n, what);
         printf("%s%s over %s: %zu matches\n", file, caseless ? " -i" : "", de->d_name, want.n);
         free(each);
         free(want.k);
@@ -163,7 +154,6 @@ static void test_set(const char *dir, const char *file, bool caseless)
     hay_patterns_free(cpu);
     hay_patterns_free(fdr);
     hay_patterns_free(small);
-    hay_patterns_free(small3);
     hay_patterns_free(dflt);
     free(p);
     free(store);

@@ -101,41 +101,26 @@ struct round_host {
     void operator()() {}
 };
 
-// One thread of a pass: the byte loop (loop 0) or the word loop (loop 1)
-// with the kernel's template choice.
-template <bool CL, int W>
-void words_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
-                  emit_host &em, queue_host<CL> &q, round_host &rd)
-{
-    if (v.scode && v.fast)
-        fdr_thread_words<CL, W, true, true>(v, pc, gm, th, em, q, rd);
-    else if (v.scode)
-        fdr_thread_words<CL, W, true, false>(v, pc, gm, th, em, q, rd);
-    else if (v.fast)
-        fdr_thread_words<CL, W, false, true>(v, pc, gm, th, em, q, rd);
-    else
-        fdr_thread_words<CL, W, false, false>(v, pc, gm, th, em, q, rd);
-}
-
+// One thread of a pass, with the kernel's template choice.
 template <bool CL>
-void one_thread(int loop, int window, const fdr_view &v, const fdr_piece &pc,
-                const fdr_geom &gm, uint64_t th, emit_host &em, queue_host<CL> &q,
-                round_host &rd)
+void one_thread(bool fast, const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
+                uint64_t th, emit_host &em, queue_host<CL> &q, round_host &rd)
 {
-    if (loop == 0)
-        fdr_thread<CL>(v, pc, gm, th, em, q, rd);
-    else if (window == 2)
-        words_thread<CL, 2>(v, pc, gm, th, em, q, rd);
+    if (v.scode && fast)
+        fdr_thread<CL, true, true>(v, pc, gm, th, em, q, rd);
+    else if (v.scode)
+        fdr_thread<CL, true, false>(v, pc, gm, th, em, q, rd);
+    else if (fast)
+        fdr_thread<CL, false, true>(v, pc, gm, th, em, q, rd);
     else
-        words_thread<CL, 3>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, false, false>(v, pc, gm, th, em, q, rd);
 }
 
 // Every pass of the tables over the piece text[0, len) that reports ends
 // in (min_end, len], thread by thread as the kernel's grid would; with
 // *count, a count (short matches added in place) instead of the list.
 keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
-                uint64_t min_end, size_t max_len, uint32_t run, int loop,
-                uint64_t *count = nullptr)
+                uint64_t min_end, size_t max_len, uint32_t run, uint64_t *count = nullptr)
 {
     keys out;
     if (count)
@@ -151,9 +136,8 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         if (g > 0 && !t.nlong)
             break;
         fdr_view v;
-        v.table = (const uint8_t *)t.table + ((size_t)g << t.domain) * (t.window == 2 ? 8 : 4);
+        v.table = t.table + ((size_t)g << t.domain);
         v.scode = g == 0 ? t.short_code : nullptr;
-        v.fast = count != nullptr;
         v.short_first = t.short_first;
         v.short_ent = t.short_ent;
         v.slot_first = t.slot_first;
@@ -169,9 +153,9 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         queue_host<false> qf = { &v, &pc, &em };
         for (uint64_t th = 0; th < gm.nthr; th++) {
             if (t.caseless)
-                one_thread<true>(loop, t.window, v, pc, gm, th, em, qt, rd);
+                one_thread<true>(count != nullptr, v, pc, gm, th, em, qt, rd);
             else
-                one_thread<false>(loop, t.window, v, pc, gm, th, em, qf, rd);
+                one_thread<false>(count != nullptr, v, pc, gm, th, em, qf, rd);
         }
     }
     if (count)
@@ -213,16 +197,13 @@ void check_all_alignments(const pset &p, const hay_fdr_gpu_tables &t, const uint
         for (size_t i = 0; i < buf.size(); i++)
             buf[i] = (uint8_t)rnd();
         memcpy(al + a0, text, len);
-        for (int loop = t.window == 2 ? 0 : 1; loop < 2; loop++) {
-            keys got = run_engine(t, al + a0, len, min_end, p.view().max_len, run, loop);
-            EXPECT(got == want, "%s: loop %d align %u run %u min_end %llu: %zu matches, want %zu",
-                   what, loop, a0, run, (unsigned long long)min_end, got.size(), want.size());
-            uint64_t c;
-            run_engine(t, al + a0, len, min_end, p.view().max_len, run, loop, &c);
-            EXPECT(c == want.size(),
-                   "%s: loop %d align %u run %u min_end %llu: count %llu, want %zu", what, loop,
-                   a0, run, (unsigned long long)min_end, (unsigned long long)c, want.size());
-        }
+        keys got = run_engine(t, al + a0, len, min_end, p.view().max_len, run);
+        EXPECT(got == want, "%s: align %u run %u min_end %llu: %zu matches, want %zu", what,
+               a0, run, (unsigned long long)min_end, got.size(), want.size());
+        uint64_t c;
+        run_engine(t, al + a0, len, min_end, p.view().max_len, run, &c);
+        EXPECT(c == want.size(), "%s: align %u run %u min_end %llu: count %llu, want %zu",
+               what, a0, run, (unsigned long long)min_end, (unsigned long long)c, want.size());
     }
 }
 
@@ -267,22 +248,20 @@ void random_sets()
         }
         hay_cuda_patterns v = p.view();
         uint32_t dom = domains[round % 3], gm = groups[(round / 3) % 2];
-        for (uint32_t window = 2; window <= 3; window++) {
-            hay_fdr_gpu_tables t;
-            int s = hay_fdr_gpu_build(&v, window, dom, gm, &t);
-            EXPECT(s == 0, "build: %d", s);
-            if (s == 0) {
-                char what[80];
-                snprintf(what, sizeof what, "round %d (%zu literals, window %u, domain %u, groups %u)",
-                         round, p.len.size(), window, dom, t.groups);
-                uint64_t mins[] = { 0, len / 3, len - 1 };
-                for (uint64_t me : mins) {
-                    keys want = naive(p, text.data(), len, me);
-                    check_all_alignments(p, t, text.data(), len, me, runs[round % 4], want, what);
-                }
+        hay_fdr_gpu_tables t;
+        int s = hay_fdr_gpu_build(&v, dom, gm, &t);
+        EXPECT(s == 0, "build: %d", s);
+        if (s == 0) {
+            char what[64];
+            snprintf(what, sizeof what, "round %d (%zu literals, domain %u, groups %u)", round,
+                     p.len.size(), dom, t.groups);
+            uint64_t mins[] = { 0, len / 3, len - 1 };
+            for (uint64_t me : mins) {
+                keys want = naive(p, text.data(), len, me);
+                check_all_alignments(p, t, text.data(), len, me, runs[round % 4], want, what);
             }
-            hay_fdr_gpu_tables_free(&t);
         }
+        hay_fdr_gpu_tables_free(&t);
     }
 }
 
@@ -370,26 +349,20 @@ void real_sets(const char *dir)
         hay_cuda_patterns v = p.view();
         hay_fdr_gpu_tables t;
         static const struct {
-            uint32_t window, domain, gmax;
-        } shapes[] = { { 2, 12, 4096 }, { 2, 12, 1024 }, { 3, 14, 1u << 20 }, { 3, 11, 2048 } };
+            uint32_t domain, gmax;
+        } shapes[] = { { 14, 32768 }, { 11, 2048 }, { 12, 1024 } };
         for (auto sh : shapes) {
-            uint32_t gmax = sh.gmax;
-            EXPECT(hay_fdr_gpu_build(&v, sh.window, sh.domain, gmax, &t) == 0, "%s: build",
-                   s.file);
-            for (int loop = sh.window == 2 ? 0 : 1; loop < 2; loop++) {
-                keys got = run_engine(t, text.data(), text.size(), 0, v.max_len, 64, loop);
-                uint64_t c;
-                run_engine(t, text.data(), text.size(), 0, v.max_len, 64, loop, &c);
-                EXPECT(c == want.size(), "%s loop %d: count %llu, CPU %zu", s.file, loop,
-                       (unsigned long long)c, want.size());
-                EXPECT(got == want,
-                       "%s over %s, window %u, loop %d, group_max %u: %zu matches, CPU %zu",
-                       s.file, tpath.c_str(), sh.window, loop, gmax, got.size(), want.size());
-                printf("%s, window %u domain %u, loop %d, group_max %u (%u groups): %zu "
-                       "matches, count %llu (CPU %zu)\n",
-                       s.file, sh.window, sh.domain, loop, gmax, t.groups, got.size(),
-                       (unsigned long long)c, want.size());
-            }
+            EXPECT(hay_fdr_gpu_build(&v, sh.domain, sh.gmax, &t) == 0, "%s: build", s.file);
+            keys got = run_engine(t, text.data(), text.size(), 0, v.max_len, 64);
+            uint64_t c;
+            run_engine(t, text.data(), text.size(), 0, v.max_len, 64, &c);
+            EXPECT(c == want.size(), "%s: count %llu, CPU %zu", s.file, (unsigned long long)c,
+                   want.size());
+            EXPECT(got == want, "%s over %s, domain %u, group_max %u: %zu matches, CPU %zu",
+                   s.file, tpath.c_str(), sh.domain, sh.gmax, got.size(), want.size());
+            printf("%s, domain %u, group_max %u (%u groups): %zu matches, count %llu (CPU %zu)\n",
+                   s.file, sh.domain, sh.gmax, t.groups, got.size(), (unsigned long long)c,
+                   want.size());
             hay_fdr_gpu_tables_free(&t);
         }
         hay_scratch_free(sc);
