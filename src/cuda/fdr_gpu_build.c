@@ -269,14 +269,16 @@ done:
 
 /*
  * The choice against PFAC.  Measured on the H100 (docs/PERF.md "Literal
- * sets: fdr-gpu against PFAC"), 1 GiB resident, kernel only:
- * snort-community (4,550 literals) 625 against 153 GB/s, et-open (30,528)
- * 175 against 118; english-words (123,115: four filter groups, most
- * windows of English text hit) 22 against 81.  fdr-gpu takes the sets that
- * fit one filter table (group_max 32,768) from FDR_MIN literals on, the
- * smallest measured faster; below that PFAC stays (not measured).
+ * sets: fdr-gpu against PFAC"), 1 GiB resident, kernel only, fdr-gpu
+ * against PFAC: snort-community (4,550 literals) 621 against 153 GB/s,
+ * et-open (30,528) 174 against 118, the first 100, 300 and 1,000 literals
+ * of each 3 to 5 times PFAC's rate; english-words (123,115: four filter
+ * groups, and most 3-byte windows of English text hit) 28 against 81.  So
+ * fdr-gpu takes the sets from FDR_MIN literals (the smallest measured) to
+ * one filter table (group_max's default); PFAC the others (below 100 not
+ * measured).
  */
-#define FDR_MIN 1000
+#define FDR_MIN 100
 #define FDR_MAX 32768
 
 int hay_fdr_gpu_preferred(size_t n, size_t min_len, const char **why)
@@ -284,12 +286,12 @@ int hay_fdr_gpu_preferred(size_t n, size_t min_len, const char **why)
     (void)min_len;
     if (n >= FDR_MIN && n <= FDR_MAX) {
         *why = "CUDA: fdr-gpu, the filter-first engine (measured faster than PFAC for "
-               "1,000 to 32,768 literals)";
+               "100 to 32,768 literals)";
         return 1;
     }
     *why = n > FDR_MAX ? "CUDA: PFAC over all start positions (fdr-gpu measured slower "
                          "past 32,768 literals)"
                        : "CUDA: PFAC over all start positions (fdr-gpu not measured "
-                         "below 1,000 literals)";
+                         "below 100 literals)";
     return 0;
 }
