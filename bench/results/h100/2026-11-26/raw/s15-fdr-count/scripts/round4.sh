@@ -26,3 +26,10 @@ build B && bench B | tee "$OUT/lits-B.txt"
 (cd build-gpu && timeout 120 ctest -R "^fdr_gpu" --output-on-failure) > "$OUT/ctest-B.log" 2>&1
 echo "ctest B rc=$?"; grep -E "tests passed|Failed|Passed" "$OUT/ctest-B.log" | tail -4
 git apply -R .dev-s13/precheck.patch
+# The GPU suites that backend cuda's new choice (fdr-gpu for 100..32,768
+# literals) could touch, on HEAD (the patch is off again).
+timeout 200 cmake --build build-gpu -j16 --target test_gpu_list test_split test_auto_choice \
+    test_modes test_batch > "$OUT/build-suites.log" 2>&1 || tail -20 "$OUT/build-suites.log"
+(cd build-gpu && timeout 240 ctest -R "gpu_list|split_gpu|auto_choice|^modes$|batch_cuda" \
+    --output-on-failure) > "$OUT/ctest-suites.log" 2>&1
+echo "ctest suites rc=$?"; grep -E "tests passed|Failed|Passed|\*\*\*" "$OUT/ctest-suites.log" | tail -12
