@@ -17,12 +17,12 @@
  *       end-to-end count, CUDA resident kernel-only, CUDA full ordered
  *       lists (below), and Hyperscan-16T (hs_bench, run on the same bytes
  *       written to PATH), with the counts checked equal.
- *   cuda_pfac_bench lits PATFILE TEXTDIR [--reps N]
+ *   cuda_pfac_bench lits PATFILE TEXTDIR [--reps N] [--count-only] [--rows N]
  *       1 GiB as for big: the two CUDA literal engines side by side, PFAC
  *       and fdr-gpu (defaults, then fdr-gpu's knobs): resident kernel-only
  *       count, end-to-end count from host memory, end-to-end full ordered
  *       list per match and in batches (defaults only), all counts checked
- *       against PFAC's.
+ *       against PFAC's (--count-only: no list rows; --rows N: the first N).
  *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N]
  *       1 GiB as for big, PFAC only: the end-to-end count, the resident
  *       kernel and the list rows below (no knobs, no CPU, no Hyperscan),
@@ -57,6 +57,8 @@
 #include "bench_util.h"
 
 static int reps = 5;
+static int count_only;   /* lits --count-only: no list rows */
+static int max_rows;     /* lits --rows N: the first N rows only (0: all) */
 
 static int by_name(const void *a, const void *b)
 {
@@ -629,13 +631,12 @@ static int lits(const char *patfile, const char *dir)
     } rows[] = {
         { "pfac", NULL, 1 },
         { "fdr-gpu", NULL, 1 },
-        { "fdr-gpu", "domain=12", 0 },
-        { "fdr-gpu", "domain=12,threads=256", 0 },
-        { "fdr-gpu", "threads=1024", 0 },
-        { "fdr-gpu", "group_max=8192", 0 },
-        { "fdr-gpu", "group_max=2048", 0 },
-        { "fdr-gpu", "run=32", 0 },
+        { "fdr-gpu", "threads=512", 0 },
+        { "fdr-gpu", "threads=256", 0 },
         { "fdr-gpu", "run=128", 0 },
+        { "fdr-gpu", "domain=13", 0 },
+        { "fdr-gpu", "domain=12", 0 },
+        { "fdr-gpu", "group_max=16000", 0 },
     };
     printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n", patfile,
            p.n, dir, reps);
@@ -643,7 +644,10 @@ static int lits(const char *patfile, const char *dir)
            "e2e_cnt_GB/s", "list_GB/s", "batch_GB/s", "res_bat_GB/s", "matches", "vs pfac");
     uint64_t ref = 0;
     int bad = 0;
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    size_t nrows = sizeof rows / sizeof *rows;
+    if (max_rows > 0 && (size_t)max_rows < nrows)
+        nrows = (size_t)max_rows;
+    for (size_t i = 0; i < nrows; i++) {
         hay_patterns *g = compile(&p, HAY_BACKEND_CUDA, rows[i].algo, rows[i].params);
         if (!g) {
             bad = 1;
@@ -654,7 +658,8 @@ static int lits(const char *patfile, const char *dir)
         timing tl, tb, trb;
         memset(&tl, 0, sizeof tl);
         tb = trb = tl;
-        if (rows[i].list) {
+        const int list = rows[i].list && !count_only;
+        if (list) {
             tl = run(g, d, len, NULL, LIST, 0);
             tb = run(g, d, len, NULL, BATCH, 0);
             trb = run(g, d, len, buf, BATCH, 0);
@@ -662,17 +667,17 @@ static int lits(const char *patfile, const char *dir)
         if (i == 0)
             ref = tr.count;
         int same = tr.count == ref && te.count == ref &&
-                   (!rows[i].list || (tl.count == ref && !tl.order_bad && tb.count == ref &&
+                   (!list || (tl.count == ref && !tl.order_bad && tb.count == ref &&
                                       tb.sum == tl.sum && !tb.order_bad && trb.count == ref &&
                                       trb.sum == tl.sum && !trb.order_bad));
         bad |= !same;
         char name[80];
         snprintf(name, sizeof name, "%s %s", rows[i].algo, rows[i].params ? rows[i].params : "");
         printf("%-40s %12.1f %12.2f %12.2f %12.2f %12.2f %12llu %s\n", name, gb / tr.kernel,
-               gb / te.wall, rows[i].list ? gb / tl.wall : 0.0,
-               rows[i].list ? gb / tb.wall : 0.0, rows[i].list ? gb / trb.wall : 0.0,
+               gb / te.wall, list ? gb / tl.wall : 0.0, list ? gb / tb.wall : 0.0,
+               list ? gb / trb.wall : 0.0,
                (unsigned long long)tr.count, same ? "same" : "DIFF");
-        if (rows[i].list)
+        if (list)
             printf("#   list-batch phases: copy_in %.4f kernel %.4f copy_out+sort %.4f; "
                    "resident: kernel %.4f copy_out+sort %.4f\n", tb.copy_in, tb.kernel,
                    tb.copy_out, trb.kernel, trb.copy_out);
@@ -697,6 +702,10 @@ int main(int argc, char **argv)
             hs = argv[++i];
         else if (!strcmp(argv[i], "--file") && i + 1 < argc)
             file = argv[++i];
+        else if (!strcmp(argv[i], "--count-only"))
+            count_only = 1;
+        else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
+            max_rows = atoi(argv[++i]);
         else if (na < 8)
             args[na++] = argv[i];
     }
@@ -704,7 +713,7 @@ int main(int argc, char **argv)
         reps = 1;
     if (na != 3) {
         fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big|list|lits PATFILE TEXTDIR "
-                        "[--reps N] [--hs HS_BENCH] [--file PATH]\n");
+                        "[--reps N] [--hs HS_BENCH] [--file PATH] [--count-only] [--rows N]\n");
         return 2;
     }
     if (hay_backend_available(HAY_BACKEND_CUDA) != HAY_OK) {

@@ -1,23 +1,28 @@
 // fdr_gpu.cu - the CUDA engine fdr-gpu: a shift-or filter over hashed
-// two-byte windows with its table in shared memory, short literals through
-// a bitmap and direct lists, candidates verified against records in global
-// memory (fdr_gpu.h explains the tables, fdr_gpu.cuh a thread's work).
+// three-byte windows with its table in shared memory, short literals
+// through 2-bit codes and direct lists, candidates checked against a
+// bitmap of prefixes and verified against records in global memory
+// (fdr_gpu.h explains the tables, fdr_gpu.cuh a thread's work).
 //
 // Each thread owns `run` contiguous bytes of the piece, read as aligned
 // 16-byte words (the driver's padding makes the words around the piece
 // readable; bytes outside it never make a match), after a warm-up over the
-// 8 bytes before its run.  Blocks loop over tiles of threads * run bytes,
-// so the tables (filter and short codes) are loaded into shared memory once
-// per block.  A set split into groups takes one launch per group.
+// 4 bytes before its run.  Blocks loop over tiles of threads * run bytes,
+// so the tables (filter, prefix bitmap, short codes) are loaded into
+// shared memory once per block.  A set split into groups takes one launch
+// per group.
 //
-// The filter's hot loop reads shared memory only.  Counts of 1- and 2-byte
-// literals are added there (their 2-bit codes: 16 KiB, where 8-bit codes
-// took 64 KiB and halved the blocks an SM holds); every other hit (a filter candidate, a slow
-// short code, any short hit when the list or counts per pattern are
-// wanted) goes to its warp's queue in shared memory, and when 32 wait the
-// warp's lanes verify them side by side: measured on the H200, verifying
+// The filter runs over a whole 16-byte word with no branch, reading
+// shared memory only; counts of 1- and 2-byte literals are summed per word
+// there (their 2-bit codes: 16 KiB, where 8-bit codes took 64 KiB and
+// halved the blocks an SM holds).  Every other hit (a filter candidate, a
+// slow short code, any short hit when the list or counts per pattern are
+// wanted) goes to its warp's queue in shared memory, placed by ballot, and
+// when 32 wait the warp's lanes verify them side by side: verifying each
 // at once, one lane at a time while the warp waited, ran at 23 GB/s
-// (snort-community) and 7 GB/s (et-open).
+// (snort-community) and 7 GB/s (et-open) on the H200.  The per-byte
+// branch, atomics and 64-bit state of the loop before it: docs/notes/
+// 2026-11-26-session11.md, "Session 15".
 //
 // Results (cuda_engine.h): the count with one atomic per block; counts per
 // pattern with one atomic per match; the list staged in shared memory and
@@ -40,19 +45,19 @@ namespace {
 
 // Entries of the shared match buffer (lists).
 constexpr unsigned SCAP = 2048;
-// Candidates a warp holds before its lanes verify them together.
-constexpr unsigned QCAP = 128;
+// Candidates a warp holds: below 32 between words, 32 more in a round.
+constexpr unsigned QCAP = 64;
 
 struct fdr_dev {
     hay_fdr_gpu_tables h;       // host copy (plen, sizes)
-    uint64_t *d_table;
+    uint32_t *d_table;
     uint8_t *d_scode;
-    uint32_t *d_short_first, *d_short_ent, *d_slot_first;
+    uint32_t *d_short_first, *d_short_ent, *d_slot_first, *d_pmap;
     hay_fdr_gpu_lit *d_lits;
     uint8_t *d_bytes, *d_plen;
     uint32_t run, threads;
     uint64_t max_len;
-    unsigned grid[2][2];        // [caseless][list]: blocks to launch
+    unsigned grid[2][2][2][2];  // [caseless][list][short][fast]: blocks to launch
     size_t smem[2];             // [list]
     size_t mem;
 };
@@ -99,37 +104,45 @@ struct emit_dev {
     }
 };
 
-// A warp's candidates: pushed by its lanes, verified by all 32 together
-// once 32 wait (a lane alone would hold the warp for each of its own).
+// A warp's candidates: handed over by its lanes after each word (every
+// lane of the warp calls put), verified by all 32 together once 32 wait (a
+// lane alone would hold the warp for each of its own).
 template <bool CASELESS, class Emit>
 struct queue_dev {
     unsigned long long *q;      // this warp's QCAP entries
-    unsigned *n;                // and its fill level
     const fdr_view *v;
     const fdr_piece *pc;
     Emit *em;
-    __device__ __forceinline__ void push(uint64_t c)
+    unsigned fill;              // waiting (the same in every lane)
+    // A round per candidate of the lane with the most, each lane's next
+    // one placed by ballot (the queue is the warp's own: no atomics).
+    __device__ __forceinline__ void put(uint32_t c, const fdr_word_out &o, uint32_t shm,
+                                        int64_t e0)
     {
-        unsigned k = atomicAdd(n, 1u);
-        if (k < QCAP)
-            q[k] = c;
-        else
-            fdr_verify<CASELESS>(*v, *pc, c, *em);   // full: at once
+        const unsigned lane = threadIdx.x & 31;
+        for (;;) {
+            bool has = c != 0;
+            unsigned b = __ballot_sync(0xffffffffu, has);
+            if (!b)
+                return;
+            if (has)
+                q[fill + __popc(b & ((1u << lane) - 1))] = fdr_take(c, o, shm, e0);
+            fill += __popc(b);
+            if (fill >= 32) {
+                __syncwarp();
+                fill -= 32;
+                fdr_verify<CASELESS>(*v, *pc, q[fill + lane], *em);
+            }
+            __syncwarp();
+        }
     }
-    __device__ __forceinline__ void step(bool all)
+    // The ones left at the end.
+    __device__ __forceinline__ void finish()
     {
         __syncwarp();
-        unsigned c = *n;
-        __syncwarp();
-        if (c < (all ? 1u : 32u))
-            return;
-        unsigned lim = c < QCAP ? c : QCAP;
-        for (unsigned i = threadIdx.x & 31; i < lim; i += 32)
-            fdr_verify<CASELESS>(*v, *pc, q[i], *em);
-        __syncwarp();
-        if ((threadIdx.x & 31) == 0)
-            *n = 0;
-        __syncwarp();
+        if ((threadIdx.x & 31) < fill)
+            fdr_verify<CASELESS>(*v, *pc, q[threadIdx.x & 31], *em);
+        fill = 0;
     }
 };
 
@@ -171,29 +184,42 @@ struct round_dev {
     }
 };
 
-// Shared memory: the filter table, the short codes (when the pass has
-// short literals), each warp's queue, the list's stage (lists).
-size_t smem_bytes(uint32_t domain, bool shorts, unsigned threads, bool list)
+// Shared memory: the filter table, the prefix bitmap, the short codes
+// (when the pass has short literals), each warp's queue, the list's stage
+// (lists).
+size_t smem_bytes(const hay_fdr_gpu_tables &h, unsigned threads, bool list)
 {
-    return ((size_t)8 << domain) + (shorts ? HAY_FDR_GPU_SHORT_BYTES : 0) +
+    return ((size_t)4 << h.domain) +
+           (h.pmap ? ((size_t)1 << h.pbits) / 8 : 0) +
+           (h.short_code ? HAY_FDR_GPU_SHORT_BYTES : 0) +
            (size_t)(threads / 32) * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
-template <bool CASELESS, bool LIST>
-__global__ void __launch_bounds__(1024) fdr_kernel(kargs a)
+// SHORT: the pass has short literals; FAST: counts only (lists never are).
+// 64 registers: under __launch_bounds__(1024) ptxas kept 32 and spilled in
+// the loop; at 512 threads an SM holds 2 blocks with 48 or 64.
+template <bool CASELESS, bool LIST, bool SHORT, bool FAST>
+__global__ void __maxnreg__(64) fdr_kernel(kargs a)
 {
     extern __shared__ __align__(16) uint64_t smem[];
-    __shared__ unsigned s_n, s_qn[32];
+    __shared__ unsigned s_n;
     __shared__ unsigned long long s_base;
     __shared__ unsigned long long s_red[32];
 
     const unsigned tid = threadIdx.x, nt = blockDim.x;
-    const uint32_t words = 1u << a.v.domain;
+    const uint32_t tab16 = (4u << a.v.domain) / 16;
     uint8_t *sp = (uint8_t *)smem;
-    uint64_t *s_tab = (uint64_t *)sp;
-    sp += (size_t)8 * words;
-    for (uint32_t i = tid; i < words; i += nt)
-        s_tab[i] = a.v.table[i];
+    uint4 *s_tab = (uint4 *)sp;
+    sp += (size_t)16 * tab16;
+    for (uint32_t i = tid; i < tab16; i += nt)
+        s_tab[i] = ((const uint4 *)a.v.table)[i];
+    uint32_t *s_pmap = (uint32_t *)sp;
+    if (a.v.pmap) {
+        const uint32_t pm16 = (1u << a.v.pbits) / 128;
+        for (uint32_t i = tid; i < pm16; i += nt)
+            ((uint4 *)s_pmap)[i] = ((const uint4 *)a.v.pmap)[i];
+        sp += (size_t)16 * pm16;
+    }
     uint8_t *s_code = sp;
     if (a.v.scode) {
         const uint4 *src = (const uint4 *)a.v.scode;
@@ -203,12 +229,12 @@ __global__ void __launch_bounds__(1024) fdr_kernel(kargs a)
     }
     unsigned long long *s_q = (unsigned long long *)sp;
     sp += (size_t)(nt / 32) * QCAP * 8;
-    if (tid < 32)
-        s_qn[tid] = 0;
     if (tid == 0)
         s_n = 0;
     fdr_view v = a.v;
-    v.table = s_tab;
+    v.table = (const uint32_t *)s_tab;
+    if (v.pmap)
+        v.pmap = s_pmap;
     if (v.scode)
         v.scode = s_code;
     emit_dev<LIST> em;
@@ -220,15 +246,15 @@ __global__ void __launch_bounds__(1024) fdr_kernel(kargs a)
     em.sg.buf = (unsigned long long *)sp;
     em.sg.n = &s_n;
     em.sg.base = &s_base;
-    queue_dev<CASELESS, emit_dev<LIST>> q = { s_q + (size_t)(tid / 32) * QCAP, &s_qn[tid / 32],
-                                              &v, &a.pc, &em };
+    queue_dev<CASELESS, emit_dev<LIST>> q = { s_q + (size_t)(tid / 32) * QCAP, &v, &a.pc,
+                                              &em, 0 };
     __syncthreads();
 
     round_dev<LIST> round = { &em.sg, a.matches, a.slots, a.cap };
     const uint64_t tiles = (a.gm.nthr + nt - 1) / nt;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
-        fdr_thread<CASELESS>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
-    q.step(true);
+        fdr_thread<CASELESS, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
+    q.finish();
     round(1);
 
     unsigned long long cnt = em.cnt;
@@ -247,10 +273,14 @@ __global__ void __launch_bounds__(1024) fdr_kernel(kargs a)
 }
 
 typedef void (*kernel_fn)(kargs);
-const kernel_fn kernels[2][2] = {
-    { fdr_kernel<false, false>, fdr_kernel<false, true> },
-    { fdr_kernel<true, false>, fdr_kernel<true, true> },
-};
+// [caseless][list][short][fast]; lists are never fast.
+#define FDR_KERNELS(CL)                                                                   \
+    { { { fdr_kernel<CL, false, false, false>, fdr_kernel<CL, false, false, true> },      \
+        { fdr_kernel<CL, false, true, false>, fdr_kernel<CL, false, true, true> } },      \
+      { { fdr_kernel<CL, true, false, false>, nullptr },                                  \
+        { fdr_kernel<CL, true, true, false>, nullptr } } }
+const kernel_fn kernels[2][2][2][2] = { FDR_KERNELS(false), FDR_KERNELS(true) };
+#undef FDR_KERNELS
 
 template <typename T>
 int upload(T **dst, const T *src, size_t n, size_t *mem)
@@ -277,6 +307,7 @@ void fdr_destroy(void *state)
     cudaFree(d->d_short_first);
     cudaFree(d->d_short_ent);
     cudaFree(d->d_slot_first);
+    cudaFree(d->d_pmap);
     cudaFree(d->d_lits);
     cudaFree(d->d_bytes);
     cudaFree(d->d_plen);
@@ -285,20 +316,36 @@ void fdr_destroy(void *state)
 }
 
 // Blocks per launch: what the device keeps resident (the block loops over
-// tiles), after allowing the dynamic shared memory.
+// tiles) with the set's dynamic shared memory.  Every kernel may take all
+// the shared memory a block can opt in to (less its static part): the
+// attribute belongs to the kernel, not to the set, and sets of other sizes
+// launch the same kernels (setting it to each set's own size made the
+// larger of two live sets fail to launch).
 int plan_grid(fdr_dev *d)
 {
-    int dev = 0, sms = 0;
+    int dev = 0, sms = 0, optin = 0;
     cudaGetDevice(&dev);
     int s = hay_cuda_status(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (s == 0)
+        s = hay_cuda_status(
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (s < 0)
         return s;
     for (int list = 0; list < 2; list++) {
-        d->smem[list] = smem_bytes(d->h.domain, d->h.short_code != nullptr, d->threads, list);
-        for (int cl = 0; cl < 2; cl++) {
-            kernel_fn k = kernels[cl][list];
-            s = hay_cuda_status(cudaFuncSetAttribute(
-                k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem[list]));
+        d->smem[list] = smem_bytes(d->h, d->threads, list);
+        for (int i = 0; i < 8; i++) {
+            const int cl = i >> 2, sh = (i >> 1) & 1, fast = i & 1;
+            kernel_fn k = kernels[cl][list][sh][fast];
+            if (!k)
+                continue;
+            cudaFuncAttributes fa;
+            s = hay_cuda_status(cudaFuncGetAttributes(&fa, k));
+            if (s < 0)
+                return s;
+            if (d->smem[list] + fa.sharedSizeBytes > (size_t)optin)
+                return HAY_ERR_UNSUPPORTED;   // the tables do not fit shared memory
+            s = hay_cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     optin - (int)fa.sharedSizeBytes));
             int occ = 0;
             if (s == 0)
                 s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -306,8 +353,8 @@ int plan_grid(fdr_dev *d)
             if (s < 0)
                 return s;
             if (occ < 1)
-                return HAY_ERR_UNSUPPORTED;   // the table does not fit shared memory
-            d->grid[cl][list] = (unsigned)(occ * sms);
+                return HAY_ERR_UNSUPPORTED;
+            d->grid[cl][list][sh][fast] = (unsigned)(occ * sms);
         }
     }
     return HAY_OK;
@@ -333,8 +380,18 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
     d->run = (uint32_t)prm.run;
     d->max_len = pp->max_len;
     d->threads = (uint32_t)prm.threads;
+    // Not given: two keys a long literal, 11 to 14 bits (64 KiB).
+    uint32_t domain = (uint32_t)prm.domain;
+    if (!domain) {
+        size_t nlong = 0;
+        for (size_t i = 0; i < pp->n; i++)
+            nlong += pp->len[i] >= HAY_FDR_GPU_LMIN;
+        domain = 11;
+        while (domain < 14 && ((size_t)1 << domain) < 2 * nlong)
+            domain++;
+    }
     const hay_fdr_gpu_tables *h = &d->h;
-    if ((s = hay_fdr_gpu_build(pp, (uint32_t)prm.domain, (uint32_t)prm.group_max, &d->h)) < 0 ||
+    if ((s = hay_fdr_gpu_build(pp, domain, (uint32_t)prm.group_max, &d->h)) < 0 ||
         (s = plan_grid(d)) < 0 ||
         (s = upload(&d->d_table, h->table, (size_t)h->groups << h->domain, &d->mem)) < 0 ||
         (s = upload(&d->d_scode, h->short_code,
@@ -345,7 +402,9 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
         (s = upload(&d->d_slot_first, h->slot_first, ((size_t)1 << h->hash_bits) + 1,
                     &d->mem)) < 0 ||
         (s = upload(&d->d_lits, h->lits, h->nlong, &d->mem)) < 0 ||
-        (s = upload(&d->d_bytes, h->bytes, h->nbytes, &d->mem)) < 0 ||
+        (s = upload(&d->d_pmap, h->pmap, h->pmap ? ((size_t)1 << h->pbits) / 32 : 0,
+                    &d->mem)) < 0 ||
+        (s = upload(&d->d_bytes, h->bytes, h->nbytes + 8, &d->mem)) < 0 ||
         (s = upload(&d->d_plen, h->plen, (size_t)h->groups * HAY_FDR_GPU_BUCKETS, &d->mem)) < 0) {
         fdr_destroy(d);
         return s;
@@ -369,7 +428,7 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.pc.text = job->d_text;
     a.pc.len = job->len;
     a.pc.min_end = job->min_end;
-    a.v.fast = !job->d_matches && !job->d_pattern_counts;
+    const int fast = !job->d_matches && !job->d_pattern_counts;
     a.v.short_first = d->d_short_first;
     a.v.short_ent = d->d_short_ent;
     a.v.slot_first = d->d_slot_first;
@@ -377,17 +436,15 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.v.bytes = d->d_bytes;
     a.v.domain = h->domain;
     a.v.hash_bits = h->hash_bits;
+    a.v.pbits = h->pbits;
+    a.v.pmap = d->d_pmap;
     a.count = job->d_count;
     a.pcounts = job->d_pattern_counts;
     a.matches = job->d_matches;
     a.slots = job->d_slots;
     a.cap = job->cap;
-    const int list = job->d_matches != nullptr;
-    kernel_fn k = kernels[h->caseless ? 1 : 0][list];
+    const int list = job->d_matches != nullptr, cl = h->caseless ? 1 : 0;
     uint64_t tiles = (a.gm.nthr + d->threads - 1) / d->threads;
-    unsigned grid = d->grid[h->caseless ? 1 : 0][list];
-    if (tiles < grid)
-        grid = (unsigned)tiles;
     cudaStream_t st = (cudaStream_t)job->stream;
     for (uint32_t g = 0; g < h->groups; g++) {
         a.v.group = g;
@@ -396,6 +453,11 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
         a.v.scode = g == 0 ? d->d_scode : nullptr;
         if (g > 0 && !h->nlong)
             break;
+        const int sh = a.v.scode != nullptr;
+        kernel_fn k = kernels[cl][list][sh][fast];
+        unsigned grid = d->grid[cl][list][sh][fast];
+        if (tiles < grid)
+            grid = (unsigned)tiles;
         k<<<grid, d->threads, d->smem[list], st>>>(a);
         int s = hay_cuda_status(cudaGetLastError());
         if (s < 0)

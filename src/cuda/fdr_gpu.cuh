@@ -9,36 +9,32 @@
 
 #include <string.h>
 
-// A thread's filter pushes its candidates to a Queue (the kernel's: one
-// per warp in shared memory, verified by the warp's lanes together when 32
-// are waiting; the host test's verifies each at once) and emits matches
-// through an Emit (em(end, id); em.add(n) for short matches counted in
-// place).  The functions that call them are instantiated for the device
-// (fdr_gpu.cu) and for the host test with host-only functors: the pragma
-// before each keeps nvcc from checking the side it is not used on.
+// A thread's filter hands each word's candidates to a Queue (q.put: the
+// kernel's queue is its warp's, in shared memory, verified by the warp's
+// lanes together when 32 are waiting; the host test's verifies each at
+// once) and emits matches through an Emit (em(end, id); em.add(n) for
+// short matches counted in place).  The functions that call them are
+// instantiated for the device (fdr_gpu.cu) and for the host test with
+// host-only functors: the pragma before each keeps nvcc from checking the
+// side it is not used on.
 
-// What a thread reads: the filter table of its group and the short codes
-// (shared memory in the kernel), the rest in global memory.
+// What a thread reads: the filter table of its group, the prefix bitmap
+// and the short codes (shared memory in the kernel), the rest in global
+// memory.
 struct fdr_view {
-    const uint64_t *table;        // this group's, 1 << domain words
+    const uint32_t *table;        // this group's, 1 << domain words
     const uint8_t *scode;         // NULL: no short literals in this pass
     const uint32_t *short_first, *short_ent, *slot_first;
+    const uint32_t *pmap;         // the prefix bitmap
     const hay_fdr_gpu_lit *lits;
     const uint8_t *bytes;
     const uint8_t *plen;          // this group's 8 bucket prefix lengths
-    uint32_t domain, hash_bits, group;
-    int fast;                     // counts only: short codes below SLOW add up
+    uint32_t domain, hash_bits, pbits, group;
 };
 
 // A candidate: its end position, bit 8 for the short lists, bits 0-7 for
 // the filter's buckets.
 #define FDR_CAND(e, sh, m) ((uint64_t)(e) << 9 | (uint64_t)(sh) << 8 | (m))
-
-// A thread's filter state: S and the two bytes before the next one (folded).
-struct fdr_thr {
-    uint64_t st;
-    uint32_t f1, f2;
-};
 
 // What one pass reports: matches ending in (min_end, len].
 struct fdr_piece {
@@ -61,22 +57,75 @@ FDR_HD unsigned fdr_lowest(uint32_t m)
 #endif
 }
 
-// The short literals ending at e (key k2 of y[e-1], y[e]; f2 = y[e-2]).
+FDR_HD int fdr_popc(uint32_t m)
+{
+#ifdef __CUDA_ARCH__
+    return __popc(m);
+#else
+    return __builtin_popcount(m);
+#endif
+}
+
+// Eight bytes folded at once ('A'..'Z' | 0x20 in each byte).
+template <bool CASELESS>
+FDR_HD uint64_t fdr_fold8(uint64_t x)
+{
+    if (!CASELESS)
+        return x;
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull;
+    uint64_t t = x & lo7;
+    uint64_t ge = t + 0x3f3f3f3f3f3f3f3full;   // bit 7: t >= 'A'
+    uint64_t gt = t + 0x2525252525252525ull;   // bit 7: t > 'Z'
+    return x | (ge & ~gt & ~x & hi) >> 2;
+}
+
+template <bool CASELESS>
+FDR_HD uint32_t fdr_fold4(uint32_t x)
+{
+    return (uint32_t)fdr_fold8<CASELESS>(x);
+}
+
+FDR_HD uint64_t fdr_ld8(const uint64_t *p)
+{
+#ifdef __CUDA_ARCH__
+    return __ldg(p);
+#else
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+#endif
+}
+
+// The pl (1..8) bytes at text[s], folded, little-endian: one or two reads of
+// the aligned 8-byte words that hold them (words that hold a byte of the
+// piece are readable, as fdr_load's are; so are those of the literals'
+// bytes, hay_fdr_gpu_tables.bytes).
+template <bool CASELESS>
+FDR_HD uint64_t fdr_prefix(const uint8_t *text, uint64_t s, uint32_t pl)
+{
+    uintptr_t a = (uintptr_t)(text + s);
+    const uint64_t *p = (const uint64_t *)(a & ~(uintptr_t)7);
+    unsigned sh = (unsigned)(a & 7) * 8;
+    uint64_t x = fdr_ld8(p) >> sh;
+    if (sh + 8 * pl > 64)
+        x |= fdr_ld8(p + 1) << (64 - sh);
+    if (pl < 8)
+        x &= ((uint64_t)1 << (8 * pl)) - 1;
+    return fdr_fold8<CASELESS>(x);
+}
+
+// The short literals ending at e (key k2 = y[e-1] | y[e] << 8).
 #pragma nv_exec_check_disable
 template <class Emit>
-FDR_HD void fdr_short(const fdr_view &v, const fdr_piece &pc, uint32_t k2, uint32_t f2,
-                      int64_t e, Emit &em)
+FDR_HD void fdr_short(const fdr_view &v, const fdr_piece &pc, uint32_t k2, int64_t e, Emit &em)
 {
     uint64_t end = (uint64_t)e + 1;
     if (end <= pc.min_end)
         return;
-    uint32_t i = v.short_first[k2], n = v.short_first[k2 + 1];
-    for (; i < n; i++) {
+    for (uint32_t i = v.short_first[k2], n = v.short_first[k2 + 1]; i < n; i++) {
         uint32_t s = v.short_ent[i];
-        uint32_t l = FDR_SHORT_LEN(s);
-        if (end < l || (l == 3 && FDR_SHORT_C0(s) != f2))
-            continue;
-        em(end, FDR_SHORT_ID(s));
+        if (end >= FDR_SHORT_LEN(s))
+            em(end, FDR_SHORT_ID(s));
     }
 }
 
@@ -92,9 +141,10 @@ FDR_HD void fdr_long(const fdr_view &v, const fdr_piece &pc, int64_t e, uint32_t
         if (e + 1 < (int64_t)pl)
             continue;                  // the prefix would start before the piece
         uint64_t s = (uint64_t)(e + 1 - pl);
-        uint64_t val = 0;
-        for (uint32_t j = 0; j < pl; j++)
-            val |= (uint64_t)fdr_fold<CASELESS>(pc.text[s + j]) << (8 * j);
+        uint64_t val = fdr_prefix<CASELESS>(pc.text, s, pl);
+        uint32_t bit = fdr_gpu_pbit(val, pl, v.pbits);
+        if (!(v.pmap[bit >> 5] >> (bit & 31) & 1))
+            continue;                  // no literal has this prefix
         uint32_t slot = fdr_gpu_slot(val, pl, v.hash_bits);
         for (uint32_t i = v.slot_first[slot], n = v.slot_first[slot + 1]; i < n; i++) {
             const hay_fdr_gpu_lit &r = v.lits[i];
@@ -103,11 +153,16 @@ FDR_HD void fdr_long(const fdr_view &v, const fdr_piece &pc, int64_t e, uint32_t
             uint64_t end = s + r.len;
             if (end > pc.len || end <= pc.min_end)
                 continue;
+            // The rest, 8 bytes at a time (both read as aligned words).
             const uint8_t *q = v.bytes + r.off;
             uint32_t j = pl;
-            while (j < r.len && fdr_fold<CASELESS>(pc.text[s + j]) == q[j])
-                j++;
-            if (j == r.len)
+            while (j < r.len) {
+                uint32_t k = r.len - j < 8 ? r.len - j : 8;
+                if (fdr_prefix<CASELESS>(pc.text, s + j, k) != fdr_prefix<false>(q, j, k))
+                    break;
+                j += k;
+            }
+            if (j >= r.len)
                 em(end, r.id);
         }
     }
@@ -121,43 +176,10 @@ FDR_HD void fdr_verify(const fdr_view &v, const fdr_piece &pc, uint64_t c, Emit 
     int64_t e = (int64_t)(c >> 9);
     if (c & 0x100) {
         uint32_t f1 = e >= 1 ? fdr_fold<CASELESS>(pc.text[e - 1]) : 0;
-        uint32_t f2 = e >= 2 ? fdr_fold<CASELESS>(pc.text[e - 2]) : 0;
-        fdr_short(v, pc, f1 << 8 | fdr_fold<CASELESS>(pc.text[e]), f2, e, em);
+        fdr_short(v, pc, f1 | fdr_fold<CASELESS>(pc.text[e]) << 8, e, em);
     }
     if (c & 0xff)
         fdr_long<CASELESS>(v, pc, e, (uint32_t)(c & 0xff), em);
-}
-
-// The bytes FROM..TO-1 of the 16-byte word w whose byte 0 is piece index
-// e0: candidates at ends in [lo, hi) go to the queue (lo = hi: a warm-up);
-// with v.fast, short codes below SLOW at ends in [slo, hi) are counted here.
-#pragma nv_exec_check_disable
-template <bool CASELESS, int FROM, int TO, class Emit, class Queue>
-FDR_HD void fdr_bytes(const fdr_view &v, fdr_thr &t, const uint32_t w[4], int64_t e0,
-                      int64_t lo, int64_t slo, int64_t hi, Emit &em, Queue &q)
-{
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int j = FROM; j < TO; j++) {
-        uint32_t f = fdr_fold<CASELESS>((w[j >> 2] >> (8 * (j & 3))) & 0xffu);
-        uint32_t k2 = t.f1 << 8 | f;
-        t.st = (t.st >> 8) | v.table[fdr_gpu_key(t.f1, f, v.domain)];
-        uint32_t m = ~(uint32_t)t.st & 0xffu;
-        uint32_t sc = v.scode ? fdr_gpu_short_code(v.scode, k2) : 0;
-        if (m | sc) {
-            int64_t e = e0 + j;
-            bool sh = sc != 0;
-            if (v.fast && sc < HAY_FDR_GPU_SHORT_SLOW && e >= slo && e < hi) {
-                em.add(sc);
-                sh = false;
-            }
-            if ((m || sh) && e >= lo && e < hi)
-                q.push(FDR_CAND(e, sh, m));
-        }
-        t.f2 = t.f1;
-        t.f1 = f;
-    }
 }
 
 // The aligned 16-byte word at p.
@@ -195,23 +217,158 @@ FDR_HD fdr_geom fdr_plan(const uint8_t *text, uint64_t len, uint64_t start0, uin
     return g;
 }
 
-// Thread th's run: a warm-up over the 8 bytes before it (when they lie at
-// or above base), then its words, q.step() after each half word and
-// round() after each word, also when the thread has nothing to do (the
-// kernel's barriers).
+// What the filter leaves of a word: the low byte of S after each of its 16
+// bytes (byte j of the word: byte j & 3 of st[j >> 2]) and the short codes
+// of its ends (byte j's at bits 2j, 2j + 1).
+struct fdr_word_out {
+    uint32_t st[4];
+    uint32_t sc;
+};
+
+// x with byte k replaced by b's low byte.
+FDR_HD uint32_t fdr_put_byte(uint32_t x, uint32_t b, int k)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, b, k == 0 ? 0x3214 : k == 1 ? 0x3240 : k == 2 ? 0x3410 : 0x4210);
+#else
+    return (x & ~(0xffu << (8 * k))) | (b & 0xffu) << (8 * k);
+#endif
+}
+
+// The short code of key k (fdr_gpu_short_code; bits above 16 ignored)
+// moved to bits 2j, 2j + 1: the codes read as 32-bit words, 16 keys a word.
+FDR_HD uint32_t fdr_code_at(const uint8_t *codes, uint32_t k, int j)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t x = ((const uint32_t *)codes)[(k >> 4) & 0xfffu];
+    return __funnelshift_r(x, x, 2 * k - 2 * j) & (3u << (2 * j));
+#else
+    uint32_t x;
+    memcpy(&x, codes + 4 * ((k >> 4) & 0xfffu), 4);
+    return ((x >> (2 * (k & 15))) & 3u) << (2 * j);
+#endif
+}
+
+// The four bytes from byte o (0..19) of the 20 bytes ww[0..4] (bytes past
+// the end: 0).
+FDR_HD uint32_t fdr_bytes_at(const uint32_t ww[5], int o)
+{
+    int i = o >> 2, sh = 8 * (o & 3);
+    if (sh == 0)
+        return ww[i];
+    if (i == 4)
+        return ww[4] >> sh;
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(ww[i], ww[i + 1], sh);
+#else
+    return ww[i] >> sh | ww[i + 1] << (32 - sh);
+#endif
+}
+
+// A thread's filter state: S and the (folded) word before the next one.
+struct fdr_thr {
+    uint32_t st, prev;
+};
+
+// The filter and (SHORT) the short codes over bytes FROM..TO-1 of the
+// folded word w, with no branch: each byte's window read straight out of
+// the words (one funnel shift), one multiply for its key.
+template <bool SHORT, int FROM, int TO>
+FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], fdr_word_out &o)
+{
+    const uint32_t ww[5] = { t.prev, w[0], w[1], w[2], w[3] };
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+    for (int j = FROM; j < TO; j++) {
+        // The window ending with byte j, from bit 0 (byte j is ww's j + 4).
+        uint32_t x = fdr_bytes_at(ww, j + 5 - HAY_FDR_GPU_WINDOW);
+        t.st = (t.st >> 8) | v.table[fdr_gpu_key(x, v.domain)];
+        o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], t.st, j & 3);
+        if (SHORT)
+            o.sc |= fdr_code_at(v.scode, x >> 8, j);
+    }
+    t.prev = w[3];
+}
+
+// Bit 2j for each end e0 + j (j < 16) in [a, b).
+FDR_HD uint32_t fdr_range2(int64_t e0, int64_t a, int64_t b)
+{
+    int64_t x = a - e0, y = b - e0;
+    if (y <= 0 || x >= 16 || x >= y)
+        return 0;
+    uint32_t m = y >= 16 ? 0xffffffffu : (1u << (2 * y)) - 1;
+    if (x > 0)
+        m &= ~((1u << (2 * x)) - 1);
+    return m & 0x55555555u;
+}
+
+// A word's candidates: bit 2j for each end j to verify (the filter's in
+// P, short codes in P that are SLOW or lie outside V); *shm: those whose
+// short list is wanted.  Short codes below SLOW in V are counted here
+// (the SLOW ones in V are added as 3 by the sum and taken off again).
 #pragma nv_exec_check_disable
-template <bool CASELESS, class Emit, class Queue, class Round>
+template <bool SHORT, class Emit>
+FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Emit &em,
+                               uint32_t *shm)
+{
+    uint32_t fl = 0;
+    for (int i = 0; i < 4; i++) {
+        // Bit 7 of each byte of st that is not 0xff, then those 4 bits
+        // gathered to bits 8i, 8i + 2, 8i + 4, 8i + 6.
+        uint32_t x = ~o.st[i];
+        uint32_t nz = (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
+        fl |= ((((nz >> 7) * 0x01041040u) >> 24) & 0x55u) << (8 * i);
+    }
+    uint32_t c = fl & P;
+    *shm = 0;
+    if (SHORT) {
+        uint32_t lo = o.sc & 0x55555555u, hi = (o.sc >> 1) & 0x55555555u;
+        uint32_t slow = lo & hi, vs = o.sc & (V | V << 1);
+        if (V)
+            em.add((uint32_t)(fdr_popc(vs) + fdr_popc(vs & 0xaaaaaaaau) -
+                              3 * fdr_popc(slow & V)));
+        *shm = (slow | ((lo | hi) & ~V)) & P;
+        c |= *shm;
+    }
+    return c;
+}
+
+// The candidate of c's lowest bit (the word's byte 0 at piece index e0);
+// clears the bit.
+FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64_t e0)
+{
+    unsigned b = fdr_lowest(c);
+    c &= c - 1;
+    unsigned j = b >> 1, i = j >> 2;
+    // Selects, not o.st[i]: a run-time index would put o in local memory.
+    uint32_t x = i == 0 ? o.st[0] : i == 1 ? o.st[1] : i == 2 ? o.st[2] : o.st[3];
+    uint32_t m = (~x >> (8 * (j & 3))) & 0xffu;
+    return FDR_CAND(e0 + j, (shm >> b) & 1u, m);
+}
+
+// Thread th's run: a warm-up over the last bytes before it (when they lie
+// at or above base), then its words; q.put(c, o, shm, e0) after each word
+// (by every thread, with c = 0 when there is nothing, also past the
+// piece: the kernel's warp-wide calls) and round() after it.  SHORT: the
+// pass has short literals; FAST: counts only (short codes below SLOW
+// counted in place).
+#pragma nv_exec_check_disable
+template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue, class Round>
 FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
                        Emit &em, Queue &q, Round &round)
 {
     const bool active = th < gm.nthr;
     const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
-    fdr_thr t = { 0, 0, 0 };
+    fdr_thr t = { 0, 0 };
     uint32_t w[4];
+    fdr_word_out o = { { 0, 0, 0, 0 }, 0 };
     if (active && g0 >= 16) {
+        // The 4 lags of S, after the 2 bytes their first window needs.
         fdr_load(gm.base + g0 - 16, w);
-        t.f1 = fdr_fold<CASELESS>(w[1] >> 24);   // byte 7
-        fdr_bytes<CASELESS, 8, 16>(v, t, w, 0, 0, 0, 0, em, q);
+        for (int i = 0; i < 4; i++)
+            w[i] = fdr_fold4<CASELESS>(w[i]);
+        fdr_filter_word<false, 12, 16>(v, t, w, o);
     }
     int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;
     if (lo < (int64_t)gm.start0)
@@ -226,16 +383,20 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
         slo = 1;
     for (uint32_t k = 0; k < gm.run / 16; k++) {
         uint64_t g = g0 + 16ull * k;
-        bool go = active && g < text_end;
         int64_t e0 = (int64_t)g - (int64_t)gm.a0;
-        if (go)
+        uint32_t c = 0, shm = 0;
+        if (active && g < text_end) {
             fdr_load(gm.base + g, w);
-        if (go)
-            fdr_bytes<CASELESS, 0, 8>(v, t, w, e0, lo, slo, hi, em, q);
-        q.step(false);
-        if (go)
-            fdr_bytes<CASELESS, 8, 16>(v, t, w, e0, lo, slo, hi, em, q);
-        q.step(false);
+            for (int i = 0; i < 4; i++)
+                w[i] = fdr_fold4<CASELESS>(w[i]);
+            o.sc = 0;
+            fdr_filter_word<SHORT, 0, 16>(v, t, w, o);
+            bool inside = e0 >= lo && e0 + 16 <= hi;
+            uint32_t P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
+            uint32_t V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
+            c = fdr_word_cands<SHORT>(o, P, V, em, &shm);
+        }
+        q.put(c, o, shm, e0);
         round();
     }
 }

@@ -4,32 +4,38 @@
  * form is src/cpu/fdr.c; this one is laid out for a GPU thread that owns a
  * contiguous run of input read with 16-byte loads).
  *
- * Literals of 4 bytes and more ("long") go through a shift-or filter over
- * hashed two-byte windows in 8 buckets.  Each bucket has a prefix length P
- * (min(len, 8) of its literals, 4..8).  The window key of input position i
- * is hash(y[i-1], y[i]) (FDR_KEY: `domain` bits).  Table word T[k], bit
- * 8p + b, is 0 when a literal of bucket b has a window of key k ending p
- * bytes before the end of its prefix (p = 0 .. P - 2: the P - 1 windows
- * inside the prefix), and for every p >= P - 1 (no window there).  A
- * thread keeps S = (S >> 8) | T[key(i)] per byte: bit b of S's low byte is
- * 0 when every window of a bucket-b prefix ending at i agrees.  Bytes
- * before a thread's run are fed first (a warm-up of 8), so runs need no
- * carry between threads.
+ * Literals of 3 bytes and more ("long") go through a shift-or filter over
+ * hashed 3-byte windows in 8 buckets.  Each bucket has a prefix length P
+ * (min(len, 6) of its literals, 3..6).  The window key of input position i
+ * is a hash of y[i-2] | y[i-1] << 8 | y[i] << 16 (fdr_gpu_key: `domain`
+ * bits).  Table word T[k] (32 bits), bit 8p + b, is 0 when a literal of
+ * bucket b has a window of key k ending p bytes before the end of its
+ * prefix (p = 0 .. P - 3: the P - 2 windows inside the prefix), and for
+ * every p > P - 3 (no window there).  A thread keeps S = (S >> 8) |
+ * T[key(i)] per byte: bit b of S's low byte is 0 when every window of a
+ * bucket-b prefix ending at i agrees.  Bytes before a thread's run are fed
+ * first (a warm-up of 4), so runs need no carry between threads.  Measured
+ * on the host (8 MB of the text files), 3-byte windows in one table of 16K
+ * keys filter et-open's 30,000 literals (0.12 candidates a byte) about as
+ * well as 2-byte windows with 64-bit words (8 lags, prefixes up to 8) did in
+ * eight groups of 2K keys, each group a pass over the input.
  *
  * A candidate (end i, bucket b) is verified: the P bytes ending at i
- * (folded when caseless) hash with P (fdr_gpu_slot) to a slot of a table of
- * literal records held in global memory (small enough to stay in L2); each
- * record of that slot with the same group, bucket and prefix is compared in
- * full.  Every literal has one record per id, so duplicates report each
- * id and a match is found exactly once (by its prefix end).
+ * (folded when caseless) are first looked up in a bitmap of the long
+ * literals' prefixes (fdr_gpu_pbit; in shared memory: on the host, 3 in 4
+ * of et-open's filter hits have no literal with that prefix), then hash
+ * with P (fdr_gpu_slot) to a slot of a table of literal records held in
+ * global memory (small enough to stay in L2); each record of that slot
+ * with the same group, bucket and prefix is compared in full.  Every
+ * literal has one record per id, so duplicates report each id and a match
+ * is found exactly once (by its prefix end).
  *
- * Literals of 1 to 3 bytes ("short") skip the filter: a 2-bit code per
- * two-byte key (y[i-1], y[i]) (16 KiB, in shared memory) counts the 1- and
- * 2-byte literals that end there (a 1-byte literal counts under all 256
- * keys of its byte), or is SHORT_SLOW when a 3-byte literal ends with the
- * key (or more than 2 do); 0: none.  A count needs nothing else; lists,
- * counts per pattern and slow codes read the key's list of entries (id,
- * length, first byte of a 3-byte literal).
+ * Literals of 1 and 2 bytes ("short") skip the filter: a 2-bit code per
+ * two-byte key y[i-1] | y[i] << 8 (16 KiB, in shared memory) counts those
+ * that end there (a 1-byte literal counts under all 256 keys of its byte),
+ * or is SHORT_SLOW when more than 2 do; 0: none.  A count needs nothing
+ * else; lists, counts per pattern and slow codes read the key's list of
+ * entries (id, length).
  *
  * Sets with more long literals than `group_max` are split into groups of
  * literals with neighbouring prefixes, each with its own filter table; the
@@ -52,9 +58,12 @@ extern "C" {
 #define FDR_HD static inline
 #endif
 
-/* Literals shorter than this are the short tables'. */
-#define HAY_FDR_GPU_LONG 4
 #define HAY_FDR_GPU_BUCKETS 8
+/* Filter windows, and the long literals' least and the prefixes' greatest
+ * lengths (4 lags of 8 buckets in a 32-bit word). */
+#define HAY_FDR_GPU_WINDOW 3
+#define HAY_FDR_GPU_LMIN 3
+#define HAY_FDR_GPU_PMAX 6
 /* Two-byte keys of the short codes, and the bytes of their 2-bit codes. */
 #define HAY_FDR_GPU_SHORT_KEYS 65536
 #define HAY_FDR_GPU_SHORT_BYTES (HAY_FDR_GPU_SHORT_KEYS / 4)
@@ -72,32 +81,35 @@ typedef struct hay_fdr_gpu_lit {
     uint16_t group;
 } hay_fdr_gpu_lit;
 
-/* A short entry: id | (len - 1) << 20 | first byte (3-byte literals) << 24. */
+/* A short entry: id | (len - 1) << 20. */
 #define FDR_SHORT_ID(e) ((e) & 0xfffffu)
 #define FDR_SHORT_LEN(e) ((((e) >> 20) & 3u) + 1)
-#define FDR_SHORT_C0(e) ((e) >> 24)
 
 typedef struct hay_fdr_gpu_tables {
     uint32_t domain;       /* filter key bits */
     uint32_t hash_bits;    /* verification slots: 1 << hash_bits */
+    uint32_t pbits;        /* prefix bitmap: 1 << pbits bits (0: no long literals) */
     uint32_t groups;       /* filter tables (at least 1) */
     int caseless;
     size_t nshort_ent, nlong, nbytes;
     uint8_t *plen;         /* groups * 8: each bucket's prefix length (0: empty) */
-    uint64_t *table;       /* groups << domain */
+    uint32_t *table;       /* groups << domain */
     uint8_t *short_code;   /* HAY_FDR_GPU_SHORT_BYTES (fdr_gpu_short_code), or NULL:
                             * no short literals */
     uint32_t *short_first; /* 65537 */
     uint32_t *short_ent;   /* nshort_ent */
     uint32_t *slot_first;  /* (1 << hash_bits) + 1 */
+    uint32_t *pmap;        /* (1 << pbits) / 32, or NULL */
     hay_fdr_gpu_lit *lits; /* nlong, by slot */
-    uint8_t *bytes;        /* nbytes: the long literals, folded */
+    uint8_t *bytes;        /* nbytes + 8 (zeros): the long literals, folded */
 } hay_fdr_gpu_tables;
 
-/* The filter key of the two-byte window (a, b): `domain` bits. */
-FDR_HD uint32_t fdr_gpu_key(uint32_t a, uint32_t b, uint32_t domain)
+/* The filter key of a window, x = its 3 bytes in order from bit 0 (bits
+ * 24-31 are ignored): `domain` bits.  One multiply: the kernel reads x
+ * straight out of its input words. */
+FDR_HD uint32_t fdr_gpu_key(uint32_t x, uint32_t domain)
 {
-    return (((a << 8) | b) * 2654435761u) >> (32 - domain);
+    return (x * (2654435761u << 8)) >> (32 - domain);
 }
 
 /* The short code of key k (0: no short literal ends with it). */
@@ -111,6 +123,13 @@ FDR_HD uint32_t fdr_gpu_slot(uint64_t val, uint32_t plen, uint32_t hash_bits)
 {
     uint64_t h = (val ^ ((uint64_t)plen << 59)) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> (64 - hash_bits));
+}
+
+/* The bit of a prefix (val, plen) in the prefix bitmap. */
+FDR_HD uint32_t fdr_gpu_pbit(uint64_t val, uint32_t plen, uint32_t pbits)
+{
+    uint64_t h = (val ^ ((uint64_t)plen << 59)) * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t)(h >> (64 - pbits));
 }
 
 /*

@@ -41,6 +41,7 @@ void hay_fdr_gpu_tables_free(hay_fdr_gpu_tables *t)
     free(t->short_first);
     free(t->short_ent);
     free(t->slot_first);
+    free(t->pmap);
     free(t->lits);
     free(t->bytes);
     memset(t, 0, sizeof *t);
@@ -56,7 +57,7 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
 {
     size_t nent = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->len[i] < HAY_FDR_GPU_LONG)
+        if (p->len[i] < HAY_FDR_GPU_LMIN)
             nent += p->len[i] == 1 ? 256 : 1;
     if (!nent)
         return HAY_OK;
@@ -70,21 +71,19 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < p->n; i++) {
             size_t len = p->len[i];
-            if (len >= HAY_FDR_GPU_LONG)
+            if (len >= HAY_FDR_GPU_LMIN)
                 continue;
             const uint8_t *s = p->bytes + p->off[i];
             uint32_t last = fold_of(p, s[len - 1]);
-            uint32_t c0 = len == 3 ? fold_of(p, s[0]) : 0;
-            uint32_t e = (uint32_t)i | (uint32_t)(len - 1) << 20 | c0 << 24;
+            uint32_t e = (uint32_t)i | (uint32_t)(len - 1) << 20;
             for (uint32_t a = 0; a < 256; a++) {
                 uint32_t prev = len == 1 ? a : fold_of(p, s[len - 2]);
-                uint32_t k = prev << 8 | last;
+                uint32_t k = prev | last << 8;
                 if (pass == 1) {
                     t->short_ent[t->short_first[k]++] = e;
                 } else {
                     uint32_t c = fdr_gpu_short_code(t->short_code, k);
-                    c = len == 3 || c + 1 >= HAY_FDR_GPU_SHORT_SLOW ? HAY_FDR_GPU_SHORT_SLOW
-                                                                    : c + 1;
+                    c = c + 1 >= HAY_FDR_GPU_SHORT_SLOW ? HAY_FDR_GPU_SHORT_SLOW : c + 1;
                     unsigned sh = 2 * (k & 3);
                     t->short_code[k >> 2] =
                         (uint8_t)((t->short_code[k >> 2] & ~(3u << sh)) | c << sh);
@@ -117,14 +116,14 @@ static void assign_buckets(lit_sort *ls, size_t n, uint8_t *plen)
     unsigned nb[9] = { 0 }, used = 0;
     for (size_t i = 0; i < n; i++)
         cnt[ls[i].plen]++;
-    for (unsigned l = HAY_FDR_GPU_LONG; l <= 8; l++)
+    for (unsigned l = HAY_FDR_GPU_LMIN; l <= HAY_FDR_GPU_PMAX; l++)
         if (cnt[l]) {
             nb[l] = 1;
             used++;
         }
     while (used && used < HAY_FDR_GPU_BUCKETS) {
         unsigned best = 0;
-        for (unsigned l = HAY_FDR_GPU_LONG; l <= 8; l++)
+        for (unsigned l = HAY_FDR_GPU_LMIN; l <= HAY_FDR_GPU_PMAX; l++)
             if (nb[l] && (!best || cnt[l] * nb[best] > cnt[best] * nb[l]))
                 best = l;
         nb[best]++;
@@ -132,7 +131,7 @@ static void assign_buckets(lit_sort *ls, size_t n, uint8_t *plen)
     }
     unsigned b0 = 0;
     size_t i = 0;
-    for (unsigned l = HAY_FDR_GPU_LONG; l <= 8; l++) {
+    for (unsigned l = HAY_FDR_GPU_LMIN; l <= HAY_FDR_GPU_PMAX; l++) {
         for (unsigned k = 0; k < nb[l]; k++)
             plen[b0 + k] = (uint8_t)l;
         for (size_t j = 0; j < cnt[l]; j++, i++)
@@ -144,23 +143,24 @@ static void assign_buckets(lit_sort *ls, size_t n, uint8_t *plen)
 /* The filter table of one group: 1 bits everywhere, then each literal's
  * windows and each used bucket's lags past its prefix cleared. */
 static void fill_table(const hay_cuda_patterns *p, const lit_sort *ls, size_t n,
-                       const uint8_t *plen, uint32_t domain, uint64_t *tab)
+                       const uint8_t *plen, uint32_t domain, uint32_t *tab)
 {
+    const uint32_t w = HAY_FDR_GPU_WINDOW, lags = HAY_FDR_GPU_PMAX - w + 1;
     size_t words = (size_t)1 << domain;
-    for (size_t k = 0; k < words; k++)
-        tab[k] = ~(uint64_t)0;
-    uint64_t dont_care = 0;
+    uint32_t dont_care = 0;
     for (unsigned b = 0; b < HAY_FDR_GPU_BUCKETS; b++)
-        for (unsigned q = plen[b] ? plen[b] - 1u : 8u; q < 8; q++)
-            dont_care |= (uint64_t)1 << (8 * q + b);
+        for (unsigned q = plen[b] ? plen[b] - w + 1 : lags; q < lags; q++)
+            dont_care |= 1u << (8 * q + b);
     for (size_t k = 0; k < words; k++)
-        tab[k] &= ~dont_care;
+        tab[k] = ~dont_care;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *s = p->bytes + p->off[ls[i].idx];
         uint32_t pl = plen[ls[i].bucket];
-        for (uint32_t j = 1; j < pl; j++) {
-            uint32_t k = fdr_gpu_key(fold_of(p, s[j - 1]), fold_of(p, s[j]), domain);
-            tab[k] &= ~((uint64_t)1 << (8 * (pl - 1 - j) + ls[i].bucket));
+        for (uint32_t j = w - 1; j < pl; j++) {
+            uint32_t x = 0;
+            for (uint32_t q = 0; q < w; q++)
+                x |= (uint32_t)fold_of(p, s[j + 1 - w + q]) << (8 * q);
+            tab[fdr_gpu_key(x, domain)] &= ~(1u << (8 * (pl - 1 - j) + ls[i].bucket));
         }
     }
 }
@@ -176,7 +176,7 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
         return s;
     size_t nlong = 0, nbytes = 0;
     for (size_t i = 0; i < p->n; i++)
-        if (p->len[i] >= HAY_FDR_GPU_LONG) {
+        if (p->len[i] >= HAY_FDR_GPU_LMIN) {
             nlong++;
             nbytes += p->len[i];
         }
@@ -186,8 +186,13 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
     uint32_t hb = 4;
     while (hb < 24 && ((size_t)1 << hb) < 2 * nlong)
         hb++;
+    /* The prefix bitmap: about 1 bit in 8 set, 1 KiB to 16 KiB. */
+    uint32_t pb = 13;
+    while (pb < 17 && ((size_t)1 << pb) < 8 * nlong)
+        pb++;
     t->groups = (uint32_t)groups;
     t->hash_bits = hb;
+    t->pbits = nlong ? pb : 0;
     t->nlong = nlong;
     t->nbytes = nbytes;
     lit_sort *ls = malloc((nlong ? nlong : 1) * sizeof *ls);
@@ -195,15 +200,17 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
     t->plen = calloc(groups * HAY_FDR_GPU_BUCKETS, 1);
     t->table = malloc((groups << domain) * sizeof *t->table);
     t->slot_first = calloc(((size_t)1 << hb) + 1, sizeof *t->slot_first);
+    t->pmap = nlong ? calloc(((size_t)1 << pb) / 32, sizeof *t->pmap) : NULL;
     t->lits = malloc((nlong ? nlong : 1) * sizeof *t->lits);
-    t->bytes = malloc(nbytes ? nbytes : 1);
+    t->bytes = calloc(nbytes + 8, 1);   /* read in whole 8-byte words */
     s = HAY_ERR_NOMEM;
-    if (!ls || !tmp || !t->plen || !t->table || !t->slot_first || !t->lits || !t->bytes)
+    if (!ls || !tmp || !t->plen || !t->table || !t->slot_first || !t->lits ||
+        !t->bytes || (nlong && !t->pmap))
         goto done;
     size_t k = 0;
     for (size_t i = 0; i < p->n; i++) {
         size_t len = p->len[i];
-        if (len < HAY_FDR_GPU_LONG)
+        if (len < HAY_FDR_GPU_LMIN)
             continue;
         const uint8_t *b = p->bytes + p->off[i];
         uint64_t key = 0;
@@ -211,7 +218,7 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
             key = key << 8 | (j < len ? fold_of(p, b[j]) : 0);
         ls[k].key = key;
         ls[k].idx = (uint32_t)i;
-        ls[k].plen = len < 8 ? (uint32_t)len : 8;
+        ls[k].plen = len < HAY_FDR_GPU_PMAX ? (uint32_t)len : HAY_FDR_GPU_PMAX;
         ls[k].bucket = 0;
         k++;
     }
@@ -242,8 +249,11 @@ int hay_fdr_gpu_build(const hay_cuda_patterns *p, uint32_t domain, uint32_t grou
                 r->val |= (uint64_t)t->bytes[r->off + j] << (8 * j);
         }
     }
-    for (size_t i = 0; i < nlong; i++)
+    for (size_t i = 0; i < nlong; i++) {
         t->slot_first[fdr_gpu_slot(tmp[i].val, tmp[i].plen, hb) + 1]++;
+        uint32_t bit = fdr_gpu_pbit(tmp[i].val, tmp[i].plen, pb);
+        t->pmap[bit >> 5] |= 1u << (bit & 31);
+    }
     for (size_t j = 0; j < ((size_t)1 << hb); j++)
         t->slot_first[j + 1] += t->slot_first[j];
     for (size_t i = 0; i < nlong; i++)
@@ -258,17 +268,30 @@ done:
 }
 
 /*
- * The choice against PFAC.  Measured on the H200 (docs/PERF.md "Literal
- * sets: fdr-gpu against PFAC"), 1 GiB resident: PFAC 153 GB/s against
- * fdr-gpu's best 82 GB/s (snort-community), 118 against 25 GB/s (et-open:
- * 8 filter groups, so 8 reads of the input).  No set measured so far runs
- * faster on fdr-gpu, so PFAC stays the choice; the reason says so.
+ * The choice against PFAC.  Measured on the H100 (docs/PERF.md "Literal
+ * sets: fdr-gpu against PFAC"), 1 GiB resident, kernel only, fdr-gpu
+ * against PFAC: snort-community (4,550 literals) 621 against 153 GB/s,
+ * et-open (30,528) 174 against 118, the first 100, 300 and 1,000 literals
+ * of each 3 to 5 times PFAC's rate; english-words (123,115: four filter
+ * groups, and most 3-byte windows of English text hit) 28 against 81.  So
+ * fdr-gpu takes the sets from FDR_MIN literals (the smallest measured) to
+ * one filter table (group_max's default); PFAC the others (below 100 not
+ * measured).
  */
+#define FDR_MIN 100
+#define FDR_MAX 32768
+
 int hay_fdr_gpu_preferred(size_t n, size_t min_len, const char **why)
 {
-    (void)n;
     (void)min_len;
-    *why = "CUDA: PFAC over all start positions (fdr-gpu, the filter-first engine, "
-           "measured slower on every literal set so far)";
+    if (n >= FDR_MIN && n <= FDR_MAX) {
+        *why = "CUDA: fdr-gpu, the filter-first engine (measured faster than PFAC for "
+               "100 to 32,768 literals)";
+        return 1;
+    }
+    *why = n > FDR_MAX ? "CUDA: PFAC over all start positions (fdr-gpu measured slower "
+                         "past 32,768 literals)"
+                       : "CUDA: PFAC over all start positions (fdr-gpu not measured "
+                         "below 100 literals)";
     return 0;
 }

@@ -7,9 +7,9 @@
  * Exits 77 (skipped) when no CUDA device is usable; a data file that is
  * absent is skipped with a message.  For snort-community, et-open and
  * english-words (caseless) over every file of <data>/text, through
- * --algo fdr-gpu with the defaults and with small groups and a list of
- * 65,536 slots (the larger files' 1 MiB pieces overflow and are searched
- * again in parts, the next pieces are cut to fit; 4,096 slots made
+ * --algo fdr-gpu with the defaults and with small groups (domain 11) and a
+ * list of 65,536 slots (the larger files' 1 MiB pieces overflow and are
+ * searched again in parts, the next pieces are cut to fit; 4,096 slots made
  * thousands of round trips of a launch per group): counts, counts per
  * pattern, and the full list, compared with the CPU's as a multiset and
  * checked in order (ends, then ids, never decreasing).  Backend cuda's
@@ -108,7 +108,7 @@ static void test_set(const char *dir, const char *file, bool caseless)
     hay_patterns *fdr = compile(HAY_BACKEND_CUDA, "fdr-gpu", p, n, caseless, NULL, &st);
     CHECK(st == HAY_OK, "%s: compile fdr-gpu: %s", file, hay_strerror(st));
     hay_patterns *small = compile(HAY_BACKEND_CUDA, "fdr-gpu", p, n, caseless,
-                                  "group_max=1000,result_cap=65536,chunk=1M", &st);
+                                  "domain=11,group_max=1000,result_cap=65536,chunk=1M", &st);
     CHECK(st == HAY_OK, "%s: compile fdr-gpu, small groups: %s", file, hay_strerror(st));
     hay_patterns *dflt = compile(HAY_BACKEND_CUDA, NULL, p, n, caseless, NULL, &st);
     hay_patterns_info info;

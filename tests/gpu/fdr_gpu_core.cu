@@ -91,10 +91,30 @@ struct queue_host {
     emit_host *em;
     void push(uint64_t c) { fdr_verify<CASELESS>(*v, *pc, c, *em); }
     void step(bool) {}
+    void put(uint32_t c, const fdr_word_out &o, uint32_t shm, int64_t e0)
+    {
+        while (c)
+            push(fdr_take(c, o, shm, e0));
+    }
 };
 struct round_host {
     void operator()() {}
 };
+
+// One thread of a pass, with the kernel's template choice.
+template <bool CL>
+void one_thread(bool fast, const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
+                uint64_t th, emit_host &em, queue_host<CL> &q, round_host &rd)
+{
+    if (v.scode && fast)
+        fdr_thread<CL, true, true>(v, pc, gm, th, em, q, rd);
+    else if (v.scode)
+        fdr_thread<CL, true, false>(v, pc, gm, th, em, q, rd);
+    else if (fast)
+        fdr_thread<CL, false, true>(v, pc, gm, th, em, q, rd);
+    else
+        fdr_thread<CL, false, false>(v, pc, gm, th, em, q, rd);
+}
 
 // Every pass of the tables over the piece text[0, len) that reports ends
 // in (min_end, len], thread by thread as the kernel's grid would; with
@@ -118,7 +138,6 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         fdr_view v;
         v.table = t.table + ((size_t)g << t.domain);
         v.scode = g == 0 ? t.short_code : nullptr;
-        v.fast = count != nullptr;
         v.short_first = t.short_first;
         v.short_ent = t.short_ent;
         v.slot_first = t.slot_first;
@@ -127,14 +146,16 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         v.plen = t.plen + (size_t)g * HAY_FDR_GPU_BUCKETS;
         v.domain = t.domain;
         v.hash_bits = t.hash_bits;
+        v.pbits = t.pbits;
+        v.pmap = t.pmap;
         v.group = g;
         queue_host<true> qt = { &v, &pc, &em };
         queue_host<false> qf = { &v, &pc, &em };
         for (uint64_t th = 0; th < gm.nthr; th++) {
             if (t.caseless)
-                fdr_thread<true>(v, pc, gm, th, em, qt, rd);
+                one_thread<true>(count != nullptr, v, pc, gm, th, em, qt, rd);
             else
-                fdr_thread<false>(v, pc, gm, th, em, qf, rd);
+                one_thread<false>(count != nullptr, v, pc, gm, th, em, qf, rd);
         }
     }
     if (count)
@@ -327,17 +348,21 @@ void real_sets(const char *dir)
         std::sort(want.begin(), want.end());
         hay_cuda_patterns v = p.view();
         hay_fdr_gpu_tables t;
-        for (uint32_t gmax : { 4096u, 1024u }) {
-            EXPECT(hay_fdr_gpu_build(&v, 12, gmax, &t) == 0, "%s: build", s.file);
+        static const struct {
+            uint32_t domain, gmax;
+        } shapes[] = { { 14, 32768 }, { 11, 2048 }, { 12, 1024 } };
+        for (auto sh : shapes) {
+            EXPECT(hay_fdr_gpu_build(&v, sh.domain, sh.gmax, &t) == 0, "%s: build", s.file);
             keys got = run_engine(t, text.data(), text.size(), 0, v.max_len, 64);
             uint64_t c;
             run_engine(t, text.data(), text.size(), 0, v.max_len, 64, &c);
             EXPECT(c == want.size(), "%s: count %llu, CPU %zu", s.file, (unsigned long long)c,
                    want.size());
-            EXPECT(got == want, "%s over %s, group_max %u: %zu matches, CPU %zu", s.file,
-                   tpath.c_str(), gmax, got.size(), want.size());
-            printf("%s, group_max %u (%u groups): %zu matches (CPU %zu)\n", s.file, gmax,
-                   t.groups, got.size(), want.size());
+            EXPECT(got == want, "%s over %s, domain %u, group_max %u: %zu matches, CPU %zu",
+                   s.file, tpath.c_str(), sh.domain, sh.gmax, got.size(), want.size());
+            printf("%s, domain %u, group_max %u (%u groups): %zu matches, count %llu (CPU %zu)\n",
+                   s.file, sh.domain, sh.gmax, t.groups, got.size(), (unsigned long long)c,
+                   want.size());
             hay_fdr_gpu_tables_free(&t);
         }
         hay_scratch_free(sc);
