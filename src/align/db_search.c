@@ -19,6 +19,7 @@
  */
 #include "db_search.h"
 #include "align_internal.h"
+#include "sw_inter.h"
 #include "../core/internal.h"   /* hay_thread_cap, hay_now */
 
 #include <math.h>
@@ -110,45 +111,107 @@ static int rank_order(const void *a, const void *b)
 /* ------------------------------------------------------------------------
  * CPU score pass
  * ---------------------------------------------------------------------- */
-/* One query on `threads` threads; *rescored counts the 32-bit redos. */
+/* Target i (sorted order): its pointer and length. */
+static const uint8_t *target(const hay_align_db *db, uint64_t i, size_t *n)
+{
+    *n = (size_t)(db->offsets[i + 1] - db->offsets[i]);
+    return db->codes + db->offsets[i];
+}
+
+/* A target that 16 bits could not hold, in 32 bits (the thread's 32-bit
+ * profile *p32 of the query made on first use). */
+static hay_status redo32(const search *sc, void **p32, const uint8_t *q,
+                         size_t m, const uint8_t *t, size_t n, sw_end *e)
+{
+    hay_status err = HAY_OK;
+    if (!*p32)
+        err = sc->fallback->profile(sc->s, q, m, p32);
+    if (err == HAY_OK)
+        err = sc->fallback->score(*p32, sc->s, q, m, t, n, e);
+    if (err == HAY_OK && e->saturated)
+        err = HAY_ERR_STATE;
+    return err;
+}
+
+static void keep(const search *sc, topk *mine, uint64_t i, const sw_end *e,
+                 uint32_t flags)
+{
+    if (e->score > 0 && e->score >= sc->min_score) {
+        cand c = { e->score, sc->db->order[i], e->q_end, e->t_end, flags };
+        hay_db_topk_add(mine, &c);
+    }
+}
+
+/* Targets [lo, hi) (sorted order) with the inter-sequence kernel, up to
+ * 32 at once; their end cells are left to the hits' pass. */
+static hay_status inter_batch(const search *sc, void **p32, const uint8_t *q,
+                              size_t m, uint64_t lo, uint64_t hi, topk *mine,
+                              uint64_t *rescored)
+{
+    const uint8_t *t[HAY_SW_INTER_LANES8];
+    size_t n[HAY_SW_INTER_LANES8];
+    int32_t got[HAY_SW_INTER_LANES8];
+    size_t count = (size_t)(hi - lo);
+    for (size_t k = 0; k < count; k++)
+        t[k] = target(sc->db, lo + k, &n[k]);
+    hay_status err = hay_sw_inter_scores(sc->inter, q, m, t, n, count, got);
+    for (size_t k = 0; err == HAY_OK && k < count; k++) {
+        sw_end e = { got[k], 0, 0, 0 };
+        uint32_t flags = 0;
+        if (got[k] == HAY_SW_INTER_SATURATED) {
+            err = redo32(sc, p32, q, m, t[k], n[k], &e);
+            flags = HAY_ALIGN_RESCORED32;
+            ++*rescored;
+        }
+        if (err == HAY_OK)
+            keep(sc, mine, lo + k, &e, flags);
+    }
+    return err;
+}
+
+/* One query on `threads` threads; *rescored counts the 32-bit redos.  The
+ * targets go in units of one (striped, dynamic chunks of CHUNK) or of a
+ * batch (inter: neighbours in length, so little padding), longest first. */
 static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
                             size_t m, topk *out, uint64_t *rescored_out)
 {
     const hay_align_db *db = sc->db;
     void *prof = NULL;
-    hay_status first = sc->first->profile(sc->s, q, m, &prof);
+    hay_status first = HAY_OK;
+    if (!sc->inter)
+        first = sc->first->profile(sc->s, q, m, &prof);
     if (first != HAY_OK)
         return first;
+    const uint64_t per = sc->inter ? HAY_SW_INTER_LANES8 : 1;
+    const uint64_t units = (db->nseq + per - 1) / per;
+    const int chunk = sc->inter ? 1 : CHUNK;
     uint64_t rescored = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : rescored)
     {
         topk mine = { malloc(sc->k * sizeof(cand)), 0, sc->k };
         void *p32 = NULL;
         hay_status err = mine.h ? HAY_OK : HAY_ERR_NOMEM;
-#pragma omp for schedule(dynamic, CHUNK) nowait
-        for (uint64_t k = 0; k < db->nseq; k++) {
+#pragma omp for schedule(dynamic, chunk) nowait
+        for (uint64_t u = 0; u < units; u++) {
             if (err != HAY_OK)
                 continue;
-            uint64_t i = db->nseq - 1 - k;
-            const uint8_t *t = db->codes + db->offsets[i];
-            size_t n = (size_t)(db->offsets[i + 1] - db->offsets[i]);
+            uint64_t hi = db->nseq - u * per, lo = hi > per ? hi - per : 0;
+            if (sc->inter) {
+                err = inter_batch(sc, &p32, q, m, lo, hi, &mine, &rescored);
+                continue;
+            }
+            size_t n;
+            const uint8_t *t = target(db, lo, &n);
             sw_end e;
             err = sc->first->score(prof, sc->s, q, m, t, n, &e);
             uint32_t flags = 0;
             if (err == HAY_OK && e.saturated) {
-                if (!p32)
-                    err = sc->fallback->profile(sc->s, q, m, &p32);
-                if (err == HAY_OK)
-                    err = sc->fallback->score(p32, sc->s, q, m, t, n, &e);
-                if (err == HAY_OK && e.saturated)
-                    err = HAY_ERR_STATE;
+                err = redo32(sc, &p32, q, m, t, n, &e);
                 flags = HAY_ALIGN_RESCORED32;
                 rescored++;
             }
-            if (err == HAY_OK && e.score > 0 && e.score >= sc->min_score) {
-                cand c = { e.score, db->order[i], e.q_end, e.t_end, flags };
-                hay_db_topk_add(&mine, &c);
-            }
+            if (err == HAY_OK)
+                keep(sc, &mine, lo, &e, flags);
         }
 #pragma omp critical(hay_db_merge)
         {
@@ -259,6 +322,19 @@ static hay_status keep_phases(const hay_swdb_timeline *tl, hay_align_db_results 
 /* ------------------------------------------------------------------------
  * The search
  * ---------------------------------------------------------------------- */
+/* The inter-sequence kernel (sw_inter.h) for the CPU score pass: asked
+ * for (db_kernel=inter), or by default where it beats the striped engines
+ * (variant auto, AVX2, a scoring that fits 16-bit lanes). */
+static bool use_inter(int kernel, const char *variant, const sw_inter *x)
+{
+    if (kernel == HAY_SW_DB_KERNEL_STRIPED || !hay_sw_inter_supported() ||
+        !x->usable16)
+        return false;
+    if (kernel == HAY_SW_DB_KERNEL_INTER)
+        return true;
+    return !variant || !strcmp(variant, "auto");
+}
+
 typedef struct job {
     const uint8_t *q;
     size_t m;
@@ -361,6 +437,16 @@ hay_status hay_align_db_search(const hay_align_db *db,
         goto fail;
     if (!sc.fallback)
         sc.fallback = &hay_sw_scalar;
+    sw_inter inter;
+    if (be == HAY_BACKEND_CPU) {
+        hay_sw_wavefront_params cp;
+        st = hay_sw_wavefront_params_get(o->align.device_params, &cp);
+        if (st != HAY_OK)
+            goto fail;
+        hay_sw_inter_prepare(s, &inter);
+        if (use_inter(cp.db_kernel, cpu_variant, &inter))
+            sc.inter = &inter;
+    }
 
     res = calloc(1, sizeof *res);
     tops = calloc(nq ? nq : 1, sizeof *tops);
@@ -369,7 +455,8 @@ hay_status hay_align_db_search(const hay_align_db *db,
         goto fail;
     res->nqueries = nq;
     res->backend = be;
-    res->engine = be == HAY_BACKEND_CPU ? sc.first->name : "cuda";
+    res->engine = be != HAY_BACKEND_CPU ? "cuda"
+                  : sc.inter ? "inter_avx2" : sc.first->name;
     res->queries = calloc(nq ? nq : 1, sizeof *res->queries);
     if (!res->queries)
         goto fail;
@@ -453,7 +540,7 @@ hay_status hay_align_db_search(const hay_align_db *db,
             jobs[w].hit = hit;
             w++;
         }
-    int need = !o->align.score_only || be != HAY_BACKEND_CPU;
+    int need = !o->align.score_only || be != HAY_BACKEND_CPU || sc.inter;
     /* Largest pairs first, so that no thread is left with a long one at
      * the end (the hits come query by query, and a long query's 50 come
      * together). */

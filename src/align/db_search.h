@@ -36,6 +36,7 @@ typedef struct search {
     const hay_align_db *db;
     const hay_align_scoring *s;
     const sw_engine *first, *fallback;
+    const struct sw_inter *inter;   /* the CPU pass's kernel, NULL: first */
     int threads;
     size_t k;
     int32_t min_score;
