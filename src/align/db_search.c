@@ -34,6 +34,10 @@
 #define CHUNK 8
 /* From this many queries per thread on, queries go to threads whole. */
 #define QUERIES_PER_THREAD 4
+/* The inter-sequence kernel by default (inter_pays): from this many
+ * targets per hit kept and batches per thread on. */
+#define INTER_TARGETS_PER_HIT 4
+#define INTER_BATCHES_PER_THREAD 4
 
 void hay_align_db_options_init(hay_align_db_options *o)
 {
@@ -229,6 +233,20 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
     return first;
 }
 
+/*
+ * Whether the inter-sequence kernel beats the striped engines on a query
+ * whose targets go to `threads` threads (measured in
+ * docs/notes/2026-11-26-sw-inter.md): it is about twice as fast a cell on
+ * full batches, but its hits' end cells cost one more striped pass each,
+ * and a thread needs a few batches for the dynamic schedule to even out.
+ */
+static bool inter_pays(uint64_t nseq, size_t k, int threads)
+{
+    return nseq >= (uint64_t)INTER_TARGETS_PER_HIT * k &&
+           nseq >= (uint64_t)INTER_BATCHES_PER_THREAD * HAY_SW_INTER_LANES8 *
+                       (uint64_t)threads;
+}
+
 /* Query j's top-k, on `threads` threads; its heap then holds only its
  * hits (a large k with few hits keeps little). */
 static hay_status cpu_one(const search *sc, int threads,
@@ -264,8 +282,12 @@ static int longer_first(const void *a, const void *b, void *ctx)
 static hay_status cpu_search(search *sc, const hay_align_seq *queries,
                              size_t nq, topk *tops)
 {
-    if (nq < (size_t)QUERIES_PER_THREAD * (size_t)sc->threads ||
-        sc->threads == 1) {
+    int whole = nq >= (size_t)QUERIES_PER_THREAD * (size_t)sc->threads &&
+                sc->threads > 1;
+    if (sc->inter && !sc->inter_forced &&
+        !inter_pays(sc->db->nseq, sc->k, whole ? 1 : sc->threads))
+        sc->inter = NULL;
+    if (!whole) {
         for (size_t j = 0; j < nq; j++) {
             uint64_t r = 0;
             hay_status st = cpu_one(sc, sc->threads, &queries[j], &tops[j],
@@ -322,9 +344,10 @@ static hay_status keep_phases(const hay_swdb_timeline *tl, hay_align_db_results 
 /* ------------------------------------------------------------------------
  * The search
  * ---------------------------------------------------------------------- */
-/* The inter-sequence kernel (sw_inter.h) for the CPU score pass: asked
- * for (db_kernel=inter), or by default where it beats the striped engines
- * (variant auto, AVX2, a scoring that fits 16-bit lanes). */
+/* Whether the CPU score pass may take the inter-sequence kernel
+ * (sw_inter.h): asked for (db_kernel=inter), or by default (variant auto;
+ * cpu_search then asks inter_pays); never without AVX2 or with a scoring
+ * that 16-bit lanes cannot hold, where the striped engines run. */
 static bool use_inter(int kernel, const char *variant, const sw_inter *x)
 {
     if (kernel == HAY_SW_DB_KERNEL_STRIPED || !hay_sw_inter_supported() ||
@@ -446,6 +469,7 @@ hay_status hay_align_db_search(const hay_align_db *db,
         hay_sw_inter_prepare(s, &inter);
         if (use_inter(cp.db_kernel, cpu_variant, &inter))
             sc.inter = &inter;
+        sc.inter_forced = cp.db_kernel == HAY_SW_DB_KERNEL_INTER;
     }
 
     res = calloc(1, sizeof *res);
@@ -455,8 +479,7 @@ hay_status hay_align_db_search(const hay_align_db *db,
         goto fail;
     res->nqueries = nq;
     res->backend = be;
-    res->engine = be != HAY_BACKEND_CPU ? "cuda"
-                  : sc.inter ? "inter_avx2" : sc.first->name;
+    res->engine = be == HAY_BACKEND_CPU ? sc.first->name : "cuda";
     res->queries = calloc(nq ? nq : 1, sizeof *res->queries);
     if (!res->queries)
         goto fail;
@@ -468,6 +491,8 @@ hay_status hay_align_db_search(const hay_align_db *db,
         st = cpu_search(&sc, queries, nq, tops);
         if (st != HAY_OK)
             goto fail;
+        if (sc.inter)
+            res->engine = "inter_avx2";
         hay_swdb_phase_add(tl, "search:cpu_scores", t0, hay_now());
     } else {
         for (size_t j = 0; j < nq; j++) {

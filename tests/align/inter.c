@@ -1,0 +1,474 @@
+/*
+ * inter.c - the inter-sequence kernel (src/align/sw_inter_avx2.c) and its
+ * use by the database search (db_search.c, cpu key db_kernel).
+ *
+ *   1. Batches of 1, 15, 16, 17, 31 and 32 targets (some empty, some of one
+ *      residue, some related to the query), every scoring of the engine
+ *      tests (au_cases): each 8- and 16-bit pass and the 8 -> 16 cascade
+ *      against the scalar reference (sw_scalar.c), score by score; a lane
+ *      reports saturation exactly when the reference reaches its width's
+ *      limit.
+ *   2. Saturation: self-similar and low-complexity targets scoring just
+ *      below, at and past the 8- and 16-bit limits (and 127, 255, 32767),
+ *      alone and among ordinary targets.
+ *   3. The search with db_kernel=inter against db_kernel=striped: the same
+ *      hits (target, score, end and start cells, CIGAR, flags) in the same
+ *      order, the same 32-bit redo count, at 1 and 2 threads, top 1, 50 and
+ *      all, with and without traceback, on the saturation targets and on
+ *      the bio sets; the default's choice (inter on the E. coli proteome,
+ *      striped on a few targets).
+ *   4. Every query x target score of the bio sets (queries x sprot196, and
+ *      with --full the queries x the E. coli proteome) against the scalar
+ *      reference with the kernel forced (skipped without ../shared/data).
+ *
+ * Usage: test_align_inter [DATA_DIR] [--full]
+ */
+#include "align_util.h"
+#include "../../src/align/sw_inter.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int32_t ref_score(const hay_align_scoring *s, const uint8_t *q,
+                         size_t m, const uint8_t *t, size_t n)
+{
+    sw_end e;
+    if (n == 0)
+        return 0;
+    CHECK_ST(hay_sw_scalar_score(s, q, m, t, n, &e), HAY_OK, "scalar");
+    return e.score;
+}
+
+/* A lane's result against the reference at a width's limit. */
+static int lane_ok(int32_t got, int32_t want, int32_t limit)
+{
+    return want >= limit ? got == HAY_SW_INTER_SATURATED : got == want;
+}
+
+/* count (1 .. 32) targets: each width's passes and the cascade. */
+static void check_batch(const hay_align_scoring *s, const uint8_t *q, size_t m,
+                        const uint8_t *const *t, const size_t *n, size_t count,
+                        const char *what)
+{
+    sw_inter x;
+    hay_sw_inter_prepare(s, &x);
+    int32_t ref[HAY_SW_INTER_LANES8], got[HAY_SW_INTER_LANES8];
+    for (size_t k = 0; k < count; k++)
+        ref[k] = ref_score(s, q, m, t[k], n[k]);
+    for (int bits = 8; bits <= 16; bits += 8) {
+        if (!(bits == 8 ? x.usable8 : x.usable16))
+            continue;
+        size_t lanes = bits == 8 ? HAY_SW_INTER_LANES8 : HAY_SW_INTER_LANES16;
+        int32_t limit = bits == 8 ? x.limit8 : x.limit16;
+        for (size_t at = 0; at < count; at += lanes) {
+            size_t c = count - at < lanes ? count - at : lanes;
+            CHECK_ST(hay_sw_inter_pass(&x, bits, q, m, t + at, n + at, c,
+                                       got + at), HAY_OK, what);
+        }
+        for (size_t k = 0; k < count; k++)
+            CHECK(lane_ok(got[k], ref[k], limit),
+                  "%s: %d bits, %zu targets, lane %zu (m=%zu n=%zu): got %d, "
+                  "want %d (limit %d)", what, bits, count, k, m, n[k],
+                  (int)got[k], (int)ref[k], (int)limit);
+    }
+    CHECK_ST(hay_sw_inter_scores(&x, q, m, t, n, count, got), HAY_OK, what);
+    for (size_t k = 0; k < count; k++)
+        CHECK(x.usable16 ? lane_ok(got[k], ref[k], x.limit16)
+                         : got[k] == HAY_SW_INTER_SATURATED,
+              "%s: cascade, %zu targets, lane %zu (m=%zu n=%zu): got %d, "
+              "want %d", what, count, k, m, n[k], (int)got[k], (int)ref[k]);
+}
+
+/* ---- 1. batches ------------------------------------------------------- */
+/* t: random, or (rel) q with point changes and gaps of up to 10. */
+static void related(tu_rng *rng, int alpha, const uint8_t *q, size_t m,
+                    uint8_t *t, size_t n, int rel)
+{
+    size_t i = 0;
+    for (size_t j = 0; j < n; j++) {
+        uint64_t x = tu_below(rng, 100);
+        if (rel && x < 4)
+            i += (size_t)tu_range(rng, 1, 10);
+        if (rel && x >= 8 && i < m)
+            t[j] = x < 20 ? (uint8_t)tu_below(rng, (uint64_t)alpha) : q[i++];
+        else
+            t[j] = (uint8_t)tu_below(rng, (uint64_t)alpha);
+    }
+}
+
+static void part_batches(tu_rng *rng)
+{
+    static const size_t counts[] = { 1, 15, 16, 17, 31, 32 };
+    enum { MAXLEN = 180 };
+    uint8_t *buf = malloc(HAY_SW_INTER_LANES8 * MAXLEN), q[MAXLEN];
+    for (size_t c = 0; c < au_ncases; c++) {
+        hay_align_scoring *s = au_make(&au_cases[c]);
+        int alpha = hay_align_scoring_alpha(s);
+        char what[96];
+        snprintf(what, sizeof what, "case %zu (%s %d/%d)", c,
+                 au_cases[c].matrix ? au_cases[c].matrix : "dna",
+                 (int)au_cases[c].open, (int)au_cases[c].extend);
+        for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+            for (int rep = 0; rep < 3; rep++) {
+                size_t m = rep == 0 && ci == 0 ? 1 : tu_range(rng, 1, MAXLEN);
+                for (size_t i = 0; i < m; i++)
+                    q[i] = (uint8_t)tu_below(rng, (uint64_t)alpha);
+                const uint8_t *t[HAY_SW_INTER_LANES8];
+                size_t n[HAY_SW_INTER_LANES8];
+                for (size_t k = 0; k < counts[ci]; k++) {
+                    uint8_t *tk = buf + k * MAXLEN;
+                    /* every fifth empty, every seventh one residue */
+                    n[k] = k % 5 == 4 ? 0 : k % 7 == 6 ? 1
+                                                       : tu_range(rng, 1, MAXLEN);
+                    related(rng, alpha, q, m, tk, n[k], (int)(k % 2));
+                    t[k] = tk;
+                }
+                check_batch(s, q, m, t, n, counts[ci], what);
+            }
+        }
+        hay_align_scoring_free(s);
+    }
+    free(buf);
+}
+
+/* ---- 2. saturation ---------------------------------------------------- */
+/* x of `len` residues: a repeat of `unit` (its codes), one residue in
+ * `every` (0: none) changed to code `other`. */
+static void repeat(uint8_t *x, size_t len, const uint8_t *unit, size_t ul,
+                   size_t every, uint8_t other)
+{
+    for (size_t i = 0; i < len; i++)
+        x[i] = every && i % every == every - 1 ? other : unit[i % ul];
+}
+
+/* Targets of the query's own repeat whose lengths put their scores at
+ * `score` - 2 .. score + 2 for a self score of `per` a residue, with
+ * ordinary random targets between them. */
+static void saturating_batch(tu_rng *rng, const hay_align_scoring *s,
+                             const uint8_t *unit, size_t ul, int32_t per,
+                             int32_t around, const char *what)
+{
+    size_t want = (size_t)(around / per) + 3;
+    size_t m = want + 40;
+    uint8_t *q = malloc(m), *buf = malloc(HAY_SW_INTER_LANES8 * (want + 8));
+    repeat(q, m, unit, ul, 0, 0);
+    const uint8_t *t[HAY_SW_INTER_LANES8];
+    size_t n[HAY_SW_INTER_LANES8];
+    int alpha = hay_align_scoring_alpha(s);
+    size_t count = 0;
+    for (size_t len = want - 6; len <= want && count + 2 <= HAY_SW_INTER_LANES8;
+         len++) {
+        uint8_t *a = buf + count * (want + 8);
+        repeat(a, len, unit, ul, 0, 0);
+        t[count] = a;
+        n[count++] = len;
+        uint8_t *b = buf + count * (want + 8);
+        for (size_t j = 0; j < len; j++)
+            b[j] = (uint8_t)tu_below(rng, (uint64_t)alpha);
+        t[count] = b;
+        n[count++] = len;
+    }
+    check_batch(s, q, m, t, n, count, what);
+    /* one alone, in a batch of one */
+    check_batch(s, q, m, t + count - 2, n + count - 2, 1, what);
+    free(q);
+    free(buf);
+}
+
+static void part_saturation(tu_rng *rng)
+{
+    hay_align_scoring *dna, *prot;
+    CHECK_ST(hay_align_scoring_dna(5, -4, 10, 1, &dna), HAY_OK, "dna");
+    CHECK_ST(hay_align_scoring_builtin("blosum62", 11, 1, &prot), HAY_OK,
+             "blosum62");
+    sw_inter xd, xp;
+    hay_sw_inter_prepare(dna, &xd);
+    hay_sw_inter_prepare(prot, &xp);
+    const uint8_t a = 0;           /* A: 5 against itself */
+    uint8_t w;                     /* W: 11 against itself */
+    hay_align_encode(prot, "W", 1, &w, NULL);
+    const int32_t marks[] = { 127, 255, 32767 };
+    for (size_t i = 0; i < 3; i++) {
+        saturating_batch(rng, dna, &a, 1, 5, marks[i], "poly-A at a mark");
+        saturating_batch(rng, prot, &w, 1, 11, marks[i], "poly-W at a mark");
+    }
+    saturating_batch(rng, dna, &a, 1, 5, xd.limit8, "poly-A at the 8-bit limit");
+    saturating_batch(rng, dna, &a, 1, 5, xd.limit16, "poly-A at the 16-bit limit");
+    saturating_batch(rng, prot, &w, 1, 11, xp.limit8, "poly-W at the 8-bit limit");
+    saturating_batch(rng, prot, &w, 1, 11, xp.limit16,
+                     "poly-W at the 16-bit limit");
+    /* low complexity: WCWH repeats, one residue in 9 changed */
+    uint8_t unit[4];
+    hay_align_encode(prot, "WCWH", 4, unit, NULL);
+    enum { L = 3200 };
+    uint8_t *q = malloc(L), *buf = malloc(16 * L);
+    repeat(q, L, unit, 4, 0, 0);
+    const uint8_t *t[16];
+    size_t n[16];
+    for (size_t k = 0; k < 16; k++) {
+        n[k] = L - 150 * k;
+        repeat(buf + k * L, n[k], unit, 4, k % 3 ? 9 : 0, unit[3]);
+        t[k] = buf + k * L;
+    }
+    check_batch(prot, q, L, t, n, 16, "WCWH repeats");
+    free(q);
+    free(buf);
+    hay_align_scoring_free(dna);
+    hay_align_scoring_free(prot);
+}
+
+/* ---- 3. the search, one kernel against the other ---------------------- */
+/* Top 1, 50 and (all) every target, score only, and with traceback (the
+ * same pass after either kernel) top 1 and 50 where `traceback`. */
+static hay_align_db_results *search(const hay_align_db *db,
+                                    const hay_align_scoring *s,
+                                    const hay_align_seq *qs, size_t nq,
+                                    const char *params, size_t k, int threads,
+                                    int score_only)
+{
+    hay_align_db_options o;
+    hay_align_db_options_init(&o);
+    o.top_k = k;
+    o.align.threads = threads;
+    o.align.score_only = score_only;
+    o.align.device_params = params;
+    o.align.backend = HAY_BACKEND_CPU;
+    hay_align_db_results *r = NULL;
+    CHECK_ST(hay_align_db_search(db, s, qs, nq, &o, &r), HAY_OK, params);
+    return r;
+}
+
+static int same_hit(const hay_align_db_hit *a, const hay_align_db_hit *b)
+{
+    return a->target == b->target && a->r.score == b->r.score &&
+           a->r.q_end == b->r.q_end && a->r.t_end == b->r.t_end &&
+           a->r.q_start == b->r.q_start && a->r.t_start == b->r.t_start &&
+           a->r.flags == b->r.flags &&
+           !a->r.cigar == !b->r.cigar &&
+           (!a->r.cigar || !strcmp(a->r.cigar, b->r.cigar));
+}
+
+static void compare_kernels(const hay_align_db *db, const hay_align_scoring *s,
+                            const hay_align_seq *qs, size_t nq,
+                            int all, int traceback, const char *what)
+{
+    hay_align_db_info info;
+    hay_align_db_info_get(db, &info);
+    const size_t ks[] = { 1, 50, (size_t)info.sequences };
+    size_t bad = 0, hits = 0;
+    double t0 = tu_now();
+    for (size_t ki = 0; ki < (all ? 3u : 2u); ki++)
+        for (int threads = 1; threads <= 2; threads++)
+            for (int so = 1; so >= (ki == 2 || !traceback ? 1 : 0); so--) {
+                hay_align_db_results *a = search(db, s, qs, nq,
+                                                 "db_kernel=inter", ks[ki],
+                                                 threads, so);
+                hay_align_db_results *b = search(db, s, qs, nq,
+                                                 "db_kernel=striped", ks[ki],
+                                                 threads, so);
+                if (!a || !b) {
+                    hay_align_db_results_free(a);
+                    hay_align_db_results_free(b);
+                    continue;
+                }
+                if (hay_sw_inter_supported())
+                    CHECK(!strcmp(a->engine, "inter_avx2"),
+                          "%s: db_kernel=inter ran %s", what, a->engine);
+                CHECK(strcmp(b->engine, "inter_avx2"),
+                      "%s: db_kernel=striped ran %s", what, b->engine);
+                CHECK(a->rescored32 == b->rescored32,
+                      "%s: top %zu, %d threads: %llu redone in 32 bits, "
+                      "striped %llu", what, ks[ki], threads,
+                      (unsigned long long)a->rescored32,
+                      (unsigned long long)b->rescored32);
+                for (size_t j = 0; j < nq; j++) {
+                    const hay_align_db_hits *x = &a->queries[j];
+                    const hay_align_db_hits *y = &b->queries[j];
+                    int ok = x->nhits == y->nhits;
+                    for (size_t h = 0; ok && h < x->nhits; h++)
+                        ok = same_hit(&x->hits[h], &y->hits[h]);
+                    hits += x->nhits;
+                    bad += !ok;
+                    CHECK(ok, "%s: query %zu, top %zu, %d threads, "
+                          "score_only %d: the kernels' hits differ", what, j,
+                          ks[ki], threads, so);
+                }
+                hay_align_db_results_free(a);
+                hay_align_db_results_free(b);
+            }
+    printf("%s: %zu hits compared, %zu queries differ (%.1f s)\n", what, hits,
+           bad, tu_now() - t0);
+}
+
+/* The saturation targets of test_align_db's and more, as a database. */
+static void part_search_saturation(void)
+{
+    hay_align_scoring *s;
+    hay_align_scoring_builtin("blosum62", 11, 1, &s);
+    enum { N = 4000 };
+    size_t cap = 40 * (N + 32);
+    char *fasta = malloc(cap), *a = malloc(N + 1);
+    size_t w = 0;
+    for (int i = 0; i < N; i++)
+        a[i] = "WCWH"[i % 4];
+    a[N] = 0;
+    /* 36 targets: prefixes of the repeat (scores from a few to past
+     * 32767: 16-bit batches mixing saturated and exact lanes) */
+    for (int k = 0; k < 36; k++) {
+        int len = k < 12 ? 2 + 3 * k : k < 24 ? 2900 + 20 * (k - 12)
+                                              : 3600 + 30 * (k - 24);
+        w += (size_t)snprintf(fasta + w, cap - w, ">t%d\n%.*s\n", k, len, a);
+    }
+    hay_align_db *db = NULL;
+    char msg[256];
+    CHECK_ST(hay_align_db_from_fasta(s, fasta, w, &db, msg, sizeof msg), HAY_OK,
+             "saturation db");
+    uint8_t *q = malloc(N);
+    hay_align_encode(s, a, N, q, NULL);
+    hay_align_seq qs = { q, N };
+    if (db)
+        compare_kernels(db, s, &qs, 1, 1, 1, "repeats past 16 bits");
+    hay_align_db_free(db);
+    free(q);
+    free(a);
+    free(fasta);
+    hay_align_scoring_free(s);
+}
+
+/* ---- 4. the bio sets -------------------------------------------------- */
+static hay_align_db *load(const hay_align_scoring *s, const char *path)
+{
+    size_t n;
+    uint8_t *text = tu_read_file(path, &n);
+    if (!text)
+        return NULL;
+    hay_align_db *db = NULL;
+    char msg[256];
+    hay_status st = hay_align_db_from_fasta(s, text, n, &db, msg, sizeof msg);
+    CHECK(st == HAY_OK, "%s: %s", path, msg);
+    free(text);
+    return db;
+}
+
+/* Every query x target through the kernel (forced, in batches of 32
+ * neighbours in length as the search makes them) against the scalar
+ * reference. */
+static void every_pair(const hay_align_scoring *s, const hay_align_db *db,
+                       const hay_align_seq *qs, size_t nq, const char *what)
+{
+    sw_inter x;
+    hay_sw_inter_prepare(s, &x);
+    hay_align_db_info info;
+    hay_align_db_info_get(db, &info);
+    size_t nt = (size_t)info.sequences, bad = 0, pairs = 0, sat = 0;
+    double t0 = tu_now();
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bad, pairs, sat)
+    for (size_t u = 0; u < nq * ((nt + 31) / 32); u++) {
+        size_t j = u % nq, lo = u / nq * 32;
+        size_t c = nt - lo < 32 ? nt - lo : 32;
+        const uint8_t *t[32];
+        size_t n[32];
+        int32_t got[32];
+        for (size_t k = 0; k < c; k++)
+            hay_align_db_seq(db, (uint32_t)(lo + k), NULL, &t[k], &n[k]);
+        if (hay_sw_inter_scores(&x, qs[j].codes, qs[j].len, t, n, c, got) !=
+            HAY_OK) {
+            bad += c;
+            continue;
+        }
+        for (size_t k = 0; k < c; k++) {
+            int32_t want = ref_score(s, qs[j].codes, qs[j].len, t[k], n[k]);
+            sat += got[k] == HAY_SW_INTER_SATURATED;
+            bad += !lane_ok(got[k], want, x.limit16);
+            pairs++;
+        }
+    }
+    CHECK(bad == 0, "%s: %zu of %zu pairs differ from the scalar reference",
+          what, bad, pairs);
+    printf("%s: %zu pairs, %zu for 32 bits, scalar reference %.1f s\n", what,
+           pairs, sat, tu_now() - t0);
+}
+
+static int by_len(const void *a, const void *b)
+{
+    const hay_align_seq *x = a, *y = b;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int part_bio(const char *dir, int full)
+{
+    hay_align_scoring *s;
+    hay_align_scoring_builtin("blosum62", 11, 1, &s);
+    char pq[4096], pt[4096], pe[4096];
+    snprintf(pq, sizeof pq, "%s/bio/protein/queries_24-5478aa.fasta", dir);
+    snprintf(pt, sizeof pt, "%s/bio/protein/sprot196.fasta", dir);
+    snprintf(pe, sizeof pe, "%s/bio/protein/ecoli_k12_proteome.faa", dir);
+    hay_align_db *qdb = load(s, pq), *sprot = load(s, pt), *ecoli = load(s, pe);
+    int ran = qdb && sprot && ecoli;
+    if (!ran) {
+        printf("SKIP bio sets: no data at %s/bio\n", dir);
+        goto out;
+    }
+    hay_align_db_info qi;
+    hay_align_db_info_get(qdb, &qi);
+    hay_align_seq qs[64];
+    size_t nq = qi.sequences < 64 ? (size_t)qi.sequences : 64;
+    for (size_t j = 0; j < nq; j++)
+        hay_align_db_seq(qdb, (uint32_t)j, NULL, &qs[j].codes, &qs[j].len);
+    qsort(qs, nq, sizeof *qs, by_len);
+    every_pair(s, sprot, qs, nq, "queries x sprot196");
+    /* the short half x E. coli: 4,298 targets, 1.3 M residues */
+    every_pair(s, ecoli, qs, full ? nq : nq / 3,
+               full ? "queries x E. coli proteome"
+                    : "the shortest third of the queries x E. coli proteome");
+    compare_kernels(sprot, s, qs, nq, 1, 1, "queries x sprot196");
+    compare_kernels(ecoli, s, qs, nq * 2 / 3, 0, 0,
+                    "the shortest two thirds of the queries x E. coli proteome");
+    /* the default: inter where it pays (many targets), else striped */
+    hay_align_db_results *r = search(ecoli, s, qs, 1, NULL, 50, 2, 1);
+    if (r && hay_sw_inter_supported())
+        CHECK(!strcmp(r->engine, "inter_avx2"), "E. coli, default: %s",
+              r->engine);
+    hay_align_db_results_free(r);
+    r = search(sprot, s, qs, 1, NULL, 50, 2, 1);
+    if (r)
+        CHECK(strcmp(r->engine, "inter_avx2"), "sprot196, top 50, default: %s",
+              r->engine);
+    hay_align_db_results_free(r);
+out:
+    hay_align_db_free(qdb);
+    hay_align_db_free(sprot);
+    hay_align_db_free(ecoli);
+    hay_align_scoring_free(s);
+    return ran;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = "../shared/data";
+    int full = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--full"))
+            full = 1;
+        else
+            dir = argv[i];
+    }
+    if (!hay_sw_inter_supported()) {
+        printf("SKIP: no AVX2, the database search keeps the striped "
+               "engines\n");
+        return TU_SKIP;
+    }
+    tu_rng rng = { 0x1e7e5eedULL };
+    double t0 = tu_now();
+    part_batches(&rng);
+    printf("batches: %.1f s\n", tu_now() - t0);
+    t0 = tu_now();
+    part_saturation(&rng);
+    printf("saturation: %.1f s\n", tu_now() - t0);
+    part_search_saturation();
+    int ran = part_bio(dir, full);
+    if (!ran && !tu_finish())
+        return TU_SKIP;
+    return tu_finish();
+}
