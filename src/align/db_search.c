@@ -247,6 +247,31 @@ static bool inter_pays(uint64_t nseq, size_t k, int threads)
                        (uint64_t)threads;
 }
 
+/* A hit of the inter-sequence kernel, which gives scores only: its end
+ * cell from the striped engines as their own search would have found it
+ * (the same engines, the same 32-bit redo, its flags). */
+static hay_status end_cell(const search *sc, const uint8_t *q, size_t m,
+                           const uint8_t *t, size_t n,
+                           const hay_align_db_hit *hit, hay_align_result *r)
+{
+    void *prof = NULL, *p32 = NULL;
+    sw_end e = { 0, 0, 0, 0 };
+    hay_status err = sc->first->profile(sc->s, q, m, &prof);
+    if (err == HAY_OK)
+        err = sc->first->score(prof, sc->s, q, m, t, n, &e);
+    if (err == HAY_OK && e.saturated)
+        err = redo32(sc, &p32, q, m, t, n, &e);
+    sc->first->profile_free(prof);
+    if (p32)
+        sc->fallback->profile_free(p32);
+    *r = hit->r;
+    r->score = e.score;
+    r->q_end = e.q_end;
+    r->t_end = e.t_end;
+    r->flags = 0;           /* the caller adds the search's */
+    return err;
+}
+
 /* Query j's top-k, on `threads` threads; its heap then holds only its
  * hits (a large k with few hits keeps little). */
 static hay_status cpu_one(const search *sc, int threads,
@@ -534,8 +559,9 @@ hay_status hay_align_db_search(const hay_align_db *db,
     hay_swdb_phase_add(tl, "search:rank", t0, hay_now());
     res->seconds_scores = hay_now() - t_scores;
 
-    /* The reported hits: end cells from the score pass (the GPU gives
-     * scores only, so its hits get one CPU score pass), then unless
+    /* The reported hits: end cells from the score pass (the GPU and the
+     * inter-sequence kernel give scores only, so their hits get one CPU
+     * score pass: the striped engines' own for the latter), then unless
      * score_only the traceback, each checked against the search's score. */
     t0 = hay_now();
     jobs = malloc((njobs ? njobs : 1) * sizeof *jobs);
@@ -584,8 +610,13 @@ hay_status hay_align_db_search(const hay_align_db *db,
             const uint8_t *t;
             hay_align_db_seq(db, hit->target, NULL, &t, NULL);
             hay_align_result r;
-            hay_status e = hay_align_pair(s, jobs[x].q, jobs[x].m, t,
-                                          hit->target_len, &po, &r);
+            hay_status e;
+            if (be == HAY_BACKEND_CPU && o->align.score_only)
+                e = end_cell(&sc, jobs[x].q, jobs[x].m, t, hit->target_len,
+                             hit, &r);
+            else
+                e = hay_align_pair(s, jobs[x].q, jobs[x].m, t,
+                                   hit->target_len, &po, &r);
             if (e == HAY_OK && r.score != hit->r.score) {
                 e = be == HAY_BACKEND_CPU ? HAY_ERR_STATE : HAY_ERR_DEVICE;
                 hay_align_result_clear(&r);

@@ -251,7 +251,8 @@ static int same_hit(const hay_align_db_hit *a, const hay_align_db_hit *b)
 
 static void compare_kernels(const hay_align_db *db, const hay_align_scoring *s,
                             const hay_align_seq *qs, size_t nq,
-                            int all, int traceback, const char *what)
+                            int all, int traceback, const char *extra,
+                            const char *what)
 {
     hay_align_db_info info;
     hay_align_db_info_get(db, &info);
@@ -261,11 +262,14 @@ static void compare_kernels(const hay_align_db *db, const hay_align_scoring *s,
     for (size_t ki = 0; ki < (all ? 3u : 2u); ki++)
         for (int threads = 1; threads <= 2; threads++)
             for (int so = 1; so >= (ki == 2 || !traceback ? 1 : 0); so--) {
-                hay_align_db_results *a = search(db, s, qs, nq,
-                                                 "db_kernel=inter", ks[ki],
+                char pa[128], pb[128];
+                snprintf(pa, sizeof pa, "db_kernel=inter%s%s",
+                         extra ? "," : "", extra ? extra : "");
+                snprintf(pb, sizeof pb, "db_kernel=striped%s%s",
+                         extra ? "," : "", extra ? extra : "");
+                hay_align_db_results *a = search(db, s, qs, nq, pa, ks[ki],
                                                  threads, so);
-                hay_align_db_results *b = search(db, s, qs, nq,
-                                                 "db_kernel=striped", ks[ki],
+                hay_align_db_results *b = search(db, s, qs, nq, pb, ks[ki],
                                                  threads, so);
                 if (!a || !b) {
                     hay_align_db_results_free(a);
@@ -327,8 +331,13 @@ static void part_search_saturation(void)
     uint8_t *q = malloc(N);
     hay_align_encode(s, a, N, q, NULL);
     hay_align_seq qs = { q, N };
-    if (db)
-        compare_kernels(db, s, &qs, 1, 1, 1, "repeats past 16 bits");
+    if (db) {
+        compare_kernels(db, s, &qs, 1, 1, 1, NULL, "repeats past 16 bits");
+        /* the hits' pass may put a long pair on the wavefront (a flag):
+         * the end cells of the inter kernel's hits must not */
+        compare_kernels(db, s, &qs, 1, 1, 1, "wavefront_cells=1000",
+                        "repeats past 16 bits, wavefront_cells=1000");
+    }
     hay_align_db_free(db);
     free(q);
     free(a);
@@ -422,8 +431,8 @@ static int part_bio(const char *dir, int full)
     every_pair(s, ecoli, qs, full ? nq : nq / 3,
                full ? "queries x E. coli proteome"
                     : "the shortest third of the queries x E. coli proteome");
-    compare_kernels(sprot, s, qs, nq, 1, 1, "queries x sprot196");
-    compare_kernels(ecoli, s, qs, nq * 2 / 3, 0, 0,
+    compare_kernels(sprot, s, qs, nq, 1, 1, NULL, "queries x sprot196");
+    compare_kernels(ecoli, s, qs, nq * 2 / 3, 0, 0, NULL,
                     "the shortest two thirds of the queries x E. coli proteome");
     /* the default: inter where it pays (many targets), else striped */
     hay_align_db_results *r = search(ecoli, s, qs, 1, NULL, 50, 2, 1);
