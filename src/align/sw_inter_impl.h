@@ -4,9 +4,11 @@
  * SWI_BITS (8 or 16) before including.
  *
  * Layout: lane k holds target k.  The outer loop walks the target columns
- * j (0 .. the batch's longest - 1), the inner loop the query rows i, as
- * SWIPE does; hv[i] and ev[i] carry H(i, j - 1) and E(i, j - 1) from one
- * column to the next, F and H(i - 1, j) go down the column in registers.
+ * (0 .. the batch's longest - 1) two at a time, the inner loop the query
+ * rows i, as SWIPE does; hv[i] and ev[i] carry H and E of row i from one
+ * pair of columns to the next, F and H(i - 1, .) go down the columns in
+ * registers.  (Two columns a pass were 1.6x faster than one on the E. coli
+ * search, four no faster than two: docs/notes/2026-11-26-sw-inter.md.)
  * Per column, prof[a] is the vector of matrix[a][t_k[j]] + bias over the
  * lanes, looked up for every query code a from the 32-byte rows of
  * x->table with byte shuffles (codes 0..15 from one half, 16..31 from the
@@ -69,6 +71,7 @@ SWI_FN hay_status SWI_F(inter_pass)(const sw_inter *x, const uint8_t *q,
             len = n[k];
     if (m > SIZE_MAX / 64 || len > SIZE_MAX / SWI_LANES - 1)
         return HAY_ERR_INVALID;
+    len += len & 1;
     uint8_t *codes = malloc(len * SWI_LANES + 32);
     __m256i *hv = aligned_alloc(32, m * 32), *ev = aligned_alloc(32, m * 32);
     if (!codes || !hv || !ev) {
@@ -82,7 +85,7 @@ SWI_FN hay_status SWI_F(inter_pass)(const sw_inter *x, const uint8_t *q,
         for (size_t j = 0; j < n[k]; j++)
             codes[j * SWI_LANES + k] = t[k][j];
     __m256i lo[HAY_ALIGN_MAX_ALPHA], hi[HAY_ALIGN_MAX_ALPHA];
-    __m256i prof[HAY_ALIGN_MAX_ALPHA];
+    __m256i prof0[HAY_ALIGN_MAX_ALPHA], prof1[HAY_ALIGN_MAX_ALPHA];
     for (int a = 0; a < x->alpha; a++) {
         lo[a] = _mm256_broadcastsi128_si256(
             _mm_loadu_si128((const __m128i *)x->table[a]));
@@ -102,20 +105,31 @@ SWI_FN hay_status SWI_F(inter_pass)(const sw_inter *x, const uint8_t *q,
         ev[i] = vzero;
     }
     __m256i vmax = vzero;
-    for (size_t j = 0; j < len; j++) {
-        SWI_F(column_profile)(x, lo, hi, codes + j * SWI_LANES, prof);
-        __m256i f = vzero, up = vzero, diag = vzero;
+    /* Two columns a pass down the query: H and E of the pair's first
+     * column stay in registers for its second (half the loads and stores
+     * of hv and ev).  An odd last column has a padding one beside it. */
+    for (size_t j = 0; j < len; j += 2) {
+        SWI_F(column_profile)(x, lo, hi, codes + j * SWI_LANES, prof0);
+        SWI_F(column_profile)(x, lo, hi, codes + (j + 1) * SWI_LANES, prof1);
+        /* up0, up1: H(i - 1, j), H(i - 1, j + 1); diag: H(i - 1, j - 1) */
+        __m256i f0 = vzero, f1 = vzero, up0 = vzero, up1 = vzero;
+        __m256i diag = vzero;
         for (size_t i = 0; i < m; i++) {
             __m256i left = hv[i];
             __m256i e = SWI_MAX(SWI_SUBS(ev[i], vext), SWI_SUBS(left, vopen));
-            f = SWI_MAX(SWI_SUBS(f, vext), SWI_SUBS(up, vopen));
-            __m256i h = SWI_SUBS(SWI_ADDS(diag, prof[q[i]]), vbias);
-            h = SWI_MAX(SWI_MAX(h, e), f);
-            vmax = SWI_MAX(vmax, h);
-            hv[i] = h;
+            f0 = SWI_MAX(SWI_SUBS(f0, vext), SWI_SUBS(up0, vopen));
+            __m256i h0 = SWI_SUBS(SWI_ADDS(diag, prof0[q[i]]), vbias);
+            h0 = SWI_MAX(SWI_MAX(h0, e), f0);
+            e = SWI_MAX(SWI_SUBS(e, vext), SWI_SUBS(h0, vopen));
+            f1 = SWI_MAX(SWI_SUBS(f1, vext), SWI_SUBS(up1, vopen));
+            __m256i h1 = SWI_SUBS(SWI_ADDS(up0, prof1[q[i]]), vbias);
+            h1 = SWI_MAX(SWI_MAX(h1, e), f1);
+            vmax = SWI_MAX(vmax, SWI_MAX(h0, h1));
+            hv[i] = h1;
             ev[i] = e;
             diag = left;
-            up = h;
+            up0 = h0;
+            up1 = h1;
         }
     }
 #if SWI_BITS == 8
