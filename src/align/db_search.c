@@ -34,10 +34,9 @@
 #define CHUNK 8
 /* From this many queries per thread on, queries go to threads whole. */
 #define QUERIES_PER_THREAD 4
-/* The inter-sequence kernel by default (inter_pays): from this many
- * targets per hit kept and batches per thread on. */
-#define INTER_TARGETS_PER_HIT 4
-#define INTER_BATCHES_PER_THREAD 4
+/* The inter-sequence kernel's speed over the striped engines' that the
+ * default assumes (inter_pays). */
+#define INTER_SPEEDUP 2
 
 void hay_align_db_options_init(hay_align_db_options *o)
 {
@@ -235,16 +234,18 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
 
 /*
  * Whether the inter-sequence kernel beats the striped engines on a query
- * whose targets go to `threads` threads (measured in
- * docs/notes/2026-11-26-sw-inter.md): it is about twice as fast a cell on
- * full batches, but its hits' end cells cost one more striped pass each,
- * and a thread needs a few batches for the dynamic schedule to even out.
+ * whose targets go to `threads` threads, in units of one target's striped
+ * pass: the striped search costs nseq over the threads; the inter one
+ * ceil(batches / threads) rounds of a batch of 32 at INTER_SPEEDUP times
+ * the striped speed (2 to 3.5 measured, docs/notes/2026-11-26-sw-inter.md),
+ * plus one striped pass per kept hit for its end cell.
  */
 static bool inter_pays(uint64_t nseq, size_t k, int threads)
 {
-    return nseq >= (uint64_t)INTER_TARGETS_PER_HIT * k &&
-           nseq >= (uint64_t)INTER_BATCHES_PER_THREAD * HAY_SW_INTER_LANES8 *
-                       (uint64_t)threads;
+    uint64_t t = (uint64_t)threads;
+    uint64_t batches = (nseq + HAY_SW_INTER_LANES8 - 1) / HAY_SW_INTER_LANES8;
+    uint64_t rounds = (batches + t - 1) / t;
+    return rounds * t * HAY_SW_INTER_LANES8 / INTER_SPEEDUP + k < nseq;
 }
 
 /* A hit of the inter-sequence kernel, which gives scores only: its end
