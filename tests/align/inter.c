@@ -10,7 +10,8 @@
  *      limit.
  *   2. Saturation: self-similar and low-complexity targets scoring just
  *      below, at and past the 8- and 16-bit limits (and 127, 255, 32767),
- *      alone and among ordinary targets.
+ *      alone and among ordinary targets; scorings too wide for 8-bit lanes
+ *      (16 only) and for both (every target to 32 bits).
  *   3. The search with db_kernel=inter against db_kernel=striped: the same
  *      hits (target, score, end and start cells, CIGAR, flags) in the same
  *      order, the same 32-bit redo count, at 1 and 2 threads, top 1, 50 and
@@ -216,6 +217,63 @@ static void part_saturation(tu_rng *rng)
     free(buf);
     hay_align_scoring_free(dna);
     hay_align_scoring_free(prot);
+}
+
+static hay_align_db_results *search(const hay_align_db *db,
+                                    const hay_align_scoring *s,
+                                    const hay_align_seq *qs, size_t nq,
+                                    const char *params, size_t k, int threads,
+                                    int score_only);
+
+/* Scorings too wide for 8-bit lanes (16 only), and for both (every target
+ * to 32 bits; the search keeps the striped engines even when asked). */
+static void part_wide_scorings(tu_rng *rng)
+{
+    static const int32_t match[] = { 100, 200 }, mismatch[] = { -90, -150 };
+    enum { M = 90, N = 120, C = 20 };
+    uint8_t q[M], buf[C * N];
+    const uint8_t *t[C];
+    size_t n[C];
+    for (int w = 0; w < 2; w++) {
+        hay_align_scoring *s;
+        CHECK_ST(hay_align_scoring_dna(match[w], mismatch[w], 150, 20, &s),
+                 HAY_OK, "wide dna");
+        sw_inter x;
+        hay_sw_inter_prepare(s, &x);
+        CHECK(!x.usable8 && x.usable16 == !w, "match %d: 8 bits %d, 16 bits %d",
+              (int)match[w], x.usable8, x.usable16);
+        for (size_t i = 0; i < M; i++)
+            q[i] = (uint8_t)tu_below(rng, 4);
+        for (size_t k = 0; k < C; k++) {
+            n[k] = tu_range(rng, 1, N);
+            related(rng, 4, q, M, buf + k * N, n[k], (int)(k % 2));
+            t[k] = buf + k * N;
+        }
+        check_batch(s, q, M, t, n, C, w ? "match 200" : "match 100");
+        /* the search asked for the kernel: only where 16-bit lanes fit */
+        char fasta[C * (N + 16)];
+        size_t len = 0;
+        for (size_t k = 0; k < C; k++) {
+            len += (size_t)snprintf(fasta + len, sizeof fasta - len, ">t%zu\n",
+                                    k);
+            for (size_t j = 0; j < n[k]; j++)
+                fasta[len++] = "ACGT"[t[k][j]];
+            fasta[len++] = '\n';
+        }
+        hay_align_db *db = NULL;
+        char msg[256];
+        CHECK_ST(hay_align_db_from_fasta(s, fasta, len, &db, msg, sizeof msg),
+                 HAY_OK, "wide db");
+        hay_align_seq qs = { q, M };
+        hay_align_db_results *r = db ? search(db, s, &qs, 1, "db_kernel=inter",
+                                              5, 1, 1) : NULL;
+        if (r)
+            CHECK(!strcmp(r->engine, "inter_avx2") == !w,
+                  "match %d, db_kernel=inter: %s", (int)match[w], r->engine);
+        hay_align_db_results_free(r);
+        hay_align_db_free(db);
+        hay_align_scoring_free(s);
+    }
 }
 
 /* ---- 3. the search, one kernel against the other ---------------------- */
@@ -476,6 +534,7 @@ int main(int argc, char **argv)
     t0 = tu_now();
     part_saturation(&rng);
     printf("saturation: %.1f s\n", tu_now() - t0);
+    part_wide_scorings(&rng);
     part_search_saturation();
     int ran = part_bio(dir, full);
     if (!ran && !tu_finish())
