@@ -145,19 +145,21 @@ static void keep(const search *sc, topk *mine, uint64_t i, const sw_end *e,
     }
 }
 
-/* Targets [lo, hi) (sorted order) with the inter-sequence kernel, up to
- * 32 at once; their end cells are left to the hits' pass. */
-static hay_status inter_batch(const search *sc, void **p32, const uint8_t *q,
-                              size_t m, uint64_t lo, uint64_t hi, topk *mine,
+/* Targets [lo, hi) (sorted order) with the inter-sequence kernel, a
+ * batch of its 8-bit lanes; their end cells are left to the hits' pass. */
+static hay_status inter_batch(const search *sc, void **p32,
+                              sw_inter_work *work, const uint8_t *q, size_t m,
+                              uint64_t lo, uint64_t hi, topk *mine,
                               uint64_t *rescored)
 {
-    const uint8_t *t[HAY_SW_INTER_LANES8];
-    size_t n[HAY_SW_INTER_LANES8];
-    int32_t got[HAY_SW_INTER_LANES8];
+    const uint8_t *t[HAY_SW_INTER_MAX_LANES] = { 0 };
+    size_t n[HAY_SW_INTER_MAX_LANES] = { 0 };
+    int32_t got[HAY_SW_INTER_MAX_LANES];
     size_t count = (size_t)(hi - lo);
     for (size_t k = 0; k < count; k++)
         t[k] = target(sc->db, lo + k, &n[k]);
-    hay_status err = hay_sw_inter_scores(sc->inter, q, m, t, n, count, got);
+    hay_status err = hay_sw_inter_scores(sc->inter, q, m, t, n, count, got,
+                                         work);
     for (size_t k = 0; err == HAY_OK && k < count; k++) {
         sw_end e = { got[k], 0, 0, 0 };
         uint32_t flags = 0;
@@ -185,7 +187,7 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
         first = sc->first->profile(sc->s, q, m, &prof);
     if (first != HAY_OK)
         return first;
-    const uint64_t per = sc->inter ? HAY_SW_INTER_LANES8 : 1;
+    const uint64_t per = sc->inter ? (uint64_t)sc->inter->lanes8 : 1;
     const uint64_t units = (db->nseq + per - 1) / per;
     const int chunk = sc->inter ? 1 : CHUNK;
     uint64_t rescored = 0;
@@ -193,6 +195,7 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
     {
         topk mine = { malloc(sc->k * sizeof(cand)), 0, sc->k };
         void *p32 = NULL;
+        sw_inter_work work = { NULL, 0 };
         hay_status err = mine.h ? HAY_OK : HAY_ERR_NOMEM;
 #pragma omp for schedule(dynamic, chunk) nowait
         for (uint64_t u = 0; u < units; u++) {
@@ -200,7 +203,8 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
                 continue;
             uint64_t hi = db->nseq - u * per, lo = hi > per ? hi - per : 0;
             if (sc->inter) {
-                err = inter_batch(sc, &p32, q, m, lo, hi, &mine, &rescored);
+                err = inter_batch(sc, &p32, &work, q, m, lo, hi, &mine,
+                                  &rescored);
                 continue;
             }
             size_t n;
@@ -225,6 +229,7 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
         }
         if (p32)
             sc->fallback->profile_free(p32);
+        hay_sw_inter_work_free(&work);
         free(mine.h);
     }
     sc->first->profile_free(prof);
@@ -236,16 +241,15 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
  * Whether the inter-sequence kernel beats the striped engines on a query
  * whose targets go to `threads` threads, in units of one target's striped
  * pass: the striped search costs nseq over the threads; the inter one
- * ceil(batches / threads) rounds of a batch of 32 at INTER_SPEEDUP times
+ * ceil(batches / threads) rounds of a batch (32 or 64) at INTER_SPEEDUP times
  * the striped speed (2 to 3.5 measured, docs/notes/2026-11-26-sw-inter.md),
  * plus one striped pass per kept hit for its end cell.
  */
-static bool inter_pays(uint64_t nseq, size_t k, int threads)
+static bool inter_pays(uint64_t nseq, size_t k, int threads, int lanes)
 {
-    uint64_t t = (uint64_t)threads;
-    uint64_t batches = (nseq + HAY_SW_INTER_LANES8 - 1) / HAY_SW_INTER_LANES8;
-    uint64_t rounds = (batches + t - 1) / t;
-    return rounds * t * HAY_SW_INTER_LANES8 / INTER_SPEEDUP + k < nseq;
+    uint64_t t = (uint64_t)threads, b = (uint64_t)lanes;
+    uint64_t rounds = ((nseq + b - 1) / b + t - 1) / t;
+    return rounds * t * b / INTER_SPEEDUP + k < nseq;
 }
 
 /* A hit of the inter-sequence kernel, which gives scores only: its end
@@ -311,7 +315,8 @@ static hay_status cpu_search(search *sc, const hay_align_seq *queries,
     int whole = nq >= (size_t)QUERIES_PER_THREAD * (size_t)sc->threads &&
                 sc->threads > 1;
     if (sc->inter && !sc->inter_forced &&
-        !inter_pays(sc->db->nseq, sc->k, whole ? 1 : sc->threads))
+        !inter_pays(sc->db->nseq, sc->k, whole ? 1 : sc->threads,
+                    sc->inter->lanes8))
         sc->inter = NULL;
     if (!whole) {
         for (size_t j = 0; j < nq; j++) {
@@ -370,16 +375,29 @@ static hay_status keep_phases(const hay_swdb_timeline *tl, hay_align_db_results 
 /* ------------------------------------------------------------------------
  * The search
  * ---------------------------------------------------------------------- */
+/* The instance a db_kernel value names (NONE: the widest, or none). */
+static int kernel_isa(int kernel)
+{
+    return kernel == HAY_SW_DB_KERNEL_INTER_AVX2     ? HAY_SW_INTER_AVX2
+           : kernel == HAY_SW_DB_KERNEL_INTER_AVX512 ? HAY_SW_INTER_AVX512
+                                                     : HAY_SW_INTER_NONE;
+}
+
+static bool inter_forced(int kernel)
+{
+    return kernel == HAY_SW_DB_KERNEL_INTER || kernel_isa(kernel);
+}
+
 /* Whether the CPU score pass may take the inter-sequence kernel
- * (sw_inter.h): asked for (db_kernel=inter), or by default (variant auto;
+ * (sw_inter.h): asked for (db_kernel=inter*), or by default (variant auto;
  * cpu_search then asks inter_pays); never without AVX2 or with a scoring
  * that 16-bit lanes cannot hold, where the striped engines run. */
 static bool use_inter(int kernel, const char *variant, const sw_inter *x)
 {
-    if (kernel == HAY_SW_DB_KERNEL_STRIPED || !hay_sw_inter_supported() ||
+    if (kernel == HAY_SW_DB_KERNEL_STRIPED || x->isa == HAY_SW_INTER_NONE ||
         !x->usable16)
         return false;
-    if (kernel == HAY_SW_DB_KERNEL_INTER)
+    if (inter_forced(kernel))
         return true;
     return !variant || !strcmp(variant, "auto");
 }
@@ -492,10 +510,14 @@ hay_status hay_align_db_search(const hay_align_db *db,
         st = hay_sw_wavefront_params_get(o->align.device_params, &cp);
         if (st != HAY_OK)
             goto fail;
-        hay_sw_inter_prepare(s, &inter);
+        hay_sw_inter_prepare(s, kernel_isa(cp.db_kernel), &inter);
+        /* an instance named that this CPU cannot run, as a variant's */
+        st = HAY_ERR_UNSUPPORTED;
+        if (kernel_isa(cp.db_kernel) && inter.isa == HAY_SW_INTER_NONE)
+            goto fail;
         if (use_inter(cp.db_kernel, cpu_variant, &inter))
             sc.inter = &inter;
-        sc.inter_forced = cp.db_kernel == HAY_SW_DB_KERNEL_INTER;
+        sc.inter_forced = inter_forced(cp.db_kernel);
     }
 
     res = calloc(1, sizeof *res);
@@ -518,7 +540,8 @@ hay_status hay_align_db_search(const hay_align_db *db,
         if (st != HAY_OK)
             goto fail;
         if (sc.inter)
-            res->engine = "inter_avx2";
+            res->engine = sc.inter->isa == HAY_SW_INTER_AVX512 ? "inter_avx512"
+                                                               : "inter_avx2";
         hay_swdb_phase_add(tl, "search:cpu_scores", t0, hay_now());
     } else {
         for (size_t j = 0; j < nq; j++) {

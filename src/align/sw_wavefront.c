@@ -40,7 +40,9 @@
 
 #define NEG (-(1 << 29))
 
-static const char *const db_kernel_words[] = { "auto", "inter", "striped", NULL };
+static const char *const db_kernel_words[] = {
+    "auto", "inter", "striped", "inter_avx2", "inter_avx512", NULL
+};
 
 static const hay_param wavefront_keys[] = {
     HAY_PARAM_SZ(hay_sw_wavefront_params, min_cells, "wavefront_cells", 1,
@@ -60,8 +62,9 @@ static const hay_param wavefront_keys[] = {
     HAY_PARAM_E(hay_sw_wavefront_params, db_kernel, "db_kernel",
                 db_kernel_words, "auto",
                 "a database search's CPU score pass: many targets a vector "
-                "(inter, sw_inter.h), the striped engines, or by the "
-                "lengths (auto)"),
+                "(inter: the widest instance the CPU runs, or inter_avx2, "
+                "inter_avx512; sw_inter.h), the striped engines, or by the "
+                "sizes (auto)"),
 };
 const hay_param_table hay_sw_wavefront_param_table =
     HAY_PARAM_TABLE("cpu align", hay_sw_wavefront_params, wavefront_keys);

@@ -1,8 +1,9 @@
 /*
- * inter.c - the inter-sequence kernel (src/align/sw_inter_avx2.c) and its
- * use by the database search (db_search.c, cpu key db_kernel).
+ * inter.c - the inter-sequence kernel (src/align/sw_inter*.c) and its use
+ * by the database search (db_search.c, cpu key db_kernel).  Every instance
+ * the CPU runs (AVX2; AVX-512BW) is checked.
  *
- *   1. Batches of 1, 15, 16, 17, 31 and 32 targets (some empty, some of one
+ *   1. Batches of 1, 15, 16, 17, 31, 32, 33, 63 and 64 targets (some empty, some of one
  *      residue, some related to the query), every scoring of the engine
  *      tests (au_cases): each 8- and 16-bit pass and the 8 -> 16 cascade
  *      against the scalar reference (sw_scalar.c), score by score; a lane
@@ -31,6 +32,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The instances this CPU runs (main fills it). */
+static int isas[2];
+static size_t nisas;
+
+static const char *isa_name(int isa)
+{
+    return isa == HAY_SW_INTER_AVX512 ? "avx512" : "avx2";
+}
+
 static int32_t ref_score(const hay_align_scoring *s, const uint8_t *q,
                          size_t m, const uint8_t *t, size_t n)
 {
@@ -52,33 +62,46 @@ static void check_batch(const hay_align_scoring *s, const uint8_t *q, size_t m,
                         const uint8_t *const *t, const size_t *n, size_t count,
                         const char *what)
 {
-    sw_inter x;
-    hay_sw_inter_prepare(s, &x);
-    int32_t ref[HAY_SW_INTER_LANES8], got[HAY_SW_INTER_LANES8];
+    int32_t ref[HAY_SW_INTER_MAX_LANES], got[HAY_SW_INTER_MAX_LANES];
     for (size_t k = 0; k < count; k++)
         ref[k] = ref_score(s, q, m, t[k], n[k]);
-    for (int bits = 8; bits <= 16; bits += 8) {
-        if (!(bits == 8 ? x.usable8 : x.usable16))
-            continue;
-        size_t lanes = bits == 8 ? HAY_SW_INTER_LANES8 : HAY_SW_INTER_LANES16;
-        int32_t limit = bits == 8 ? x.limit8 : x.limit16;
-        for (size_t at = 0; at < count; at += lanes) {
-            size_t c = count - at < lanes ? count - at : lanes;
-            CHECK_ST(hay_sw_inter_pass(&x, bits, q, m, t + at, n + at, c,
-                                       got + at), HAY_OK, what);
+    sw_inter_work work = { NULL, 0 };
+    for (size_t ii = 0; ii < nisas; ii++) {
+        sw_inter x;
+        hay_sw_inter_prepare(s, isas[ii], &x);
+        const char *isa = isa_name(isas[ii]);
+        for (int bits = 8; bits <= 16; bits += 8) {
+            if (!(bits == 8 ? x.usable8 : x.usable16))
+                continue;
+            size_t lanes = (size_t)(bits == 8 ? x.lanes8 : x.lanes16);
+            int32_t limit = bits == 8 ? x.limit8 : x.limit16;
+            /* the thread's scratch and a pass's own, in turn */
+            for (size_t at = 0; at < count; at += lanes) {
+                size_t c = count - at < lanes ? count - at : lanes;
+                CHECK_ST(hay_sw_inter_pass(&x, bits, q, m, t + at, n + at, c,
+                                           got + at, at % 2 ? NULL : &work),
+                         HAY_OK, what);
+            }
+            for (size_t k = 0; k < count; k++)
+                CHECK(lane_ok(got[k], ref[k], limit),
+                      "%s: %s %d bits, %zu targets, lane %zu (m=%zu n=%zu): "
+                      "got %d, want %d (limit %d)", what, isa, bits, count, k,
+                      m, n[k], (int)got[k], (int)ref[k], (int)limit);
+        }
+        for (size_t at = 0; at < count; at += (size_t)x.lanes8) {
+            size_t c = count - at < (size_t)x.lanes8 ? count - at
+                                                     : (size_t)x.lanes8;
+            CHECK_ST(hay_sw_inter_scores(&x, q, m, t + at, n + at, c,
+                                         got + at, &work), HAY_OK, what);
         }
         for (size_t k = 0; k < count; k++)
-            CHECK(lane_ok(got[k], ref[k], limit),
-                  "%s: %d bits, %zu targets, lane %zu (m=%zu n=%zu): got %d, "
-                  "want %d (limit %d)", what, bits, count, k, m, n[k],
-                  (int)got[k], (int)ref[k], (int)limit);
+            CHECK(x.usable16 ? lane_ok(got[k], ref[k], x.limit16)
+                             : got[k] == HAY_SW_INTER_SATURATED,
+                  "%s: %s cascade, %zu targets, lane %zu (m=%zu n=%zu): got "
+                  "%d, want %d", what, isa, count, k, m, n[k], (int)got[k],
+                  (int)ref[k]);
     }
-    CHECK_ST(hay_sw_inter_scores(&x, q, m, t, n, count, got), HAY_OK, what);
-    for (size_t k = 0; k < count; k++)
-        CHECK(x.usable16 ? lane_ok(got[k], ref[k], x.limit16)
-                         : got[k] == HAY_SW_INTER_SATURATED,
-              "%s: cascade, %zu targets, lane %zu (m=%zu n=%zu): got %d, "
-              "want %d", what, count, k, m, n[k], (int)got[k], (int)ref[k]);
+    hay_sw_inter_work_free(&work);
 }
 
 /* ---- 1. batches ------------------------------------------------------- */
@@ -100,9 +123,9 @@ static void related(tu_rng *rng, int alpha, const uint8_t *q, size_t m,
 
 static void part_batches(tu_rng *rng)
 {
-    static const size_t counts[] = { 1, 15, 16, 17, 31, 32 };
+    static const size_t counts[] = { 1, 15, 16, 17, 31, 32, 33, 63, 64 };
     enum { MAXLEN = 180 };
-    uint8_t *buf = malloc(HAY_SW_INTER_LANES8 * MAXLEN), q[MAXLEN];
+    uint8_t *buf = malloc(HAY_SW_INTER_MAX_LANES * MAXLEN), q[MAXLEN];
     for (size_t c = 0; c < au_ncases; c++) {
         hay_align_scoring *s = au_make(&au_cases[c]);
         int alpha = hay_align_scoring_alpha(s);
@@ -115,8 +138,8 @@ static void part_batches(tu_rng *rng)
                 size_t m = rep == 0 && ci == 0 ? 1 : tu_range(rng, 1, MAXLEN);
                 for (size_t i = 0; i < m; i++)
                     q[i] = (uint8_t)tu_below(rng, (uint64_t)alpha);
-                const uint8_t *t[HAY_SW_INTER_LANES8];
-                size_t n[HAY_SW_INTER_LANES8];
+                const uint8_t *t[HAY_SW_INTER_MAX_LANES];
+                size_t n[HAY_SW_INTER_MAX_LANES];
                 for (size_t k = 0; k < counts[ci]; k++) {
                     uint8_t *tk = buf + k * MAXLEN;
                     /* every fifth empty, every seventh one residue */
@@ -152,13 +175,13 @@ static void saturating_batch(tu_rng *rng, const hay_align_scoring *s,
 {
     size_t want = (size_t)(around / per) + 3;
     size_t m = want + 40;
-    uint8_t *q = malloc(m), *buf = malloc(HAY_SW_INTER_LANES8 * (want + 8));
+    uint8_t *q = malloc(m), *buf = malloc(HAY_SW_INTER_MAX_LANES * (want + 8));
     repeat(q, m, unit, ul, 0, 0);
-    const uint8_t *t[HAY_SW_INTER_LANES8];
-    size_t n[HAY_SW_INTER_LANES8];
+    const uint8_t *t[HAY_SW_INTER_MAX_LANES];
+    size_t n[HAY_SW_INTER_MAX_LANES];
     int alpha = hay_align_scoring_alpha(s);
     size_t count = 0;
-    for (size_t len = want - 6; len <= want && count + 2 <= HAY_SW_INTER_LANES8;
+    for (size_t len = want - 6; len <= want && count + 2 <= 32;
          len++) {
         uint8_t *a = buf + count * (want + 8);
         repeat(a, len, unit, ul, 0, 0);
@@ -184,8 +207,8 @@ static void part_saturation(tu_rng *rng)
     CHECK_ST(hay_align_scoring_builtin("blosum62", 11, 1, &prot), HAY_OK,
              "blosum62");
     sw_inter xd, xp;
-    hay_sw_inter_prepare(dna, &xd);
-    hay_sw_inter_prepare(prot, &xp);
+    hay_sw_inter_prepare(dna, HAY_SW_INTER_AVX2, &xd);
+    hay_sw_inter_prepare(prot, HAY_SW_INTER_AVX2, &xp);
     const uint8_t a = 0;           /* A: 5 against itself */
     uint8_t w;                     /* W: 11 against itself */
     hay_align_encode(prot, "W", 1, &w, NULL);
@@ -239,7 +262,7 @@ static void part_wide_scorings(tu_rng *rng)
         CHECK_ST(hay_align_scoring_dna(match[w], mismatch[w], 150, 20, &s),
                  HAY_OK, "wide dna");
         sw_inter x;
-        hay_sw_inter_prepare(s, &x);
+        hay_sw_inter_prepare(s, HAY_SW_INTER_NONE, &x);
         CHECK(!x.usable8 && x.usable16 == !w, "match %d: 8 bits %d, 16 bits %d",
               (int)match[w], x.usable8, x.usable16);
         for (size_t i = 0; i < M; i++)
@@ -268,9 +291,20 @@ static void part_wide_scorings(tu_rng *rng)
         hay_align_db_results *r = db ? search(db, s, &qs, 1, "db_kernel=inter",
                                               5, 1, 1) : NULL;
         if (r)
-            CHECK(!strcmp(r->engine, "inter_avx2") == !w,
+            CHECK(!strncmp(r->engine, "inter_", 6) == !w,
                   "match %d, db_kernel=inter: %s", (int)match[w], r->engine);
         hay_align_db_results_free(r);
+        if (db && nisas == 1 && !w) {
+            /* an instance named that the CPU cannot run, as a variant's */
+            hay_align_db_options o;
+            hay_align_db_options_init(&o);
+            o.align.backend = HAY_BACKEND_CPU;
+            o.align.device_params = "db_kernel=inter_avx512";
+            r = NULL;
+            CHECK_ST(hay_align_db_search(db, s, &qs, 1, &o, &r),
+                     HAY_ERR_UNSUPPORTED, "db_kernel=inter_avx512 without it");
+            hay_align_db_results_free(r);
+        }
         hay_align_db_free(db);
         hay_align_scoring_free(s);
     }
@@ -307,6 +341,36 @@ static int same_hit(const hay_align_db_hit *a, const hay_align_db_hit *b)
            (!a->r.cigar || !strcmp(a->r.cigar, b->r.cigar));
 }
 
+/* One search's hits against the striped one's. */
+static size_t same_hits(const hay_align_db_results *a,
+                        const hay_align_db_results *b, size_t nq,
+                        const char *what, const char *kernel, size_t k,
+                        int threads, int so, size_t *hits)
+{
+    size_t bad = 0;
+    CHECK(!strncmp(a->engine, "inter_", 6), "%s: %s ran %s", what, kernel,
+          a->engine);
+    CHECK(strncmp(b->engine, "inter_", 6), "%s: db_kernel=striped ran %s",
+          what, b->engine);
+    CHECK(a->rescored32 == b->rescored32,
+          "%s: %s, top %zu, %d threads: %llu redone in 32 bits, striped %llu",
+          what, kernel, k, threads, (unsigned long long)a->rescored32,
+          (unsigned long long)b->rescored32);
+    for (size_t j = 0; j < nq; j++) {
+        const hay_align_db_hits *x = &a->queries[j];
+        const hay_align_db_hits *y = &b->queries[j];
+        int ok = x->nhits == y->nhits;
+        for (size_t h = 0; ok && h < x->nhits; h++)
+            ok = same_hit(&x->hits[h], &y->hits[h]);
+        *hits += x->nhits;
+        bad += !ok;
+        CHECK(ok, "%s: %s, query %zu, top %zu, %d threads, score_only %d: "
+              "the kernels' hits differ", what, kernel, j, k, threads, so);
+    }
+    return bad;
+}
+
+/* Every instance (db_kernel=inter_<isa>) against db_kernel=striped. */
 static void compare_kernels(const hay_align_db *db, const hay_align_scoring *s,
                             const hay_align_seq *qs, size_t nq,
                             int all, int traceback, const char *extra,
@@ -317,50 +381,29 @@ static void compare_kernels(const hay_align_db *db, const hay_align_scoring *s,
     const size_t ks[] = { 1, 50, (size_t)info.sequences };
     size_t bad = 0, hits = 0;
     double t0 = tu_now();
+    const char *sep = extra ? "," : "", *more = extra ? extra : "";
     for (size_t ki = 0; ki < (all ? 3u : 2u); ki++)
         for (int threads = 1; threads <= 2; threads++)
             for (int so = 1; so >= (ki == 2 || !traceback ? 1 : 0); so--) {
-                char pa[128], pb[128];
-                snprintf(pa, sizeof pa, "db_kernel=inter%s%s",
-                         extra ? "," : "", extra ? extra : "");
-                snprintf(pb, sizeof pb, "db_kernel=striped%s%s",
-                         extra ? "," : "", extra ? extra : "");
-                hay_align_db_results *a = search(db, s, qs, nq, pa, ks[ki],
-                                                 threads, so);
+                char pb[128];
+                snprintf(pb, sizeof pb, "db_kernel=striped%s%s", sep, more);
                 hay_align_db_results *b = search(db, s, qs, nq, pb, ks[ki],
                                                  threads, so);
-                if (!a || !b) {
+                for (size_t ii = 0; b && ii < nisas; ii++) {
+                    char pa[128];
+                    snprintf(pa, sizeof pa, "db_kernel=inter_%s%s%s",
+                             isa_name(isas[ii]), sep, more);
+                    hay_align_db_results *a = search(db, s, qs, nq, pa,
+                                                     ks[ki], threads, so);
+                    if (a)
+                        bad += same_hits(a, b, nq, what, pa, ks[ki], threads,
+                                         so, &hits);
                     hay_align_db_results_free(a);
-                    hay_align_db_results_free(b);
-                    continue;
                 }
-                if (hay_sw_inter_supported())
-                    CHECK(!strcmp(a->engine, "inter_avx2"),
-                          "%s: db_kernel=inter ran %s", what, a->engine);
-                CHECK(strcmp(b->engine, "inter_avx2"),
-                      "%s: db_kernel=striped ran %s", what, b->engine);
-                CHECK(a->rescored32 == b->rescored32,
-                      "%s: top %zu, %d threads: %llu redone in 32 bits, "
-                      "striped %llu", what, ks[ki], threads,
-                      (unsigned long long)a->rescored32,
-                      (unsigned long long)b->rescored32);
-                for (size_t j = 0; j < nq; j++) {
-                    const hay_align_db_hits *x = &a->queries[j];
-                    const hay_align_db_hits *y = &b->queries[j];
-                    int ok = x->nhits == y->nhits;
-                    for (size_t h = 0; ok && h < x->nhits; h++)
-                        ok = same_hit(&x->hits[h], &y->hits[h]);
-                    hits += x->nhits;
-                    bad += !ok;
-                    CHECK(ok, "%s: query %zu, top %zu, %d threads, "
-                          "score_only %d: the kernels' hits differ", what, j,
-                          ks[ki], threads, so);
-                }
-                hay_align_db_results_free(a);
                 hay_align_db_results_free(b);
             }
-    printf("%s: %zu hits compared, %zu queries differ (%.1f s)\n", what, hits,
-           bad, tu_now() - t0);
+    printf("%s: %zu hits compared, %zu differ (%.1f s)\n", what, hits, bad,
+           tu_now() - t0);
 }
 
 /* The saturation targets of test_align_db's and more, as a database. */
@@ -424,37 +467,43 @@ static hay_align_db *load(const hay_align_scoring *s, const char *path)
 static void every_pair(const hay_align_scoring *s, const hay_align_db *db,
                        const hay_align_seq *qs, size_t nq, const char *what)
 {
-    sw_inter x;
-    hay_sw_inter_prepare(s, &x);
+    sw_inter xs[2];
+    for (size_t ii = 0; ii < nisas; ii++)
+        hay_sw_inter_prepare(s, isas[ii], &xs[ii]);
     hay_align_db_info info;
     hay_align_db_info_get(db, &info);
     size_t nt = (size_t)info.sequences, bad = 0, pairs = 0, sat = 0;
     double t0 = tu_now();
+    /* units of 32 neighbours (every instance takes 32) */
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : bad, pairs, sat)
     for (size_t u = 0; u < nq * ((nt + 31) / 32); u++) {
         size_t j = u % nq, lo = u / nq * 32;
         size_t c = nt - lo < 32 ? nt - lo : 32;
         const uint8_t *t[32];
         size_t n[32];
-        int32_t got[32];
+        int32_t got[2][32];
         for (size_t k = 0; k < c; k++)
             hay_align_db_seq(db, (uint32_t)(lo + k), NULL, &t[k], &n[k]);
-        if (hay_sw_inter_scores(&x, qs[j].codes, qs[j].len, t, n, c, got) !=
-            HAY_OK) {
+        int ok = 1;
+        for (size_t ii = 0; ii < nisas; ii++)
+            ok &= hay_sw_inter_scores(&xs[ii], qs[j].codes, qs[j].len, t, n, c,
+                                      got[ii], NULL) == HAY_OK;
+        if (!ok) {
             bad += c;
             continue;
         }
         for (size_t k = 0; k < c; k++) {
             int32_t want = ref_score(s, qs[j].codes, qs[j].len, t[k], n[k]);
-            sat += got[k] == HAY_SW_INTER_SATURATED;
-            bad += !lane_ok(got[k], want, x.limit16);
+            sat += got[0][k] == HAY_SW_INTER_SATURATED;
+            for (size_t ii = 0; ii < nisas; ii++)
+                bad += !lane_ok(got[ii][k], want, xs[ii].limit16);
             pairs++;
         }
     }
-    CHECK(bad == 0, "%s: %zu of %zu pairs differ from the scalar reference",
-          what, bad, pairs);
-    printf("%s: %zu pairs, %zu for 32 bits, scalar reference %.1f s\n", what,
-           pairs, sat, tu_now() - t0);
+    CHECK(bad == 0, "%s: %zu disagreements with the scalar reference in %zu "
+          "pairs x %zu instances", what, bad, pairs, nisas);
+    printf("%s: %zu pairs x %zu instances, %zu for 32 bits, %.1f s\n", what,
+           pairs, nisas, sat, tu_now() - t0);
 }
 
 static int by_len(const void *a, const void *b)
@@ -494,14 +543,14 @@ static int part_bio(const char *dir, int full)
                     "the shortest two thirds of the queries x E. coli proteome");
     /* the default: inter where it pays (many targets), else striped */
     hay_align_db_results *r = search(ecoli, s, qs, 1, NULL, 50, 2, 1);
-    if (r && hay_sw_inter_supported())
-        CHECK(!strcmp(r->engine, "inter_avx2"), "E. coli, default: %s",
+    if (r)
+        CHECK(!strncmp(r->engine, "inter_", 6), "E. coli, default: %s",
               r->engine);
     hay_align_db_results_free(r);
     /* every target kept: each would cost a striped pass for its end cell */
     r = search(sprot, s, qs, 1, NULL, 196, 2, 1);
     if (r)
-        CHECK(strcmp(r->engine, "inter_avx2"), "sprot196, top 196, default: %s",
+        CHECK(strncmp(r->engine, "inter_", 6), "sprot196, top 196, default: %s",
               r->engine);
     hay_align_db_results_free(r);
 out:
@@ -522,7 +571,12 @@ int main(int argc, char **argv)
         else
             dir = argv[i];
     }
-    if (!hay_sw_inter_supported()) {
+    for (int isa = HAY_SW_INTER_AVX2; isa <= HAY_SW_INTER_AVX512; isa++)
+        if (hay_sw_inter_isa_supported(isa))
+            isas[nisas++] = isa;
+    printf("instances: %s%s\n", nisas ? "avx2" : "none",
+           nisas > 1 ? ", avx512" : "");
+    if (!nisas) {
         printf("SKIP: no AVX2, the database search keeps the striped "
                "engines\n");
         return TU_SKIP;
