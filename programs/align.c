@@ -166,7 +166,7 @@ int align_check_params(const aconfig *cf, const hay_align_scoring *s)
             "(%s)\n", o.device_params,
             cpu ? "cpu keys: wavefront_cells=SIZE (at least 1), "
                   "wavefront_tile=N (8 to 1048576), traceback_cells=SIZE "
-                  "(at least 1), db_kernel=auto|inter|striped"
+                  "(at least 1), db_kernel=auto|inter|inter_avx2|inter_avx512|striped"
                 : "see the backend's keys in docs/DESIGN.md");
     return 1;
 }
