@@ -447,20 +447,6 @@ static void part_search_saturation(void)
 }
 
 /* ---- 4. the bio sets -------------------------------------------------- */
-static hay_align_db *load(const hay_align_scoring *s, const char *path)
-{
-    size_t n;
-    uint8_t *text = tu_read_file(path, &n);
-    if (!text)
-        return NULL;
-    hay_align_db *db = NULL;
-    char msg[256];
-    hay_status st = hay_align_db_from_fasta(s, text, n, &db, msg, sizeof msg);
-    CHECK(st == HAY_OK, "%s: %s", path, msg);
-    free(text);
-    return db;
-}
-
 /* Every query x target through the kernel (forced, in batches of 32
  * neighbours in length as the search makes them) against the scalar
  * reference. */
@@ -506,33 +492,18 @@ static void every_pair(const hay_align_scoring *s, const hay_align_db *db,
            pairs, nisas, sat, tu_now() - t0);
 }
 
-static int by_len(const void *a, const void *b)
-{
-    const hay_align_seq *x = a, *y = b;
-    return x->len < y->len ? -1 : x->len > y->len;
-}
-
 static int part_bio(const char *dir, int full)
 {
     hay_align_scoring *s;
     hay_align_scoring_builtin("blosum62", 11, 1, &s);
-    char pq[4096], pt[4096], pe[4096];
-    snprintf(pq, sizeof pq, "%s/bio/protein/queries_24-5478aa.fasta", dir);
-    snprintf(pt, sizeof pt, "%s/bio/protein/sprot196.fasta", dir);
-    snprintf(pe, sizeof pe, "%s/bio/protein/ecoli_k12_proteome.faa", dir);
-    hay_align_db *qdb = load(s, pq), *sprot = load(s, pt), *ecoli = load(s, pe);
-    int ran = qdb && sprot && ecoli;
-    if (!ran) {
-        printf("SKIP bio sets: no data at %s/bio\n", dir);
-        goto out;
+    au_bio b;
+    if (!au_bio_open(s, dir, &b)) {
+        hay_align_scoring_free(s);
+        return 0;
     }
-    hay_align_db_info qi;
-    hay_align_db_info_get(qdb, &qi);
-    hay_align_seq qs[64];
-    size_t nq = qi.sequences < 64 ? (size_t)qi.sequences : 64;
-    for (size_t j = 0; j < nq; j++)
-        hay_align_db_seq(qdb, (uint32_t)j, NULL, &qs[j].codes, &qs[j].len);
-    qsort(qs, nq, sizeof *qs, by_len);
+    hay_align_db *sprot = b.sprot, *ecoli = b.ecoli;
+    const hay_align_seq *qs = b.qs;
+    size_t nq = b.nq;
     every_pair(s, sprot, qs, nq, "queries x sprot196");
     /* the short half x E. coli: 4,298 targets, 1.3 M residues */
     every_pair(s, ecoli, qs, full ? nq : nq / 3,
@@ -553,12 +524,9 @@ static int part_bio(const char *dir, int full)
         CHECK(strncmp(r->engine, "inter_", 6), "sprot196, top 196, default: %s",
               r->engine);
     hay_align_db_results_free(r);
-out:
-    hay_align_db_free(qdb);
-    hay_align_db_free(sprot);
-    hay_align_db_free(ecoli);
+    au_bio_close(&b);
     hay_align_scoring_free(s);
-    return ran;
+    return 1;
 }
 
 int main(int argc, char **argv)
