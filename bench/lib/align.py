@@ -29,8 +29,9 @@ start and CIGAR, the linear-space traceback on the same threads
 (src/align/sw_hirschberg.c); their GCUPS count the score pass's cells only.
 The database search has its own rows: "hay db inter kT" and "hay db
 striped kT" (k = 1, N), the CPU score pass forced to the inter-sequence
-kernel (src/align/sw_inter_avx2.c) or to the striped engines (--params
-db_kernel=...), beside parasail striped16 on all the pairs; hay's rows must
+kernel (src/align/sw_inter*.c: its widest instance, and "hay db inter_avx2
+kT" beside it where the CPU has AVX-512BW) or to the striped engines
+(--params db_kernel=...), beside parasail striped16 on all the pairs; hay's rows must
 agree on their top-50 score sums, parasail's checksum on the sum of every
 pair's score from one `hay align --top <all>` run.
 
@@ -148,8 +149,17 @@ def db_engines(a, q, t, pflags, pb):
     top = a.db["top"]
     N = a.threads
     engines = []
+    # inter: the widest instance the CPU runs; with AVX-512BW the AVX2 one
+    # too, in its own rows
+    kernels = ["inter", "striped"]
+    try:
+        with open("/proc/cpuinfo") as f:
+            if " avx512bw" in f.read():
+                kernels.insert(1, "inter_avx2")
+    except OSError:
+        pass
     for k in sorted({1, N}):
-        for kernel in ("inter", "striped"):
+        for kernel in kernels:
             engines.append(("hay db %s %dT" % (kernel, k), run_hay,
                             db_cmd(a.hay, kernel, k, top, q, hdb)))
     # hay reads selenocysteine (U, 3 in the proteome) as X, parasail as
