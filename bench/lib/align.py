@@ -29,8 +29,8 @@ start and CIGAR, the linear-space traceback on the same threads
 (src/align/sw_hirschberg.c); their GCUPS count the score pass's cells only.
 The database search has its own rows: "hay db inter kT" and "hay db
 striped kT" (k = 1, N), the CPU score pass forced to the inter-sequence
-kernel (src/align/sw_inter*.c: its widest instance, and "hay db inter_avx2
-kT" beside it where the CPU has AVX-512BW) or to the striped engines
+kernel (src/align/sw_inter*.c: its AVX2 instance, and "hay db
+inter_avx512 kT" beside it where the CPU has AVX-512BW) or to the striped engines
 (--params db_kernel=...), beside parasail striped16 on all the pairs; hay's rows must
 agree on their top-50 score sums, parasail's checksum on the sum of every
 pair's score from one `hay align --top <all>` run.
@@ -149,13 +149,13 @@ def db_engines(a, q, t, pflags, pb):
     top = a.db["top"]
     N = a.threads
     engines = []
-    # inter: the widest instance the CPU runs; with AVX-512BW the AVX2 one
-    # too, in its own rows
+    # inter: the AVX2 instance (the default's); with AVX-512BW the 512-bit
+    # one too, in its own rows
     kernels = ["inter", "striped"]
     try:
         with open("/proc/cpuinfo") as f:
             if " avx512bw" in f.read():
-                kernels.insert(1, "inter_avx2")
+                kernels.insert(1, "inter_avx512")
     except OSError:
         pass
     for k in sorted({1, N}):

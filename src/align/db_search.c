@@ -35,8 +35,9 @@
 /* From this many queries per thread on, queries go to threads whole. */
 #define QUERIES_PER_THREAD 4
 /* The inter-sequence kernel's speed over the striped engines' that the
- * default assumes (inter_pays). */
+ * default assumes, and the rounds of batches a thread needs (inter_pays). */
 #define INTER_SPEEDUP 2
+#define INTER_MIN_ROUNDS 4
 
 void hay_align_db_options_init(hay_align_db_options *o)
 {
@@ -242,14 +243,19 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
  * whose targets go to `threads` threads, in units of one target's striped
  * pass: the striped search costs nseq over the threads; the inter one
  * ceil(batches / threads) rounds of a batch (32 or 64) at INTER_SPEEDUP times
- * the striped speed (2 to 3.5 measured, docs/notes/2026-11-26-sw-inter.md),
- * plus one striped pass per kept hit for its end cell.
+ * the striped speed (1.6-2 on the GPU host's Xeon, 3.4 on this project's
+ * VM: docs/notes/2026-11-26-sw-inter.md), plus one striped pass per kept
+ * hit for its end cell; and at least INTER_MIN_ROUNDS rounds, below which
+ * the host's 16 threads lost on the batches' uneven ends (31 queries: 1,024
+ * targets, 2 rounds, striped 0.178 s against 0.201; 2,048, 4 rounds, inter
+ * 0.204 against 0.338).
  */
 static bool inter_pays(uint64_t nseq, size_t k, int threads, int lanes)
 {
     uint64_t t = (uint64_t)threads, b = (uint64_t)lanes;
     uint64_t rounds = ((nseq + b - 1) / b + t - 1) / t;
-    return rounds * t * b / INTER_SPEEDUP + k < nseq;
+    return rounds >= INTER_MIN_ROUNDS &&
+           rounds * t * b / INTER_SPEEDUP + k < nseq;
 }
 
 /* A hit of the inter-sequence kernel, which gives scores only: its end

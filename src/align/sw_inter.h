@@ -57,8 +57,8 @@ void hay_sw_inter_work_free(sw_inter_work *w);
 /* Whether this CPU runs instance isa (AVX2, AVX-512BW). */
 int hay_sw_inter_isa_supported(int isa);
 
-/* Fills x for scoring s and instance isa (NONE: the widest this CPU runs);
- * x->isa is NONE when the CPU has none (or not the one asked for). */
+/* Fills x for scoring s and instance isa (NONE: the default, AVX2); x->isa
+ * is NONE when the CPU cannot run it. */
 void hay_sw_inter_prepare(const hay_align_scoring *s, int isa, sw_inter *x);
 
 /* The code of a lane past its target's end: the byte shuffles give 0. */

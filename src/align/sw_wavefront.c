@@ -62,9 +62,8 @@ static const hay_param wavefront_keys[] = {
     HAY_PARAM_E(hay_sw_wavefront_params, db_kernel, "db_kernel",
                 db_kernel_words, "auto",
                 "a database search's CPU score pass: many targets a vector "
-                "(inter: the widest instance the CPU runs, or inter_avx2, "
-                "inter_avx512; sw_inter.h), the striped engines, or by the "
-                "sizes (auto)"),
+                "(inter: AVX2, as inter_avx2; inter_avx512: AVX-512BW; "
+                "sw_inter.h), the striped engines, or by the sizes (auto)"),
 };
 const hay_param_table hay_sw_wavefront_param_table =
     HAY_PARAM_TABLE("cpu align", hay_sw_wavefront_params, wavefront_keys);
