@@ -107,8 +107,8 @@ typedef struct hay_sw_wavefront_params {
     int db_kernel;          /* db_kernel: HAY_SW_DB_KERNEL_* */
 } hay_sw_wavefront_params;
 /* The database search's CPU score pass (db_search.c): by the sizes, the
- * inter-sequence kernel (sw_inter.h: the widest instance, or the one
- * named) or the striped engines. */
+ * inter-sequence kernel (sw_inter.h: AVX2, or the instance named) or the
+ * striped engines. */
 enum { HAY_SW_DB_KERNEL_AUTO, HAY_SW_DB_KERNEL_INTER, HAY_SW_DB_KERNEL_STRIPED,
        HAY_SW_DB_KERNEL_INTER_AVX2, HAY_SW_DB_KERNEL_INTER_AVX512 };
 struct hay_param_table;

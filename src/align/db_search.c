@@ -381,7 +381,7 @@ static hay_status keep_phases(const hay_swdb_timeline *tl, hay_align_db_results 
 /* ------------------------------------------------------------------------
  * The search
  * ---------------------------------------------------------------------- */
-/* The instance a db_kernel value names (NONE: the widest, or none). */
+/* The instance a db_kernel value names (NONE: the default, AVX2). */
 static int kernel_isa(int kernel)
 {
     return kernel == HAY_SW_DB_KERNEL_INTER_AVX2     ? HAY_SW_INTER_AVX2
