@@ -12,8 +12,11 @@
  *
  * The CPU score pass visits targets longest first (the database keeps them
  * sorted by length), in small dynamic chunks, so that no thread is left
- * with the longest targets at the end.  Each query's profile is built once
- * and shared; a thread that meets a 16-bit saturation builds its own 32-bit
+ * with the longest targets at the end: one target at a time through the
+ * striped engines (each query's profile built once and shared), or a batch
+ * of 32 neighbours in length through the inter-sequence kernel
+ * (sw_inter.h), whichever inter_pays says (the cpu key db_kernel forces
+ * either).  A thread that meets a 16-bit saturation builds its own 32-bit
  * profile of that query, once.  With many queries (4 a thread or more)
  * threads take whole queries instead, longest first.
  */
