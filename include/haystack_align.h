@@ -679,7 +679,9 @@ typedef struct hay_align_db_results {
     size_t nqueries;
     hay_align_db_hits *queries;    /* one per query, in query order */
     hay_backend backend;           /* where the score pass ran */
-    const char *engine;            /* e.g. "striped16_avx2" or "cuda" */
+    const char *engine;            /* e.g. "inter_avx2" (the CPU's
+                                      inter-sequence pass),
+                                      "striped16_avx2" or "cuda" */
     uint64_t cells;                /* sum of query x database residues */
     uint64_t rescored32;           /* pairs redone in 32 bits */
     double seconds_scores;         /* score pass and top-k selection */

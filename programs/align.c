@@ -152,7 +152,7 @@ void reverse_complement_free(seq_file *rc)
 
 /* --params, checked once on a one-residue pair before any work (the
  * library says only HAY_ERR_INVALID). */
-static int check_params(const aconfig *cf, const hay_align_scoring *s)
+int align_check_params(const aconfig *cf, const hay_align_scoring *s)
 {
     const uint8_t c = 0;
     hay_align_options o = cf->opt;
@@ -166,7 +166,7 @@ static int check_params(const aconfig *cf, const hay_align_scoring *s)
             "(%s)\n", o.device_params,
             cpu ? "cpu keys: wavefront_cells=SIZE (at least 1), "
                   "wavefront_tile=N (8 to 1048576), traceback_cells=SIZE "
-                  "(at least 1)"
+                  "(at least 1), db_kernel=auto|inter|inter_avx2|inter_avx512|striped"
                 : "see the backend's keys in docs/DESIGN.md");
     return 1;
 }
@@ -236,7 +236,7 @@ static int align_pairs(aconfig *cf)
     size_t qblock = 0;
     if (!s || !qs || !ts || !qb || !tb)
         goto out;
-    if (cf->opt.device_params && check_params(cf, s))
+    if (cf->opt.device_params && align_check_params(cf, s))
         goto out;
     int is_dna = hay_align_scoring_is_dna(s);
     if (!is_dna && (cf->strand == 1 || cf->strand == 3)) {

@@ -97,6 +97,8 @@ int align_parse_args(int argc, char **argv, aconfig *cf);
 /* align_db.c: whether the command is a database search (TARGET is a
  * database file, or --top / --min-score was given), and running it. */
 int align_db_wanted(const aconfig *cf);
+/* --params checked against the CPU's keys; 1 (after a message) if bad. */
+int align_check_params(const aconfig *cf, const hay_align_scoring *s);
 int align_db_main(aconfig *cf);
 
 /* align_timeline.c: --stats's timeline of a database search, on the

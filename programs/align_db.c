@@ -288,6 +288,9 @@ int align_db_main(aconfig *cf)
     t0 = cli_now();
     if (open_target(cf, &qf, &tf, &have_tf, &db, &s, &tl))
         goto out;
+    if (cf->opt.backend == HAY_BACKEND_CPU && cf->opt.device_params &&
+        align_check_params(cf, s))
+        goto out;
     t0 = cli_now();
     if (check_kind(cf, s, &qf, cf->qpath, "query"))
         goto out;

@@ -12,6 +12,9 @@ Workloads (../shared/data/bio):
   ecoli-pair-L  one E. coli pair [0, L) x [2 Mbp, 2 Mbp + L) for each L of
             --long (default: bench/defs.json parts.align.long, 200000; none
             with --quick); engines above --cpu-max-cells are left out
+  ecoli-db  the database search (bench/defs.json parts.align.db): 31
+            queries x the E. coli proteome (4,298 proteins, 5.98e10 cells)
+            as a `hay db build` file, top 50, score only, BLOSUM62 11/1
 Engines: hay scalar (1 thread), hay auto = striped16 with the 32-bit
 fallback (1 and N threads), parasail striped 16-bit profile with the 32-bit
 fallback (bench/adapters/parasail_bench.c; 1 and N threads), and with --cuda
@@ -24,6 +27,13 @@ all of them at once (src/align/sw_wavefront.c), so one-pair workloads have
 "hay auto kT traceback" rows (k = 1, 2, N): the whole alignment with its
 start and CIGAR, the linear-space traceback on the same threads
 (src/align/sw_hirschberg.c); their GCUPS count the score pass's cells only.
+The database search has its own rows: "hay db inter kT" and "hay db
+striped kT" (k = 1, N), the CPU score pass forced to the inter-sequence
+kernel (src/align/sw_inter*.c: its AVX2 instance, and "hay db
+inter_avx512 kT" beside it where the CPU has AVX-512BW) or to the striped engines
+(--params db_kernel=...), beside parasail striped16 on all the pairs; hay's rows must
+agree on their top-50 score sums, parasail's checksum on the sum of every
+pair's score from one `hay align --top <all>` run.
 
 Times are each engine's own alignment phase (hay --stats 'seconds', the
 adapter's 'seconds': profiles included, file reading excluded), median of
@@ -63,9 +73,12 @@ def write_fasta(path, recs):
                 f.write(s[i:i + 80] + "\n")
 
 
-def workloads(data, work, full, quick, long_lens=()):
+def workloads(data, work, full, quick, long_lens=(), db=None):
     bio = os.path.join(data, "bio")
     w = []
+    if db and not quick:
+        w.append(("ecoli-db", os.path.join(bio, db["queries"]),
+                  os.path.join(bio, db["targets"]), "db"))
     w.append(("protein", os.path.join(bio, "protein/queries_24-5478aa.fasta"),
               os.path.join(bio, "protein/sprot196.fasta"), "protein"))
     ecoli = read_fasta_seq(os.path.join(bio, "dna/ecoli_k12_mg1655.fna"))
@@ -118,6 +131,49 @@ def hay_cmd(hay, kind, variant, threads, q, t, backend=None, traceback=False):
     return c
 
 
+def db_cmd(hay, kernel, threads, top, q, hdb):
+    return [hay, "align", "--stats", "-j", str(threads), "--backend", "cpu",
+            "--top", str(top), "--score-only", "--protein", "--params",
+            "db_kernel=" + kernel, q, hdb]
+
+
+def db_engines(a, q, t, pflags, pb):
+    """The database search's rows: hay's two kernels, parasail; and the
+    check: hay's rows against each other (top-k sums), parasail against
+    the sum of every pair's score (one hay run keeping every hit)."""
+    hdb = os.path.join(a.out, "ecoli.hdb")
+    if not os.path.exists(hdb):
+        sh([a.hay, "db", "build", "--protein", t, hdb])
+    with open(t) as f:
+        ntargets = sum(1 for l in f if l.startswith(">"))
+    top = a.db["top"]
+    N = a.threads
+    engines = []
+    # inter: the AVX2 instance (the default's); with AVX-512BW the 512-bit
+    # one too, in its own rows
+    kernels = ["inter", "striped"]
+    try:
+        with open("/proc/cpuinfo") as f:
+            if " avx512bw" in f.read():
+                kernels.insert(1, "inter_avx512")
+    except OSError:
+        pass
+    for k in sorted({1, N}):
+        for kernel in kernels:
+            engines.append(("hay db %s %dT" % (kernel, k), run_hay,
+                            db_cmd(a.hay, kernel, k, top, q, hdb)))
+    # hay reads selenocysteine (U, 3 in the proteome) as X, parasail as
+    # an unknown letter: its copy of the targets says X.
+    tx = os.path.join(a.out, "ecoli-db-targets-ux.fa")
+    with open(t) as f, open(tx, "w") as g:
+        for l in f:
+            g.write(l if l.startswith(">") else l.replace("U", "X"))
+    engines.append(("parasail striped16 %dT" % N, run_parasail,
+                    [pb, "--threads", str(N)] + pflags + [q, tx]))
+    _, _, every = run_hay(db_cmd(a.hay, "striped", N, ntargets, q, hdb))
+    return engines, {"parasail striped16 %dT" % N: {every}}
+
+
 def run_hay(cmd):
     out, err = sh(cmd)
     m = re.search(r"seconds=([0-9.]+)", err)
@@ -132,6 +188,47 @@ def run_parasail(cmd):
     cells = int(re.search(r"cells=(\d+)", out).group(1))
     total = int(re.search(r"checksum: (-?\d+)", out).group(1))
     return s, cells, total
+
+
+def pair_engines(a, kind, q, t, pflags, pb):
+    """The pairs' rows (every query x every target) and the cells."""
+    N = a.threads
+    engines = [
+        ("hay scalar 1T", run_hay, hay_cmd(a.hay, kind, "scalar", 1, q, t)),
+        ("hay striped16 1T", run_hay, hay_cmd(a.hay, kind, None, 1, q, t)),
+        ("hay striped16 %dT" % N, run_hay,
+         hay_cmd(a.hay, kind, None, N, q, t)),
+        ("parasail striped16 1T", run_parasail,
+         [pb, "--threads", "1"] + pflags + [q, t]),
+        ("parasail striped16 %dT" % N, run_parasail,
+         [pb, "--threads", str(N)] + pflags + [q, t]),
+    ]
+    pair = one_pair(q, t)
+    if a.cuda:
+        engines.append(("hay cuda fast", run_hay,
+                        hay_cmd(a.hay, kind, "fast", 1, q, t, "cuda")))
+    # The cell count, from the cheapest engine there is.
+    _, cells, _ = run_hay(engines[-1][2] if a.cuda and pair else
+                          hay_cmd(a.hay, kind, None, N, q, t))
+    # The scalar reference only where it takes seconds.
+    if cells > a.scalar_max_cells:
+        engines = engines[1:]
+    if pair:
+        # One pair is one thread's work in parasail; hay runs a long
+        # pair on all the threads (the wavefront).
+        engines = [e for e in engines if "%dT" % N not in e[0] or N == 1]
+        if N > 1:
+            engines += [("hay auto %dT" % k, run_hay,
+                         hay_cmd(a.hay, kind, None, k, q, t))
+                        for k in sorted({2, N})]
+        # The whole alignment: score, start, and the linear-space
+        # traceback (src/align/sw_hirschberg.c on the threads).
+        engines += [("hay auto %dT traceback" % k, run_hay,
+                     hay_cmd(a.hay, kind, None, k, q, t, traceback=True))
+                    for k in sorted({1, 2, N})]
+        if cells > a.cpu_max_cells:
+            engines = [e for e in engines if "cuda" in e[0]]
+    return engines, cells
 
 
 def main(argv=None):
@@ -172,48 +269,22 @@ def main(argv=None):
             a.long = "" if a.quick else ",".join(
                 str(x) for x in json.load(f)["parts"]["align"]["long"])
     long_lens = [int(x) for x in a.long.split(",") if x]
+    with open(os.path.join(ROOT, "bench/defs.json")) as f:
+        a.db = json.load(f)["parts"]["align"]["db"]
     rows, failed = [], False
-    for name, q, t, kind in workloads(a.data, a.out, a.full, a.quick, long_lens):
+    for name, q, t, kind in workloads(a.data, a.out, a.full, a.quick, long_lens,
+                                      a.db):
         if not re.search(a.workloads, name):
             continue
         pflags = ["--dna", "2,-3", "--open", "5", "--extend", "2"] \
             if kind == "dna" else ["--matrix", "blosum62", "--open", "11",
                                    "--extend", "1"]
-        engines = [
-            ("hay scalar 1T", run_hay, hay_cmd(a.hay, kind, "scalar", 1, q, t)),
-            ("hay striped16 1T", run_hay, hay_cmd(a.hay, kind, None, 1, q, t)),
-            ("hay striped16 %dT" % N, run_hay,
-             hay_cmd(a.hay, kind, None, N, q, t)),
-            ("parasail striped16 1T", run_parasail,
-             [pb, "--threads", "1"] + pflags + [q, t]),
-            ("parasail striped16 %dT" % N, run_parasail,
-             [pb, "--threads", str(N)] + pflags + [q, t]),
-        ]
-        pair = one_pair(q, t)
-        if a.cuda:
-            engines.append(("hay cuda fast", run_hay,
-                            hay_cmd(a.hay, kind, "fast", 1, q, t, "cuda")))
-        # The cell count, from the cheapest engine there is.
-        _, cells, _ = run_hay(engines[-1][2] if a.cuda and pair else
-                              hay_cmd(a.hay, kind, None, N, q, t))
-        # The scalar reference only where it takes seconds.
-        if cells > a.scalar_max_cells:
-            engines = engines[1:]
-        if pair:
-            # One pair is one thread's work in parasail; hay runs a long
-            # pair on all the threads (the wavefront).
-            engines = [e for e in engines if "%dT" % N not in e[0] or N == 1]
-            if N > 1:
-                engines += [("hay auto %dT" % k, run_hay,
-                             hay_cmd(a.hay, kind, None, k, q, t))
-                            for k in sorted({2, N})]
-            # The whole alignment: score, start, and the linear-space
-            # traceback (src/align/sw_hirschberg.c on the threads).
-            engines += [("hay auto %dT traceback" % k, run_hay,
-                         hay_cmd(a.hay, kind, None, k, q, t, traceback=True))
-                        for k in sorted({1, 2, N})]
-            if cells > a.cpu_max_cells:
-                engines = [e for e in engines if "cuda" in e[0]]
+        want = {}       # an engine's expected sums, where not the first's
+        if kind == "db":
+            engines, want = db_engines(a, q, t, pflags, pb)
+            _, cells, _ = run_hay(engines[0][2])
+        else:
+            engines, cells = pair_engines(a, kind, q, t, pflags, pb)
         engines = [e for e in engines if re.search(a.engines, e[0])]
         times = {e[0]: [] for e in engines}
         totals = {}
@@ -225,7 +296,7 @@ def main(argv=None):
                     times[ename].append(s)
         ref = totals[engines[0][0]]
         for ename, fn, cmd in engines:
-            ok = totals[ename] == ref and len(ref) == 1
+            ok = totals[ename] == want.get(ename, ref) and len(ref) == 1
             failed |= not ok
             ts = times[ename]
             med = statistics.median(ts)

@@ -104,7 +104,13 @@ typedef struct hay_sw_wavefront_params {
     uint64_t min_cells;     /* wavefront_cells */
     uint64_t tile;          /* wavefront_tile, 0: auto */
     uint64_t split_cells;   /* traceback_cells */
+    int db_kernel;          /* db_kernel: HAY_SW_DB_KERNEL_* */
 } hay_sw_wavefront_params;
+/* The database search's CPU score pass (db_search.c): by the sizes, the
+ * inter-sequence kernel (sw_inter.h: AVX2, or the instance named) or the
+ * striped engines. */
+enum { HAY_SW_DB_KERNEL_AUTO, HAY_SW_DB_KERNEL_INTER, HAY_SW_DB_KERNEL_STRIPED,
+       HAY_SW_DB_KERNEL_INTER_AVX2, HAY_SW_DB_KERNEL_INTER_AVX512 };
 struct hay_param_table;
 extern const struct hay_param_table hay_sw_wavefront_param_table;
 /* Parses `text` (NULL: the defaults): HAY_OK or HAY_ERR_INVALID. */

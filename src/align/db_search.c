@@ -12,13 +12,17 @@
  *
  * The CPU score pass visits targets longest first (the database keeps them
  * sorted by length), in small dynamic chunks, so that no thread is left
- * with the longest targets at the end.  Each query's profile is built once
- * and shared; a thread that meets a 16-bit saturation builds its own 32-bit
+ * with the longest targets at the end: one target at a time through the
+ * striped engines (each query's profile built once and shared), or a batch
+ * of 32 neighbours in length through the inter-sequence kernel
+ * (sw_inter.h), whichever inter_pays says (the cpu key db_kernel forces
+ * either).  A thread that meets a 16-bit saturation builds its own 32-bit
  * profile of that query, once.  With many queries (4 a thread or more)
  * threads take whole queries instead, longest first.
  */
 #include "db_search.h"
 #include "align_internal.h"
+#include "sw_inter.h"
 #include "../core/internal.h"   /* hay_thread_cap, hay_now */
 
 #include <math.h>
@@ -33,6 +37,10 @@
 #define CHUNK 8
 /* From this many queries per thread on, queries go to threads whole. */
 #define QUERIES_PER_THREAD 4
+/* The inter-sequence kernel's speed over the striped engines' that the
+ * default assumes, and the rounds of batches a thread needs (inter_pays). */
+#define INTER_SPEEDUP 2
+#define INTER_MIN_ROUNDS 4
 
 void hay_align_db_options_init(hay_align_db_options *o)
 {
@@ -110,45 +118,111 @@ static int rank_order(const void *a, const void *b)
 /* ------------------------------------------------------------------------
  * CPU score pass
  * ---------------------------------------------------------------------- */
-/* One query on `threads` threads; *rescored counts the 32-bit redos. */
+/* Target i (sorted order): its pointer and length. */
+static const uint8_t *target(const hay_align_db *db, uint64_t i, size_t *n)
+{
+    *n = (size_t)(db->offsets[i + 1] - db->offsets[i]);
+    return db->codes + db->offsets[i];
+}
+
+/* A target that 16 bits could not hold, in 32 bits (the thread's 32-bit
+ * profile *p32 of the query made on first use). */
+static hay_status redo32(const search *sc, void **p32, const uint8_t *q,
+                         size_t m, const uint8_t *t, size_t n, sw_end *e)
+{
+    hay_status err = HAY_OK;
+    if (!*p32)
+        err = sc->fallback->profile(sc->s, q, m, p32);
+    if (err == HAY_OK)
+        err = sc->fallback->score(*p32, sc->s, q, m, t, n, e);
+    if (err == HAY_OK && e->saturated)
+        err = HAY_ERR_STATE;
+    return err;
+}
+
+static void keep(const search *sc, topk *mine, uint64_t i, const sw_end *e,
+                 uint32_t flags)
+{
+    if (e->score > 0 && e->score >= sc->min_score) {
+        cand c = { e->score, sc->db->order[i], e->q_end, e->t_end, flags };
+        hay_db_topk_add(mine, &c);
+    }
+}
+
+/* Targets [lo, hi) (sorted order) with the inter-sequence kernel, a
+ * batch of its 8-bit lanes; their end cells are left to the hits' pass. */
+static hay_status inter_batch(const search *sc, void **p32,
+                              sw_inter_work *work, const uint8_t *q, size_t m,
+                              uint64_t lo, uint64_t hi, topk *mine,
+                              uint64_t *rescored)
+{
+    const uint8_t *t[HAY_SW_INTER_MAX_LANES] = { 0 };
+    size_t n[HAY_SW_INTER_MAX_LANES] = { 0 };
+    int32_t got[HAY_SW_INTER_MAX_LANES];
+    size_t count = (size_t)(hi - lo);
+    for (size_t k = 0; k < count; k++)
+        t[k] = target(sc->db, lo + k, &n[k]);
+    hay_status err = hay_sw_inter_scores(sc->inter, q, m, t, n, count, got,
+                                         work);
+    for (size_t k = 0; err == HAY_OK && k < count; k++) {
+        sw_end e = { got[k], 0, 0, 0 };
+        uint32_t flags = 0;
+        if (got[k] == HAY_SW_INTER_SATURATED) {
+            err = redo32(sc, p32, q, m, t[k], n[k], &e);
+            flags = HAY_ALIGN_RESCORED32;
+            ++*rescored;
+        }
+        if (err == HAY_OK)
+            keep(sc, mine, lo + k, &e, flags);
+    }
+    return err;
+}
+
+/* One query on `threads` threads; *rescored counts the 32-bit redos.  The
+ * targets go in units of one (striped, dynamic chunks of CHUNK) or of a
+ * batch (inter: neighbours in length, so little padding), longest first. */
 static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
                             size_t m, topk *out, uint64_t *rescored_out)
 {
     const hay_align_db *db = sc->db;
     void *prof = NULL;
-    hay_status first = sc->first->profile(sc->s, q, m, &prof);
+    hay_status first = HAY_OK;
+    if (!sc->inter)
+        first = sc->first->profile(sc->s, q, m, &prof);
     if (first != HAY_OK)
         return first;
+    const uint64_t per = sc->inter ? (uint64_t)sc->inter->lanes8 : 1;
+    const uint64_t units = (db->nseq + per - 1) / per;
+    const int chunk = sc->inter ? 1 : CHUNK;
     uint64_t rescored = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : rescored)
     {
         topk mine = { malloc(sc->k * sizeof(cand)), 0, sc->k };
         void *p32 = NULL;
+        sw_inter_work work = { NULL, 0 };
         hay_status err = mine.h ? HAY_OK : HAY_ERR_NOMEM;
-#pragma omp for schedule(dynamic, CHUNK) nowait
-        for (uint64_t k = 0; k < db->nseq; k++) {
+#pragma omp for schedule(dynamic, chunk) nowait
+        for (uint64_t u = 0; u < units; u++) {
             if (err != HAY_OK)
                 continue;
-            uint64_t i = db->nseq - 1 - k;
-            const uint8_t *t = db->codes + db->offsets[i];
-            size_t n = (size_t)(db->offsets[i + 1] - db->offsets[i]);
+            uint64_t hi = db->nseq - u * per, lo = hi > per ? hi - per : 0;
+            if (sc->inter) {
+                err = inter_batch(sc, &p32, &work, q, m, lo, hi, &mine,
+                                  &rescored);
+                continue;
+            }
+            size_t n;
+            const uint8_t *t = target(db, lo, &n);
             sw_end e;
             err = sc->first->score(prof, sc->s, q, m, t, n, &e);
             uint32_t flags = 0;
             if (err == HAY_OK && e.saturated) {
-                if (!p32)
-                    err = sc->fallback->profile(sc->s, q, m, &p32);
-                if (err == HAY_OK)
-                    err = sc->fallback->score(p32, sc->s, q, m, t, n, &e);
-                if (err == HAY_OK && e.saturated)
-                    err = HAY_ERR_STATE;
+                err = redo32(sc, &p32, q, m, t, n, &e);
                 flags = HAY_ALIGN_RESCORED32;
                 rescored++;
             }
-            if (err == HAY_OK && e.score > 0 && e.score >= sc->min_score) {
-                cand c = { e.score, db->order[i], e.q_end, e.t_end, flags };
-                hay_db_topk_add(&mine, &c);
-            }
+            if (err == HAY_OK)
+                keep(sc, &mine, lo, &e, flags);
         }
 #pragma omp critical(hay_db_merge)
         {
@@ -159,11 +233,57 @@ static hay_status cpu_query(const search *sc, int threads, const uint8_t *q,
         }
         if (p32)
             sc->fallback->profile_free(p32);
+        hay_sw_inter_work_free(&work);
         free(mine.h);
     }
     sc->first->profile_free(prof);
     *rescored_out = rescored;
     return first;
+}
+
+/*
+ * Whether the inter-sequence kernel beats the striped engines on a query
+ * whose targets go to `threads` threads, in units of one target's striped
+ * pass: the striped search costs nseq over the threads; the inter one
+ * ceil(batches / threads) rounds of a batch (32 or 64) at INTER_SPEEDUP times
+ * the striped speed (1.6-2 on the GPU host's Xeon, 3.4 on this project's
+ * VM: docs/notes/2026-11-26-sw-inter.md), plus one striped pass per kept
+ * hit for its end cell; and at least INTER_MIN_ROUNDS rounds, below which
+ * the host's 16 threads lost on the batches' uneven ends (31 queries: 1,024
+ * targets, 2 rounds, striped 0.178 s against 0.201; 2,048, 4 rounds, inter
+ * 0.204 against 0.338).
+ */
+static bool inter_pays(uint64_t nseq, size_t k, int threads, int lanes)
+{
+    uint64_t t = (uint64_t)threads, b = (uint64_t)lanes;
+    uint64_t rounds = ((nseq + b - 1) / b + t - 1) / t;
+    return rounds >= INTER_MIN_ROUNDS &&
+           rounds * t * b / INTER_SPEEDUP + k < nseq;
+}
+
+/* A hit of the inter-sequence kernel, which gives scores only: its end
+ * cell from the striped engines as their own search would have found it
+ * (the same engines, the same 32-bit redo, its flags). */
+static hay_status end_cell(const search *sc, const uint8_t *q, size_t m,
+                           const uint8_t *t, size_t n,
+                           const hay_align_db_hit *hit, hay_align_result *r)
+{
+    void *prof = NULL, *p32 = NULL;
+    sw_end e = { 0, 0, 0, 0 };
+    hay_status err = sc->first->profile(sc->s, q, m, &prof);
+    if (err == HAY_OK)
+        err = sc->first->score(prof, sc->s, q, m, t, n, &e);
+    if (err == HAY_OK && e.saturated)
+        err = redo32(sc, &p32, q, m, t, n, &e);
+    sc->first->profile_free(prof);
+    if (p32)
+        sc->fallback->profile_free(p32);
+    *r = hit->r;
+    r->score = e.score;
+    r->q_end = e.q_end;
+    r->t_end = e.t_end;
+    r->flags = 0;           /* the caller adds the search's */
+    return err;
 }
 
 /* Query j's top-k, on `threads` threads; its heap then holds only its
@@ -201,8 +321,13 @@ static int longer_first(const void *a, const void *b, void *ctx)
 static hay_status cpu_search(search *sc, const hay_align_seq *queries,
                              size_t nq, topk *tops)
 {
-    if (nq < (size_t)QUERIES_PER_THREAD * (size_t)sc->threads ||
-        sc->threads == 1) {
+    int whole = nq >= (size_t)QUERIES_PER_THREAD * (size_t)sc->threads &&
+                sc->threads > 1;
+    if (sc->inter && !sc->inter_forced &&
+        !inter_pays(sc->db->nseq, sc->k, whole ? 1 : sc->threads,
+                    sc->inter->lanes8))
+        sc->inter = NULL;
+    if (!whole) {
         for (size_t j = 0; j < nq; j++) {
             uint64_t r = 0;
             hay_status st = cpu_one(sc, sc->threads, &queries[j], &tops[j],
@@ -259,6 +384,33 @@ static hay_status keep_phases(const hay_swdb_timeline *tl, hay_align_db_results 
 /* ------------------------------------------------------------------------
  * The search
  * ---------------------------------------------------------------------- */
+/* The instance a db_kernel value names (NONE: the default, AVX2). */
+static int kernel_isa(int kernel)
+{
+    return kernel == HAY_SW_DB_KERNEL_INTER_AVX2     ? HAY_SW_INTER_AVX2
+           : kernel == HAY_SW_DB_KERNEL_INTER_AVX512 ? HAY_SW_INTER_AVX512
+                                                     : HAY_SW_INTER_NONE;
+}
+
+static bool inter_forced(int kernel)
+{
+    return kernel == HAY_SW_DB_KERNEL_INTER || kernel_isa(kernel);
+}
+
+/* Whether the CPU score pass may take the inter-sequence kernel
+ * (sw_inter.h): asked for (db_kernel=inter*), or by default (variant auto;
+ * cpu_search then asks inter_pays); never without AVX2 or with a scoring
+ * that 16-bit lanes cannot hold, where the striped engines run. */
+static bool use_inter(int kernel, const char *variant, const sw_inter *x)
+{
+    if (kernel == HAY_SW_DB_KERNEL_STRIPED || x->isa == HAY_SW_INTER_NONE ||
+        !x->usable16)
+        return false;
+    if (inter_forced(kernel))
+        return true;
+    return !variant || !strcmp(variant, "auto");
+}
+
 typedef struct job {
     const uint8_t *q;
     size_t m;
@@ -361,6 +513,21 @@ hay_status hay_align_db_search(const hay_align_db *db,
         goto fail;
     if (!sc.fallback)
         sc.fallback = &hay_sw_scalar;
+    sw_inter inter;
+    if (be == HAY_BACKEND_CPU) {
+        hay_sw_wavefront_params cp;
+        st = hay_sw_wavefront_params_get(o->align.device_params, &cp);
+        if (st != HAY_OK)
+            goto fail;
+        hay_sw_inter_prepare(s, kernel_isa(cp.db_kernel), &inter);
+        /* an instance named that this CPU cannot run, as a variant's */
+        st = HAY_ERR_UNSUPPORTED;
+        if (kernel_isa(cp.db_kernel) && inter.isa == HAY_SW_INTER_NONE)
+            goto fail;
+        if (use_inter(cp.db_kernel, cpu_variant, &inter))
+            sc.inter = &inter;
+        sc.inter_forced = inter_forced(cp.db_kernel);
+    }
 
     res = calloc(1, sizeof *res);
     tops = calloc(nq ? nq : 1, sizeof *tops);
@@ -381,6 +548,9 @@ hay_status hay_align_db_search(const hay_align_db *db,
         st = cpu_search(&sc, queries, nq, tops);
         if (st != HAY_OK)
             goto fail;
+        if (sc.inter)
+            res->engine = sc.inter->isa == HAY_SW_INTER_AVX512 ? "inter_avx512"
+                                                               : "inter_avx2";
         hay_swdb_phase_add(tl, "search:cpu_scores", t0, hay_now());
     } else {
         for (size_t j = 0; j < nq; j++) {
@@ -422,8 +592,9 @@ hay_status hay_align_db_search(const hay_align_db *db,
     hay_swdb_phase_add(tl, "search:rank", t0, hay_now());
     res->seconds_scores = hay_now() - t_scores;
 
-    /* The reported hits: end cells from the score pass (the GPU gives
-     * scores only, so its hits get one CPU score pass), then unless
+    /* The reported hits: end cells from the score pass (the GPU and the
+     * inter-sequence kernel give scores only, so their hits get one CPU
+     * score pass: the striped engines' own for the latter), then unless
      * score_only the traceback, each checked against the search's score. */
     t0 = hay_now();
     jobs = malloc((njobs ? njobs : 1) * sizeof *jobs);
@@ -453,7 +624,7 @@ hay_status hay_align_db_search(const hay_align_db *db,
             jobs[w].hit = hit;
             w++;
         }
-    int need = !o->align.score_only || be != HAY_BACKEND_CPU;
+    int need = !o->align.score_only || be != HAY_BACKEND_CPU || sc.inter;
     /* Largest pairs first, so that no thread is left with a long one at
      * the end (the hits come query by query, and a long query's 50 come
      * together). */
@@ -472,8 +643,13 @@ hay_status hay_align_db_search(const hay_align_db *db,
             const uint8_t *t;
             hay_align_db_seq(db, hit->target, NULL, &t, NULL);
             hay_align_result r;
-            hay_status e = hay_align_pair(s, jobs[x].q, jobs[x].m, t,
-                                          hit->target_len, &po, &r);
+            hay_status e;
+            if (be == HAY_BACKEND_CPU && o->align.score_only)
+                e = end_cell(&sc, jobs[x].q, jobs[x].m, t, hit->target_len,
+                             hit, &r);
+            else
+                e = hay_align_pair(s, jobs[x].q, jobs[x].m, t,
+                                   hit->target_len, &po, &r);
             if (e == HAY_OK && r.score != hit->r.score) {
                 e = be == HAY_BACKEND_CPU ? HAY_ERR_STATE : HAY_ERR_DEVICE;
                 hay_align_result_clear(&r);

@@ -36,6 +36,8 @@ typedef struct search {
     const hay_align_db *db;
     const hay_align_scoring *s;
     const sw_engine *first, *fallback;
+    const struct sw_inter *inter;   /* the CPU pass's kernel, NULL: first */
+    bool inter_forced;              /* db_kernel=inter: whatever the sizes */
     int threads;
     size_t k;
     int32_t min_score;

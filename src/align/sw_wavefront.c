@@ -40,6 +40,10 @@
 
 #define NEG (-(1 << 29))
 
+static const char *const db_kernel_words[] = {
+    "auto", "inter", "striped", "inter_avx2", "inter_avx512", NULL
+};
+
 static const hay_param wavefront_keys[] = {
     HAY_PARAM_SZ(hay_sw_wavefront_params, min_cells, "wavefront_cells", 1,
                  UINT64_MAX, "256M",
@@ -55,6 +59,11 @@ static const hay_param wavefront_keys[] = {
                  "the linear-space traceback of a pair on the wavefront "
                  "splits rectangles of at least this many cells on all the "
                  "threads (sw_hirschberg.c), smaller ones on one thread"),
+    HAY_PARAM_E(hay_sw_wavefront_params, db_kernel, "db_kernel",
+                db_kernel_words, "auto",
+                "a database search's CPU score pass: many targets a vector "
+                "(inter: AVX2, as inter_avx2; inter_avx512: AVX-512BW; "
+                "sw_inter.h), the striped engines, or by the sizes (auto)"),
 };
 const hay_param_table hay_sw_wavefront_param_table =
     HAY_PARAM_TABLE("cpu align", hay_sw_wavefront_params, wavefront_keys);

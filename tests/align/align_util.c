@@ -246,3 +246,58 @@ int au_read_pair(const hay_align_scoring *s, const char *dir, const char *a,
     *q = *t = NULL;
     return 0;
 }
+
+hay_align_db *au_load_db(const hay_align_scoring *s, const char *path)
+{
+    size_t n;
+    uint8_t *text = tu_read_file(path, &n);
+    if (!text)
+        return NULL;
+    hay_align_db *db = NULL;
+    char msg[256];
+    hay_status st = hay_align_db_from_fasta(s, text, n, &db, msg, sizeof msg);
+    CHECK(st == HAY_OK, "%s: %s", path, msg);
+    free(text);
+    return db;
+}
+
+static int by_len(const void *a, const void *b)
+{
+    const hay_align_seq *x = a, *y = b;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+int au_bio_open(const hay_align_scoring *s, const char *dir, au_bio *b)
+{
+    static const char *const names[3] = {
+        "queries_24-5478aa.fasta", "sprot196.fasta", "ecoli_k12_proteome.faa"
+    };
+    hay_align_db **dbs[3] = { &b->queries, &b->sprot, &b->ecoli };
+    memset(b, 0, sizeof *b);
+    for (int i = 0; i < 3; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/bio/protein/%s", dir, names[i]);
+        *dbs[i] = au_load_db(s, path);
+    }
+    if (!b->queries || !b->sprot || !b->ecoli) {
+        printf("SKIP bio sets: no data at %s/bio\n", dir);
+        au_bio_close(b);
+        return 0;
+    }
+    hay_align_db_info qi;
+    hay_align_db_info_get(b->queries, &qi);
+    b->nq = qi.sequences < 64 ? (size_t)qi.sequences : 64;
+    for (size_t j = 0; j < b->nq; j++)
+        hay_align_db_seq(b->queries, (uint32_t)j, NULL, &b->qs[j].codes,
+                         &b->qs[j].len);
+    qsort(b->qs, b->nq, sizeof *b->qs, by_len);
+    return 1;
+}
+
+void au_bio_close(au_bio *b)
+{
+    hay_align_db_free(b->queries);
+    hay_align_db_free(b->sprot);
+    hay_align_db_free(b->ecoli);
+    memset(b, 0, sizeof *b);
+}

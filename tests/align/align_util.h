@@ -64,4 +64,21 @@ int au_read_pair(const hay_align_scoring *s, const char *dir, const char *a,
                  const char *b, size_t cap, uint8_t **q, size_t *m,
                  uint8_t **t, size_t *n);
 
+/* A FASTA file as an in-memory database (NULL: unreadable; a failed
+ * build is a failed check). */
+hay_align_db *au_load_db(const hay_align_scoring *s, const char *path);
+
+/* The protein bio sets of DIR/bio/protein as databases: the queries (the
+ * first 64 at most, as qs, shortest first), sprot196 and the E. coli
+ * proteome. */
+typedef struct au_bio {
+    hay_align_db *queries, *sprot, *ecoli;
+    hay_align_seq qs[64];
+    size_t nq;
+} au_bio;
+
+/* 1, or 0 after a SKIP line when a set is missing (nothing to close). */
+int au_bio_open(const hay_align_scoring *s, const char *dir, au_bio *b);
+void au_bio_close(au_bio *b);
+
 #endif

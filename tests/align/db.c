@@ -492,20 +492,6 @@ static int by_rank(const void *a, const void *b)
     return x->target < y->target ? -1 : x->target > y->target;
 }
 
-static hay_align_db *load(const hay_align_scoring *s, const char *path)
-{
-    size_t n;
-    uint8_t *text = tu_read_file(path, &n);
-    if (!text)
-        return NULL;
-    hay_align_db *db = NULL;
-    char msg[256];
-    hay_status st = hay_align_db_from_fasta(s, text, n, &db, msg, sizeof msg);
-    CHECK(st == HAY_OK, "%s: %s", path, msg);
-    free(text);
-    return db;
-}
-
 static void compare_search(const hay_align_scoring *s, const hay_align_db *db,
                            const hay_align_seq *qs, size_t nq,
                            const char *what)
@@ -618,31 +604,14 @@ static void compare_search(const hay_align_scoring *s, const hay_align_db *db,
     free(ref);
 }
 
-static int by_len(const void *a, const void *b)
-{
-    const hay_align_seq *x = a, *y = b;
-    return x->len < y->len ? -1 : x->len > y->len;
-}
-
 static int test_bio(const hay_align_scoring *s, const char *dir)
 {
-    char pq[4096], pt[4096], pe[4096];
-    snprintf(pq, sizeof pq, "%s/bio/protein/queries_24-5478aa.fasta", dir);
-    snprintf(pt, sizeof pt, "%s/bio/protein/sprot196.fasta", dir);
-    snprintf(pe, sizeof pe, "%s/bio/protein/ecoli_k12_proteome.faa", dir);
-    hay_align_db *qdb = load(s, pq), *sprot = load(s, pt), *ecoli = load(s, pe);
-    int ran = qdb && sprot && ecoli;
-    if (!ran) {
-        printf("SKIP bio sets: no data at %s/bio\n", dir);
-        goto out;
-    }
-    hay_align_db_info qi;
-    hay_align_db_info_get(qdb, &qi);
-    hay_align_seq qs[64];
-    size_t nq = qi.sequences < 64 ? (size_t)qi.sequences : 64;
-    for (size_t j = 0; j < nq; j++)
-        hay_align_db_seq(qdb, j, NULL, &qs[j].codes, &qs[j].len);
-    qsort(qs, nq, sizeof *qs, by_len);
+    au_bio b;
+    if (!au_bio_open(s, dir, &b))
+        return 0;
+    hay_align_db *sprot = b.sprot, *ecoli = b.ecoli;
+    const hay_align_seq *qs = b.qs;
+    size_t nq = b.nq;
     /* Three queries of the short half x sprot196; the shortest x the
      * E. coli proteome (4,298 targets). */
     hay_align_seq three[3] = { qs[0], qs[nq / 4], qs[nq / 2] };
@@ -650,11 +619,8 @@ static int test_bio(const hay_align_scoring *s, const char *dir)
     compare_search(s, ecoli, qs, 1, "1 query x E. coli proteome");
     /* Twelve queries: enough for 2 threads to take whole queries. */
     compare_search(s, sprot, qs, 12, "12 queries x sprot196");
-out:
-    hay_align_db_free(qdb);
-    hay_align_db_free(sprot);
-    hay_align_db_free(ecoli);
-    return ran;
+    au_bio_close(&b);
+    return 1;
 }
 
 /* ---- 6. 2 GiB+ -------------------------------------------------------- */
