@@ -466,7 +466,12 @@ static hay_status scan_skipping(file_search *s, const hay_patterns *set, const u
             to = nl ? (uint64_t)(nl - buf) + 1 : len;
         }
         s->resume = UINT64_MAX;
-        hay_status st = find_matcher_scan(set, s->w->scratch, buf + from, to - from, so, on_match, s);
+        /* Skipping, matches one by one: a batch would be filled (thousands
+         * of matches, a hundred dense lines) before the stop is seen. */
+        hay_status st = s->skip ? hay_scan(set, s->w->scratch, buf + from, to - from, so,
+                                           on_match, s)
+                                : find_matcher_scan(set, s->w->scratch, buf + from, to - from,
+                                                    so, on_match, s);
         if (st < 0 || s->stop || s->nomem || (st == HAY_STOPPED && s->resume == UINT64_MAX))
             return st == HAY_STOPPED ? HAY_OK : st;   /* (-m stops it too) */
         s->scan_from = st == HAY_STOPPED ? s->resume : to;
@@ -570,8 +575,7 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     /* -v: matches are printed only on context lines in colour (grep),
      * whole.  -o prints each match apart; colour writes a line part by
      * part (not verified case variants: their ends come out of order). */
-    l->no_spans = !print || (!cf->only && !cf->color && !cf->json) ||
-                  (cf->invert && !cf->json && !(cf->color && cf->context && !cf->only));
+    l->no_spans = !print || !find_shows_matches(cf);
     l->spans_max = (cf->only || (cf->color && !cf->json && !cf->invert)) &&
                    !s->matcher->covered ? SPANS_MAX : 0;
     l->reach = cf->json ? 0 : s->matcher->max_len;   /* (a record a line) */
