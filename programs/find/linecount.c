@@ -34,9 +34,6 @@ typedef struct counter {
     hay_status st;
     /* the scan in progress */
     uint64_t from;       /* the offset in buf the scan started at */
-    bool in_line;        /* a line was selected; it ends at line_end */
-    uint64_t line_end;
-    unsigned passed;     /* matches let pass on it */
     uint64_t resume;     /* where the scan resumes after a stop */
     /* the shared state this thread reads on every match, at hand */
     const uint8_t *buf;
@@ -45,26 +42,20 @@ typedef struct counter {
     bool verify, test;   /* prefixes to verify; -w or -x */
 } counter;
 
+/* A match that selects its line stops the scan: it resumes at the next
+ * line (the line's other matches would only cost). */
 static int count_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     counter *c = ctx;
     start += c->from;
     end += c->from;
-    if (c->in_line && end <= c->line_end) {   /* on the line counted */
-        if (++c->passed < FIND_SKIP_AFTER)
-            return 0;
-        c->resume = c->line_end + 1;
-        return 1;
-    }
     if ((c->verify && !find_matcher_verify(c->sh->m, id, c->buf, c->len, &end)) ||
         (c->test && !find_lines_passes(c->sh->rules, start, end)))
         return 0;
     const uint8_t *e = memchr(c->buf + end, c->eol, (size_t)(c->len - end));
-    c->line_end = e ? (uint64_t)(e - c->buf) : c->len;
-    c->in_line = true;
-    c->passed = 0;
+    c->resume = e ? (uint64_t)(e - c->buf) + 1 : c->len;
     c->lines++;
-    return 0;
+    return 1;
 }
 
 /* The first line start at or after x. */
@@ -79,7 +70,6 @@ static uint64_t line_start_from(const find_lines *r, uint64_t x)
 static hay_status count_part(counter *c, uint64_t a, uint64_t b)
 {
     const shared *sh = c->sh;
-    c->in_line = false;
     while (a < b) {
         c->from = a;
         hay_status st = hay_scan(sh->m->set, c->scratch, sh->rules->buf + a, b - a, c->so,

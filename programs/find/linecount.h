@@ -1,12 +1,12 @@
 /*
  * linecount.h - -c: the lines of a piece that hold a match, counted as
- * ripgrep counts them.  A match that selects its line makes the line's
- * other matches worthless: the first few are let pass (cheaper than a new
- * scan), then the scan stops and resumes at the next line, so a line
- * dense with matches costs one match, one memchr and one scan call.  No
- * line start is looked for and no line is numbered.  On several threads
- * the piece is cut at line ends into parts that the threads take in turn,
- * each scanned on its own (and its own scratch), serially.
+ * ripgrep counts them: a match that selects its line stops the scan, which
+ * resumes at the next line (hay_scan's call costs less than the line's
+ * other matches), so a line dense with matches costs one match, one memchr
+ * and one scan call.  No line start is looked for and no line is
+ * numbered.  On several threads the piece is cut at line ends into parts
+ * that the threads take in turn, each scanned on its own (and its own
+ * scratch), serially.
  */
 #ifndef HAY_FIND_LINECOUNT_H
 #define HAY_FIND_LINECOUNT_H
@@ -16,10 +16,6 @@
 #include "haystack.h"
 #include "lines.h"
 #include "matcher.h"
-
-/* The matches let pass on a selected line before the scan skips the rest
- * of it (linecount.c, and search.c's scan of lines printed whole). */
-#define FIND_SKIP_AFTER 16
 
 /* Counts into *lines the lines of rules->buf[0, rules->len) holding a
  * match of m->set that passes rules' -w / -x test.  No pattern may hold

@@ -90,7 +90,6 @@ typedef struct file_search {
     bool skip;
     uint64_t scan_from;     /* the offset in the piece the scan started at */
     uint64_t resume;        /* where it resumes after a stop (UINT64_MAX: none) */
-    unsigned passed;        /* matches let pass on the selected line */
     double progress_t0, progress_last;
 } file_search;
 
@@ -301,15 +300,6 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     start += s->scan_from;
     end += s->scan_from;
     find_lines *l = &s->lines;
-    if (s->skip && l->line_strong && end <= l->line_end) {
-        /* Another match on a line already selected: a few are let pass
-         * (cheaper than a new scan), then the scan stops and resumes at
-         * the next line, so a line dense with matches costs no more. */
-        if (++s->passed < FIND_SKIP_AFTER)
-            return 0;
-        s->resume = l->next_line_from;
-        return 1;
-    }
     if (!find_matcher_verify(s->matcher, id, s->lines.buf, s->lines.len, &end))
         return 0;
     if (!find_lines_selects(l, start, end))
@@ -330,8 +320,13 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         s->nomem = true;
         return 1;
     }
-    if (s->skip && strong)
-        s->passed = 0;
+    if (s->skip && strong) {
+        /* The line is selected and its other matches are not wanted: the
+         * scan stops and resumes at the next line (a new scan costs less
+         * than a line's matches), so a line dense with them costs one. */
+        s->resume = l->next_line_from;
+        return 1;
+    }
     if (s->stop_lines && l->selected >= s->stop_lines)
         return 1;
     /* (-m: not in the middle of a line handed on in parts, whose other
