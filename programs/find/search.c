@@ -320,6 +320,12 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         s->nomem = true;
         return 1;
     }
+    if (s->stop_lines && l->selected >= s->stop_lines)
+        return 1;
+    /* (-m: not in the middle of a line handed on in parts, whose other
+     * matches are still printed.) */
+    if (!s->direct && !s->cf->count_matches && !l->parted && find_select_done(&s->sel))
+        return 1;
     if (s->skip && strong) {
         /* The line is selected and its other matches are not wanted: the
          * scan stops and resumes at the next line (a new scan costs less
@@ -327,11 +333,7 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         s->resume = l->next_line_from;
         return 1;
     }
-    if (s->stop_lines && l->selected >= s->stop_lines)
-        return 1;
-    /* (-m: not in the middle of a line handed on in parts, whose other
-     * matches are still printed.) */
-    return !s->direct && !s->cf->count_matches && !l->parted && find_select_done(&s->sel);
+    return 0;
 }
 
 /* -w or -x with an empty pattern: whether the line [a, b) holds an empty
@@ -521,7 +523,7 @@ static hay_status scan_lines(file_search *s, const uint8_t *buf, uint64_t len,
      * one. */
     s->stop_lines = !s->direct && !cf->invert && s->sel.has_max
                         ? s->sel.max - s->sel.selected + !l->no_spans : 0;
-    if (set && len && s->skip && cf->count_lines) {
+    if (set && len && s->skip && s->direct && cf->count_lines) {
         st = find_count_lines(s->matcher, w->scratch, l, so, &l->selected);
         s->matched |= l->selected > 0;
     } else if (set && len) {
@@ -574,12 +576,14 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     l->spans_max = (cf->only || (cf->color && !cf->json && !cf->invert)) &&
                    !s->matcher->covered ? SPANS_MAX : 0;
     l->reach = cf->json ? 0 : s->matcher->max_len;   /* (a record a line) */
-    /* Lines wanted without their matches: a scan may stop on a line dense
-     * with matches and resume at the next (-c: linecount.c).  Not for a
-     * scan on several threads that prints lines: stopped, it would throw
-     * the other threads' work away (-c counts in parts instead). */
-    s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines &&
-              !cf->progress && (cf->count_lines || !(len >= SERIAL_MAX && lib_threads(w) > 1));
+    /* Lines wanted without their matches (lines printed whole, -n, -v,
+     * context...): a scan may stop on a line dense with matches and resume
+     * at the next (-c: linecount.c).  Not for a scan on several threads
+     * that selects lines: stopped, it would throw the other threads' work
+     * away (-c without -v, -m or context counts in parts instead). */
+    bool parts = s->direct && cf->count_lines;
+    s->skip = l->no_spans && !s->first_only && w->r->skip_lines && !cf->progress &&
+              (parts || !(len >= SERIAL_MAX && lib_threads(w) > 1));
 
     hay_scan_opts so;
     hay_scan_stats lib;

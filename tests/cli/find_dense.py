@@ -16,7 +16,7 @@ Parts (all by default):
   dense   made-up inputs (no data needed): a 1 MiB line of 'a' with the
           pattern 'a' (lines, -c, -n, -o, --count-matches, colour), and
           200,000 lines of twenty 'a' with 'a' and a pattern of 8,000 bytes
-          that never occurs (lines, -c, -n, -l, -v).  Every command must end
+          that never occurs (lines, -c, -n, -l, -w, -v, -C1).  Every command must end
           within DENSE_LIMIT seconds: a scan that stopped on a selected line
           only after the longest pattern's length (the leftmost modes'
           filter) or a batch of matches, and scanned it all again from the
@@ -40,7 +40,8 @@ TEXT_BYTES = 1 << 20   # from each
 SETS = ["snort-community", "et-open"]
 OPTIONS = [[], ["-c"], ["-n"], ["-l"], ["-o"], ["-w"], ["-v"], ["-x"], ["-c", "-w"],
            ["-n", "-w"], ["-o", "-w"], ["-c", "-v"], ["-c", "-i"], ["-o", "-b"],
-           ["--color=always"], ["-m", "1000", "-n"]]
+           ["--color=always"], ["-m", "1000", "-n"], ["-v", "-n"], ["-C2", "-n"],
+           ["-v", "-m", "2000"], ["-A1", "-c"]]
 DENSE_LIMIT = 10
 
 
@@ -132,6 +133,8 @@ def part_dense(hay, tmp):
               b"".join(b"%d:%s\n" % (i + 1, b"a" * 20) for i in range(nlines)))
         timed("short lines -l t%s" % t, base + ["-l", short], short.encode() + b"\n")
         timed("short lines -w t%s" % t, base + ["-w", short], b"", status=1)
+        timed("short lines -v t%s" % t, base + ["-v", short], b"", status=1)
+        timed("short lines -C1 t%s" % t, base + ["-C1", short], text)
     return True
 
 
