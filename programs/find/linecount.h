@@ -6,7 +6,8 @@
  * and one scan call.  No line start is looked for and no line is
  * numbered.  On several threads the piece is cut at line ends into parts
  * that the threads take in turn, each scanned on its own (and its own
- * scratch), serially.
+ * scratch), serially.  The lines printed whole (-n, -v, context) are
+ * found the same way on several threads, and replayed in order.
  */
 #ifndef HAY_FIND_LINECOUNT_H
 #define HAY_FIND_LINECOUNT_H
@@ -26,5 +27,14 @@
 hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
                             const find_lines *rules, const hay_scan_opts *so,
                             uint64_t *lines);
+
+/* The lines of rules->buf[0, rules->len) that hold a match passing the
+ * -w / -x test, found as find_count_lines finds them (parts on so->threads
+ * threads, each line's scan stopped at its first match) and handed to
+ * fn(ctx) on the calling thread in order: one match per line, the one that
+ * selected it (offsets in buf).  A non-zero return of fn ends the search
+ * (HAY_STOPPED).  Returns HAY_OK, HAY_STOPPED or an error. */
+hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
+                                const hay_scan_opts *so, hay_match_fn fn, void *ctx);
 
 #endif

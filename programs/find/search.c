@@ -336,6 +336,16 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return 0;
 }
 
+/* find_select_in_parts' lines, one match each, through on_match; only a
+ * stop that is not a skip to the next line ends them (-m, an error). */
+static int replay_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    file_search *s = ctx;
+    s->scan_from = 0;
+    s->resume = UINT64_MAX;
+    return on_match(id, start, end, s) && s->resume == UINT64_MAX;
+}
+
 /* -w or -x with an empty pattern: whether the line [a, b) holds an empty
  * match that passes (-x: an empty line; -w: a place with no word byte on
  * either side). */
@@ -526,6 +536,10 @@ static hay_status scan_lines(file_search *s, const uint8_t *buf, uint64_t len,
     if (set && len && s->skip && s->direct && cf->count_lines) {
         st = find_count_lines(s->matcher, w->scratch, l, so, &l->selected);
         s->matched |= l->selected > 0;
+    } else if (set && len && s->skip && so->threads > 1) {
+        st = find_select_in_parts(s->matcher, l, so, replay_match, s);
+        st = st == HAY_STOPPED ? HAY_OK : st;
+        find_lines_finish(l);
     } else if (set && len) {
         st = scan_skipping(s, set, buf, len, so);
         find_lines_finish(l);
@@ -577,13 +591,11 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
                    !s->matcher->covered ? SPANS_MAX : 0;
     l->reach = cf->json ? 0 : s->matcher->max_len;   /* (a record a line) */
     /* Lines wanted without their matches (lines printed whole, -n, -v,
-     * context...): a scan may stop on a line dense with matches and resume
-     * at the next (-c: linecount.c).  Not for a scan on several threads
-     * that selects lines: stopped, it would throw the other threads' work
-     * away (-c without -v, -m or context counts in parts instead). */
-    bool parts = s->direct && cf->count_lines;
-    s->skip = l->no_spans && !s->first_only && w->r->skip_lines && !cf->progress &&
-              (parts || !(len >= SERIAL_MAX && lib_threads(w) > 1));
+     * context...): a scan stops on a line's first match and resumes at the
+     * next line.  On several threads the piece is cut into parts of whole
+     * lines, scanned so on their own (linecount.h: -c counts them; the
+     * others' lines are replayed in order through on_match). */
+    s->skip = l->no_spans && !s->first_only && w->r->skip_lines && !cf->progress;
 
     hay_scan_opts so;
     hay_scan_stats lib;
