@@ -195,9 +195,12 @@ hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
 
 /* find_select_in_parts ---------------------------------------------------- */
 
-/* Parts scanned ahead of the calling thread's replay, per thread (memory
- * stays bounded when the output is slow). */
+/* Parts scanned ahead of the calling thread's replay, per thread, and
+ * their length: a part keeps a match per selected line (at worst one per
+ * 2 bytes, 12 MiB for a part), so memory stays bounded when the output is
+ * slow or every line is selected. */
 #define AHEAD_PER_THREAD 2
+#define SELECT_PART ((uint64_t)1 << 20)
 
 typedef struct selector {
     shared sh;
@@ -253,9 +256,7 @@ hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
     if (threads > 4 * cli_cpu_count())
         threads = 4 * cli_cpu_count();
     uint64_t len = rules->len;
-    x.sh.part_len = len / ((uint64_t)threads * PARTS_PER_THREAD);
-    x.sh.part_len = x.sh.part_len < PART_MIN ? PART_MIN
-                    : x.sh.part_len > PART_MAX ? PART_MAX : x.sh.part_len;
+    x.sh.part_len = SELECT_PART;
     x.sh.nparts = (len + x.sh.part_len - 1) / x.sh.part_len;
     x.ahead = (uint64_t)threads * AHEAD_PER_THREAD;
     x.parts = calloc(x.sh.nparts ? x.sh.nparts : 1, sizeof *x.parts);
