@@ -34,10 +34,8 @@ typedef struct counter {
     hay_status st;
     /* the scan in progress */
     uint64_t from;       /* the offset in buf the scan started at */
-    bool in_line;        /* a line was selected; it ends at line_end */
-    uint64_t line_end;
-    unsigned passed;     /* matches let pass on it */
     uint64_t resume;     /* where the scan resumes after a stop */
+    struct found *found; /* find_select_in_parts: the part's lines kept here */
     /* the shared state this thread reads on every match, at hand */
     const uint8_t *buf;
     uint64_t len;
@@ -45,26 +43,46 @@ typedef struct counter {
     bool verify, test;   /* prefixes to verify; -w or -x */
 } counter;
 
+/* find_select_in_parts: a part's selected lines, as the match that
+ * selected each (hay_match's start and end are offsets in buf). */
+typedef struct found {
+    hay_match *m;
+    size_t n, cap;
+    bool done;   /* scanned (under the shared lock) */
+} found;
+
+static int keep_match(found *f, uint32_t id, uint64_t start, uint64_t end)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 1024;
+        hay_match *m = realloc(f->m, cap * sizeof *m);
+        if (!m)
+            return -1;
+        f->m = m;
+        f->cap = cap;
+    }
+    f->m[f->n++] = (hay_match){ .id = id, .start = start, .end = end };
+    return 0;
+}
+
+/* A match that selects its line stops the scan: it resumes at the next
+ * line (the line's other matches would only cost). */
 static int count_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     counter *c = ctx;
     start += c->from;
     end += c->from;
-    if (c->in_line && end <= c->line_end) {   /* on the line counted */
-        if (++c->passed < FIND_SKIP_AFTER)
-            return 0;
-        c->resume = c->line_end + 1;
-        return 1;
-    }
     if ((c->verify && !find_matcher_verify(c->sh->m, id, c->buf, c->len, &end)) ||
         (c->test && !find_lines_passes(c->sh->rules, start, end)))
         return 0;
     const uint8_t *e = memchr(c->buf + end, c->eol, (size_t)(c->len - end));
-    c->line_end = e ? (uint64_t)(e - c->buf) : c->len;
-    c->in_line = true;
-    c->passed = 0;
+    c->resume = e ? (uint64_t)(e - c->buf) + 1 : c->len;
     c->lines++;
-    return 0;
+    if (c->found && keep_match(c->found, id, start, end) < 0) {
+        c->resume = UINT64_MAX;   /* (count_part: out of memory) */
+        return 1;
+    }
+    return 1;
 }
 
 /* The first line start at or after x. */
@@ -79,13 +97,14 @@ static uint64_t line_start_from(const find_lines *r, uint64_t x)
 static hay_status count_part(counter *c, uint64_t a, uint64_t b)
 {
     const shared *sh = c->sh;
-    c->in_line = false;
     while (a < b) {
         c->from = a;
         hay_status st = hay_scan(sh->m->set, c->scratch, sh->rules->buf + a, b - a, c->so,
                                  count_match, c);
         if (st != HAY_STOPPED)
             return st;
+        if (c->resume == UINT64_MAX)
+            return HAY_ERR_NOMEM;
         a = c->resume;
     }
     return HAY_OK;
@@ -170,6 +189,137 @@ hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
         if (c[i].st < 0 && st == HAY_OK)
             st = c[i].st;
     }
+    free(c);
+    return st;
+}
+
+/* find_select_in_parts ---------------------------------------------------- */
+
+/* Parts scanned ahead of the calling thread's replay, per thread, and
+ * their length: a part keeps a match per selected line (at worst one per
+ * 2 bytes, 12 MiB for a part), so memory stays bounded when the output is
+ * slow or every line is selected. */
+#define AHEAD_PER_THREAD 2
+#define SELECT_PART ((uint64_t)1 << 20)
+
+typedef struct selector {
+    shared sh;
+    found *parts;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;   /* a part scanned, or one replayed */
+    uint64_t next;         /* the next part to scan (under lock) */
+    uint64_t replayed;     /* parts replayed so far (under lock) */
+    uint64_t ahead;        /* at most this many parts scanned ahead */
+    bool stop;             /* the replay stopped, or a thread failed */
+} selector;
+
+static void *select_parts(void *arg)
+{
+    counter *c = arg;
+    selector *x = (selector *)c->sh;   /* (sh is x's first member) */
+    for (;;) {
+        pthread_mutex_lock(&x->lock);
+        while (!x->stop && x->next < x->sh.nparts && x->next >= x->replayed + x->ahead)
+            pthread_cond_wait(&x->cond, &x->lock);
+        uint64_t i = x->next;
+        bool go = !x->stop && i < x->sh.nparts;
+        if (go)
+            x->next++;
+        pthread_mutex_unlock(&x->lock);
+        if (!go)
+            break;
+        uint64_t a = line_start_from(x->sh.rules, i * x->sh.part_len);
+        uint64_t b = line_start_from(x->sh.rules, (i + 1) * x->sh.part_len);
+        c->found = &x->parts[i];
+        hay_status st = count_part(c, a, b);
+        pthread_mutex_lock(&x->lock);
+        x->parts[i].done = true;
+        if (st < 0) {
+            c->st = st;
+            x->stop = true;
+        }
+        pthread_cond_broadcast(&x->cond);
+        pthread_mutex_unlock(&x->lock);
+    }
+    return NULL;
+}
+
+hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
+                                const hay_scan_opts *so, hay_match_fn fn, void *ctx)
+{
+    selector x = { .sh = { .m = m, .rules = rules, .so = *so } };
+    x.sh.so.threads = 1;
+    x.sh.so.progress = NULL;
+    x.sh.so.stats = NULL;
+    x.sh.so.on_part = NULL;
+    unsigned threads = so->threads ? so->threads : cli_cpu_count();
+    if (threads > 4 * cli_cpu_count())
+        threads = 4 * cli_cpu_count();
+    uint64_t len = rules->len;
+    x.sh.part_len = SELECT_PART;
+    x.sh.nparts = (len + x.sh.part_len - 1) / x.sh.part_len;
+    x.ahead = (uint64_t)threads * AHEAD_PER_THREAD;
+    x.parts = calloc(x.sh.nparts ? x.sh.nparts : 1, sizeof *x.parts);
+    counter *c = calloc(threads, sizeof *c);
+    if (!x.parts || !c) {
+        free(x.parts);
+        free(c);
+        return HAY_ERR_NOMEM;
+    }
+    pthread_mutex_init(&x.lock, NULL);
+    pthread_cond_init(&x.cond, NULL);
+    unsigned started = 0;
+    for (; started < threads; started++) {
+        counter *t = &c[started];
+        *t = (counter){ .sh = &x.sh, .so = &x.sh.so, .buf = rules->buf, .len = len,
+                        .eol = rules->eol, .verify = m->covered != NULL,
+                        .test = rules->word || rules->whole };
+        if (hay_scratch_create(m->set, &t->scratch) < 0)
+            break;
+        if (pthread_create(&t->tid, NULL, select_parts, t) != 0) {
+            hay_scratch_free(t->scratch);
+            break;
+        }
+    }
+    hay_status st = started ? HAY_OK : HAY_ERR_NOMEM;
+    /* The calling thread replays the parts in order as they are scanned. */
+    for (uint64_t i = 0; st == HAY_OK && i < x.sh.nparts; i++) {
+        pthread_mutex_lock(&x.lock);
+        while (!x.parts[i].done && !x.stop)
+            pthread_cond_wait(&x.cond, &x.lock);
+        bool ok = x.parts[i].done && !x.stop;
+        pthread_mutex_unlock(&x.lock);
+        if (!ok)
+            break;
+        found *f = &x.parts[i];
+        for (size_t k = 0; k < f->n; k++)
+            if (fn(f->m[k].id, f->m[k].start, f->m[k].end, ctx)) {
+                st = HAY_STOPPED;
+                break;
+            }
+        free(f->m);
+        f->m = NULL;
+        pthread_mutex_lock(&x.lock);
+        x.replayed = i + 1;
+        x.stop |= st != HAY_OK;
+        pthread_cond_broadcast(&x.cond);
+        pthread_mutex_unlock(&x.lock);
+    }
+    pthread_mutex_lock(&x.lock);
+    x.stop = true;
+    pthread_cond_broadcast(&x.cond);
+    pthread_mutex_unlock(&x.lock);
+    for (unsigned i = 0; i < started; i++) {
+        pthread_join(c[i].tid, NULL);
+        hay_scratch_free(c[i].scratch);
+        if (c[i].st < 0 && st >= 0)
+            st = c[i].st;
+    }
+    for (uint64_t i = 0; i < x.sh.nparts; i++)
+        free(x.parts[i].m);
+    pthread_cond_destroy(&x.cond);
+    pthread_mutex_destroy(&x.lock);
+    free(x.parts);
     free(c);
     return st;
 }

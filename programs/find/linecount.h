@@ -1,12 +1,13 @@
 /*
  * linecount.h - -c: the lines of a piece that hold a match, counted as
- * ripgrep counts them.  A match that selects its line makes the line's
- * other matches worthless: the first few are let pass (cheaper than a new
- * scan), then the scan stops and resumes at the next line, so a line
- * dense with matches costs one match, one memchr and one scan call.  No
- * line start is looked for and no line is numbered.  On several threads
- * the piece is cut at line ends into parts that the threads take in turn,
- * each scanned on its own (and its own scratch), serially.
+ * ripgrep counts them: a match that selects its line stops the scan, which
+ * resumes at the next line (hay_scan's call costs less than the line's
+ * other matches), so a line dense with matches costs one match, one memchr
+ * and one scan call.  No line start is looked for and no line is
+ * numbered.  On several threads the piece is cut at line ends into parts
+ * that the threads take in turn, each scanned on its own (and its own
+ * scratch), serially.  The lines printed whole (-n, -v, context) are
+ * found the same way on several threads, and replayed in order.
  */
 #ifndef HAY_FIND_LINECOUNT_H
 #define HAY_FIND_LINECOUNT_H
@@ -17,10 +18,6 @@
 #include "lines.h"
 #include "matcher.h"
 
-/* The matches let pass on a selected line before the scan skips the rest
- * of it (linecount.c, and search.c's scan of lines printed whole). */
-#define FIND_SKIP_AFTER 16
-
 /* Counts into *lines the lines of rules->buf[0, rules->len) holding a
  * match of m->set that passes rules' -w / -x test.  No pattern may hold
  * rules->eol (a match then never spans lines).  `so` gives the threads
@@ -30,5 +27,14 @@
 hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
                             const find_lines *rules, const hay_scan_opts *so,
                             uint64_t *lines);
+
+/* The lines of rules->buf[0, rules->len) that hold a match passing the
+ * -w / -x test, found as find_count_lines finds them (parts on so->threads
+ * threads, each line's scan stopped at its first match) and handed to
+ * fn(ctx) on the calling thread in order: one match per line, the one that
+ * selected it (offsets in buf).  A non-zero return of fn ends the search
+ * (HAY_STOPPED).  Returns HAY_OK, HAY_STOPPED or an error. */
+hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
+                                const hay_scan_opts *so, hay_match_fn fn, void *ctx);
 
 #endif

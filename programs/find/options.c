@@ -552,6 +552,14 @@ int find_options_parse(int argc, char **argv, find_config *cf)
     cf->color = color == 1 ||
                 (color == 2 && isatty(STDOUT_FILENO) &&
                  getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0);
+    /* Lines printed whole, counted or listed: any occurrence selects its
+     * line (no pattern spans lines), so every occurrence is asked for.  A
+     * leftmost mode's filter decides a match only once the scan is the
+     * longest pattern's length past it: a scan that stops on a selected
+     * line would stop that late, and scan it again from the next line
+     * (docs/notes/2026-11-26-find-dense.md). */
+    if (!cf->count_matches && !find_shows_matches(cf))
+        cf->mode = HAY_MATCH_ALL;
     cf->device_given = device != NULL;
     if (join_params(device, params, &cf->params) < 0)
         goto out;
@@ -561,6 +569,15 @@ int find_options_parse(int argc, char **argv, find_config *cf)
 out:
     free(src);
     return rc;
+}
+
+bool find_shows_matches(const find_config *cf)
+{
+    bool prints = !cf->count_lines && !cf->list && !cf->list_without && !cf->quiet;
+    /* -v prints the lines without a match: their matches show only on
+     * context lines in colour (grep), or in --json's records. */
+    return prints && (cf->only || cf->color || cf->json) &&
+           !(cf->invert && !cf->json && !(cf->color && cf->context && !cf->only));
 }
 
 void find_options_free(find_config *cf)

@@ -87,4 +87,9 @@ int find_options_parse(int argc, char **argv, find_config *cf);
 
 void find_options_free(find_config *cf);
 
+/* Whether the lines printed show their matches (-o, colour, --json), so
+ * that which occurrences the leftmost mode picks matters; false when lines
+ * are only counted or listed, or printed whole. */
+bool find_shows_matches(const find_config *cf);
+
 #endif

@@ -27,9 +27,9 @@ int find_print_width(bool regular, uint64_t size, bool numbers)
 static void put_sep(const find_printer *p, char sep)
 {
     if (p->cf->color)
-        fputs(C_SEP, p->out), putc(sep, p->out), fputs(C_END, p->out);
+        fputs_unlocked(C_SEP, p->out), putc_unlocked(sep, p->out), fputs_unlocked(C_END, p->out);
     else
-        putc(sep, p->out);
+        putc_unlocked(sep, p->out);
 }
 
 /* A line number or byte offset and its separator (-T: right-aligned in
@@ -46,10 +46,10 @@ static void put_number(const find_printer *p, uint64_t v, char sep)
     while ((int)n < w && n < sizeof b)
         b[sizeof b - 1 - n++] = ' ';
     if (p->cf->color)
-        fputs(C_NUM, p->out);
-    fwrite(b + sizeof b - n, 1, n, p->out);
+        fputs_unlocked(C_NUM, p->out);
+    fwrite_unlocked(b + sizeof b - n, 1, n, p->out);
     if (p->cf->color)
-        fputs(C_END, p->out);
+        fputs_unlocked(C_END, p->out);
     put_sep(p, sep);
 }
 
@@ -62,9 +62,9 @@ static void put_prefix(const find_printer *p, uint64_t lineno, uint64_t offset, 
         if (cf->color)
             fprintf(p->out, C_FILE "%s" C_END, p->name);
         else
-            fputs(p->name, p->out);
+            fputs_unlocked(p->name, p->out);
         if (cf->null_names)
-            putc('\0', p->out);
+            putc_unlocked('\0', p->out);
         else
             put_sep(p, sep);
     }
@@ -73,18 +73,18 @@ static void put_prefix(const find_printer *p, uint64_t lineno, uint64_t offset, 
     if (cf->byte_offset)
         put_number(p, p->base + offset, sep);
     if (cf->initial_tab && (p->print_name || cf->line_numbers || cf->byte_offset) && len)
-        putc('\t', p->out);
+        putc_unlocked('\t', p->out);
 }
 
 static void put_bytes(const find_printer *p, uint64_t from, uint64_t to)
 {
-    fwrite(p->buf + from, 1, to - from, p->out);
+    fwrite_unlocked(p->buf + from, 1, to - from, p->out);
 }
 
 /* The line terminator; the flush of --line-buffered is search.c's. */
 static void end_line(const find_printer *p)
 {
-    putc(p->cf->eol, p->out);
+    putc_unlocked(p->cf->eol, p->out);
 }
 
 static void print_only(const find_printer *p, const find_line *l)
@@ -92,10 +92,10 @@ static void print_only(const find_printer *p, const find_line *l)
     for (size_t i = 0; i < l->nspans; i++) {
         put_prefix(p, l->number, l->spans[i].s, l->sep, l->spans[i].e - l->spans[i].s);
         if (p->cf->color)
-            fputs(C_MATCH, p->out);
+            fputs_unlocked(C_MATCH, p->out);
         put_bytes(p, l->spans[i].s, l->spans[i].e);
         if (p->cf->color)
-            fputs(C_END, p->out);
+            fputs_unlocked(C_END, p->out);
         end_line(p);
     }
 }
@@ -117,9 +117,9 @@ static void print_whole(find_printer *p, const find_line *l)
             if (l->spans[i].e <= a)
                 continue;
             put_bytes(p, pos, a);
-            fputs(C_MATCH, p->out);
+            fputs_unlocked(C_MATCH, p->out);
             put_bytes(p, a, l->spans[i].e);
-            fputs(C_END, p->out);
+            fputs_unlocked(C_END, p->out);
             pos = l->spans[i].e;
         }
     }
@@ -131,15 +131,21 @@ static void print_whole(find_printer *p, const find_line *l)
     end_line(p);
 }
 
+/* A line's writes take the stream's lock once (the writes above do not
+ * take it: with colour or -o, a line is written in dozens of pieces). */
 void find_print_line(void *printer, const find_line *line)
 {
     find_printer *p = printer;
-    if (p->cf->json)
+    if (p->cf->json) {
         find_json_line(p, line);
-    else if (p->cf->only)
+        return;
+    }
+    flockfile(p->out);
+    if (p->cf->only)
         print_only(p, line);
     else
         print_whole(p, line);
+    funlockfile(p->out);
 }
 
 void find_print_lines_raw(void *printer, uint64_t from, uint64_t to)
@@ -147,9 +153,11 @@ void find_print_lines_raw(void *printer, uint64_t from, uint64_t to)
     const find_printer *p = printer;
     if (from >= to)
         return;
+    flockfile(p->out);
     put_bytes(p, from, to);
     if (p->buf[to - 1] != p->cf->eol)
         end_line(p);   /* the last line had no terminator */
+    funlockfile(p->out);
 }
 
 void find_print_group_sep(void *printer)

@@ -90,7 +90,6 @@ typedef struct file_search {
     bool skip;
     uint64_t scan_from;     /* the offset in the piece the scan started at */
     uint64_t resume;        /* where it resumes after a stop (UINT64_MAX: none) */
-    unsigned passed;        /* matches let pass on the selected line */
     double progress_t0, progress_last;
 } file_search;
 
@@ -301,15 +300,6 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     start += s->scan_from;
     end += s->scan_from;
     find_lines *l = &s->lines;
-    if (s->skip && l->line_strong && end <= l->line_end) {
-        /* Another match on a line already selected: a few are let pass
-         * (cheaper than a new scan), then the scan stops and resumes at
-         * the next line, so a line dense with matches costs no more. */
-        if (++s->passed < FIND_SKIP_AFTER)
-            return 0;
-        s->resume = l->next_line_from;
-        return 1;
-    }
     if (!find_matcher_verify(s->matcher, id, s->lines.buf, s->lines.len, &end))
         return 0;
     if (!find_lines_selects(l, start, end))
@@ -330,13 +320,30 @@ static int on_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
         s->nomem = true;
         return 1;
     }
-    if (s->skip && strong)
-        s->passed = 0;
     if (s->stop_lines && l->selected >= s->stop_lines)
         return 1;
     /* (-m: not in the middle of a line handed on in parts, whose other
      * matches are still printed.) */
-    return !s->direct && !s->cf->count_matches && !l->parted && find_select_done(&s->sel);
+    if (!s->direct && !s->cf->count_matches && !l->parted && find_select_done(&s->sel))
+        return 1;
+    if (s->skip && strong) {
+        /* The line is selected and its other matches are not wanted: the
+         * scan stops and resumes at the next line (a new scan costs less
+         * than a line's matches), so a line dense with them costs one. */
+        s->resume = l->next_line_from;
+        return 1;
+    }
+    return 0;
+}
+
+/* find_select_in_parts' lines, one match each, through on_match; only a
+ * stop that is not a skip to the next line ends them (-m, an error). */
+static int replay_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    file_search *s = ctx;
+    s->scan_from = 0;
+    s->resume = UINT64_MAX;
+    return on_match(id, start, end, s) && s->resume == UINT64_MAX;
 }
 
 /* -w or -x with an empty pattern: whether the line [a, b) holds an empty
@@ -466,7 +473,12 @@ static hay_status scan_skipping(file_search *s, const hay_patterns *set, const u
             to = nl ? (uint64_t)(nl - buf) + 1 : len;
         }
         s->resume = UINT64_MAX;
-        hay_status st = find_matcher_scan(set, s->w->scratch, buf + from, to - from, so, on_match, s);
+        /* Skipping, matches one by one: a batch would be filled (thousands
+         * of matches, a hundred dense lines) before the stop is seen. */
+        hay_status st = s->skip ? hay_scan(set, s->w->scratch, buf + from, to - from, so,
+                                           on_match, s)
+                                : find_matcher_scan(set, s->w->scratch, buf + from, to - from,
+                                                    so, on_match, s);
         if (st < 0 || s->stop || s->nomem || (st == HAY_STOPPED && s->resume == UINT64_MAX))
             return st == HAY_STOPPED ? HAY_OK : st;   /* (-m stops it too) */
         s->scan_from = st == HAY_STOPPED ? s->resume : to;
@@ -521,9 +533,13 @@ static hay_status scan_lines(file_search *s, const uint8_t *buf, uint64_t len,
      * one. */
     s->stop_lines = !s->direct && !cf->invert && s->sel.has_max
                         ? s->sel.max - s->sel.selected + !l->no_spans : 0;
-    if (set && len && s->skip && cf->count_lines) {
+    if (set && len && s->skip && s->direct && cf->count_lines) {
         st = find_count_lines(s->matcher, w->scratch, l, so, &l->selected);
         s->matched |= l->selected > 0;
+    } else if (set && len && s->skip && so->threads > 1) {
+        st = find_select_in_parts(s->matcher, l, so, replay_match, s);
+        st = st == HAY_STOPPED ? HAY_OK : st;
+        find_lines_finish(l);
     } else if (set && len) {
         st = scan_skipping(s, set, buf, len, so);
         find_lines_finish(l);
@@ -570,17 +586,16 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
     /* -v: matches are printed only on context lines in colour (grep),
      * whole.  -o prints each match apart; colour writes a line part by
      * part (not verified case variants: their ends come out of order). */
-    l->no_spans = !print || (!cf->only && !cf->color && !cf->json) ||
-                  (cf->invert && !cf->json && !(cf->color && cf->context && !cf->only));
+    l->no_spans = !print || !find_shows_matches(cf);
     l->spans_max = (cf->only || (cf->color && !cf->json && !cf->invert)) &&
                    !s->matcher->covered ? SPANS_MAX : 0;
     l->reach = cf->json ? 0 : s->matcher->max_len;   /* (a record a line) */
-    /* Lines wanted without their matches: a scan may stop on a line dense
-     * with matches and resume at the next (-c: linecount.c).  Not for a
-     * scan on several threads that prints lines: stopped, it would throw
-     * the other threads' work away (-c counts in parts instead). */
-    s->skip = s->direct && l->no_spans && !s->first_only && w->r->skip_lines &&
-              !cf->progress && (cf->count_lines || !(len >= SERIAL_MAX && lib_threads(w) > 1));
+    /* Lines wanted without their matches (lines printed whole, -n, -v,
+     * context...): a scan stops on a line's first match and resumes at the
+     * next line.  On several threads the piece is cut into parts of whole
+     * lines, scanned so on their own (linecount.h: -c counts them; the
+     * others' lines are replayed in order through on_match). */
+    s->skip = l->no_spans && !s->first_only && w->r->skip_lines && !cf->progress;
 
     hay_scan_opts so;
     hay_scan_stats lib;
