@@ -92,8 +92,8 @@ out:
 
 /* The device copy of the sorted targets [first, first + count); its
  * phases go to tl. */
-static int gpu_create_in(const search *sc, const char *params, uint64_t first,
-                         uint64_t count, hay_swdb_timeline *tl, hay_swdb_gpu **g)
+static int gpu_create(const search *sc, const char *params, uint64_t first,
+                      uint64_t count, hay_swdb_timeline *tl, hay_swdb_gpu **g)
 {
     const hay_align_db *db = sc->db;
     hay_swdb_targets tg = { db->codes, db->offsets + first, (size_t)count };
@@ -101,12 +101,6 @@ static int gpu_create_in(const search *sc, const char *params, uint64_t first,
                              sc->s->extend };
     return hay_cuda_swdb_create_traced(&tg, db->order + first, &scg, -1, params,
                                        tl, g);
-}
-
-static int gpu_create(const search *sc, const char *params, uint64_t first,
-                      uint64_t count, hay_swdb_gpu **g)
-{
-    return gpu_create_in(sc, params, first, count, sc->tl, g);
 }
 
 /*
@@ -175,7 +169,7 @@ static hay_status gpu_search_range(search *sc, const char *params,
     if (count == 0)
         return HAY_OK;
     hay_swdb_gpu *g = NULL;
-    int rc = gpu_create(sc, params, first, count, &g);
+    int rc = gpu_create(sc, params, first, count, sc->tl, &g);
     if (rc == HAY_ERR_TOO_LARGE && count > 1) {
         uint64_t half = count / 2;
         hay_status st = gpu_search_range(sc, params, queries, nq, tops, first, half);
@@ -214,7 +208,7 @@ typedef struct part_job {
 static void *part_make(void *arg)
 {
     part_job *j = arg;
-    j->rc = gpu_create_in(j->sc, j->params, j->first, j->count, &j->tl, &j->g);
+    j->rc = gpu_create(j->sc, j->params, j->first, j->count, &j->tl, &j->g);
     return NULL;
 }
 
@@ -325,7 +319,7 @@ hay_status hay_db_gpu_search(search *sc, const char *params,
     } else {
         cache_clear(c);
         hay_swdb_gpu *g = NULL;
-        int rc = gpu_create(sc, params, 0, db->nseq, &g);
+        int rc = gpu_create(sc, params, 0, db->nseq, sc->tl, &g);
         too_large = rc == HAY_ERR_TOO_LARGE;
         st = (hay_status)rc;
         if (rc == 0) {
