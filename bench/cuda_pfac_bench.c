@@ -634,8 +634,8 @@ static int lits(const char *patfile, const char *dir)
         { "fdr-gpu", "threads=512", 0 },
         { "fdr-gpu", "threads=256", 0 },
         { "fdr-gpu", "run=128", 0 },
+        { "fdr-gpu", "domain=14", 0 },
         { "fdr-gpu", "domain=13", 0 },
-        { "fdr-gpu", "domain=12", 0 },
         { "fdr-gpu", "group_max=16000", 0 },
     };
     printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n", patfile,

@@ -113,13 +113,14 @@
  *                       faster), or one loop over positions and steps
  *                       (lists always use rounds)
  * fdr-gpu engine keys (fdr_gpu.cu; fdr_gpu.h explains the tables):
- *   domain=N            filter key bits, 10..14 (default 11: a 16 KiB
- *                       table in shared memory)
- *   group_max=N         long literals per filter table (default 4096);
+ *   domain=N            filter key bits, 10..15 (default: two keys a long
+ *                       literal, 11 to 15; a table of 4 << N bytes in
+ *                       shared memory)
+ *   group_max=N         long literals per filter table (default 32768);
  *                       larger sets are split, the input read once a group
  *   run=BYTES           contiguous bytes per thread, 16..1024, multiple of
  *                       16 (default 64)
- *   threads=N           threads per block, 64..1024, multiple of 32 (512)
+ *   threads=N           threads per block, 64..1024, multiple of 32 (1024)
  */
 #ifndef HAY_CUDA_ENGINE_H
 #define HAY_CUDA_ENGINE_H

@@ -78,9 +78,9 @@ const hay_param_table hay_cuda_pfac_param_table =
 /* fdr-gpu's keys have names of their own: with no --algo, backend cuda
  * accepts PFAC's and fdr-gpu's together and picks the engine later. */
 static const hay_param fdr_keys[] = {
-    HAY_PARAM_U(hay_cuda_fdr_params, domain, "domain", 10, 14, 0, NULL,
+    HAY_PARAM_U(hay_cuda_fdr_params, domain, "domain", 10, 15, 0, NULL,
                 "filter key bits (a table of 4 << domain bytes in shared memory; "
-                "default: two keys a long literal, 11 to 14)"),
+                "default: two keys a long literal, 11 to 15)"),
     /* 32768: et-open (30,528 literals) in one group */
     HAY_PARAM_U(hay_cuda_fdr_params, group_max, "group_max", 1, (uint64_t)1 << 20, 0, "32768",
                 "long literals per filter table; more are split into groups, "

@@ -104,45 +104,92 @@ struct emit_dev {
     }
 };
 
-// A warp's candidates: handed over by its lanes after each word (every
-// lane of the warp calls put), verified by all 32 together once 32 wait (a
-// lane alone would hold the warp for each of its own).
+// A warp's candidates, checked in two rounds so that its lanes stay busy:
+// the filter's candidates wait in q until 32 are there, then each lane
+// takes one, lists its short literals and looks its buckets' prefixes up
+// in the prefix bitmap (about 3 in 4 fail there); the prefixes that pass
+// wait in q2 until 32 are there, then each lane walks one slot's records
+// (global memory).  Checking a candidate in one go left most lanes idle
+// while a few walked their slots (ncu, et-open: 12.8 active threads a
+// warp).  The queues are the warp's own: places by ballot, no atomics.
 template <bool CASELESS, class Emit>
 struct queue_dev {
-    unsigned long long *q;      // this warp's QCAP entries
+    unsigned long long *q;      // this warp's QCAP filter candidates
+    unsigned long long *q2;     // and QCAP prefixes: FDR_CAND(e, 0, 1 << b)
     const fdr_view *v;
     const fdr_piece *pc;
     Emit *em;
-    unsigned fill;              // waiting (the same in every lane)
-    // A round per candidate of the lane with the most, each lane's next
-    // one placed by ballot (the queue is the warp's own: no atomics).
+    unsigned fill, fill2;       // waiting (the same in every lane)
+
+    // Appends, from each lane where `has`, the entry x to queue qq, and
+    // when 32 wait runs `full` on the top 32 (one a lane).  Warp-wide.
+    template <class Full>
+    __device__ __forceinline__ void push(unsigned long long *qq, unsigned &f, bool has,
+                                         unsigned long long x, Full full)
+    {
+        const unsigned lane = threadIdx.x & 31;
+        unsigned b = __ballot_sync(0xffffffffu, has);
+        if (has)
+            qq[f + __popc(b & ((1u << lane) - 1))] = x;
+        f += __popc(b);
+        if (f >= 32) {
+            __syncwarp();
+            f -= 32;
+            full(qq[f + lane]);
+        }
+        __syncwarp();
+    }
+    // Round 2: one slot's records.
+    __device__ __forceinline__ void walk(unsigned long long c)
+    {
+        const int64_t e = (int64_t)(c >> 9);
+        const unsigned b = fdr_lowest((uint32_t)(c & 0xff));
+        const uint32_t pl = v->plen[b];
+        uint64_t val = fdr_prefix<CASELESS>(pc->text, (uint64_t)(e + 1 - pl), pl);
+        fdr_slot<CASELESS>(*v, *pc, e, b, val, *em);
+    }
+    // Round 1 on each lane's candidate c (0: none).  Warp-wide.
+    __device__ __forceinline__ void check(unsigned long long c)
+    {
+        const int64_t e = (int64_t)(c >> 9);
+        if (c & 0x100)
+            fdr_short_cand<CASELESS>(*v, *pc, e, *em);
+        uint32_t m = (uint32_t)(c & 0xff);
+        while (__any_sync(0xffffffffu, m != 0)) {
+            bool pass = false;
+            unsigned b = 0;
+            if (m) {
+                b = fdr_lowest(m);
+                m &= m - 1;
+                uint64_t val;
+                pass = fdr_pre<CASELESS>(*v, *pc, e, b, &val);
+            }
+            push(q2, fill2, pass, FDR_CAND(e, 0, 1u << b),
+                 [this](unsigned long long x) { walk(x); });
+        }
+    }
+    // Each lane's candidates of a word (every lane of the warp calls put):
+    // a round per candidate of the lane with the most.
     __device__ __forceinline__ void put(uint32_t c, const fdr_word_out &o, uint32_t shm,
                                         int64_t e0)
     {
-        const unsigned lane = threadIdx.x & 31;
-        for (;;) {
+        while (__any_sync(0xffffffffu, c != 0)) {
             bool has = c != 0;
-            unsigned b = __ballot_sync(0xffffffffu, has);
-            if (!b)
-                return;
-            if (has)
-                q[fill + __popc(b & ((1u << lane) - 1))] = fdr_take(c, o, shm, e0);
-            fill += __popc(b);
-            if (fill >= 32) {
-                __syncwarp();
-                fill -= 32;
-                fdr_verify<CASELESS>(*v, *pc, q[fill + lane], *em);
-            }
-            __syncwarp();
+            unsigned long long x = has ? fdr_take(c, o, shm, e0) : 0;
+            push(q, fill, has, x, [this](unsigned long long y) { check(y); });
         }
     }
     // The ones left at the end.
     __device__ __forceinline__ void finish()
     {
+        const unsigned lane = threadIdx.x & 31;
         __syncwarp();
-        if ((threadIdx.x & 31) < fill)
-            fdr_verify<CASELESS>(*v, *pc, q[threadIdx.x & 31], *em);
+        check(lane < fill ? q[lane] : 0);
         fill = 0;
+        __syncwarp();
+        if (lane < fill2)
+            walk(q2[lane]);
+        fill2 = 0;
     }
 };
 
@@ -185,14 +232,14 @@ struct round_dev {
 };
 
 // Shared memory: the filter table, the prefix bitmap, the short codes
-// (when the pass has short literals), each warp's queue, the list's stage
-// (lists).
+// (when the pass has short literals), each warp's two queues, the list's
+// stage (lists).
 size_t smem_bytes(const hay_fdr_gpu_tables &h, unsigned threads, bool list)
 {
     return ((size_t)4 << h.domain) +
            (h.pmap ? ((size_t)1 << h.pbits) / 8 : 0) +
            (h.short_code ? HAY_FDR_GPU_SHORT_BYTES : 0) +
-           (size_t)(threads / 32) * QCAP * 8 + (list ? SCAP * 8 : 0);
+           (size_t)(threads / 32) * 2 * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
 // SHORT: the pass has short literals; FAST: counts only (lists never are).
@@ -228,7 +275,7 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
         sp += HAY_FDR_GPU_SHORT_BYTES;
     }
     unsigned long long *s_q = (unsigned long long *)sp;
-    sp += (size_t)(nt / 32) * QCAP * 8;
+    sp += (size_t)(nt / 32) * 2 * QCAP * 8;
     if (tid == 0)
         s_n = 0;
     fdr_view v = a.v;
@@ -246,8 +293,9 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     em.sg.buf = (unsigned long long *)sp;
     em.sg.n = &s_n;
     em.sg.base = &s_base;
-    queue_dev<CASELESS, emit_dev<LIST>> q = { s_q + (size_t)(tid / 32) * QCAP, &v, &a.pc,
-                                              &em, 0 };
+    queue_dev<CASELESS, emit_dev<LIST>> q = { s_q + (size_t)(tid / 32) * 2 * QCAP,
+                                              s_q + (size_t)(tid / 32) * 2 * QCAP + QCAP,
+                                              &v, &a.pc, &em, 0, 0 };
     __syncthreads();
 
     round_dev<LIST> round = { &em.sg, a.matches, a.slots, a.cap };
@@ -380,14 +428,14 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
     d->run = (uint32_t)prm.run;
     d->max_len = pp->max_len;
     d->threads = (uint32_t)prm.threads;
-    // Not given: two keys a long literal, 11 to 14 bits (64 KiB).
+    // Not given: two keys a long literal, 11 to 15 bits (128 KiB).
     uint32_t domain = (uint32_t)prm.domain;
     if (!domain) {
         size_t nlong = 0;
         for (size_t i = 0; i < pp->n; i++)
             nlong += pp->len[i] >= HAY_FDR_GPU_LMIN;
         domain = 11;
-        while (domain < 14 && ((size_t)1 << domain) < 2 * nlong)
+        while (domain < 15 && ((size_t)1 << domain) < 2 * nlong)
             domain++;
     }
     const hay_fdr_gpu_tables *h = &d->h;

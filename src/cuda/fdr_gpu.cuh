@@ -129,57 +129,74 @@ FDR_HD void fdr_short(const fdr_view &v, const fdr_piece &pc, uint32_t k2, int64
     }
 }
 
-// The long literals whose prefix ends at e, for the buckets of m.
+// A long candidate's first check: the prefix of bucket b ending at e (read
+// into *val) is in the prefix bitmap.
+template <bool CASELESS>
+FDR_HD bool fdr_pre(const fdr_view &v, const fdr_piece &pc, int64_t e, unsigned b, uint64_t *val)
+{
+    uint32_t pl = v.plen[b];
+    if (e + 1 < (int64_t)pl)
+        return false;                  // the prefix would start before the piece
+    *val = fdr_prefix<CASELESS>(pc.text, (uint64_t)(e + 1 - pl), pl);
+    uint32_t bit = fdr_gpu_pbit(*val, pl, v.pbits);
+    return v.pmap[bit >> 5] >> (bit & 31) & 1;
+}
+
+// Its second: the records of the prefix's slot with the same group, bucket
+// and prefix, each compared in full.
 #pragma nv_exec_check_disable
 template <bool CASELESS, class Emit>
-FDR_HD void fdr_long(const fdr_view &v, const fdr_piece &pc, int64_t e, uint32_t m, Emit &em)
+FDR_HD void fdr_slot(const fdr_view &v, const fdr_piece &pc, int64_t e, unsigned b, uint64_t val,
+                     Emit &em)
 {
-    while (m) {
-        unsigned b = fdr_lowest(m);
-        m &= m - 1;
-        uint32_t pl = v.plen[b];
-        if (e + 1 < (int64_t)pl)
-            continue;                  // the prefix would start before the piece
-        uint64_t s = (uint64_t)(e + 1 - pl);
-        uint64_t val = fdr_prefix<CASELESS>(pc.text, s, pl);
-        uint32_t bit = fdr_gpu_pbit(val, pl, v.pbits);
-        if (!(v.pmap[bit >> 5] >> (bit & 31) & 1))
-            continue;                  // no literal has this prefix
-        uint32_t slot = fdr_gpu_slot(val, pl, v.hash_bits);
-        for (uint32_t i = v.slot_first[slot], n = v.slot_first[slot + 1]; i < n; i++) {
-            const hay_fdr_gpu_lit &r = v.lits[i];
-            if (r.val != val || r.bucket != b || r.group != v.group)
-                continue;
-            uint64_t end = s + r.len;
-            if (end > pc.len || end <= pc.min_end)
-                continue;
-            // The rest, 8 bytes at a time (both read as aligned words).
-            const uint8_t *q = v.bytes + r.off;
-            uint32_t j = pl;
-            while (j < r.len) {
-                uint32_t k = r.len - j < 8 ? r.len - j : 8;
-                if (fdr_prefix<CASELESS>(pc.text, s + j, k) != fdr_prefix<false>(q, j, k))
-                    break;
-                j += k;
-            }
-            if (j >= r.len)
-                em(end, r.id);
+    uint32_t pl = v.plen[b];
+    uint64_t s = (uint64_t)(e + 1 - pl);
+    uint32_t slot = fdr_gpu_slot(val, pl, v.hash_bits);
+    for (uint32_t i = v.slot_first[slot], n = v.slot_first[slot + 1]; i < n; i++) {
+        const hay_fdr_gpu_lit &r = v.lits[i];
+        if (r.val != val || r.bucket != b || r.group != v.group)
+            continue;
+        uint64_t end = s + r.len;
+        if (end > pc.len || end <= pc.min_end)
+            continue;
+        // The rest, 8 bytes at a time (both read as aligned words).
+        const uint8_t *q = v.bytes + r.off;
+        uint32_t j = pl;
+        while (j < r.len) {
+            uint32_t k = r.len - j < 8 ? r.len - j : 8;
+            if (fdr_prefix<CASELESS>(pc.text, s + j, k) != fdr_prefix<false>(q, j, k))
+                break;
+            j += k;
         }
+        if (j >= r.len)
+            em(end, r.id);
     }
 }
 
-// Verifies a candidate (FDR_CAND), reading the bytes before its end again.
+// The short literals of a candidate with bit 8 (FDR_CAND).
+#pragma nv_exec_check_disable
+template <bool CASELESS, class Emit>
+FDR_HD void fdr_short_cand(const fdr_view &v, const fdr_piece &pc, int64_t e, Emit &em)
+{
+    uint32_t f1 = e >= 1 ? fdr_fold<CASELESS>(pc.text[e - 1]) : 0;
+    fdr_short(v, pc, f1 | fdr_fold<CASELESS>(pc.text[e]) << 8, e, em);
+}
+
+// Verifies a candidate (FDR_CAND), reading the bytes before its end again
+// (the kernel's warps run the same steps in two rounds: fdr_gpu.cu).
 #pragma nv_exec_check_disable
 template <bool CASELESS, class Emit>
 FDR_HD void fdr_verify(const fdr_view &v, const fdr_piece &pc, uint64_t c, Emit &em)
 {
     int64_t e = (int64_t)(c >> 9);
-    if (c & 0x100) {
-        uint32_t f1 = e >= 1 ? fdr_fold<CASELESS>(pc.text[e - 1]) : 0;
-        fdr_short(v, pc, f1 | fdr_fold<CASELESS>(pc.text[e]) << 8, e, em);
+    if (c & 0x100)
+        fdr_short_cand<CASELESS>(v, pc, e, em);
+    for (uint32_t m = (uint32_t)(c & 0xff); m; m &= m - 1) {
+        unsigned b = fdr_lowest(m);
+        uint64_t val;
+        if (fdr_pre<CASELESS>(v, pc, e, b, &val))
+            fdr_slot<CASELESS>(v, pc, e, b, val, em);
     }
-    if (c & 0xff)
-        fdr_long<CASELESS>(v, pc, e, (uint32_t)(c & 0xff), em);
 }
 
 // The aligned 16-byte word at p.

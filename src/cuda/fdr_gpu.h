@@ -134,7 +134,7 @@ FDR_HD uint32_t fdr_gpu_pbit(uint64_t val, uint32_t plen, uint32_t pbits)
 
 /*
  * Builds the tables of p (host memory, owned by *t; hay_fdr_gpu_tables_free
- * releases them, also after a failure).  domain: 10..14 filter key bits;
+ * releases them, also after a failure).  domain: 10..15 filter key bits;
  * group_max: long literals per filter table.  Returns 0, NOMEM, or
  * UNSUPPORTED when the literals' bytes pass 4 GiB.
  */

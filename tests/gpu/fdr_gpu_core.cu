@@ -209,7 +209,7 @@ void check_all_alignments(const pset &p, const hay_fdr_gpu_tables &t, const uint
 
 void random_sets()
 {
-    static const uint32_t domains[] = { 10, 12, 14 };
+    static const uint32_t domains[] = { 10, 12, 15 };
     static const uint32_t groups[] = { 64, 4096 };
     static const uint32_t runs[] = { 16, 48, 64, 256 };
     for (int round = 0; round < 48; round++) {
