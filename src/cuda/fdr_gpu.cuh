@@ -142,8 +142,32 @@ FDR_HD bool fdr_pre(const fdr_view &v, const fdr_piece &pc, int64_t e, unsigned 
     return v.pmap[bit >> 5] >> (bit & 31) & 1;
 }
 
-// Its second: the records of the prefix's slot with the same group, bucket
-// and prefix, each compared in full.
+// Its second, record by record: r (a record of the prefix's slot) against
+// the prefix of bucket b, value val, starting at s: the same group, bucket
+// and prefix, then the rest compared.
+#pragma nv_exec_check_disable
+template <bool CASELESS, class Emit>
+FDR_HD void fdr_rec(const fdr_view &v, const fdr_piece &pc, uint64_t s, unsigned b, uint64_t val,
+                    const hay_fdr_gpu_lit &r, Emit &em)
+{
+    if (r.val != val || r.bucket != b || r.group != v.group)
+        return;
+    uint64_t end = s + r.len;
+    if (end > pc.len || end <= pc.min_end)
+        return;
+    // The rest, 8 bytes at a time (both read as aligned words).
+    const uint8_t *q = v.bytes + r.off;
+    uint32_t j = r.plen;
+    while (j < r.len) {
+        uint32_t k = r.len - j < 8 ? r.len - j : 8;
+        if (fdr_prefix<CASELESS>(pc.text, s + j, k) != fdr_prefix<false>(q, j, k))
+            return;
+        j += k;
+    }
+    em(end, r.id);
+}
+
+// The records of the prefix's slot.
 #pragma nv_exec_check_disable
 template <bool CASELESS, class Emit>
 FDR_HD void fdr_slot(const fdr_view &v, const fdr_piece &pc, int64_t e, unsigned b, uint64_t val,
@@ -152,25 +176,8 @@ FDR_HD void fdr_slot(const fdr_view &v, const fdr_piece &pc, int64_t e, unsigned
     uint32_t pl = v.plen[b];
     uint64_t s = (uint64_t)(e + 1 - pl);
     uint32_t slot = fdr_gpu_slot(val, pl, v.hash_bits);
-    for (uint32_t i = v.slot_first[slot], n = v.slot_first[slot + 1]; i < n; i++) {
-        const hay_fdr_gpu_lit &r = v.lits[i];
-        if (r.val != val || r.bucket != b || r.group != v.group)
-            continue;
-        uint64_t end = s + r.len;
-        if (end > pc.len || end <= pc.min_end)
-            continue;
-        // The rest, 8 bytes at a time (both read as aligned words).
-        const uint8_t *q = v.bytes + r.off;
-        uint32_t j = pl;
-        while (j < r.len) {
-            uint32_t k = r.len - j < 8 ? r.len - j : 8;
-            if (fdr_prefix<CASELESS>(pc.text, s + j, k) != fdr_prefix<false>(q, j, k))
-                break;
-            j += k;
-        }
-        if (j >= r.len)
-            em(end, r.id);
-    }
+    for (uint32_t i = v.slot_first[slot], n = v.slot_first[slot + 1]; i < n; i++)
+        fdr_rec<CASELESS>(v, pc, s, b, val, v.lits[i], em);
 }
 
 // The short literals of a candidate with bit 8 (FDR_CAND).
