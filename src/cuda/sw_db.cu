@@ -101,12 +101,36 @@ static uint8_t swdb_max_code(const uint8_t *p, size_t n)
 // the codes, then the offsets, lengths and permutation, each 8-aligned.
 static size_t swdb_up8(size_t n) { return (n + 7) & ~(size_t)7; }
 
+// The driver and a context on `device` (< 0: the current device), entered
+// once per process and shared with the pattern search (context.c); the
+// phases are timed as NAME:driver and NAME:context.  Sets *device to the
+// device entered.
+static int swdb_enter(int *device, hay_swdb_timeline *tl, const char *driver_phase,
+                      const char *context_phase)
+{
+    double t0 = swdb_now();
+    int ndev = hay_cuda_devices();
+    hay_swdb_phase_add(tl, driver_phase, t0, swdb_now());
+    if (ndev < 1 || *device >= ndev)
+        return HAY_ERR_NO_DEVICE;
+    if (*device < 0) {
+        int st = hay_cuda_status((int)cudaGetDevice(device));
+        if (st != HAY_OK)
+            return st;
+    }
+    t0 = swdb_now();
+    int st = hay_cuda_ctx_enter(*device, NULL);
+    if (st == HAY_OK)
+        hay_swdb_phase_add(tl, context_phase, t0, swdb_now());
+    return st;
+}
+
 extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uint32_t *ids,
                                            const hay_swdb_scoring *sc, int device,
                                            const char *params, hay_swdb_timeline *tl,
                                            hay_swdb_gpu **out)
 {
-    int st = HAY_OK, ndev = 0, force32 = 0, mins = 0;
+    int st = HAY_OK, force32 = 0, mins = 0;
     hay_swdb_gpu *g = NULL;
     uint8_t *h_all = NULL;
     uint64_t *h_off = NULL;
@@ -180,7 +204,6 @@ extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uin
         st = HAY_ERR_TOO_LARGE;
         goto fail;
     }
-    total = 0;
     if (swdb_lengths_rise(db->offset, nt)) {
         // A database file's order (lengths not decreasing): its runs of
         // equal length, last run first, each in its own order; no sort.
@@ -207,12 +230,13 @@ extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uin
             g->h_perm[k] = (uint32_t)keys[k];
         free(keys);
     }
-    for (size_t k = 0; k < nt; k++) {
+    // Offsets in that order (total, the padded sum, was taken above).
+    for (size_t k = 0, at = 0; k < nt; k++) {
         uint32_t o = g->h_perm[k];
         uint64_t len = db->offset[o + 1] - db->offset[o];
         g->h_len[k] = (int32_t)len;
-        h_off[k] = total;
-        total += (len + 3) & ~(uint64_t)3;
+        h_off[k] = at;
+        at += (len + 3) & ~(uint64_t)3;
         g->residues += len;
     }
     h_off[nt] = total;
@@ -251,26 +275,9 @@ extern "C" int hay_cuda_swdb_create_traced(const hay_swdb_targets *db, const uin
     }
     hay_swdb_phase_add(tl, "gpu:db_layout", t0, swdb_now());
 
-    // The driver and the context: once per process, shared with the
-    // pattern search and with hay_cuda_swdb_warm_up (context.c).
-    t0 = swdb_now();
-    ndev = hay_cuda_devices();
-    hay_swdb_phase_add(tl, "gpu:driver", t0, swdb_now());
-    if (ndev < 1) {
-        st = HAY_ERR_NO_DEVICE;
-        goto fail;
-    }
-    if (device >= ndev) {
-        st = HAY_ERR_NO_DEVICE;
-        goto fail;
-    }
-    if (device < 0)
-        SWDB_CUDA(cudaGetDevice(&device));
-    t0 = swdb_now();
-    st = hay_cuda_ctx_enter(device, NULL);
+    st = swdb_enter(&device, tl, "gpu:driver", "gpu:context");
     if (st != HAY_OK)
         goto fail;
-    hay_swdb_phase_add(tl, "gpu:context", t0, swdb_now());
     g->device = device;
     t0 = swdb_now();
     SWDB_CUDA(cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device));
@@ -340,13 +347,7 @@ extern "C" int hay_cuda_swdb_part_room(const char *params, uint64_t *bytes, uint
         *bytes = probe.db_max;
         return HAY_OK;
     }
-    int ndev = hay_cuda_devices();
-    if (ndev < 1 || device >= ndev)
-        return HAY_ERR_NO_DEVICE;
-    int st = HAY_OK;
-    if (device < 0)
-        SWDB_CUDA(cudaGetDevice(&device));
-    st = hay_cuda_ctx_enter(device, NULL);
+    int st = swdb_enter(&device, NULL, NULL, NULL);
     if (st != HAY_OK)
         return st;
     {
@@ -374,7 +375,7 @@ extern "C" int hay_cuda_swdb_warm_up(const char *params, hay_swdb_timeline *tl)
 {
     hay_swdb_gpu probe;
     int st = HAY_OK, force32 = 0, device = -1, per_sm = 0;
-    double t0 = swdb_now();
+    double t0;
     size_t cub_bytes = 0;
     unsigned long long *d_keys = NULL;
     int *d_seg = NULL;
@@ -385,17 +386,9 @@ extern "C" int hay_cuda_swdb_warm_up(const char *params, hay_swdb_timeline *tl)
     memset(&probe, 0, sizeof probe);
     if (swdb_parse(&probe, params, &force32, &device) != HAY_OK)
         return HAY_ERR_INVALID;
-    int ndev = hay_cuda_devices();
-    hay_swdb_phase_add(tl, "warm:driver", t0, swdb_now());
-    if (ndev < 1)
-        return HAY_ERR_NO_DEVICE;
-    if (device < 0)
-        device = 0;
-    t0 = swdb_now();
-    st = hay_cuda_ctx_enter(device, NULL);
+    st = swdb_enter(&device, tl, "warm:driver", "warm:context");
     if (st != HAY_OK)
         return st;
-    hay_swdb_phase_add(tl, "warm:context", t0, swdb_now());
     // The score kernels (every shape, both widths) and the small ones.
     t0 = swdb_now();
     for (int gi = 0; gi < SWDB_SHAPES; gi++) {
