@@ -323,3 +323,83 @@ hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
     free(c);
     return st;
 }
+
+/* find_select_by_marks ---------------------------------------------------- */
+
+/* A slice's bytes: its bitmap is an eighth of them.  The environment
+ * variable HAY_MARKS_SLICE sets another (at least 64 bytes), for tests
+ * that put slice edges inside small inputs. */
+#define MARKS_SLICE ((uint64_t)256 << 20)
+
+static uint64_t marks_slice(void)
+{
+    const char *e = getenv("HAY_MARKS_SLICE");
+    unsigned long long v = e ? strtoull(e, NULL, 10) : 0;
+    return v >= 64 ? (uint64_t)v : MARKS_SLICE;
+}
+
+/* The first byte in [i, e) whose bit is set in marks (bit 0 for byte lo,
+ * lo a multiple of 64), or e. */
+static uint64_t next_mark(const uint64_t *marks, uint64_t lo, uint64_t i, uint64_t e)
+{
+    if (i >= e)
+        return e;
+    uint64_t w = (i - lo) / 64, last = (e - 1 - lo) / 64;
+    uint64_t v = marks[w] & (~(uint64_t)0 << ((i - lo) % 64));
+    while (!v && w < last)
+        v = marks[++w];
+    if (!v)
+        return e;
+    uint64_t at = lo + w * 64 + (uint64_t)__builtin_ctzll(v);
+    return at < e ? at : e;
+}
+
+hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
+                                const find_lines *rules, const hay_scan_opts *so, bool one,
+                                hay_match_fn fn, void *ctx)
+{
+    hay_scan_opts o = *so;
+    o.on_part = NULL;   /* (the slices' offsets are not the piece's) */
+    o.progress = NULL;
+    const uint8_t *buf = rules->buf;
+    uint64_t len = rules->len, back = m->max_len ? m->max_len - 1 : 0;
+    uint64_t slice = marks_slice();
+    uint64_t span = (len < slice ? len : slice) + back + 64;
+    uint64_t *marks = one ? NULL : malloc((size_t)((span + 63) / 64) * sizeof *marks);
+    if (!one && !marks)
+        return HAY_ERR_NOMEM;
+    hay_status st = HAY_OK;
+    uint64_t next = 0;   /* bytes below are in lines already handed over */
+    for (uint64_t ss = 0; ss < len && st == HAY_OK;) {
+        uint64_t se = len - ss > slice ? ss + slice : len;
+        /* From a multiple of 64 at least `back` bytes before the slice, so
+         * that the slice's bits lie in whole words of the bitmap. */
+        uint64_t lo = ss > back ? (ss - back) & ~(uint64_t)63 : 0;
+        if (one) {
+            /* A match ending below ss lies in the slice before, which had
+             * none: the first match of this one is its own. */
+            hay_match f;
+            st = hay_scan_first(m->set, scratch, buf + lo, se - lo, &o, &f);
+            if (st == HAY_OK && f.end)
+                st = fn(f.id, lo + f.start, lo + f.end, ctx) ? HAY_STOPPED : HAY_OK;
+            if (st == HAY_OK && f.end)
+                break;
+        } else {
+            st = hay_scan_marks(m->set, scratch, buf + lo, se - lo, &o, marks);
+            for (uint64_t i = next > ss ? next : ss; st == HAY_OK;) {
+                i = next_mark(marks, lo, i, se);
+                if (i >= se)
+                    break;
+                if (fn(0, i, i + 1, ctx)) {
+                    st = HAY_STOPPED;
+                    break;
+                }
+                const uint8_t *nl = memchr(buf + i, rules->eol, (size_t)(len - i));
+                i = next = nl ? (uint64_t)(nl - buf) + 1 : len;
+            }
+        }
+        ss = se;
+    }
+    free(marks);
+    return st;
+}

@@ -548,6 +548,9 @@ int hay_count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
 /* A match callback that sets the bit of byte end - 1 in the bitmap ctx
  * (uint64_t words): marks through a scan (scan.c). */
 int hay_mark_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* A match callback that keeps the match in ctx (a hay_match) and stops
+ * the scan: the first match through a scan (scan.c). */
+int hay_first_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
 /* Sets byte end - 1's bit in marks (uint64_t words). */
 static inline void hay_mark_set(uint64_t *marks, uint64_t end)
 {

@@ -83,8 +83,7 @@ int hay_mark_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return 0;
 }
 
-/* Keeps the first match reported (ctx: a hay_match) and stops the scan. */
-static int first_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+int hay_first_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
     *(hay_match *)ctx = (hay_match){ id, 0, start, end };
     return 1;
@@ -106,8 +105,8 @@ hay_status hay_run_host_ops(const hay_backend_ops *b, const hay_patterns *set,
             return b->marks(set, scratch, r->host, r->len, o, r->marks);
         return b->scan(set, scratch, r->host, r->len, o, hay_mark_cb, r->marks);
     case HAY_ASK_FIRST: {
-        /* The stop is first_cb's: the first match is in. */
-        hay_status s = b->scan(set, scratch, r->host, r->len, o, first_cb, r->first);
+        /* The stop is hay_first_cb's: the first match is in. */
+        hay_status s = b->scan(set, scratch, r->host, r->len, o, hay_first_cb, r->first);
         return s == HAY_STOPPED ? HAY_OK : s;
     }
     case HAY_ASK_LIST:
@@ -143,7 +142,7 @@ static hay_match_fn list_answer(const hay_run *r, void **ctx)
         return hay_mark_cb;
     case HAY_ASK_FIRST:
         *ctx = r->first;
-        return first_cb;
+        return hay_first_cb;
     case HAY_ASK_COUNT:
         break;
     }
@@ -174,7 +173,7 @@ static hay_status run_ask(const hay_patterns *set, hay_scratch *scratch,
     if (s == HAY_OK && hay_leftmost_flush(f))
         s = HAY_STOPPED;
     hay_leftmost_free(f);
-    /* The first match stopped the list (first_cb). */
+    /* The first match stopped the list (hay_first_cb). */
     if (s == HAY_STOPPED && r->ask == HAY_ASK_FIRST && r->first->end)
         s = HAY_OK;
     return s;
