@@ -354,9 +354,86 @@ static uint64_t next_mark(const uint64_t *marks, uint64_t lo, uint64_t i, uint64
     return at < e ? at : e;
 }
 
+/* A slice's bitmap over the piece's lines. */
+typedef struct mark_walk {
+    const uint64_t *marks;
+    uint64_t lo;             /* the bitmap's bit 0: byte lo (a multiple of 64) */
+    const uint8_t *buf;
+    uint64_t len;
+    uint8_t eol;
+} mark_walk;
+
+/* Where the line holding byte i ends, its terminator included. */
+static uint64_t line_after(const mark_walk *w, uint64_t i)
+{
+    const uint8_t *nl = memchr(w->buf + i, w->eol, (size_t)(w->len - i));
+    return nl ? (uint64_t)(nl - w->buf) + 1 : w->len;
+}
+
+/* One part of a count: the lines from a (a line start, or the end of a
+ * line counted before) with a marked byte in [a, b). */
+typedef struct mark_part {
+    const mark_walk *w;
+    uint64_t a, b;
+    uint64_t lines, next;    /* found; the end of the last one counted (or a) */
+    pthread_t tid;
+} mark_part;
+
+static void *count_marked(void *arg)
+{
+    mark_part *p = arg;
+    p->next = p->a;
+    for (uint64_t i = p->a;;) {
+        i = next_mark(p->w->marks, p->w->lo, i, p->b);
+        if (i >= p->b)
+            break;
+        p->lines++;
+        i = p->next = line_after(p->w, i);
+    }
+    return NULL;
+}
+
+/* The marked lines from `from` in [from, se), counted on up to `threads`
+ * threads in parts cut at line starts (at least PART_MIN each); *next
+ * moves past the last one counted. */
+static hay_status count_slice(const mark_walk *w, const find_lines *rules, uint64_t from,
+                              uint64_t se, unsigned threads, uint64_t *lines, uint64_t *next)
+{
+    uint64_t n = se > from ? (se - from) / PART_MIN : 0;
+    unsigned t = n < threads ? (unsigned)(n ? n : 1) : threads;
+    mark_part one_part, *parts = t > 1 ? calloc(t, sizeof *parts) : &one_part;
+    if (!parts)
+        return HAY_ERR_NOMEM;
+    memset(parts, 0, (t > 1 ? t : 1) * sizeof *parts);
+    uint64_t a = from;
+    for (unsigned k = 0; k < t; k++) {
+        uint64_t b = k + 1 == t ? se : line_start_from(rules, from + (se - from) / t * (k + 1));
+        parts[k] = (mark_part){ .w = w, .a = a, .b = b < a ? a : b > se ? se : b };
+        a = parts[k].b;
+    }
+    unsigned started = 1;
+    for (; started < t; started++)
+        if (pthread_create(&parts[started].tid, NULL, count_marked, &parts[started]) != 0)
+            break;
+    /* Parts whose thread did not start are counted here. */
+    for (unsigned k = 0; k < t; k++)
+        if (k == 0 || k >= started)
+            count_marked(&parts[k]);
+    for (unsigned k = 0; k < t; k++) {
+        if (k > 0 && k < started)
+            pthread_join(parts[k].tid, NULL);
+        *lines += parts[k].lines;
+        if (parts[k].next > *next)
+            *next = parts[k].next;
+    }
+    if (t > 1)
+        free(parts);
+    return HAY_OK;
+}
+
 hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
                                 const find_lines *rules, const hay_scan_opts *so, bool one,
-                                hay_match_fn fn, void *ctx)
+                                uint64_t *lines, hay_match_fn fn, void *ctx)
 {
     hay_scan_opts o = *so;
     o.on_part = NULL;   /* (the slices' offsets are not the piece's) */
@@ -368,6 +445,9 @@ hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
     uint64_t *marks = one ? NULL : malloc((size_t)((span + 63) / 64) * sizeof *marks);
     if (!one && !marks)
         return HAY_ERR_NOMEM;
+    unsigned threads = so->threads ? so->threads : cli_cpu_count();
+    if (threads > 4 * cli_cpu_count())
+        threads = 4 * cli_cpu_count();
     hay_status st = HAY_OK;
     uint64_t next = 0;   /* bytes below are in lines already handed over */
     for (uint64_t ss = 0; ss < len && st == HAY_OK;) {
@@ -384,9 +464,16 @@ hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
                 st = fn(f.id, lo + f.start, lo + f.end, ctx) ? HAY_STOPPED : HAY_OK;
             if (st == HAY_OK && f.end)
                 break;
+            ss = se;
+            continue;
+        }
+        st = hay_scan_marks(m->set, scratch, buf + lo, se - lo, &o, marks);
+        mark_walk w = { marks, lo, buf, len, rules->eol };
+        uint64_t from = next > ss ? next : ss;
+        if (st == HAY_OK && lines) {
+            st = count_slice(&w, rules, from, se, threads, lines, &next);
         } else {
-            st = hay_scan_marks(m->set, scratch, buf + lo, se - lo, &o, marks);
-            for (uint64_t i = next > ss ? next : ss; st == HAY_OK;) {
+            for (uint64_t i = from; st == HAY_OK;) {
                 i = next_mark(marks, lo, i, se);
                 if (i >= se)
                     break;
@@ -394,8 +481,7 @@ hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
                     st = HAY_STOPPED;
                     break;
                 }
-                const uint8_t *nl = memchr(buf + i, rules->eol, (size_t)(len - i));
-                i = next = nl ? (uint64_t)(nl - buf) + 1 : len;
+                i = next = line_after(&w, i);
             }
         }
         ss = se;

@@ -51,11 +51,13 @@ hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
  * overlapping the one before by m->max_len - 1 bytes so that no match
  * across a slice edge is lost.  With `one`, only the first
  * line, from hay_scan_first (its real match), slice by slice until one
- * has a match.  `so` as for hay_scan (its on_part and progress are not
- * used).  A non-zero return of fn ends the search (HAY_STOPPED).
- * Returns HAY_OK, HAY_STOPPED or an error. */
+ * has a match.  With `lines` (and not `one`), the lines are only counted
+ * into *lines, on so->threads threads in parts of each slice cut at line
+ * starts, and fn is not called.  `so` as for hay_scan (its on_part and
+ * progress are not used).  A non-zero return of fn ends the search
+ * (HAY_STOPPED).  Returns HAY_OK, HAY_STOPPED or an error. */
 hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
                                 const find_lines *rules, const hay_scan_opts *so, bool one,
-                                hay_match_fn fn, void *ctx);
+                                uint64_t *lines, hay_match_fn fn, void *ctx);
 
 #endif

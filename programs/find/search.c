@@ -536,8 +536,12 @@ static hay_status scan_lines(file_search *s, const uint8_t *buf, uint64_t len,
      * one. */
     s->stop_lines = !s->direct && !cf->invert && s->sel.has_max
                         ? s->sel.max - s->sel.selected + !l->no_spans : 0;
-    if (set && len && s->by_marks) {
-        st = find_select_by_marks(s->matcher, w->scratch, l, so, s->first_only,
+    if (set && len && s->by_marks && cf->count_lines && !s->first_only) {
+        st = find_select_by_marks(s->matcher, w->scratch, l, so, false, &l->selected, NULL,
+                                  NULL);
+        s->matched |= l->selected > 0;
+    } else if (set && len && s->by_marks) {
+        st = find_select_by_marks(s->matcher, w->scratch, l, so, s->first_only, NULL,
                                   replay_match, s);
         st = st == HAY_STOPPED ? HAY_OK : st;
         find_lines_finish(l);
