@@ -7,7 +7,8 @@ output and exit status must be `--backend cpu`'s.
 Usage: find_marks.py HAY DATA_DIR BACKEND
 
 BACKEND is cuda or opencl (skipped, 77, when `hay` cannot run it here).
-Checks, for lines, -c, -l, -L, -q, -n, -c -i, -h -c over two files:
+Checks, for lines, -c, -l, -L, -q, -n, -c -i, -b -H, and -c, -l, -L over two
+files (and -c -w, -x, -c -v, -m 5 -n, -o, which keep the list, once):
   - made-up inputs (no data needed): a dense pattern, a match ending at the
     last byte of a file without a final newline, empty lines, a file with
     no match, patterns of 1 to 40 bytes across slice edges;
@@ -28,7 +29,10 @@ from clitest import check, finish, skip  # noqa: E402
 
 TEXTS = ["sherlock.txt", "world192.txt", "bible.txt", "moby_dick.txt"]
 TEXT_BYTES = 1 << 20
-OPTIONS = [[], ["-c"], ["-l"], ["-L"], ["-q"], ["-n"], ["-c", "-i"]]
+OPTIONS = [[], ["-c"], ["-l"], ["-L"], ["-q"], ["-n"], ["-c", "-i"], ["-b", "-H"]]
+# The options that keep the list (-w, -x, -v, -m, -o): the same output on
+# the GPU through it, default slices only.
+LIST_OPTIONS = [["-c", "-w"], ["-x"], ["-c", "-v"], ["-m", "5", "-n"], ["-o"]]
 SLICES = [None, "64", "1000", "4099"]
 
 
@@ -44,9 +48,9 @@ def run(argv, slice_=None):
 
 
 def compare(hay, backend, label, args, files, slices=SLICES):
-    for opts in OPTIONS:
+    for opts in OPTIONS + LIST_OPTIONS:
         want = run([hay, "find", "--backend", "cpu"] + opts + args + files)
-        for sl in slices:
+        for sl in (slices if opts in OPTIONS else [None]):
             got = run([hay, "find", "--backend", backend] + opts + args + files, sl)
             what = "%s %s slice=%s" % (label, " ".join(opts) or "lines", sl or "default")
             check(what, got[:2] == want[:2],
