@@ -431,44 +431,160 @@ static hay_status count_slice(const mark_walk *w, const find_lines *rules, uint6
     return HAY_OK;
 }
 
+/* The first match, slice by slice until one has it (a match ending below
+ * a slice lies in the slice before, which had none: the first of a slice
+ * is its own). */
+static hay_status first_by_slices(const find_matcher *m, hay_scratch *scratch,
+                                  const find_lines *rules, const hay_scan_opts *o,
+                                  uint64_t slice, uint64_t back, hay_match_fn fn, void *ctx)
+{
+    for (uint64_t ss = 0; ss < rules->len; ss += slice) {
+        uint64_t se = rules->len - ss > slice ? ss + slice : rules->len;
+        uint64_t lo = ss > back ? ss - back : 0;
+        hay_match f;
+        hay_status st = hay_scan_first(m->set, scratch, rules->buf + lo, se - lo, o, &f);
+        if (st != HAY_OK || f.end)
+            return st == HAY_OK && fn(f.id, lo + f.start, lo + f.end, ctx) ? HAY_STOPPED : st;
+    }
+    return HAY_OK;
+}
+
+/* The slices' bitmaps, each made one slice ahead of the walk on a thread
+ * of its own (with its own scratch): the GPU searches slice k + 1 while
+ * the caller walks the lines of slice k.  Slice k owns the bytes
+ * [k * slice, (k + 1) * slice) and is searched from slice_lo(k): a
+ * multiple of 64 at least `back` bytes before it, so that its bits lie in
+ * whole words of its bitmap. */
+typedef struct marks_feed {
+    const find_matcher *m;
+    const uint8_t *buf;
+    uint64_t len, slice, back, nslices;
+    hay_scan_opts o;
+    uint64_t *bits[2];           /* slice k's in bits[k % 2] */
+    hay_status st[2];
+    bool threaded;
+    hay_scratch *scratch;        /* the thread's */
+    pthread_t tid;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;         /* a slice made, or one walked */
+    uint64_t made, walked;       /* slices (under lock) */
+    bool stop;
+} marks_feed;
+
+static uint64_t slice_lo(const marks_feed *f, uint64_t k)
+{
+    uint64_t ss = k * f->slice;
+    return ss > f->back ? (ss - f->back) & ~(uint64_t)63 : 0;
+}
+
+static uint64_t slice_end(const marks_feed *f, uint64_t k)
+{
+    return f->len - k * f->slice > f->slice ? (k + 1) * f->slice : f->len;
+}
+
+static hay_status make_slice(marks_feed *f, hay_scratch *scratch, uint64_t k)
+{
+    uint64_t lo = slice_lo(f, k);
+    return hay_scan_marks(f->m->set, scratch, f->buf + lo, slice_end(f, k) - lo, &f->o,
+                          f->bits[k % 2]);
+}
+
+static void *feed_main(void *arg)
+{
+    marks_feed *f = arg;
+    for (uint64_t k = 0; k < f->nslices; k++) {
+        pthread_mutex_lock(&f->lock);
+        while (!f->stop && k >= f->walked + 2)
+            pthread_cond_wait(&f->cond, &f->lock);
+        bool stop = f->stop;
+        pthread_mutex_unlock(&f->lock);
+        if (stop)
+            break;
+        hay_status st = make_slice(f, f->scratch, k);
+        pthread_mutex_lock(&f->lock);
+        f->st[k % 2] = st;
+        f->made = k + 1;
+        pthread_cond_broadcast(&f->cond);
+        pthread_mutex_unlock(&f->lock);
+        if (st < 0)
+            break;   /* (the walk stops at this slice) */
+    }
+    return NULL;
+}
+
+/* Slice k's bitmap is in bits[k % 2] (made here when there is no thread). */
+static hay_status feed_get(marks_feed *f, hay_scratch *scratch, uint64_t k)
+{
+    if (!f->threaded)
+        return make_slice(f, scratch, k);
+    pthread_mutex_lock(&f->lock);
+    while (f->made <= k)
+        pthread_cond_wait(&f->cond, &f->lock);
+    hay_status st = f->st[k % 2];
+    pthread_mutex_unlock(&f->lock);
+    return st;
+}
+
+static void feed_walked(marks_feed *f, uint64_t k)
+{
+    if (!f->threaded)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->walked = k + 1;
+    pthread_cond_broadcast(&f->cond);
+    pthread_mutex_unlock(&f->lock);
+}
+
+static void feed_stop(marks_feed *f)
+{
+    if (f->threaded) {
+        pthread_mutex_lock(&f->lock);
+        f->stop = true;
+        pthread_cond_broadcast(&f->cond);
+        pthread_mutex_unlock(&f->lock);
+        pthread_join(f->tid, NULL);
+        hay_scratch_free(f->scratch);
+    }
+    pthread_cond_destroy(&f->cond);
+    pthread_mutex_destroy(&f->lock);
+    free(f->bits[0]);
+    free(f->bits[1]);
+}
+
 hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
                                 const find_lines *rules, const hay_scan_opts *so, bool one,
                                 uint64_t *lines, hay_match_fn fn, void *ctx)
 {
-    hay_scan_opts o = *so;
-    o.on_part = NULL;   /* (the slices' offsets are not the piece's) */
-    o.progress = NULL;
-    const uint8_t *buf = rules->buf;
-    uint64_t len = rules->len, back = m->max_len ? m->max_len - 1 : 0;
-    uint64_t slice = marks_slice();
-    uint64_t span = (len < slice ? len : slice) + back + 64;
-    uint64_t *marks = one ? NULL : malloc((size_t)((span + 63) / 64) * sizeof *marks);
-    if (!one && !marks)
-        return HAY_ERR_NOMEM;
+    marks_feed f = { .m = m, .buf = rules->buf, .len = rules->len, .slice = marks_slice(),
+                     .back = m->max_len ? m->max_len - 1 : 0, .o = *so };
+    f.o.on_part = NULL;   /* (the slices' offsets are not the piece's) */
+    f.o.progress = NULL;
+    if (one)
+        return first_by_slices(m, scratch, rules, &f.o, f.slice, f.back, fn, ctx);
+    f.nslices = (f.len + f.slice - 1) / f.slice;
+    uint64_t span = (f.len < f.slice ? f.len : f.slice) + f.back + 64;
+    pthread_mutex_init(&f.lock, NULL);
+    pthread_cond_init(&f.cond, NULL);
+    for (int i = 0; i < (f.nslices > 1 ? 2 : 1); i++)
+        if (!(f.bits[i] = malloc((size_t)((span + 63) / 64) * sizeof *f.bits[i]))) {
+            feed_stop(&f);
+            return HAY_ERR_NOMEM;
+        }
+    f.threaded = f.nslices > 1 && hay_scratch_create(m->set, &f.scratch) == HAY_OK;
+    if (f.threaded && pthread_create(&f.tid, NULL, feed_main, &f) != 0) {
+        hay_scratch_free(f.scratch);
+        f.threaded = false;
+    }
     unsigned threads = so->threads ? so->threads : cli_cpu_count();
     if (threads > 4 * cli_cpu_count())
         threads = 4 * cli_cpu_count();
     hay_status st = HAY_OK;
     uint64_t next = 0;   /* bytes below are in lines already handed over */
-    for (uint64_t ss = 0; ss < len && st == HAY_OK;) {
-        uint64_t se = len - ss > slice ? ss + slice : len;
-        /* From a multiple of 64 at least `back` bytes before the slice, so
-         * that the slice's bits lie in whole words of the bitmap. */
-        uint64_t lo = ss > back ? (ss - back) & ~(uint64_t)63 : 0;
-        if (one) {
-            /* A match ending below ss lies in the slice before, which had
-             * none: the first match of this one is its own. */
-            hay_match f;
-            st = hay_scan_first(m->set, scratch, buf + lo, se - lo, &o, &f);
-            if (st == HAY_OK && f.end)
-                st = fn(f.id, lo + f.start, lo + f.end, ctx) ? HAY_STOPPED : HAY_OK;
-            if (st == HAY_OK && f.end)
-                break;
-            ss = se;
-            continue;
-        }
-        st = hay_scan_marks(m->set, scratch, buf + lo, se - lo, &o, marks);
-        mark_walk w = { marks, lo, buf, len, rules->eol };
+    for (uint64_t k = 0; k < f.nslices && st == HAY_OK; k++) {
+        st = feed_get(&f, scratch, k);
+        uint64_t ss = k * f.slice, se = slice_end(&f, k), lo = slice_lo(&f, k);
+        const uint64_t *marks = f.bits[k % 2];
+        mark_walk w = { marks, lo, rules->buf, f.len, rules->eol };
         uint64_t from = next > ss ? next : ss;
         if (st == HAY_OK && lines) {
             st = count_slice(&w, rules, from, se, threads, lines, &next);
@@ -484,8 +600,8 @@ hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
                 i = next = line_after(&w, i);
             }
         }
-        ss = se;
+        feed_walked(&f, k);
     }
-    free(marks);
+    feed_stop(&f);
     return st;
 }

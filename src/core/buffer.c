@@ -141,7 +141,6 @@ hay_status hay_scan_marks_buffer(const hay_patterns *set, hay_scratch *scratch,
     if (!buf->ops)
         return hay_scan_marks(set, scratch, buf->host, buf->len, opts, marks);
     RETURN_ERROR_IF(buf->len > SIZE_MAX - 63, HAY_ERR_TOO_LARGE);
-    memset(marks, 0, (size_t)((buf->len + 63) / 64) * sizeof *marks);
     hay_run r = { .ask = HAY_ASK_MARK, .marks = marks };
     return buffer_ask(set, scratch, buf, opts, &r);
 }

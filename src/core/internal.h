@@ -93,7 +93,9 @@ typedef struct hay_run {
                                  * hay_run_ask puts a hay_batcher between */
     uint64_t *count;            /* the matches found, any ask (or NULL) */
     uint64_t *counts;           /* HAY_ASK_EACH: set->n counters, zeroed */
-    uint64_t *marks;            /* HAY_ASK_MARK: (len + 63) / 64 words, zeroed */
+    uint64_t *marks;            /* HAY_ASK_MARK: (len + 63) / 64 words, not
+                                 * zeroed: each way of answering zeroes them
+                                 * (hay_marks_clear) or writes every word */
     hay_match *first;           /* HAY_ASK_FIRST: zeroed; end == 0: none yet */
     const char *note;           /* the stats' note, or NULL */
     double t0;                  /* when the call began (hay_now) */
@@ -551,6 +553,11 @@ int hay_mark_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
 /* A match callback that keeps the match in ctx (a hay_match) and stops
  * the scan: the first match through a scan (scan.c). */
 int hay_first_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* Zeroes the bitmap of a marks ask (before its bits are set one by one). */
+static inline void hay_marks_clear(const hay_run *r)
+{
+    memset(r->marks, 0, (size_t)((r->len + 63) / 64) * sizeof *r->marks);
+}
 /* Sets byte end - 1's bit in marks (uint64_t words). */
 static inline void hay_mark_set(uint64_t *marks, uint64_t end)
 {

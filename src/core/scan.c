@@ -101,6 +101,7 @@ hay_status hay_run_host_ops(const hay_backend_ops *b, const hay_patterns *set,
             return b->count_each(set, scratch, r->host, r->len, o, r->counts);
         return b->scan(set, scratch, r->host, r->len, o, hay_count_each_cb, r->counts);
     case HAY_ASK_MARK:
+        hay_marks_clear(r);
         if (b->marks)
             return b->marks(set, scratch, r->host, r->len, o, r->marks);
         return b->scan(set, scratch, r->host, r->len, o, hay_mark_cb, r->marks);
@@ -167,6 +168,8 @@ static hay_status run_ask(const hay_patterns *set, hay_scratch *scratch,
     lr.ctx = f;
     lr.count = NULL;
     lr.counts = NULL;
+    if (r->ask == HAY_ASK_MARK)
+        hay_marks_clear(r);
     lr.marks = NULL;
     lr.first = NULL;
     hay_status s = run_backend(set, scratch, &lr);
@@ -271,7 +274,6 @@ hay_status hay_scan_marks(const hay_patterns *set, hay_scratch *scratch,
     /* Nothing is written unless the call is valid. */
     RETURN_ERROR_IF(!marks || !set || !scratch || (!data && len), HAY_ERR_INVALID);
     RETURN_ERROR_IF(len > SIZE_MAX - 63, HAY_ERR_TOO_LARGE);
-    memset(marks, 0, (size_t)((len + 63) / 64) * sizeof *marks);
     hay_run r = { .ask = HAY_ASK_MARK, .marks = marks };
     return host_ask(set, scratch, data, len, opts, &r);
 }

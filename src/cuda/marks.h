@@ -10,11 +10,13 @@
 
 #include <stdint.h>
 
-/* ORs nbits bits w (32-bit words, bit i % 32 of w[i / 32] for byte at + i)
- * into marks (bit j % 64 of marks[j / 64] for byte j).  Pieces own
- * disjoint bytes; one whose start is not a multiple of 64 shares its edge
- * words with its neighbours, hence OR.  Bits of w past nbits must be 0,
- * and marks must hold the words of bytes below at + nbits. */
+/* Puts nbits bits w (32-bit words, bit i % 32 of w[i / 32] for byte at + i)
+ * into marks (bit j % 64 of marks[j / 64] for byte j), for pieces handed
+ * over in order from byte 0 (so marks need not be zeroed first): the
+ * words that begin in the piece are written whole, the one that began in
+ * the piece before (a start that is not a multiple of 64) is OR-ed into.
+ * Bits of w past nbits must be 0, and marks must hold the words of bytes
+ * below at + nbits; no other word is touched. */
 void hay_cuda_put_marks(uint64_t *marks, uint64_t at, const uint32_t *w, uint64_t nbits);
 
 #endif

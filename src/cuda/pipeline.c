@@ -24,7 +24,8 @@
  * Marks and the first match (engines with `outs`, cuda_engine.h): the
  * kernel sets a piece's bitmap of match ends, or the least match key, in
  * device memory; the bitmap (1/8 of the piece) comes back with the count
- * and is OR-ed into the caller's at the piece's start (marks.h), the
+ * and is written into the caller's at the piece's start (marks.h: every
+ * word is written, so the caller's need not be zeroed first), the
  * key ends the scan at the first piece that has one.  Other engines
  * answer both from the list.
  */
@@ -724,6 +725,8 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
     r.first = run->first;
     if ((r.ask == HAY_ASK_MARK || r.ask == HAY_ASK_FIRST) && !cs->eng->outs) {
         /* An engine without marks or a least key: from its list. */
+        if (r.ask == HAY_ASK_MARK)
+            hay_marks_clear(run);
         r.fn = r.ask == HAY_ASK_MARK ? hay_mark_cb : hay_first_cb;
         r.ctx = r.ask == HAY_ASK_MARK ? (void *)run->marks : (void *)run->first;
         r.ask = HAY_ASK_LIST;
