@@ -22,7 +22,10 @@
  *       and fdr-gpu (defaults, then fdr-gpu's knobs): resident kernel-only
  *       count, end-to-end count from host memory, end-to-end full ordered
  *       list per match and in batches (defaults only), all counts checked
- *       against PFAC's (--count-only: no list rows; --rows N: the first N).
+ *       against PFAC's (--count-only: no list rows; --rows N: the first N);
+ *       for the defaults also hay_scan_marks and hay_scan_first, resident
+ *       (kernel-only and wall) and end to end, checked against the bitmap
+ *       and first match of PFAC's per-match list (a "#   marks:" line).
  *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N]
  *       1 GiB as for big, PFAC only: the end-to-end count, the resident
  *       kernel and the list rows below (no knobs, no CPU, no Hyperscan),
@@ -197,7 +200,10 @@ static int batch_count_cb(const hay_match *m, size_t n, void *ctx)
     return 0;
 }
 
-enum { COUNT = 0, LIST = 1, BATCH = 2, BATCH_COUNT = 3 };
+enum { COUNT = 0, LIST = 1, BATCH = 2, BATCH_COUNT = 3, MARKS = 4, FIRST = 5 };
+/* MARKS and FIRST runs: where hay_scan_marks and hay_scan_first put theirs. */
+static uint64_t *run_marks;
+static hay_match run_first;
 
 /* The library's diagnostic line about the last list (hay_scan_opts.log:
  * the CUDA list's timeline), printed under the list rows. */
@@ -234,7 +240,13 @@ static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
         memset(&f, 0, sizeof f);
         double t0 = bench_now();
         hay_status rc;
-        if (buf && list >= BATCH)
+        if (list == MARKS)
+            rc = buf ? hay_scan_marks_buffer(set, s, buf, &o, run_marks)
+                     : hay_scan_marks(set, s, d, len, &o, run_marks);
+        else if (list == FIRST)
+            rc = buf ? hay_scan_first_buffer(set, s, buf, &o, &run_first)
+                     : hay_scan_first(set, s, d, len, &o, &run_first);
+        else if (buf && list >= BATCH)
             rc = hay_scan_buffer_batch(set, s, buf, &o,
                                        list == BATCH ? batch_cb : batch_count_cb, &f);
         else if (buf && list == LIST)
@@ -251,8 +263,10 @@ static timing run(const hay_patterns *set, const uint8_t *d, uint64_t len,
         double wall = bench_now() - t0;
         if (rc != HAY_OK)
             fprintf(stderr, "scan: %s\n", hay_strerror(rc));
-        if (list)
+        if (list == LIST || list == BATCH || list == BATCH_COUNT)
             c = f.n;
+        if (list == FIRST)
+            c = run_first.end;
         if (r < 0)
             continue;   /* warm-up */
         t.count = c;
@@ -616,6 +630,46 @@ static int list_only(const char *patfile, const char *dir)
     return bad;
 }
 
+/* The marks and the first match from the per-match list of set g (the
+ * reference of the marks rows). */
+typedef struct mark_ref {
+    uint64_t *marks;
+    hay_match first;
+} mark_ref;
+
+static int mark_ref_cb(uint32_t id, uint64_t s, uint64_t e, void *ctx)
+{
+    mark_ref *m = ctx;
+    if (!m->first.end)
+        m->first = (hay_match){ id, 0, s, e };
+    m->marks[(e - 1) / 64] |= 1ull << ((e - 1) % 64);
+    return 0;
+}
+
+/* The rows of hay_scan_marks and hay_scan_first for set g: resident
+ * kernel-only and wall, end to end from host memory, checked against the
+ * bitmap and first match of the list (ref).  Returns non-zero when wrong. */
+static int marks_rows(const hay_patterns *g, const uint8_t *d, uint64_t len,
+                      const hay_buffer *buf, const mark_ref *ref, double gb)
+{
+    size_t words = (size_t)((len + 63) / 64);
+    timing tk = run(g, d, len, buf, MARKS, 0);
+    int mk_ok = !memcmp(run_marks, ref->marks, words * sizeof *run_marks);
+    timing te = run(g, d, len, NULL, MARKS, 0);
+    mk_ok &= !memcmp(run_marks, ref->marks, words * sizeof *run_marks);
+    timing fr = run(g, d, len, buf, FIRST, 0);
+    int f_ok = run_first.end == ref->first.end && run_first.id == ref->first.id;
+    timing fe = run(g, d, len, NULL, FIRST, 0);
+    f_ok &= run_first.end == ref->first.end && run_first.id == ref->first.id;
+    printf("#   marks: resident kernel %.1f GB/s, resident wall %.2f GB/s, e2e %.2f GB/s "
+           "(copy_in %.4f kernel %.4f copy_out %.4f) %s; first: resident %.5f s, e2e %.5f s "
+           "(end %llu) %s\n", gb / tk.kernel, gb / tk.wall, gb / te.wall, te.copy_in,
+           te.kernel, te.copy_out, mk_ok ? "same" : "DIFF", fr.wall, fe.wall,
+           (unsigned long long)run_first.end, f_ok ? "same" : "DIFF");
+    fflush(stdout);
+    return !mk_ok || !f_ok;
+}
+
 static int lits(const char *patfile, const char *dir)
 {
     pat_list p;
@@ -644,6 +698,13 @@ static int lits(const char *patfile, const char *dir)
            "e2e_cnt_GB/s", "list_GB/s", "batch_GB/s", "res_bat_GB/s", "matches", "vs pfac");
     uint64_t ref = 0;
     int bad = 0;
+    mark_ref mref;
+    memset(&mref, 0, sizeof mref);
+    size_t words = (size_t)((len + 63) / 64);
+    mref.marks = calloc(words, sizeof *mref.marks);
+    run_marks = malloc(words * sizeof *run_marks);
+    if (!mref.marks || !run_marks)
+        return 2;
     size_t nrows = sizeof rows / sizeof *rows;
     if (max_rows > 0 && (size_t)max_rows < nrows)
         nrows = (size_t)max_rows;
@@ -682,8 +743,22 @@ static int lits(const char *patfile, const char *dir)
                    "resident: kernel %.4f copy_out+sort %.4f\n", tb.copy_in, tb.kernel,
                    tb.copy_out, trb.kernel, trb.copy_out);
         fflush(stdout);
+        if (rows[i].list) {
+            /* Marks and the first match (both engines' defaults), against
+             * the bitmap and first match of PFAC's list. */
+            if (i == 0) {
+                hay_scratch *sc = NULL;
+                hay_scratch_create(g, &sc);
+                if (hay_scan(g, sc, d, len, NULL, mark_ref_cb, &mref) != HAY_OK)
+                    bad = 1;
+                hay_scratch_free(sc);
+            }
+            bad |= marks_rows(g, d, len, buf, &mref, gb);
+        }
         hay_patterns_free(g);
     }
+    free(mref.marks);
+    free(run_marks);
     hay_buffer_free(buf);
     free(d);
     pat_list_free(&p);

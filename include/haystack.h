@@ -219,7 +219,8 @@ typedef struct hay_pattern {
  * the previous one) and, among those starting there, the pattern given
  * first (lowest id: LEFTMOST_FIRST) or the longest, then lowest id
  * (LEFTMOST_LONGEST, what grep -o prints).  They apply to hay_scan,
- * hay_scan_count, hay_scan_count_each and streams, on every backend.
+ * hay_scan_count, hay_scan_count_each, hay_scan_marks, hay_scan_first and
+ * streams, on every backend.
  */
 typedef enum hay_match_mode {
     HAY_MATCH_ALL = 0,
@@ -478,6 +479,32 @@ HAY_API hay_status hay_scan_count_each(const hay_patterns *set,
                                        uint64_t len, const hay_scan_opts *opts,
                                        uint64_t *counts);
 
+/*
+ * Marks the bytes where matches end, for a filter that only needs to know
+ * where something matched (the lines of grep -c, -l, -q): sets bit
+ * (i % 64) of marks[i / 64] for every byte i that is the last byte of some
+ * match (a match [start, end) marks byte end - 1), in the match mode of
+ * the set.  marks holds (len + 63) / 64 words, zeroed and filled by the
+ * call; bits past len stay 0.  On the GPU no list of matches is made: the
+ * kernels set the bits in device memory and only the bitmap (len / 8
+ * bytes) comes back.
+ */
+HAY_API hay_status hay_scan_marks(const hay_patterns *set, hay_scratch *scratch,
+                                  const void *data, uint64_t len,
+                                  const hay_scan_opts *opts, uint64_t *marks);
+
+/*
+ * The first match: *first is set to the match hay_scan (on the same set,
+ * backend and options) would report first, the one of lowest end and,
+ * among those, the first in hay_scan's order of ties (the CUDA backend's:
+ * the lowest id).  No match: HAY_OK with *first zeroed (a match always has
+ * end >= 1, so first->end == 0 says "none").  The search stops as soon as
+ * the first match is known (on the GPU: after the first piece with one).
+ */
+HAY_API hay_status hay_scan_first(const hay_patterns *set, hay_scratch *scratch,
+                                  const void *data, uint64_t len,
+                                  const hay_scan_opts *opts, hay_match *first);
+
 /* ------------------------------------------------------------------------
  * Device-resident haystacks (EXPERIMENTAL)
  *
@@ -520,6 +547,18 @@ HAY_API hay_status hay_scan_count_each_buffer(const hay_patterns *set,
                                               const hay_buffer *buf,
                                               const hay_scan_opts *opts,
                                               uint64_t *counts);
+/* hay_scan_marks and hay_scan_first over a buffer: marks holds
+ * (length + 63) / 64 words. */
+HAY_API hay_status hay_scan_marks_buffer(const hay_patterns *set,
+                                         hay_scratch *scratch,
+                                         const hay_buffer *buf,
+                                         const hay_scan_opts *opts,
+                                         uint64_t *marks);
+HAY_API hay_status hay_scan_first_buffer(const hay_patterns *set,
+                                         hay_scratch *scratch,
+                                         const hay_buffer *buf,
+                                         const hay_scan_opts *opts,
+                                         hay_match *first);
 
 /* ------------------------------------------------------------------------
  * Streaming

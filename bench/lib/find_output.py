@@ -136,7 +136,7 @@ def command(e, tools, pats, patfiles, b, path):
     caseless = bool(b.get("caseless"))
     env = dict(os.environ)
     if e.tool == "hay":
-        cmd = [tools["hay"], "find", "--backend", "cpu", "--algo", e.algo,
+        cmd = [tools["hay"], "find", "--backend", getattr(e, "backend", "cpu"), "--algo", e.algo,
                "--threads", str(e.threads)]
         if e.threads > 1:
             cmd += ["--schedule", e.schedule]

@@ -322,7 +322,13 @@ def expand_engines(b, pats, args):
                     for s in scheds:
                         key = "hay/%s/t%d" % (algo, n) + ("" if n == 1 else "/" + s)
                         label = "hay %s %dT" % (algo, n) + ("" if n == 1 else " " + s)
-                        out.append(Engine(key, label, "hay", algo, n, s, "matches"))
+                        e = Engine(key, label, "hay", algo, n, s, "matches")
+                        # find_args rows: another backend than the CPU's
+                        e.backend = spec.get("backend", "cpu")
+                        if e.backend != "cpu":
+                            e.key += "/" + e.backend
+                            e.label += " " + e.backend
+                        out.append(e)
         elif tool == "hs":
             for n in thread_values(spec.get("threads", [1]), args):
                 out.append(Engine("hs/t%d" % n, "hyperscan %dT" % n, "hs", "hs", n,
@@ -354,6 +360,14 @@ def expand_engines(b, pats, args):
     if len(set(keys)) != len(keys):
         raise BenchError("%s: duplicate engines" % b["id"])
     return out
+
+
+def hay_backend_runs(tools, backend):
+    """Whether hay runs --backend BACKEND here (a GPU row on a machine
+    without one is skipped, not failed)."""
+    p = subprocess.run([tools["hay"], "find", "--backend", backend, "-c", "x", "/dev/null"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return p.returncode != 2
 
 
 def build_command(e, tools, pats, patfiles, b, path):
@@ -943,6 +957,9 @@ def main(argv):
                 continue
             if e.tool in ("rg", "grep") and len(pats) > 1 and any(b"\n" in p for p in pats):
                 e.status, e.note = "skipped", "pattern holds a newline"
+                continue
+            if getattr(e, "backend", "cpu") != "cpu" and not hay_backend_runs(tools, e.backend):
+                e.status, e.note = "skipped", "no %s device here" % e.backend
                 continue
             build_command(e, tools, pats, patfiles, b, path)
             runnable.append(e)

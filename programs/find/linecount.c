@@ -323,3 +323,285 @@ hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
     free(c);
     return st;
 }
+
+/* find_select_by_marks ---------------------------------------------------- */
+
+/* A slice's bytes: its bitmap is an eighth of them.  The environment
+ * variable HAY_MARKS_SLICE sets another (at least 64 bytes), for tests
+ * that put slice edges inside small inputs. */
+#define MARKS_SLICE ((uint64_t)256 << 20)
+
+static uint64_t marks_slice(void)
+{
+    const char *e = getenv("HAY_MARKS_SLICE");
+    unsigned long long v = e ? strtoull(e, NULL, 10) : 0;
+    return v >= 64 ? (uint64_t)v : MARKS_SLICE;
+}
+
+/* The first byte in [i, e) whose bit is set in marks (bit 0 for byte lo,
+ * lo a multiple of 64), or e. */
+static uint64_t next_mark(const uint64_t *marks, uint64_t lo, uint64_t i, uint64_t e)
+{
+    if (i >= e)
+        return e;
+    uint64_t w = (i - lo) / 64, last = (e - 1 - lo) / 64;
+    uint64_t v = marks[w] & (~(uint64_t)0 << ((i - lo) % 64));
+    while (!v && w < last)
+        v = marks[++w];
+    if (!v)
+        return e;
+    uint64_t at = lo + w * 64 + (uint64_t)__builtin_ctzll(v);
+    return at < e ? at : e;
+}
+
+/* A slice's bitmap over the piece's lines. */
+typedef struct mark_walk {
+    const uint64_t *marks;
+    uint64_t lo;             /* the bitmap's bit 0: byte lo (a multiple of 64) */
+    const uint8_t *buf;
+    uint64_t len;
+    uint8_t eol;
+} mark_walk;
+
+/* Where the line holding byte i ends, its terminator included. */
+static uint64_t line_after(const mark_walk *w, uint64_t i)
+{
+    const uint8_t *nl = memchr(w->buf + i, w->eol, (size_t)(w->len - i));
+    return nl ? (uint64_t)(nl - w->buf) + 1 : w->len;
+}
+
+/* One part of a count: the lines from a (a line start, or the end of a
+ * line counted before) with a marked byte in [a, b). */
+typedef struct mark_part {
+    const mark_walk *w;
+    uint64_t a, b;
+    uint64_t lines, next;    /* found; the end of the last one counted (or a) */
+    pthread_t tid;
+} mark_part;
+
+static void *count_marked(void *arg)
+{
+    mark_part *p = arg;
+    p->next = p->a;
+    for (uint64_t i = p->a;;) {
+        i = next_mark(p->w->marks, p->w->lo, i, p->b);
+        if (i >= p->b)
+            break;
+        p->lines++;
+        i = p->next = line_after(p->w, i);
+    }
+    return NULL;
+}
+
+/* The marked lines from `from` in [from, se), counted on up to `threads`
+ * threads in parts cut at line starts (at least PART_MIN each); *next
+ * moves past the last one counted. */
+static hay_status count_slice(const mark_walk *w, const find_lines *rules, uint64_t from,
+                              uint64_t se, unsigned threads, uint64_t *lines, uint64_t *next)
+{
+    uint64_t n = se > from ? (se - from) / PART_MIN : 0;
+    unsigned t = n < threads ? (unsigned)(n ? n : 1) : threads;
+    mark_part one_part, *parts = t > 1 ? calloc(t, sizeof *parts) : &one_part;
+    if (!parts)
+        return HAY_ERR_NOMEM;
+    memset(parts, 0, (t > 1 ? t : 1) * sizeof *parts);
+    uint64_t a = from;
+    for (unsigned k = 0; k < t; k++) {
+        uint64_t b = k + 1 == t ? se : line_start_from(rules, from + (se - from) / t * (k + 1));
+        parts[k] = (mark_part){ .w = w, .a = a, .b = b < a ? a : b > se ? se : b };
+        a = parts[k].b;
+    }
+    unsigned started = 1;
+    for (; started < t; started++)
+        if (pthread_create(&parts[started].tid, NULL, count_marked, &parts[started]) != 0)
+            break;
+    /* Parts whose thread did not start are counted here. */
+    for (unsigned k = 0; k < t; k++)
+        if (k == 0 || k >= started)
+            count_marked(&parts[k]);
+    for (unsigned k = 0; k < t; k++) {
+        if (k > 0 && k < started)
+            pthread_join(parts[k].tid, NULL);
+        *lines += parts[k].lines;
+        if (parts[k].next > *next)
+            *next = parts[k].next;
+    }
+    if (t > 1)
+        free(parts);
+    return HAY_OK;
+}
+
+/* The first match, slice by slice until one has it (a match ending below
+ * a slice lies in the slice before, which had none: the first of a slice
+ * is its own). */
+static hay_status first_by_slices(const find_matcher *m, hay_scratch *scratch,
+                                  const find_lines *rules, const hay_scan_opts *o,
+                                  uint64_t slice, uint64_t back, hay_match_fn fn, void *ctx)
+{
+    for (uint64_t ss = 0; ss < rules->len; ss += slice) {
+        uint64_t se = rules->len - ss > slice ? ss + slice : rules->len;
+        uint64_t lo = ss > back ? ss - back : 0;
+        hay_match f;
+        hay_status st = hay_scan_first(m->set, scratch, rules->buf + lo, se - lo, o, &f);
+        if (st != HAY_OK || f.end)
+            return st == HAY_OK && fn(f.id, lo + f.start, lo + f.end, ctx) ? HAY_STOPPED : st;
+    }
+    return HAY_OK;
+}
+
+/* The slices' bitmaps, each made one slice ahead of the walk on a thread
+ * of its own (with its own scratch): the GPU searches slice k + 1 while
+ * the caller walks the lines of slice k.  Slice k owns the bytes
+ * [k * slice, (k + 1) * slice) and is searched from slice_lo(k): a
+ * multiple of 64 at least `back` bytes before it, so that its bits lie in
+ * whole words of its bitmap. */
+typedef struct marks_feed {
+    const find_matcher *m;
+    const uint8_t *buf;
+    uint64_t len, slice, back, nslices;
+    hay_scan_opts o;
+    uint64_t *bits[2];           /* slice k's in bits[k % 2] */
+    hay_status st[2];
+    bool threaded;
+    hay_scratch *scratch;        /* the thread's */
+    pthread_t tid;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;         /* a slice made, or one walked */
+    uint64_t made, walked;       /* slices (under lock) */
+    bool stop;
+} marks_feed;
+
+static uint64_t slice_lo(const marks_feed *f, uint64_t k)
+{
+    uint64_t ss = k * f->slice;
+    return ss > f->back ? (ss - f->back) & ~(uint64_t)63 : 0;
+}
+
+static uint64_t slice_end(const marks_feed *f, uint64_t k)
+{
+    return f->len - k * f->slice > f->slice ? (k + 1) * f->slice : f->len;
+}
+
+static hay_status make_slice(marks_feed *f, hay_scratch *scratch, uint64_t k)
+{
+    uint64_t lo = slice_lo(f, k);
+    return hay_scan_marks(f->m->set, scratch, f->buf + lo, slice_end(f, k) - lo, &f->o,
+                          f->bits[k % 2]);
+}
+
+static void *feed_main(void *arg)
+{
+    marks_feed *f = arg;
+    for (uint64_t k = 0; k < f->nslices; k++) {
+        pthread_mutex_lock(&f->lock);
+        while (!f->stop && k >= f->walked + 2)
+            pthread_cond_wait(&f->cond, &f->lock);
+        bool stop = f->stop;
+        pthread_mutex_unlock(&f->lock);
+        if (stop)
+            break;
+        hay_status st = make_slice(f, f->scratch, k);
+        pthread_mutex_lock(&f->lock);
+        f->st[k % 2] = st;
+        f->made = k + 1;
+        pthread_cond_broadcast(&f->cond);
+        pthread_mutex_unlock(&f->lock);
+        if (st < 0)
+            break;   /* (the walk stops at this slice) */
+    }
+    return NULL;
+}
+
+/* Slice k's bitmap is in bits[k % 2] (made here when there is no thread). */
+static hay_status feed_get(marks_feed *f, hay_scratch *scratch, uint64_t k)
+{
+    if (!f->threaded)
+        return make_slice(f, scratch, k);
+    pthread_mutex_lock(&f->lock);
+    while (f->made <= k)
+        pthread_cond_wait(&f->cond, &f->lock);
+    hay_status st = f->st[k % 2];
+    pthread_mutex_unlock(&f->lock);
+    return st;
+}
+
+static void feed_walked(marks_feed *f, uint64_t k)
+{
+    if (!f->threaded)
+        return;
+    pthread_mutex_lock(&f->lock);
+    f->walked = k + 1;
+    pthread_cond_broadcast(&f->cond);
+    pthread_mutex_unlock(&f->lock);
+}
+
+static void feed_stop(marks_feed *f)
+{
+    if (f->threaded) {
+        pthread_mutex_lock(&f->lock);
+        f->stop = true;
+        pthread_cond_broadcast(&f->cond);
+        pthread_mutex_unlock(&f->lock);
+        pthread_join(f->tid, NULL);
+        hay_scratch_free(f->scratch);
+    }
+    pthread_cond_destroy(&f->cond);
+    pthread_mutex_destroy(&f->lock);
+    free(f->bits[0]);
+    free(f->bits[1]);
+}
+
+hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
+                                const find_lines *rules, const hay_scan_opts *so, bool one,
+                                uint64_t *lines, hay_match_fn fn, void *ctx)
+{
+    marks_feed f = { .m = m, .buf = rules->buf, .len = rules->len, .slice = marks_slice(),
+                     .back = m->max_len ? m->max_len - 1 : 0, .o = *so };
+    f.o.on_part = NULL;   /* (the slices' offsets are not the piece's) */
+    f.o.progress = NULL;
+    if (one)
+        return first_by_slices(m, scratch, rules, &f.o, f.slice, f.back, fn, ctx);
+    f.nslices = (f.len + f.slice - 1) / f.slice;
+    uint64_t span = (f.len < f.slice ? f.len : f.slice) + f.back + 64;
+    pthread_mutex_init(&f.lock, NULL);
+    pthread_cond_init(&f.cond, NULL);
+    for (int i = 0; i < (f.nslices > 1 ? 2 : 1); i++)
+        if (!(f.bits[i] = malloc((size_t)((span + 63) / 64) * sizeof *f.bits[i]))) {
+            feed_stop(&f);
+            return HAY_ERR_NOMEM;
+        }
+    f.threaded = f.nslices > 1 && hay_scratch_create(m->set, &f.scratch) == HAY_OK;
+    if (f.threaded && pthread_create(&f.tid, NULL, feed_main, &f) != 0) {
+        hay_scratch_free(f.scratch);
+        f.threaded = false;
+    }
+    unsigned threads = so->threads ? so->threads : cli_cpu_count();
+    if (threads > 4 * cli_cpu_count())
+        threads = 4 * cli_cpu_count();
+    hay_status st = HAY_OK;
+    uint64_t next = 0;   /* bytes below are in lines already handed over */
+    for (uint64_t k = 0; k < f.nslices && st == HAY_OK; k++) {
+        st = feed_get(&f, scratch, k);
+        uint64_t ss = k * f.slice, se = slice_end(&f, k), lo = slice_lo(&f, k);
+        const uint64_t *marks = f.bits[k % 2];
+        mark_walk w = { marks, lo, rules->buf, f.len, rules->eol };
+        uint64_t from = next > ss ? next : ss;
+        if (st == HAY_OK && lines) {
+            st = count_slice(&w, rules, from, se, threads, lines, &next);
+        } else {
+            for (uint64_t i = from; st == HAY_OK;) {
+                i = next_mark(marks, lo, i, se);
+                if (i >= se)
+                    break;
+                if (fn(0, i, i + 1, ctx)) {
+                    st = HAY_STOPPED;
+                    break;
+                }
+                i = next = line_after(&w, i);
+            }
+        }
+        feed_walked(&f, k);
+    }
+    feed_stop(&f);
+    return st;
+}

@@ -88,6 +88,9 @@ typedef struct file_search {
      * a match selects its line the scan stops, and resumes at the next
      * line (scan_skipping). */
     bool skip;
+    /* Lines wanted without their matches on the GPU: from the bitmap of
+     * the bytes where matches end (find_select_by_marks). */
+    bool by_marks;
     uint64_t scan_from;     /* the offset in the piece the scan started at */
     uint64_t resume;        /* where it resumes after a stop (UINT64_MAX: none) */
     double progress_t0, progress_last;
@@ -533,7 +536,16 @@ static hay_status scan_lines(file_search *s, const uint8_t *buf, uint64_t len,
      * one. */
     s->stop_lines = !s->direct && !cf->invert && s->sel.has_max
                         ? s->sel.max - s->sel.selected + !l->no_spans : 0;
-    if (set && len && s->skip && s->direct && cf->count_lines) {
+    if (set && len && s->by_marks && cf->count_lines && !s->first_only) {
+        st = find_select_by_marks(s->matcher, w->scratch, l, so, false, &l->selected, NULL,
+                                  NULL);
+        s->matched |= l->selected > 0;
+    } else if (set && len && s->by_marks) {
+        st = find_select_by_marks(s->matcher, w->scratch, l, so, s->first_only, NULL,
+                                  replay_match, s);
+        st = st == HAY_STOPPED ? HAY_OK : st;
+        find_lines_finish(l);
+    } else if (set && len && s->skip && s->direct && cf->count_lines) {
         st = find_count_lines(s->matcher, w->scratch, l, so, &l->selected);
         s->matched |= l->selected > 0;
     } else if (set && len && s->skip && so->threads > 1) {
@@ -596,6 +608,11 @@ static void search_piece(file_search *s, const uint8_t *buf, uint64_t len)
      * lines, scanned so on their own (linecount.h: -c counts them; the
      * others' lines are replayed in order through on_match). */
     s->skip = l->no_spans && !s->first_only && w->r->skip_lines && !cf->progress;
+    /* The same lines on the GPU, when every match selects its line (no -w,
+     * -x or variants to verify) and the lines go straight out (no -v, -m
+     * or context: s->direct). */
+    s->by_marks = l->no_spans && s->direct && w->r->marks_lines && !cf->word &&
+                  !cf->whole_line && !s->matcher->covered;
 
     hay_scan_opts so;
     hay_scan_stats lib;

@@ -28,6 +28,10 @@ typedef struct find_searcher {
     bool read_whole;         /* a read input comes in one piece: a pattern
                                 holds a newline, -z, or -B/-C (search.c) */
     bool skip_lines;         /* no pattern holds the line terminator */
+    bool marks_lines;        /* lines on the GPU from the bitmap of match ends
+                                (linecount.h find_select_by_marks): --backend
+                                cuda or opencl, and no pattern holds the
+                                terminator */
     unsigned threads;        /* the library threads of a big piece, resolved
                                 once (--threads, else the CPU count) */
     bool used;               /* a line was printed (a group separator may

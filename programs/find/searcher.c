@@ -26,13 +26,16 @@ void find_searcher_init(find_searcher *r, const find_config *cf, find_matcher *m
     /* Not on a GPU backend: many short scans (backend auto sends none of
      * them to a GPU, search.c's scan_skipping and linecount.c). */
     r->skip_lines = cf->backend == HAY_BACKEND_CPU || cf->backend == HAY_BACKEND_AUTO;
+    /* On the GPU a scan call costs a launch and a round trip: lines come
+     * from the bitmap of the bytes where matches end (linecount.h). */
+    r->marks_lines = cf->backend == HAY_BACKEND_CUDA || cf->backend == HAY_BACKEND_OPENCL;
     for (size_t i = 0; i < cf->pats.n; i++) {
         if (memchr(cf->pats.items[i].data, '\n', cf->pats.items[i].len))
             r->read_whole = true;
         /* Every match selecting a line lies inside it: the scan may resume
          * at the next line (search.c's scan_skipping). */
         if (memchr(cf->pats.items[i].data, cf->eol, cf->pats.items[i].len))
-            r->skip_lines = false;
+            r->skip_lines = r->marks_lines = false;
     }
     r->threads = cf->threads ? cf->threads : cli_cpu_count();
 }

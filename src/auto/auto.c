@@ -271,7 +271,8 @@ static int auto_pick(const hay_patterns *set, hay_scratch *scratch,
      * the CPU searches while the GPU starts up.  split=off, gpu_min=
      * given, and the list: the GPU alone. */
     const char *gpu_note = "input at or above the GPU threshold; CUDA";
-    if (!g->gpu_min_given && g->split == SPLIT_AUTO && ask != HAY_ASK_LIST) {
+    if (!g->gpu_min_given && g->split == SPLIT_AUTO &&
+        (ask == HAY_ASK_COUNT || ask == HAY_ASK_EACH)) {
         pthread_mutex_lock(&g->lock);
         int state = g->state;
         const char *why = g->why;
@@ -451,6 +452,14 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
     uint64_t probed, probe_count;
     int where = auto_pick(set, scratch, r->host, r->len, o, r->ask, &note, &gpu, &probed,
                           &probe_count);
+    if (where == RUN_SPLIT && (r->ask == HAY_ASK_MARK || r->ask == HAY_ASK_FIRST)) {
+        /* The split shares counts and lists; marks and the first match
+         * run on one side: the GPU when there is one. */
+        gpu = auto_gpu_get(set, &note);
+        where = gpu ? RUN_GPU : RUN_CPU;
+        if (gpu)
+            note = "marks and the first match are not split; CUDA";
+    }
     if (where == RUN_SPLIT)
         return auto_split(set, scratch, r, note, r->ask == HAY_ASK_COUNT ? probed : 0,
                           probe_count);
@@ -473,6 +482,9 @@ static hay_status auto_run(const hay_patterns *set, hay_scratch *scratch,
         count_fwd c = { r->fn, r->ctx, 0 };
         s = hay_cpu_backend.scan(set, scratch, r->host, r->len, o, count_fwd_cb, &c);
         n = c.n;
+    } else if (r->ask == HAY_ASK_MARK || r->ask == HAY_ASK_FIRST) {
+        s = hay_run_host_ops(&hay_cpu_backend, set, scratch, r);
+        n = r->ask == HAY_ASK_FIRST && r->first->end;
     } else if (r->ask == HAY_ASK_COUNT) {
         /* The probe of the CPU's rate counted the matches ending in its
          * first probed bytes: the rest is counted from there. */

@@ -132,3 +132,28 @@ hay_status hay_scan_count_each_buffer(const hay_patterns *set,
     hay_run r = { .ask = HAY_ASK_EACH, .counts = counts };
     return buffer_ask(set, scratch, buf, opts, &r);
 }
+
+hay_status hay_scan_marks_buffer(const hay_patterns *set, hay_scratch *scratch,
+                                 const hay_buffer *buf, const hay_scan_opts *opts,
+                                 uint64_t *marks)
+{
+    RETURN_ERROR_IF(!marks || !set || !scratch || !buf, HAY_ERR_INVALID);
+    if (!buf->ops)
+        return hay_scan_marks(set, scratch, buf->host, buf->len, opts, marks);
+    RETURN_ERROR_IF(buf->len > SIZE_MAX - 63, HAY_ERR_TOO_LARGE);
+    hay_run r = { .ask = HAY_ASK_MARK, .marks = marks };
+    return buffer_ask(set, scratch, buf, opts, &r);
+}
+
+hay_status hay_scan_first_buffer(const hay_patterns *set, hay_scratch *scratch,
+                                 const hay_buffer *buf, const hay_scan_opts *opts,
+                                 hay_match *first)
+{
+    RETURN_ERROR_IF(!first, HAY_ERR_INVALID);
+    memset(first, 0, sizeof *first);
+    RETURN_ERROR_IF(!set || !scratch || !buf, HAY_ERR_INVALID);
+    if (!buf->ops)
+        return hay_scan_first(set, scratch, buf->host, buf->len, opts, first);
+    hay_run r = { .ask = HAY_ASK_FIRST, .first = first };
+    return buffer_ask(set, scratch, buf, opts, &r);
+}

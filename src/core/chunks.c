@@ -233,8 +233,23 @@ static hay_status serial_scan(const hay_patterns *set, const uint8_t *data,
     return HAY_OK;
 }
 
-/* Chunk k (from `from` on) of a parallel count; the calling thread
- * reports progress. */
+/* A parallel chunk of n bytes is done (*done: the bytes done so far, from
+ * `from` on); the calling thread reports progress. */
+static void chunk_done(const hay_scan_opts *o, uint64_t from, uint64_t len,
+                       uint64_t n, uint64_t *done)
+{
+#ifdef _OPENMP
+    uint64_t d;
+#pragma omp atomic capture
+    d = *done += n;
+    if (omp_get_thread_num() == 0)
+        report_progress(o, from + d, len);
+#else
+    (void)o; (void)from; (void)len; (void)n; (void)done;
+#endif
+}
+
+/* Chunk k (from `from` on) of a parallel count. */
 static uint64_t count_chunk(const hay_patterns *set, const uint8_t *data,
                             uint64_t from, uint64_t len, uint64_t piece,
                             uint64_t k, const hay_scan_opts *o, uint64_t *done)
@@ -242,14 +257,60 @@ static uint64_t count_chunk(const hay_patterns *set, const uint8_t *data,
     uint64_t s = from + k * piece;
     uint64_t e = len - s > piece ? s + piece : len;
     uint64_t c = count_range(set, data, s, e);
-#ifdef _OPENMP
-    uint64_t d;
-#pragma omp atomic capture
-    d = *done += e - s;
-    if (omp_get_thread_num() == 0)
-        report_progress(o, from + d, len);
-#endif
+    chunk_done(o, from, len, e - s, done);
     return c;
+}
+
+static int emit_mark(void *sink, uint32_t id, uint64_t start, uint64_t end)
+{
+    (void)id; (void)start;
+    hay_mark_set(sink, end);
+    return 0;
+}
+
+/* Chunk k of parallel marks: its bytes' bits, in words of its own. */
+static void mark_chunk(const hay_patterns *set, const uint8_t *data, uint64_t len,
+                       uint64_t piece, uint64_t k, const hay_scan_opts *o,
+                       uint64_t *marks, uint64_t *done)
+{
+    uint64_t s = k * piece;
+    uint64_t e = len - s > piece ? s + piece : len;
+    scan_range(set, data, s, e, emit_mark, marks);
+    chunk_done(o, 0, len, e - s, done);
+}
+
+hay_status hay_chunk_marks(const hay_patterns *set, hay_scratch *scratch,
+                           const uint8_t *data, uint64_t len,
+                           const hay_scan_opts *o, uint64_t *marks)
+{
+    (void)scratch;
+    unsigned t = thread_count(o, len);
+    if (!go_parallel(t, len, o))
+        return serial_scan(set, data, len, o, emit_mark, marks);
+    uint64_t piece = o->schedule == HAY_SCHEDULE_STATIC ? (len + t - 1) / t
+                                                        : chunk_size(set, o);
+    if (piece > len)
+        piece = len;
+    /* A chunk owns the bits of its own bytes; starting every chunk at a
+     * multiple of 64 bytes gives each its own words (no atomics). */
+    piece = (piece + 63) & ~(uint64_t)63;
+    uint64_t nchunks = len / piece + (len % piece != 0), done = 0;
+#ifdef _OPENMP
+    if (o->schedule == HAY_SCHEDULE_STATIC) {
+#pragma omp parallel for num_threads(t) schedule(static, 1)
+        for (uint64_t k = 0; k < nchunks; k++)
+            mark_chunk(set, data, len, piece, k, o, marks, &done);
+    } else {
+#pragma omp parallel for num_threads(t) schedule(dynamic, 1)
+        for (uint64_t k = 0; k < nchunks; k++)
+            mark_chunk(set, data, len, piece, k, o, marks, &done);
+    }
+#else
+    for (uint64_t k = 0; k < nchunks; k++)
+        mark_chunk(set, data, len, piece, k, o, marks, &done);
+#endif
+    report_progress(o, len, len);
+    return HAY_OK;
 }
 
 /* Chunk k of a parallel scan, into match buffer b, then the caller's

@@ -51,8 +51,12 @@ typedef struct hay_engine {
                       const uint8_t *hay, size_t len, size_t min_end);
 } hay_engine;
 
-/* What a scan asks for: a count, counts per pattern, or the list. */
-typedef enum hay_ask { HAY_ASK_COUNT = 0, HAY_ASK_EACH = 1, HAY_ASK_LIST = 2 } hay_ask;
+/* What a scan asks for: a count, counts per pattern, the list, the
+ * bitmap of the bytes where matches end (hay_scan_marks), or the first
+ * match (hay_scan_first). */
+typedef enum hay_ask {
+    HAY_ASK_COUNT = 0, HAY_ASK_EACH = 1, HAY_ASK_LIST = 2, HAY_ASK_MARK = 3, HAY_ASK_FIRST = 4
+} hay_ask;
 
 /*
  * Pieces handed out by someone else: backend auto's split (src/auto/
@@ -89,6 +93,10 @@ typedef struct hay_run {
                                  * hay_run_ask puts a hay_batcher between */
     uint64_t *count;            /* the matches found, any ask (or NULL) */
     uint64_t *counts;           /* HAY_ASK_EACH: set->n counters, zeroed */
+    uint64_t *marks;            /* HAY_ASK_MARK: (len + 63) / 64 words, not
+                                 * zeroed: each way of answering zeroes them
+                                 * (hay_marks_clear) or writes every word */
+    hay_match *first;           /* HAY_ASK_FIRST: zeroed; end == 0: none yet */
     const char *note;           /* the stats' note, or NULL */
     double t0;                  /* when the call began (hay_now) */
     const hay_piece_source *pieces;   /* a split's device side, or NULL */
@@ -149,6 +157,11 @@ typedef struct hay_backend_ops {
     hay_status (*count_each)(const hay_patterns *set, hay_scratch *scratch,
                              const uint8_t *data, uint64_t len,
                              const hay_scan_opts *opts, uint64_t *counts);
+    /* Optional: the marks of hay_scan_marks (marks zeroed by the caller).
+     * NULL: set from scan's callback (hay_mark_cb). */
+    hay_status (*marks)(const hay_patterns *set, hay_scratch *scratch,
+                        const uint8_t *data, uint64_t len,
+                        const hay_scan_opts *opts, uint64_t *marks);
     /* Optional: the matches whose end lies in (after, len] of data[0, len)
      * (the bytes below `after` are look-back only), so that a caller
      * counting a sub-range never counts twice and subtracts. */
@@ -534,6 +547,32 @@ hay_status hay_chunk_count(const hay_patterns *set, hay_scratch *scratch,
 /* A match callback that adds one to ((uint64_t *)ctx)[id]: counts per
  * pattern through a scan (scan.c). */
 int hay_count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* A match callback that sets the bit of byte end - 1 in the bitmap ctx
+ * (uint64_t words): marks through a scan (scan.c). */
+int hay_mark_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* A match callback that keeps the match in ctx (a hay_match) and stops
+ * the scan: the first match through a scan (scan.c). */
+int hay_first_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* Zeroes the bitmap of a marks ask (before its bits are set one by one). */
+static inline void hay_marks_clear(const hay_run *r)
+{
+    memset(r->marks, 0, (size_t)((r->len + 63) / 64) * sizeof *r->marks);
+}
+/* Sets byte end - 1's bit in marks (uint64_t words). */
+static inline void hay_mark_set(uint64_t *marks, uint64_t end)
+{
+    marks[(end - 1) >> 6] |= (uint64_t)1 << ((end - 1) & 63);
+}
+/* An ask answered from a backend's scan, count and count_each ops, which
+ * need not be b's own set's (backend auto's CPU side): every occurrence,
+ * no match mode applied. */
+hay_status hay_run_host_ops(const hay_backend_ops *b, const hay_patterns *set,
+                            hay_scratch *scratch, const hay_run *r);
+/* The marks of the CPU chunk driver (chunks.c): chunks of multiples of 64
+ * bytes on the scan's threads, so that no two write the same word. */
+hay_status hay_chunk_marks(const hay_patterns *set, hay_scratch *scratch,
+                           const uint8_t *data, uint64_t len,
+                           const hay_scan_opts *o, uint64_t *marks);
 
 /* Monotonic seconds. */
 double hay_now(void);

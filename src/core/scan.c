@@ -76,14 +76,22 @@ int hay_count_each_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return 0;
 }
 
-/* One ask of the set's backend: every occurrence. */
-static hay_status run_backend(const hay_patterns *set, hay_scratch *scratch,
-                              const hay_run *r)
+int hay_mark_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
-    const hay_backend_ops *b = set->backend;
-    if (b->run)
-        return b->run(set, scratch, r);
-    RETURN_ERROR_IF(r->buffer, HAY_ERR_UNSUPPORTED);
+    (void)id; (void)start;
+    hay_mark_set(ctx, end);
+    return 0;
+}
+
+int hay_first_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    *(hay_match *)ctx = (hay_match){ id, 0, start, end };
+    return 1;
+}
+
+hay_status hay_run_host_ops(const hay_backend_ops *b, const hay_patterns *set,
+                            hay_scratch *scratch, const hay_run *r)
+{
     const hay_scan_opts *o = r->opts;
     switch (r->ask) {
     case HAY_ASK_COUNT:
@@ -92,10 +100,55 @@ static hay_status run_backend(const hay_patterns *set, hay_scratch *scratch,
         if (b->count_each)
             return b->count_each(set, scratch, r->host, r->len, o, r->counts);
         return b->scan(set, scratch, r->host, r->len, o, hay_count_each_cb, r->counts);
+    case HAY_ASK_MARK:
+        hay_marks_clear(r);
+        if (b->marks)
+            return b->marks(set, scratch, r->host, r->len, o, r->marks);
+        return b->scan(set, scratch, r->host, r->len, o, hay_mark_cb, r->marks);
+    case HAY_ASK_FIRST: {
+        /* The stop is hay_first_cb's: the first match is in. */
+        hay_status s = b->scan(set, scratch, r->host, r->len, o, hay_first_cb, r->first);
+        return s == HAY_STOPPED ? HAY_OK : s;
+    }
     case HAY_ASK_LIST:
         break;
     }
     return b->scan(set, scratch, r->host, r->len, o, r->fn, r->ctx);
+}
+
+/* One ask of the set's backend: every occurrence. */
+static hay_status run_backend(const hay_patterns *set, hay_scratch *scratch,
+                              const hay_run *r)
+{
+    const hay_backend_ops *b = set->backend;
+    if (b->run)
+        return b->run(set, scratch, r);
+    RETURN_ERROR_IF(r->buffer, HAY_ERR_UNSUPPORTED);
+    return hay_run_host_ops(b, set, scratch, r);
+}
+
+/* The callback that answers ask r from a list of matches (the leftmost
+ * modes' filter hands it its selection), with its ctx. */
+static hay_match_fn list_answer(const hay_run *r, void **ctx)
+{
+    switch (r->ask) {
+    case HAY_ASK_LIST:
+        *ctx = r->ctx;
+        return r->fn;
+    case HAY_ASK_EACH:
+        *ctx = r->counts;
+        return hay_count_each_cb;
+    case HAY_ASK_MARK:
+        *ctx = r->marks;
+        return hay_mark_cb;
+    case HAY_ASK_FIRST:
+        *ctx = r->first;
+        return hay_first_cb;
+    case HAY_ASK_COUNT:
+        break;
+    }
+    *ctx = r->count;
+    return count_cb;
 }
 
 static hay_status run_ask(const hay_patterns *set, hay_scratch *scratch,
@@ -105,10 +158,8 @@ static hay_status run_ask(const hay_patterns *set, hay_scratch *scratch,
         return run_backend(set, scratch, r);
     /* The leftmost modes select from the list of every occurrence, on
      * every backend and for every ask. */
-    hay_match_fn to = r->ask == HAY_ASK_LIST ? r->fn
-                      : r->ask == HAY_ASK_EACH ? hay_count_each_cb : count_cb;
-    void *ctx = r->ask == HAY_ASK_LIST ? r->ctx
-                : r->ask == HAY_ASK_EACH ? (void *)r->counts : (void *)r->count;
+    void *ctx;
+    hay_match_fn to = list_answer(r, &ctx);
     hay_leftmost *f;
     FORWARD_IF_ERROR(hay_leftmost_create(set, to, ctx, &f));
     hay_run lr = *r;
@@ -117,10 +168,17 @@ static hay_status run_ask(const hay_patterns *set, hay_scratch *scratch,
     lr.ctx = f;
     lr.count = NULL;
     lr.counts = NULL;
+    if (r->ask == HAY_ASK_MARK)
+        hay_marks_clear(r);
+    lr.marks = NULL;
+    lr.first = NULL;
     hay_status s = run_backend(set, scratch, &lr);
     if (s == HAY_OK && hay_leftmost_flush(f))
         s = HAY_STOPPED;
     hay_leftmost_free(f);
+    /* The first match stopped the list (hay_first_cb). */
+    if (s == HAY_STOPPED && r->ask == HAY_ASK_FIRST && r->first->end)
+        s = HAY_OK;
     return s;
 }
 
@@ -206,6 +264,27 @@ hay_status hay_scan_count_each(const hay_patterns *set, hay_scratch *scratch,
     RETURN_ERROR_IF(!set || !counts, HAY_ERR_INVALID);
     memset(counts, 0, set->n * sizeof *counts);
     hay_run r = { .ask = HAY_ASK_EACH, .counts = counts };
+    return host_ask(set, scratch, data, len, opts, &r);
+}
+
+hay_status hay_scan_marks(const hay_patterns *set, hay_scratch *scratch,
+                          const void *data, uint64_t len,
+                          const hay_scan_opts *opts, uint64_t *marks)
+{
+    /* Nothing is written unless the call is valid. */
+    RETURN_ERROR_IF(!marks || !set || !scratch || (!data && len), HAY_ERR_INVALID);
+    RETURN_ERROR_IF(len > SIZE_MAX - 63, HAY_ERR_TOO_LARGE);
+    hay_run r = { .ask = HAY_ASK_MARK, .marks = marks };
+    return host_ask(set, scratch, data, len, opts, &r);
+}
+
+hay_status hay_scan_first(const hay_patterns *set, hay_scratch *scratch,
+                          const void *data, uint64_t len,
+                          const hay_scan_opts *opts, hay_match *first)
+{
+    RETURN_ERROR_IF(!first, HAY_ERR_INVALID);
+    memset(first, 0, sizeof *first);
+    hay_run r = { .ask = HAY_ASK_FIRST, .first = first };
     return host_ask(set, scratch, data, len, opts, &r);
 }
 

@@ -162,6 +162,7 @@ const hay_backend_ops hay_cpu_backend = {
     .scan = hay_chunk_scan,
     .count = cpu_count,
     .count_range = hay_chunk_count,
+    .marks = hay_chunk_marks,
     .trie = hay_cpu_trie,
     .param_tables = cpu_param_tables,
 };

@@ -97,7 +97,24 @@ static void slot_free(cuda_slot *sl)
     cudaFree(sl->d_tmp);
     cudaFree(sl->d_parts);
     cudaFreeHost(sl->h_parts);
+    cudaFree(sl->d_mk);
+    cudaFreeHost(sl->h_mk);
     memset(sl, 0, sizeof *sl);
+}
+
+hay_status hay_cuda_slot_marks(cuda_slot *sl, uint64_t words)
+{
+    if (sl->mk_words >= words)
+        return HAY_OK;
+    cudaFree(sl->d_mk);
+    cudaFreeHost(sl->h_mk);
+    sl->d_mk = NULL;
+    sl->h_mk = NULL;
+    sl->mk_words = 0;
+    CU(cudaMalloc((void **)&sl->d_mk, words * sizeof *sl->d_mk));
+    CU(cudaHostAlloc((void **)&sl->h_mk, words * sizeof *sl->h_mk, cudaHostAllocDefault));
+    sl->mk_words = words;
+    return HAY_OK;
 }
 
 static void pipe_free(cuda_pipe *p)
@@ -126,8 +143,8 @@ static hay_status slot_init(cuda_slot *sl, uint64_t text_cap)
          * any copy on it can land. */
         CU(cudaDeviceSynchronize());
     }
-    CU(cudaMalloc((void **)&sl->d_ctr, 2 * sizeof(unsigned long long)));
-    CU(cudaHostAlloc((void **)&sl->h_ctr, 2 * sizeof(unsigned long long),
+    CU(cudaMalloc((void **)&sl->d_ctr, 3 * sizeof(unsigned long long)));
+    CU(cudaHostAlloc((void **)&sl->h_ctr, 3 * sizeof(unsigned long long),
                      cudaHostAllocDefault));
     return HAY_OK;
 }

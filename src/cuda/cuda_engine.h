@@ -22,6 +22,15 @@
  *                    it overflowed, splits the job and runs it again, so no
  *                    match is ever lost and memory stays bounded.  The
  *                    order of slots is arbitrary; the driver sorts.
+ *   d_marks          HAY_ASK_MARK (engines with `outs`): for each match of
+ *                    local end e, bit (e - 1 - min_end) % 32 of word
+ *                    (e - 1 - min_end) / 32 is set with atomicOr (the bits
+ *                    of the piece's own bytes from min_end on; zeroed by
+ *                    the driver); the list and per-pattern counts are not
+ *                    wanted then
+ *   d_first          HAY_ASK_FIRST (engines with `outs`): the least
+ *                    HAY_CUDA_MATCH(e, id) of the piece's matches, by
+ *                    atomicMin (the driver sets it to all ones first)
  * Engines must not allocate device memory per job; per-set tables are
  * made in build().
  *
@@ -150,6 +159,8 @@ typedef struct hay_cuda_job {
     unsigned long long *d_slots;           /* with d_matches */
     uint64_t cap;                          /* slots in d_matches */
     void *stream;            /* cudaStream_t */
+    unsigned *d_marks;                     /* or NULL (see Results) */
+    unsigned long long *d_first;           /* or NULL (see Results) */
 } hay_cuda_job;
 
 /* The host-side pattern data an engine's build() gets. */
@@ -174,6 +185,9 @@ typedef struct hay_cuda_engine {
     void (*destroy)(void *dstate);
     int (*launch)(const void *dstate, const hay_cuda_job *job);
     size_t (*memory)(const void *dstate);   /* device bytes held */
+    /* Whether launch() takes d_marks and d_first (else the driver answers
+     * those asks from the list). */
+    int outs;
 } hay_cuda_engine;
 
 /* Bytes readable past the end of every piece (see Padding above). */

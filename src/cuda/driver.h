@@ -52,7 +52,8 @@ typedef struct cuda_slot {
     cudaEvent_t ev[4];      /* before copy-in, before kernel, after kernel, after copy-out */
     uint8_t *h_stage;       /* pinned, text_cap + pad (pinned pipelines) */
     uint8_t *d_text;        /* text_cap + 2 pad */
-    unsigned long long *d_ctr;   /* [0] count, [1] list slots taken */
+    unsigned long long *d_ctr;   /* [0] count, [1] list slots taken, [2] least
+                                  * match key (HAY_ASK_FIRST) */
     unsigned long long *h_ctr;   /* pinned copy of d_ctr */
     uint64_t cap;           /* list slots; 0 until the first listing scan */
     unsigned long long *d_m, *d_sorted, *h_m;
@@ -66,6 +67,11 @@ typedef struct cuda_slot {
     /* counters of an overflowing piece's parts (pipeline.c, overflow.h),
      * made on the first overflow: HAY_OVERFLOW_PARTS, and a pinned copy */
     unsigned long long *d_parts, *h_parts;
+    /* HAY_ASK_MARK: the piece's bitmap of match ends (32-bit words, bit i
+     * for byte gs + i) and its pinned copy, made on the first marks scan
+     * (pipeline.c) */
+    uint32_t *d_mk, *h_mk;
+    uint64_t mk_words;
     /* the piece in flight */
     bool busy;
     uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */
@@ -98,6 +104,9 @@ hay_status hay_cuda_pipe_acquire(int dev, unsigned nslots, uint64_t *chunk,
                                  bool pinned, bool resident, cuda_pipe **out);
 /* Back to the pool (or freed when broken or the pool is full). */
 void hay_cuda_pipe_release(cuda_pipe *p, bool broken);
+/* The marks bitmap of a slot (words 32-bit words, device and pinned), made
+ * on first use and kept; remade larger when a scan needs more. */
+hay_status hay_cuda_slot_marks(cuda_slot *sl, uint64_t words);
 /* The match list of a slot, made on first use; halved when memory is short. */
 hay_status hay_cuda_slot_list(cuda_slot *sl, uint64_t want);
 

@@ -47,6 +47,10 @@ namespace {
 constexpr unsigned SCAP = 2048;
 // Candidates a warp holds: below 32 between words, 32 more in a round.
 constexpr unsigned QCAP = 64;
+// What a kernel makes (a template argument: the count's loop stays as it
+// was): the count (and per-pattern counts), the list, the bitmap of match
+// ends, or the least match key (cuda_engine.h).
+enum { OUT_COUNT = 0, OUT_LIST = 1, OUT_MARK = 2, OUT_FIRST = 3, NOUT = 4 };
 
 struct fdr_dev {
     hay_fdr_gpu_tables h;       // host copy (plen, sizes)
@@ -57,7 +61,7 @@ struct fdr_dev {
     uint8_t *d_bytes, *d_plen;
     uint32_t run, threads;
     uint64_t max_len;
-    unsigned grid[2][2][2][2];  // [caseless][list][short][fast]: blocks to launch
+    unsigned grid[2][NOUT][2][2];   // [caseless][out][short][fast]: blocks to launch
     size_t smem[2];             // [list]
     size_t mem;
 };
@@ -68,6 +72,8 @@ struct kargs {
     fdr_view v;                 // global pointers; the kernel swaps in shared ones
     unsigned long long *count, *pcounts, *matches, *slots;
     uint64_t cap;
+    unsigned *marks;
+    unsigned long long *first;
 };
 
 // A block's staged list.
@@ -77,19 +83,33 @@ struct stage {
     unsigned long long *base;
 };
 
-template <bool LIST>
+template <int OUT>
 struct emit_dev {
     unsigned long long cnt;
     unsigned long long *pcounts, *matches, *slots;
     uint64_t cap;
     stage sg;
+    unsigned *marks;            // OUT_MARK
+    uint64_t min_end;
+    unsigned long long least;   // OUT_FIRST
     __device__ __forceinline__ void add(uint32_t k) { cnt += k; }
     __device__ __forceinline__ void operator()(uint64_t end, uint32_t id)
     {
+        if (OUT == OUT_MARK) {
+            uint64_t b = end - 1 - min_end;
+            atomicOr(marks + (b >> 5), 1u << (b & 31));
+            cnt++;
+            return;
+        }
+        if (OUT == OUT_FIRST) {
+            unsigned long long m = HAY_CUDA_MATCH(end, id);
+            least = m < least ? m : least;
+            return;
+        }
         cnt++;
         if (pcounts)
             atomicAdd(pcounts + id, 1ull);
-        if (LIST) {
+        if (OUT == OUT_LIST) {
             unsigned long long m = HAY_CUDA_MATCH(end, id);
             unsigned k = atomicAdd(sg.n, 1u);
             if (k < SCAP) {
@@ -109,9 +129,10 @@ struct emit_dev {
 // takes one, lists its short literals and looks its buckets' prefixes up
 // in the prefix bitmap (about 3 in 4 fail there); the prefixes that pass
 // wait in q2 until 32 are there, then the warp walks their slots' records
-// (global memory), 32 records at a time.  Checking a candidate in one go left most lanes idle
-// while a few walked their slots (ncu, et-open: 12.8 active threads a
-// warp).  The queues are the warp's own: places by ballot, no atomics.
+// (global memory), 32 records at a time.  Checking a candidate in one go
+// left most lanes idle while a few walked their slots (ncu, et-open: 12.8
+// active threads a warp).  The queues are the warp's own: places by
+// ballot, no atomics.
 template <bool CASELESS, class Emit>
 struct queue_dev {
     unsigned long long *q;      // this warp's QCAP filter candidates
@@ -281,9 +302,10 @@ size_t smem_bytes(const hay_fdr_gpu_tables &h, unsigned threads, bool list)
 // SHORT: the pass has short literals; FAST: counts only (lists never are).
 // 64 registers: under __launch_bounds__(1024) ptxas kept 32 and spilled in
 // the loop; at 512 threads an SM holds 2 blocks with 48 or 64.
-template <bool CASELESS, bool LIST, bool SHORT, bool FAST>
+template <bool CASELESS, int OUT, bool SHORT, bool FAST>
 __global__ void __maxnreg__(64) fdr_kernel(kargs a)
 {
+    constexpr bool LIST = OUT == OUT_LIST;
     extern __shared__ __align__(16) uint64_t smem[];
     __shared__ unsigned s_n;
     __shared__ unsigned long long s_base;
@@ -320,8 +342,11 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
         v.pmap = s_pmap;
     if (v.scode)
         v.scode = s_code;
-    emit_dev<LIST> em;
+    emit_dev<OUT> em;
     em.cnt = 0;
+    em.marks = a.marks;
+    em.min_end = a.pc.min_end;
+    em.least = ~0ull;
     em.pcounts = a.pcounts;
     em.matches = a.matches;
     em.slots = a.slots;
@@ -329,9 +354,9 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     em.sg.buf = (unsigned long long *)sp;
     em.sg.n = &s_n;
     em.sg.base = &s_base;
-    queue_dev<CASELESS, emit_dev<LIST>> q = { s_q + (size_t)(tid / 32) * 2 * QCAP,
-                                              s_q + (size_t)(tid / 32) * 2 * QCAP + QCAP,
-                                              &v, &a.pc, &em, 0, 0 };
+    queue_dev<CASELESS, emit_dev<OUT>> q = { s_q + (size_t)(tid / 32) * 2 * QCAP,
+                                             s_q + (size_t)(tid / 32) * 2 * QCAP + QCAP,
+                                             &v, &a.pc, &em, 0, 0 };
     __syncthreads();
 
     round_dev<LIST> round = { &em.sg, a.matches, a.slots, a.cap };
@@ -341,6 +366,25 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     q.finish();
     round(1);
 
+    if (OUT == OUT_FIRST) {
+        // Block-wide least key, one atomic.
+        unsigned long long least = em.least;
+        for (int o = 16; o > 0; o >>= 1) {
+            unsigned long long k = __shfl_down_sync(0xffffffffu, least, o);
+            least = k < least ? k : least;
+        }
+        if ((tid & 31) == 0)
+            s_red[tid >> 5] = least;
+        __syncthreads();
+        if (tid == 0) {
+            unsigned long long t = ~0ull;
+            for (unsigned i = 0; i < (nt + 31) / 32; i++)
+                t = s_red[i] < t ? s_red[i] : t;
+            if (t != ~0ull)
+                atomicMin(a.first, t);
+        }
+        return;
+    }
     unsigned long long cnt = em.cnt;
     for (int o = 16; o > 0; o >>= 1)
         cnt += __shfl_down_sync(0xffffffffu, cnt, o);
@@ -357,14 +401,17 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
 }
 
 typedef void (*kernel_fn)(kargs);
-// [caseless][list][short][fast]; lists are never fast.
+// [caseless][out][short][fast]; only counts are fast.
+#define FDR_SLOW(CL, OUT)                                                                 \
+    { { fdr_kernel<CL, OUT, false, false>, nullptr },                                     \
+      { fdr_kernel<CL, OUT, true, false>, nullptr } }
 #define FDR_KERNELS(CL)                                                                   \
-    { { { fdr_kernel<CL, false, false, false>, fdr_kernel<CL, false, false, true> },      \
-        { fdr_kernel<CL, false, true, false>, fdr_kernel<CL, false, true, true> } },      \
-      { { fdr_kernel<CL, true, false, false>, nullptr },                                  \
-        { fdr_kernel<CL, true, true, false>, nullptr } } }
-const kernel_fn kernels[2][2][2][2] = { FDR_KERNELS(false), FDR_KERNELS(true) };
+    { { { fdr_kernel<CL, OUT_COUNT, false, false>, fdr_kernel<CL, OUT_COUNT, false, true> }, \
+        { fdr_kernel<CL, OUT_COUNT, true, false>, fdr_kernel<CL, OUT_COUNT, true, true> } }, \
+      FDR_SLOW(CL, OUT_LIST), FDR_SLOW(CL, OUT_MARK), FDR_SLOW(CL, OUT_FIRST) }
+const kernel_fn kernels[2][NOUT][2][2] = { FDR_KERNELS(false), FDR_KERNELS(true) };
 #undef FDR_KERNELS
+#undef FDR_SLOW
 
 template <typename T>
 int upload(T **dst, const T *src, size_t n, size_t *mem)
@@ -415,11 +462,13 @@ int plan_grid(fdr_dev *d)
             cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (s < 0)
         return s;
-    for (int list = 0; list < 2; list++) {
+    for (int list = 0; list < 2; list++)
         d->smem[list] = smem_bytes(d->h, d->threads, list);
+    for (int out = 0; out < NOUT; out++) {
+        const int list = out == OUT_LIST;
         for (int i = 0; i < 8; i++) {
             const int cl = i >> 2, sh = (i >> 1) & 1, fast = i & 1;
-            kernel_fn k = kernels[cl][list][sh][fast];
+            kernel_fn k = kernels[cl][out][sh][fast];
             if (!k)
                 continue;
             cudaFuncAttributes fa;
@@ -438,7 +487,7 @@ int plan_grid(fdr_dev *d)
                 return s;
             if (occ < 1)
                 return HAY_ERR_UNSUPPORTED;
-            d->grid[cl][list][sh][fast] = (unsigned)(occ * sms);
+            d->grid[cl][out][sh][fast] = (unsigned)(occ * sms);
         }
     }
     return HAY_OK;
@@ -512,7 +561,9 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.pc.text = job->d_text;
     a.pc.len = job->len;
     a.pc.min_end = job->min_end;
-    const int fast = !job->d_matches && !job->d_pattern_counts;
+    const int out = job->d_matches ? OUT_LIST : job->d_marks ? OUT_MARK
+                    : job->d_first ? OUT_FIRST : OUT_COUNT;
+    const int fast = out == OUT_COUNT && !job->d_pattern_counts;
     a.v.short_first = d->d_short_first;
     a.v.short_ent = d->d_short_ent;
     a.v.slot_first = d->d_slot_first;
@@ -527,7 +578,9 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.matches = job->d_matches;
     a.slots = job->d_slots;
     a.cap = job->cap;
-    const int list = job->d_matches != nullptr, cl = h->caseless ? 1 : 0;
+    a.marks = job->d_marks;
+    a.first = job->d_first;
+    const int list = out == OUT_LIST, cl = h->caseless ? 1 : 0;
     uint64_t tiles = (a.gm.nthr + d->threads - 1) / d->threads;
     cudaStream_t st = (cudaStream_t)job->stream;
     for (uint32_t g = 0; g < h->groups; g++) {
@@ -538,8 +591,8 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
         if (g > 0 && !h->nlong)
             break;
         const int sh = a.v.scode != nullptr;
-        kernel_fn k = kernels[cl][list][sh][fast];
-        unsigned grid = d->grid[cl][list][sh][fast];
+        kernel_fn k = kernels[cl][out][sh][fast];
+        unsigned grid = d->grid[cl][out][sh][fast];
         if (tiles < grid)
             grid = (unsigned)tiles;
         k<<<grid, d->threads, d->smem[list], st>>>(a);
@@ -558,5 +611,5 @@ size_t fdr_memory(const void *state)
 }  // namespace
 
 extern "C" const hay_cuda_engine hay_cuda_engine_fdr_gpu = {
-    "fdr-gpu", 1, fdr_build, fdr_destroy, fdr_launch, fdr_memory,
+    "fdr-gpu", 1, fdr_build, fdr_destroy, fdr_launch, fdr_memory, 1,
 };

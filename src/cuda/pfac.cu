@@ -29,6 +29,10 @@ extern "C" {
 namespace {
 
 enum { TABLE_LDG = 0, TABLE_TEX = 1, TABLE_COMPACT = 2 };
+// What a kernel makes (a template argument, so that the count's loop is
+// the one it was): the count, per-pattern counts and list (OUT_COUNT, as
+// the job asks), the bitmap of match ends, or the least match key.
+enum { OUT_COUNT = 0, OUT_MARK = 1, OUT_FIRST = 2 };
 
 // Entries of the per-block shared match buffer.
 constexpr unsigned SCAP = 512;
@@ -59,6 +63,8 @@ struct kargs {
     uint32_t nfinal, ncls, bpt, margin, flat;
     unsigned long long *count, *pcounts, *matches, *slots;
     uint64_t cap;
+    unsigned *marks;
+    unsigned long long *first;
 };
 
 
@@ -130,7 +136,7 @@ static __device__ __forceinline__ uint8_t text_at(const uint8_t *tx, uint64_t p,
     return __ldg(tx + p);
 }
 
-template <int TABLE, bool ROOT_SHARED, bool STAGE>
+template <int TABLE, bool ROOT_SHARED, bool STAGE, int OUT>
 __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
 {
     extern __shared__ __align__(16) uint8_t s_text[];
@@ -181,8 +187,9 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
     // drift apart and their reads stop coalescing), so rounds are the
     // default.  Lists always use the rounds, which flush the shared buffer
     // between them.
-    const unsigned rounds = (listing || !a.flat) ? a.bpt : 0;
-    if (!listing && a.flat) {
+    const unsigned rounds = (OUT != OUT_COUNT || listing || !a.flat) ? a.bpt : 0;
+    unsigned long long least = ~0ull;   // OUT_FIRST
+    if (OUT == OUT_COUNT && !listing && a.flat) {
         unsigned r = 0;
         uint32_t s = 0;
         uint64_t q = 0;
@@ -228,7 +235,18 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
             uint64_t q = p + 1;
             // A walk whose first byte leaves the root ends here.
             while (s) {
-                if (s <= a.nfinal && q > a.min_end) {
+                if (OUT == OUT_MARK && s <= a.nfinal && q > a.min_end) {
+                    uint64_t b = q - 1 - a.min_end;
+                    atomicOr(a.marks + (b >> 5), 1u << (b & 31));
+                    cnt += __ldg(a.out_first + s + 1) - __ldg(a.out_first + s);
+                } else if (OUT == OUT_FIRST && s <= a.nfinal && q > a.min_end) {
+                    // The walk's first final state is its least end; its
+                    // ids are in increasing order.
+                    unsigned long long k = HAY_CUDA_MATCH(q, __ldg(a.out_id +
+                                                               __ldg(a.out_first + s)));
+                    least = k < least ? k : least;
+                    break;
+                } else if (OUT == OUT_COUNT && s <= a.nfinal && q > a.min_end) {
                     uint32_t o0 = __ldg(a.out_first + s), o1 = __ldg(a.out_first + s + 1);
                     cnt += o1 - o0;
                     if (listing || per_pat) {
@@ -259,6 +277,24 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
         }
     }
 
+    if (OUT == OUT_FIRST) {
+        // Block-wide least key, one atomic.
+        for (int o = 16; o > 0; o >>= 1) {
+            unsigned long long k = __shfl_down_sync(0xffffffffu, least, o);
+            least = k < least ? k : least;
+        }
+        if ((tid & 31) == 0)
+            s_red[tid >> 5] = least;
+        __syncthreads();
+        if (tid == 0) {
+            unsigned long long t = ~0ull;
+            for (unsigned w = 0; w < (nt + 31) / 32; w++)
+                t = s_red[w] < t ? s_red[w] : t;
+            if (t != ~0ull)
+                atomicMin(a.first, t);
+        }
+        return;
+    }
     // Block-wide sum, one atomic.
     for (int o = 16; o > 0; o >>= 1)
         cnt += __shfl_down_sync(0xffffffffu, cnt, o);
@@ -276,14 +312,16 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
 
 typedef void (*kernel_fn)(kargs);
 
-const kernel_fn kernels[3][2][2] = {
-    { { pfac_kernel<0, false, false>, pfac_kernel<0, false, true> },
-      { pfac_kernel<0, true, false>, pfac_kernel<0, true, true> } },
-    { { pfac_kernel<1, false, false>, pfac_kernel<1, false, true> },
-      { pfac_kernel<1, true, false>, pfac_kernel<1, true, true> } },
-    { { pfac_kernel<2, false, false>, pfac_kernel<2, false, true> },
-      { pfac_kernel<2, true, false>, pfac_kernel<2, true, true> } },
-};
+// [table][root shared][stage][out]
+#define PFAC_OUTS(T, R, S) \
+    { pfac_kernel<T, R, S, OUT_COUNT>, pfac_kernel<T, R, S, OUT_MARK>, \
+      pfac_kernel<T, R, S, OUT_FIRST> }
+#define PFAC_TABLE(T) \
+    { { PFAC_OUTS(T, false, false), PFAC_OUTS(T, false, true) }, \
+      { PFAC_OUTS(T, true, false), PFAC_OUTS(T, true, true) } }
+const kernel_fn kernels[3][2][2][3] = { PFAC_TABLE(0), PFAC_TABLE(1), PFAC_TABLE(2) };
+#undef PFAC_TABLE
+#undef PFAC_OUTS
 
 template <typename T>
 int upload(T **dst, const T *src, size_t n, size_t *mem)
@@ -424,12 +462,15 @@ int pfac_launch(const void *state, const hay_cuda_job *job)
     a.matches = job->d_matches;
     a.slots = job->d_slots;
     a.cap = job->cap;
+    a.marks = job->d_marks;
+    a.first = job->d_first;
+    const int out = job->d_marks ? OUT_MARK : job->d_first ? OUT_FIRST : OUT_COUNT;
     uint64_t tile = (uint64_t)d->block * d->bpt;
     size_t smem = (size_t)((tile + a.margin + 32 + 15) & ~(uint64_t)15);
     bool stage = d->stage && smem <= STAGE_MAX;
     if (!stage)
         smem = 0;
-    kernel_fn k = kernels[d->table][d->root_shared][stage];
+    kernel_fn k = kernels[d->table][d->root_shared][stage][out];
     cudaStream_t st = (cudaStream_t)job->stream;
     uint64_t nblocks = (job->len - start0 + tile - 1) / tile;
     const uint64_t max_grid = (uint64_t)1 << 30;
@@ -452,5 +493,5 @@ size_t pfac_memory(const void *state)
 }  // namespace
 
 extern "C" const hay_cuda_engine hay_cuda_engine_pfac = {
-    "pfac", 1, pfac_build, pfac_destroy, pfac_launch, pfac_memory,
+    "pfac", 1, pfac_build, pfac_destroy, pfac_launch, pfac_memory, 1,
 };

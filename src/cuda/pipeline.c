@@ -20,10 +20,19 @@
  * end positions with more matches than slots (more duplicate patterns
  * than slots) are searched on the host with the PFAC tables.  Nothing is
  * lost and device memory stays bounded.
+ *
+ * Marks and the first match (engines with `outs`, cuda_engine.h): the
+ * kernel sets a piece's bitmap of match ends, or the least match key, in
+ * device memory; the bitmap (1/8 of the piece) comes back with the count
+ * and is written into the caller's at the piece's start (marks.h: every
+ * word is written, so the caller's need not be zeroed first), the
+ * key ends the scan at the first piece that has one.  Other engines
+ * answer both from the list.
  */
 #include "driver.h"
 #include "hostreg.h"
 #include "list.h"
+#include "marks.h"
 #include "overflow.h"
 
 #include <stdlib.h>
@@ -49,6 +58,8 @@ typedef struct scan_req {
     hay_ask ask;
     hay_match_fn fn;
     void *ctx;
+    uint64_t *marks;         /* HAY_ASK_MARK: the caller's bitmap */
+    hay_match *first;        /* HAY_ASK_FIRST: end 0 until found */
     uint64_t count;
     unsigned long long *d_pc;    /* HAY_ASK_EACH */
     hay_scan_stats st;
@@ -198,7 +209,7 @@ static hay_status over_count(void *ctx, const uint64_t *b, unsigned k, uint64_t 
     for (unsigned i = 0; i < k; i++) {
         uint64_t lo = part_lo(r, sl, b[i]);
         hay_cuda_job job = { slot_text(r, sl) + (lo - sl->lo), b[i + 1] - lo, b[i] - lo,
-                             sl->d_parts + i, NULL, NULL, NULL, 0, sl->st };
+                             sl->d_parts + i, NULL, NULL, NULL, 0, sl->st, NULL, NULL };
         FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
     }
     CU(cudaMemcpyAsync(sl->h_parts, sl->d_parts, k * sizeof *sl->d_parts,
@@ -224,7 +235,7 @@ static hay_status over_list(void *ctx, uint64_t x, uint64_t y, uint64_t n)
     CU(cudaStreamWaitEvent(sl->st, sl->ev_out[1], 0));
     CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
     hay_cuda_job job = { slot_text(r, sl) + (lo - sl->lo), y - lo, x - lo, sl->d_ctr, NULL,
-                         sl->d_m, sl->d_ctr + 1, r->cap, sl->st };
+                         sl->d_m, sl->d_ctr + 1, r->cap, sl->st, NULL, NULL };
     FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
     CU(cudaEventRecord(sl->ev[2], sl->st));
     CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
@@ -358,6 +369,19 @@ static hay_status overflow(scan_req *r, cuda_slot *sl, uint64_t n)
     return hay_overflow_search(&ops, r->cap, sl->gs, sl->ge, n, &r->tl.over);
 }
 
+/* The slot's first match, when its piece has one and none was found
+ * before (pieces are taken in order). */
+static void take_first(scan_req *r, const cuda_slot *sl)
+{
+    unsigned long long key = sl->h_ctr[2];
+    if (r->first->end || key == ~0ull)
+        return;
+    uint32_t id = HAY_CUDA_MATCH_ID(key);
+    uint64_t end = sl->lo + HAY_CUDA_MATCH_END(key);
+    *r->first = (hay_match){ id, 0, end - r->set->len[id], end };
+    r->count = 1;
+}
+
 /* Waits for the slot's count and takes it: a count is added; a list is
  * enqueued (r->taken), or, when short or overflowing, handed over now,
  * after the lists before it. */
@@ -375,8 +399,13 @@ static hay_status take(scan_req *r, cuda_slot *sl)
     if (cudaEventElapsedTime(&ms, sl->ev[2], sl->ev[3]) == cudaSuccess)
         r->st.copy_out_seconds += ms / 1e3;
     cudaGetLastError();
-    if (r->ask != HAY_ASK_LIST) {
+    if (r->ask == HAY_ASK_MARK)
+        hay_cuda_put_marks(r->marks, sl->gs, sl->h_mk, sl->ge - sl->gs);
+    if (r->ask == HAY_ASK_FIRST)
+        take_first(r, sl);
+    else if (r->ask != HAY_ASK_LIST)
         r->count += sl->h_ctr[0];
+    if (r->ask != HAY_ASK_LIST) {
         if (r->pieces)
             r->pieces->done(r->pieces->src, sl->piece, sl->h_ctr[0]);
         if (r->o->progress)
@@ -467,11 +496,23 @@ static hay_status enqueue(scan_req *r, cuda_slot *sl)
         CU(cudaStreamWaitEvent(sl->st, sl->ev_out[1], 0));
     CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
     hay_cuda_job job = { slot_text(r, sl), n, gs - lo, sl->d_ctr, r->d_pc,
-                         list ? sl->d_m : NULL, sl->d_ctr + 1, list ? r->cap : 0, sl->st };
+                         list ? sl->d_m : NULL, sl->d_ctr + 1, list ? r->cap : 0, sl->st,
+                         NULL, NULL };
+    uint64_t mk = (ge - gs + 31) / 32;   /* the bitmap's words (HAY_ASK_MARK) */
+    if (r->ask == HAY_ASK_MARK) {
+        CU(cudaMemsetAsync(sl->d_mk, 0, mk * sizeof *sl->d_mk, sl->st));
+        job.d_marks = sl->d_mk;
+    } else if (r->ask == HAY_ASK_FIRST) {
+        CU(cudaMemsetAsync(sl->d_ctr + 2, 0xff, sizeof(unsigned long long), sl->st));
+        job.d_first = sl->d_ctr + 2;
+    }
     FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
     CU(cudaEventRecord(sl->ev[2], sl->st));
-    CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
+    CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 3 * sizeof(unsigned long long),
                        cudaMemcpyDeviceToHost, sl->st));
+    if (r->ask == HAY_ASK_MARK)
+        CU(cudaMemcpyAsync(sl->h_mk, sl->d_mk, mk * sizeof *sl->h_mk,
+                           cudaMemcpyDeviceToHost, sl->st));
     if (list)   /* a short list comes back with its count (take, hand_short) */
         CU(cudaMemcpyAsync(sl->h_peek, sl->d_m, r->peek * sizeof *sl->h_peek,
                            cudaMemcpyDeviceToHost, sl->st));
@@ -530,6 +571,10 @@ static hay_status run_pieces(scan_req *r)
                 break;
             reg_done(r, sl);
         }
+        /* The first match is in: no more pieces (those in flight are
+         * taken below, and found nothing earlier). */
+        if (r->ask == HAY_ASK_FIRST && r->first->end)
+            break;
         /* The next piece: in order, or (split) from the back of what the
          * CPU has not taken, claimed only now that a slot is free. */
         uint64_t gs, ge;
@@ -590,12 +635,17 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
 {
     cuda_set *cs = r->cs;
     const hay_scan_opts *o = r->o;
-    /* Resident counts need no pieces (the engine reports only counts). */
+    /* Resident counts need no pieces (the engine reports only counts);
+     * marks come back a piece at a time, and the first match stops at
+     * the first piece with one. */
+    bool whole = r->ask == HAY_ASK_COUNT || r->ask == HAY_ASK_EACH;
     r->chunk = o->chunk_size ? o->chunk_size
-               : (r->dev && r->ask != HAY_ASK_LIST) ? r->len : cs->chunk;
+               : (r->dev && whole) ? r->len : cs->chunk;
     FORWARD_IF_ERROR(hay_cuda_pipe_acquire(cs->dev, cs->streams, &r->chunk,
                                            !r->dev && !cs->pageable, r->dev != NULL,
                                            &r->pp));
+    for (unsigned k = 0; r->ask == HAY_ASK_MARK && k < r->pp->nslots; k++)
+        FORWARD_IF_ERROR(hay_cuda_slot_marks(&r->pp->s[k], r->chunk / 32 + 2));
     if (r->ask == HAY_ASK_LIST) {
         /* A pooled pipeline keeps the lists of an earlier set: a smaller
          * result_cap still holds (the split path is tested with tiny ones). */
@@ -671,6 +721,16 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
     r.ask = run->ask;
     r.fn = run->fn;
     r.ctx = run->ctx;
+    r.marks = run->marks;
+    r.first = run->first;
+    if ((r.ask == HAY_ASK_MARK || r.ask == HAY_ASK_FIRST) && !cs->eng->outs) {
+        /* An engine without marks or a least key: from its list. */
+        if (r.ask == HAY_ASK_MARK)
+            hay_marks_clear(run);
+        r.fn = r.ask == HAY_ASK_MARK ? hay_mark_cb : hay_first_cb;
+        r.ctx = r.ask == HAY_ASK_MARK ? (void *)run->marks : (void *)run->first;
+        r.ask = HAY_ASK_LIST;
+    }
     r.back = set->max_len - 1;
     r.pieces = run->pieces;
     /* A split's CPU threads are searching: the GPU side copies with few,
@@ -737,5 +797,8 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
         *r.o->stats = r.st;
     if (s == HAY_OK && r.stopped)
         s = HAY_STOPPED;
+    /* The first match from a list stopped it (hay_first_cb). */
+    if (s == HAY_STOPPED && run->ask == HAY_ASK_FIRST && run->first->end)
+        s = HAY_OK;
     return s;
 }
