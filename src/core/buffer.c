@@ -4,7 +4,7 @@
  * buffer go through hay_run_ask like those of host inputs, so match modes
  * and stats apply the same way on every backend.
  */
-#include "internal.h"
+#include "fill.h"
 
 #include <stdlib.h>
 
@@ -104,6 +104,30 @@ hay_status hay_scan_buffer_batch(const hay_patterns *set, hay_scratch *scratch,
         return hay_scan_batch(set, scratch, buf->host, buf->len, opts, on_batch, ctx);
     hay_run r = { .ask = HAY_ASK_LIST, .batch = on_batch, .ctx = ctx };
     return buffer_ask(set, scratch, buf, opts, &r);
+}
+
+hay_status hay_scan_buffer_list(const hay_patterns *set, hay_scratch *scratch,
+                                const hay_buffer *buf, uint64_t from,
+                                const hay_scan_opts *opts, hay_match_list *list)
+{
+    RETURN_ERROR_IF(!buf, HAY_ERR_INVALID);
+    if (!buf->ops)
+        return hay_scan_list(set, scratch, buf->host, buf->len, from, opts, list);
+    hay_status err;
+    uint64_t skip = hay_fill_begin(set, scratch, buf->len, from, list, &err);
+    RETURN_ERROR_IF(skip == UINT64_MAX, err);
+    if (from == buf->len) {
+        list->done = from;
+        return HAY_OK;
+    }
+    hay_scan_opts defaults;
+    if (!opts) {
+        hay_scan_opts_init(&defaults);
+        opts = &defaults;
+    }
+    hay_run r = { .buffer = buf->dev, .len = buf->len - skip, .skip = skip, .opts = opts,
+                  .note = "device-resident buffer", .t0 = hay_now() };
+    return hay_fill_run(set, scratch, &r, skip, from, list);
 }
 
 hay_status hay_scan_count_buffer(const hay_patterns *set, hay_scratch *scratch,

@@ -665,7 +665,7 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
     r.set = set;
     r.cs = cs;
     r.host = run->host;
-    r.dev = buf ? buf->d_data : NULL;
+    r.dev = buf ? buf->d_data + run->skip : NULL;   /* skip: a resumed list (fill.h) */
     r.len = run->len;
     r.o = run->opts;
     r.ask = run->ask;

@@ -1,0 +1,112 @@
+/*
+ * fill.c - hay_scan_list and hay_scan_buffer_list: the match list in the
+ * caller's arrays, bounded by cap and resumable at an end offset (fill.h).
+ *
+ * A call is an ordinary batched list scan (hay_run_ask) whose batches go
+ * to hay_fill_batch, so every backend and match mode gives the same
+ * matches in the same order as hay_scan.  Resuming at `from`: the input
+ * handed to the backend starts `from - (longest - 1)` bytes in (the
+ * look-back; in the leftmost modes at `from` itself, where the selection
+ * restarts) and the matches ending at or before `from` are dropped.
+ */
+#include "fill.h"
+
+int hay_fill_stop(hay_fill *f, uint64_t end)
+{
+    if (f->n && f->last_end == end)
+        f->n = f->first_of_last;   /* never split the matches of one end */
+    f->done = f->leftmost && f->n ? f->last_end : end - 1;
+    f->state = f->n ? HAY_FILL_FULL : HAY_FILL_TOO_LARGE;
+    return 1;
+}
+
+int hay_fill_batch(const hay_match *m, size_t n, void *ctx)
+{
+    hay_fill *f = ctx;
+    hay_match_list *l = f->list;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t end = m[i].end + f->base;
+        if (end <= f->from)
+            continue;
+        if (f->n == l->cap)
+            return hay_fill_stop(f, end);
+        if (end != f->last_end || f->n == 0) {
+            f->first_of_last = f->n;
+            f->last_end = end;
+        }
+        l->ids[f->n] = m[i].id;
+        if (l->starts)
+            l->starts[f->n] = m[i].start + f->base;
+        if (l->ends)
+            l->ends[f->n] = end;
+        f->n++;
+    }
+    return 0;
+}
+
+/* One list call: r is the ask over the input (host, or buffer with len),
+ * skip already applied by the caller; the matches' offsets get skip back. */
+hay_status hay_fill_run(const hay_patterns *set, hay_scratch *scratch, hay_run *r,
+                        uint64_t skip, uint64_t from, hay_match_list *list)
+{
+    hay_fill f = { .list = list, .from = from, .base = skip,
+                   .leftmost = set->mode != HAY_MATCH_ALL };
+    r->ask = HAY_ASK_LIST;
+    r->batch = hay_fill_batch;
+    r->ctx = &f;
+    hay_status s = hay_run_ask(set, scratch, r);
+    if (f.state == HAY_FILL_FULL || (f.state == HAY_FILL_GOING && s == HAY_OK)) {
+        list->n = f.n;
+        list->done = f.state == HAY_FILL_FULL ? f.done : skip + r->len;
+        return HAY_OK;
+    }
+    list->n = 0;
+    if (f.state == HAY_FILL_TOO_LARGE) {
+        list->done = f.done;
+        return HAY_ERR_TOO_LARGE;
+    }
+    list->done = from;
+    return s < 0 ? s : HAY_ERR_STATE;   /* a stop with nothing full: never */
+}
+
+/* The checks of both calls; returns the bytes to skip, or UINT64_MAX with
+ * *err set. */
+uint64_t hay_fill_begin(const hay_patterns *set, hay_scratch *scratch, uint64_t len,
+                        uint64_t from, hay_match_list *list, hay_status *err)
+{
+    *err = HAY_ERR_INVALID;
+    if (!list)
+        return UINT64_MAX;
+    list->n = 0;
+    list->done = from;
+    if (!set || !scratch || !list->ids || list->cap == 0 || from > len)
+        return UINT64_MAX;
+    *err = HAY_OK;
+    if (set->mode != HAY_MATCH_ALL)
+        return from;
+    uint64_t back = set->max_len - 1;
+    return from > back ? from - back : 0;
+}
+
+hay_status hay_scan_list(const hay_patterns *set, hay_scratch *scratch, const void *data,
+                         uint64_t len, uint64_t from, const hay_scan_opts *opts,
+                         hay_match_list *list)
+{
+    hay_status err;
+    uint64_t skip = hay_fill_begin(set, scratch, len, from, list, &err);
+    RETURN_ERROR_IF(skip == UINT64_MAX, err);
+    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
+    if (from == len) {
+        list->done = len;
+        return HAY_OK;
+    }
+    hay_scan_opts defaults;
+    if (!opts) {
+        hay_scan_opts_init(&defaults);
+        opts = &defaults;
+    }
+    hay_run r = { .host = (const uint8_t *)data + skip, .len = len - skip, .opts = opts };
+    r.t0 = opts->stats || opts->log ? hay_now() : 0;
+    return hay_fill_run(set, scratch, &r, skip, from, list);
+}
