@@ -613,7 +613,7 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
         /* Batches: a helper thread turns the sorted keys into records
          * (list.h) unless threads = 1, started at the first long list; a
          * per-match callback is called from this thread. */
-        r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL, 0 };
+        r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL, 0, 0 };
         if (hay_batcher_of(r->fn, r->ctx))
             r->sink.threads = o->threads ? o->threads : hay_cpu_count();
     }
