@@ -20,10 +20,40 @@ int hay_fill_stop(hay_fill *f, uint64_t end)
     return 1;
 }
 
+/* A batch that fits whole, past `from`: copied without a test per match;
+ * the bookkeeping from its last end. */
+static void fill_whole(hay_fill *f, const hay_match *m, size_t n)
+{
+    hay_match_list *l = f->list;
+    uint64_t base = f->base;
+    uint32_t *ids = l->ids + f->n;
+    for (size_t i = 0; i < n; i++)
+        ids[i] = m[i].id;
+    if (l->starts) {
+        uint64_t *st = l->starts + f->n;
+        for (size_t i = 0; i < n; i++)
+            st[i] = m[i].start + base;
+    }
+    if (l->ends) {
+        uint64_t *en = l->ends + f->n;
+        for (size_t i = 0; i < n; i++)
+            en[i] = m[i].end + base;
+    }
+    uint64_t last = m[n - 1].end;
+    size_t first = n - 1;
+    while (first > 0 && m[first - 1].end == last)
+        first--;
+    hay_fill_commit(f, n, first, last + base);
+}
+
 int hay_fill_batch(const hay_match *m, size_t n, void *ctx)
 {
     hay_fill *f = ctx;
     hay_match_list *l = f->list;
+    if (n && f->n + n <= l->cap && m[0].end + f->base > f->from) {
+        fill_whole(f, m, n);
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
         uint64_t end = m[i].end + f->base;
         if (end <= f->from)
