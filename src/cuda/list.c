@@ -344,6 +344,12 @@ static int fill_deliver(hay_list_sink *k, hay_fill *f, hay_batcher *bt,
     return 0;
 }
 
+uint64_t hay_list_room(const hay_list_sink *k)
+{
+    const hay_fill *f = hay_fill_of(k->fn, k->ctx);
+    return f ? f->list->cap - f->n : UINT64_MAX;
+}
+
 int hay_list_deliver(hay_list_sink *k, const unsigned long long *keys, uint64_t n,
                      uint64_t lo)
 {

@@ -47,6 +47,10 @@ typedef struct hay_list_sink {
            HAY_FILL_STORE_PLAIN = 1, HAY_FILL_STORE_STREAM = 2 } fill_store;
 } hay_list_sink;
 
+/* hay_scan_list: the matches the caller's arrays still have room for;
+ * UINT64_MAX for any other sink. */
+uint64_t hay_list_room(const hay_list_sink *k);
+
 /* Hands keys[0, n) (sorted; ends local to lo) to the sink in order.
  * Returns 0, or 1 when the callback stopped (sink->count then includes the
  * matches of the batch or call that stopped). */

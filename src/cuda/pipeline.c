@@ -515,6 +515,20 @@ static void reg_done(scan_req *r, const cuda_slot *sl)
         hay_hostreg_done(r->reg, r->pieces ? sl->gs : sl->ge > r->back ? sl->ge - r->back : 0);
 }
 
+/* hay_scan_list: the lists taken and held (after the first piece, whose
+ * first ends may lie below the call's `from`) hold more matches than the
+ * caller's arrays have room for, so the call stops within them: no further
+ * piece is issued. */
+static bool list_full_ahead(const scan_req *r)
+{
+    uint64_t pending = 0;
+    const cuda_slot *w[2] = { r->held, r->taken };
+    for (int i = 0; i < 2; i++)
+        if (w[i] && w[i]->out_lo)
+            pending += w[i]->out_n;
+    return pending > hay_list_room(&r->sink);
+}
+
 /* The pipeline over the whole input. */
 static hay_status run_pieces(scan_req *r)
 {
@@ -537,7 +551,7 @@ static hay_status run_pieces(scan_req *r)
             if (!r->pieces->claim(r->pieces->src, r->chunk, &sl->piece, &gs, &ge))
                 break;
         } else {
-            if (next >= r->len)
+            if (next >= r->len || list_full_ahead(r))
                 break;
             gs = next;
             ge = r->len - gs > r->chunk ? gs + r->chunk : r->len;

@@ -399,6 +399,8 @@ static hay_fill_state fill_call(unsigned long long *const *keys, const size_t *n
     }
     if (!stop)
         hay_batch_flush(&bt);
+    CHECK(hay_list_room(sink) == l->cap - f.n, "fill: room %llu, %zu of %zu stored",
+          (unsigned long long)hay_list_room(sink), f.n, l->cap);
     free(keepm);
     l->n = f.n;
     l->done = f.state == HAY_FILL_GOING ? UINT64_MAX : f.done;
