@@ -24,17 +24,12 @@
 #include "cuda_engine.h"
 
 #include <stdlib.h>
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
-#define HAVE_STREAM 1
-#endif
 
 enum {
     HELPERS_MAX = 1,          /* helper threads per pool (measured, above) */
     WINDOW = 32768,           /* keys per helper and round */
     SERIAL_BELOW = 2 * WINDOW,/* shorter lists: the calling thread converts */
-    FILL_PART_MIN = 16384,    /* hay_scan_list: keys per thread, at least */
-    FILL_STREAM_MIN = 1 << 18 /* ... and non-temporal stores from 5 MiB of arrays */
+    FILL_PART_MIN = 16384     /* hay_scan_list: keys per thread, at least */
 };
 
 /* hay_scan_list (src/core/fill.h): keys[0, n) into the caller's arrays at
@@ -47,7 +42,6 @@ typedef struct fill_job {
     uint32_t *ids;
     uint64_t *starts, *ends;
     unsigned parts;
-    bool stream;      /* non-temporal stores (fill_store) */
 } fill_job;
 
 /* One round: keys[0, n) into out, helper i taking window i. */
@@ -207,43 +201,6 @@ static void fill_range(const fill_job *j, uint64_t a, uint64_t b)
     }
 }
 
-#ifdef HAVE_STREAM
-/* The same with non-temporal stores: the arrays are written without being
- * read into the caches first (a list of millions of matches is far larger
- * than they are; the read-for-ownership would add 20 bytes a match to the
- * 28 the conversion must move). */
-static void fill_range_stream(const fill_job *j, uint64_t a, uint64_t b)
-{
-    const unsigned long long *keys = j->keys;
-    const size_t *plen = j->plen;
-    uint64_t base = j->base;
-    int *ids = (int *)j->ids;
-    long long *starts = (long long *)j->starts, *ends = (long long *)j->ends;
-    for (uint64_t i = a; i < b; i++) {
-        unsigned long long m = keys[i];
-        uint64_t end = base + HAY_CUDA_MATCH_END(m);
-        uint32_t id = HAY_CUDA_MATCH_ID(m);
-        _mm_stream_si32(ids + i, (int)id);
-        if (starts)
-            _mm_stream_si64(starts + i, (long long)(end - plen[id]));
-        if (ends)
-            _mm_stream_si64(ends + i, (long long)end);
-    }
-    _mm_sfence();   /* visible before the pool's wait returns */
-}
-#endif
-
-static void fill_any(const fill_job *j, uint64_t a, uint64_t b)
-{
-#ifdef HAVE_STREAM
-    if (j->stream) {
-        fill_range_stream(j, a, b);
-        return;
-    }
-#endif
-    fill_range(j, a, b);
-}
-
 /* Part i of the job's parts (cut at multiples of 64 keys: no two threads
  * write one cache line of ids). */
 static void fill_part(void *job, unsigned i)
@@ -254,7 +211,7 @@ static void fill_part(void *job, unsigned i)
     if (b > j->n || i + 1 == j->parts)
         b = j->n;
     if (a < b)
-        fill_any(j, a, b);
+        fill_range(j, a, b);
 }
 
 /* The first of keys[0, n) with key >= x (keys sorted). */
@@ -284,9 +241,7 @@ static void fill_convert(hay_list_sink *k, hay_fill *f, const unsigned long long
 {
     hay_match_list *l = f->list;
     fill_job j = { keys, n, base, k->plen, l->ids + f->n, l->starts ? l->starts + f->n : NULL,
-                   l->ends ? l->ends + f->n : NULL, 1,
-                   k->fill_store == HAY_FILL_STORE_AUTO ? n >= FILL_STREAM_MIN
-                                                        : k->fill_store == HAY_FILL_STORE_STREAM };
+                   l->ends ? l->ends + f->n : NULL, 1 };
     if (n >= 2 * FILL_PART_MIN && k->threads > 1) {   /* the helpers, made once */
         if (!k->pool)
             k->pool = calloc(1, sizeof *k->pool);
@@ -307,7 +262,7 @@ static void fill_convert(hay_list_sink *k, hay_fill *f, const unsigned long long
         hay_pool_wait(p);
         return;
     }
-    fill_any(&j, 0, n);
+    fill_range(&j, 0, n);
 }
 
 /* A piece's sorted keys into hay_scan_list's arrays: the ends after

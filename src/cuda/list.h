@@ -42,9 +42,6 @@ typedef struct hay_list_sink {
      * first batched list long enough to use it (so scans whose lists are
      * all short make no thread); the sink's owner stops k->pool. */
     unsigned threads;
-    /* hay_scan_list: how the arrays are written (probes compare them). */
-    enum { HAY_FILL_STORE_AUTO = 0,   /* non-temporal stores for long lists */
-           HAY_FILL_STORE_PLAIN = 1, HAY_FILL_STORE_STREAM = 2 } fill_store;
 } hay_list_sink;
 
 /* hay_scan_list: the matches the caller's arrays still have room for;

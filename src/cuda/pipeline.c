@@ -21,6 +21,7 @@
  * than slots) are searched on the host with the PFAC tables.  Nothing is
  * lost and device memory stays bounded.
  */
+#include "../core/fill.h"
 #include "driver.h"
 #include "hostreg.h"
 #include "list.h"
@@ -352,6 +353,10 @@ static hay_status overflow(scan_req *r, cuda_slot *sl, uint64_t n)
             fit = least;
         if (fit < r->chunk)   /* never larger: the pipeline's buffers hold r->chunk */
             r->chunk = fit;
+        /* A resumed list's next call starts with pieces that fit (each call
+         * of a small cap overflowed its first piece again). */
+        if (hay_list_room(&r->sink) != UINT64_MAX)
+            __atomic_store_n(&r->cs->list_chunk, r->chunk, __ATOMIC_RELAXED);
     }
     over_ctx oc = { r, sl };
     hay_overflow_ops ops = over_ops_of(&oc);
@@ -607,6 +612,9 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
     /* Resident counts need no pieces (the engine reports only counts). */
     r->chunk = o->chunk_size ? o->chunk_size
                : (r->dev && r->ask != HAY_ASK_LIST) ? r->len : cs->chunk;
+    uint64_t fit = __atomic_load_n(&cs->list_chunk, __ATOMIC_RELAXED);
+    if (!o->chunk_size && !run->pieces && fit && fit < r->chunk && hay_fill_of(r->fn, r->ctx))
+        r->chunk = fit;   /* hay_scan_list: what an overflow cut them to (overflow) */
     FORWARD_IF_ERROR(hay_cuda_pipe_acquire(cs->dev, cs->streams, &r->chunk,
                                            !r->dev && !cs->pageable, r->dev != NULL,
                                            &r->pp));
@@ -627,7 +635,7 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
         /* Batches: a helper thread turns the sorted keys into records
          * (list.h) unless threads = 1, started at the first long list; a
          * per-match callback is called from this thread. */
-        r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL, 0, 0 };
+        r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL, 0 };
         if (hay_batcher_of(r->fn, r->ctx))
             r->sink.threads = o->threads ? o->threads : hay_cpu_count();
     }

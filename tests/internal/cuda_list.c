@@ -16,8 +16,7 @@
  *   - a sink with threads and no pool starts its pool at the first batched
  *     list long enough for it, not before, and never per match
  *   - hay_scan_list's arrays (src/core/fill.h): pieces of keys written
- *     straight into the arrays by 1, 2 and 4 threads (plain, non-temporal
- *     and the default stores), caps from 1 to the
+ *     straight into the arrays by 1, 2 and 4 threads, caps from 1 to the
  *     whole list, resumed from each call's done until every key came
  *     once, in order, no end split; starts or ends NULL; matches put
  *     through the batcher first (an overflow's host run) come first;
@@ -128,7 +127,7 @@ static void test_lengths(void)
             hay_batcher bt;
             hay_match *keepm = NULL;
             CHECK_ST(hay_batcher_init(&bt, NULL, &keepm, on_batch, &s), HAY_OK, "batcher");
-            hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0, 0 };
+            hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0 };
             int stop = hay_list_deliver(&sink, k, n, lo);
             CHECK(stop == 0 && hay_batch_flush(&bt) == 0, "%zu keys: no stop", n);
             CHECK(s.n == n && sink.count == n && hay_batch_puts(&bt) == n,
@@ -142,7 +141,7 @@ static void test_lengths(void)
             /* The same keys, one call per match. */
             seen p;
             memset(&p, 0, sizeof p);
-            hay_list_sink ms = { on_match, &p, plen, 0, pool, 0, 0 };
+            hay_list_sink ms = { on_match, &p, plen, 0, pool, 0 };
             CHECK(hay_list_deliver(&ms, k, n, lo) == 0 && p.n == n && ms.count == n &&
                       same(p.m, want, n),
                   "%zu keys per match: %zu", n, p.n);
@@ -176,7 +175,7 @@ static void test_lazy_pool(void)
         CHECK_ST(hay_batcher_init(&bt, NULL, &keepm, on_batch, &s), HAY_OK, "batcher");
         hay_list_sink sink = { cases[c].batch ? hay_batch_match : on_match,
                                cases[c].batch ? (void *)&bt : (void *)&s, plen, 0, NULL,
-                               cases[c].threads, 0 };
+                               cases[c].threads };
         size_t total = 0;
         hay_match *all = NULL;
         static const size_t lens[] = { 100, 65535, 200000, 7 };
@@ -222,7 +221,7 @@ static void test_pieces(void)
         CHECK(hay_batch_put(&bt, 9, (uint64_t)i, (uint64_t)i + 1) == 0, "put");
         all[nall++] = (hay_match){ 9, 0, (uint64_t)i, (uint64_t)i + 1 };
     }
-    hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0, 0 };
+    hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0 };
     static const size_t lens[] = { 100000, 0, 7, 300000, 65536, 1 };
     uint64_t lo = 1000;
     for (size_t p = 0; p < sizeof lens / sizeof *lens; p++) {
@@ -264,7 +263,7 @@ static void test_stop(void)
             hay_batcher bt;
             hay_match *keepm = NULL;
             CHECK_ST(hay_batcher_init(&bt, NULL, &keepm, on_batch, &s), HAY_OK, "batcher");
-            hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0, 0 };
+            hay_list_sink sink = { hay_batch_match, &bt, plen, 0, pool, 0 };
             CHECK(hay_list_deliver(&sink, k, n, 0) == 1, "stop at %zu: stopped", stops[si]);
             size_t batches = s.batches;
             CHECK(s.n >= stops[si] && s.n < stops[si] + HAY_BATCH_MAX && same(s.m, want, s.n),
@@ -279,7 +278,7 @@ static void test_stop(void)
             seen p;
             memset(&p, 0, sizeof p);
             p.stop_after = stops[si];
-            hay_list_sink ms = { on_match, &p, plen, 0, pool, 0, 0 };
+            hay_list_sink ms = { on_match, &p, plen, 0, pool, 0 };
             CHECK(hay_list_deliver(&ms, k, n, 0) == 1 && p.n == stops[si] &&
                       ms.count == stops[si],
                   "per match, stop at %zu: %zu", stops[si], p.n);
@@ -431,10 +430,7 @@ static void test_fill(void)
     for (size_t c = 0; c < sizeof caps / sizeof *caps; c++)
         for (size_t t = 0; t < 3; t++) {
             size_t cap = caps[c] ? caps[c] : total;
-            /* plain stores, non-temporal ones, the default (by length) */
-            hay_list_sink sink = { NULL, NULL, plen, 0, NULL, threads[t],
-                                   t == 0 ? HAY_FILL_STORE_PLAIN
-                                          : t == 1 ? HAY_FILL_STORE_STREAM : HAY_FILL_STORE_AUTO };
+            hay_list_sink sink = { NULL, NULL, plen, 0, NULL, threads[t] };
             uint64_t from = 0;
             size_t got = 0, calls = 0, big = 0;
             bool ok = true;
