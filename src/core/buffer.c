@@ -110,24 +110,11 @@ hay_status hay_scan_buffer_list(const hay_patterns *set, hay_scratch *scratch,
                                 const hay_buffer *buf, uint64_t from,
                                 const hay_scan_opts *opts, hay_match_list *list)
 {
-    RETURN_ERROR_IF(!buf, HAY_ERR_INVALID);
+    if (!buf)   /* the checks of hay_fill_list, which sets n and done */
+        return hay_fill_list(set, scratch, NULL, NULL, 1, from, opts, list);
     if (!buf->ops)
         return hay_scan_list(set, scratch, buf->host, buf->len, from, opts, list);
-    hay_status err;
-    uint64_t skip = hay_fill_begin(set, scratch, buf->len, from, list, &err);
-    RETURN_ERROR_IF(skip == UINT64_MAX, err);
-    if (from == buf->len) {
-        list->done = from;
-        return HAY_OK;
-    }
-    hay_scan_opts defaults;
-    if (!opts) {
-        hay_scan_opts_init(&defaults);
-        opts = &defaults;
-    }
-    hay_run r = { .buffer = buf->dev, .len = buf->len - skip, .skip = skip, .opts = opts,
-                  .note = "device-resident buffer", .t0 = hay_now() };
-    return hay_fill_run(set, scratch, &r, skip, from, list);
+    return hay_fill_list(set, scratch, NULL, buf->dev, buf->len, from, opts, list);
 }
 
 hay_status hay_scan_count_buffer(const hay_patterns *set, hay_scratch *scratch,

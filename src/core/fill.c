@@ -74,10 +74,10 @@ int hay_fill_batch(const hay_match *m, size_t n, void *ctx)
     return 0;
 }
 
-/* One list call: r is the ask over the input (host, or buffer with len),
- * skip already applied by the caller; the matches' offsets get skip back. */
-hay_status hay_fill_run(const hay_patterns *set, hay_scratch *scratch, hay_run *r,
-                        uint64_t skip, uint64_t from, hay_match_list *list)
+/* The list scan of r (the input less its first skip bytes); sets list->n
+ * and done. */
+static hay_status fill_run(const hay_patterns *set, hay_scratch *scratch, hay_run *r,
+                           uint64_t skip, uint64_t from, hay_match_list *list)
 {
     hay_fill f = { .list = list, .from = from, .base = skip,
                    .leftmost = set->mode != HAY_MATCH_ALL };
@@ -99,44 +99,39 @@ hay_status hay_fill_run(const hay_patterns *set, hay_scratch *scratch, hay_run *
     return s < 0 ? s : HAY_ERR_STATE;   /* a stop with nothing full: never */
 }
 
-/* The checks of both calls; returns the bytes to skip, or UINT64_MAX with
- * *err set. */
-uint64_t hay_fill_begin(const hay_patterns *set, hay_scratch *scratch, uint64_t len,
-                        uint64_t from, hay_match_list *list, hay_status *err)
+hay_status hay_fill_list(const hay_patterns *set, hay_scratch *scratch, const uint8_t *host,
+                         const void *buffer, uint64_t len, uint64_t from,
+                         const hay_scan_opts *opts, hay_match_list *list)
 {
-    *err = HAY_ERR_INVALID;
-    if (!list)
-        return UINT64_MAX;
+    RETURN_ERROR_IF(!list, HAY_ERR_INVALID);
     list->n = 0;
     list->done = from;
-    if (!set || !scratch || !list->ids || list->cap == 0 || from > len)
-        return UINT64_MAX;
-    *err = HAY_OK;
-    if (set->mode != HAY_MATCH_ALL)
-        return from;
-    uint64_t back = set->max_len - 1;
-    return from > back ? from - back : 0;
+    RETURN_ERROR_IF(!set || !scratch || !list->ids || list->cap == 0 || from > len,
+                    HAY_ERR_INVALID);
+    RETURN_ERROR_IF(!host && !buffer && len, HAY_ERR_INVALID);
+    RETURN_ERROR_IF(host && len > SIZE_MAX, HAY_ERR_TOO_LARGE);
+    if (from == len)
+        return HAY_OK;
+    hay_scan_opts defaults;
+    if (!opts) {
+        hay_scan_opts_init(&defaults);
+        opts = &defaults;
+    }
+    /* The look-back; the leftmost modes' selection restarts at from. */
+    uint64_t back = set->max_len - 1,
+             skip = set->mode != HAY_MATCH_ALL ? from : from > back ? from - back : 0;
+    hay_run r = { .host = host ? host + skip : NULL, .buffer = buffer, .len = len - skip,
+                  .opts = opts, .skip = buffer ? skip : 0,
+                  .note = buffer ? "device-resident buffer" : NULL };
+    r.t0 = buffer || opts->stats || opts->log ? hay_now() : 0;
+    return fill_run(set, scratch, &r, skip, from, list);
 }
 
 hay_status hay_scan_list(const hay_patterns *set, hay_scratch *scratch, const void *data,
                          uint64_t len, uint64_t from, const hay_scan_opts *opts,
                          hay_match_list *list)
 {
-    hay_status err;
-    uint64_t skip = hay_fill_begin(set, scratch, len, from, list, &err);
-    RETURN_ERROR_IF(skip == UINT64_MAX, err);
-    RETURN_ERROR_IF(!data && len, HAY_ERR_INVALID);
-    RETURN_ERROR_IF(len > SIZE_MAX, HAY_ERR_TOO_LARGE);
-    if (from == len) {
-        list->done = len;
-        return HAY_OK;
-    }
-    hay_scan_opts defaults;
-    if (!opts) {
-        hay_scan_opts_init(&defaults);
-        opts = &defaults;
-    }
-    hay_run r = { .host = (const uint8_t *)data + skip, .len = len - skip, .opts = opts };
-    r.t0 = opts->stats || opts->log ? hay_now() : 0;
-    return hay_fill_run(set, scratch, &r, skip, from, list);
+    /* No data is fine with len 0 (then no buffer either: an empty input). */
+    const uint8_t *host = data ? data : len ? NULL : (const uint8_t *)"";
+    return hay_fill_list(set, scratch, host, NULL, len, from, opts, list);
 }

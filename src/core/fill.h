@@ -61,13 +61,11 @@ static inline void hay_fill_commit(hay_fill *f, size_t k, size_t first, uint64_t
     f->n += k;
 }
 
-/* The checks of hay_scan_list and hay_scan_buffer_list (list->n and done
- * reset): the bytes of the input to skip, or UINT64_MAX with *err set. */
-uint64_t hay_fill_begin(const hay_patterns *set, hay_scratch *scratch, uint64_t len,
-                        uint64_t from, hay_match_list *list, hay_status *err);
-/* The list scan of r (host input or buffer, the first skip bytes left out:
- * r->len is what remains); sets list->n and done. */
-hay_status hay_fill_run(const hay_patterns *set, hay_scratch *scratch, hay_run *r,
-                        uint64_t skip, uint64_t from, hay_match_list *list);
+/* hay_scan_list over a host input (host, NULL buffer) or hay_scan_buffer_list
+ * over a device buffer of the set's backend (buffer: its ops' handle, NULL
+ * host): the checks, then the batched scan into list. */
+hay_status hay_fill_list(const hay_patterns *set, hay_scratch *scratch, const uint8_t *host,
+                         const void *buffer, uint64_t len, uint64_t from,
+                         const hay_scan_opts *opts, hay_match_list *list);
 
 #endif

@@ -253,22 +253,9 @@ static void case_engine(const tu_case *c, const tu_engine *e, hay_backend bufb)
 }
 
 /* Duplicates ("ab" twice) and suffixes: up to 4 matches at one end. */
-static const hay_pattern dense_pats[] = { { "a", 1 }, { "ab", 2 }, { "ba", 2 },
-                                          { "aab", 3 }, { "b", 1 }, { "ab", 2 } };
-#define NDENSE (sizeof dense_pats / sizeof dense_pats[0])
-
-static uint8_t *dense_input(size_t len)
-{
-    uint8_t *h = malloc(len);
-    tu_rng g = { 42 };
-    for (size_t i = 0; h && i < len; i++)
-        h[i] = tu_below(&g, 3) ? 'a' : 'b';
-    return h;
-}
-
 static void dense_engine(const tu_engine *e, hay_backend bufb, size_t len)
 {
-    uint8_t *hay = dense_input(len);
+    uint8_t *hay = tu_dense_text(len);
     if (!CHECK(hay != NULL, "dense input"))
         return;
     for (int mode = HAY_MATCH_ALL; mode <= HAY_MATCH_LEFTMOST_LONGEST; mode++) {
@@ -279,7 +266,7 @@ static void dense_engine(const tu_engine *e, hay_backend bufb, size_t len)
         co.params = e->params;
         co.mode = (hay_match_mode)mode;
         hay_patterns *set = NULL;
-        hay_status s = hay_patterns_compile(dense_pats, NDENSE, &co, &set);
+        hay_status s = hay_patterns_compile(tu_dense_pats, TU_NDENSE, &co, &set);
         if (s == HAY_ERR_UNSUPPORTED || s == HAY_ERR_TOO_LARGE)
             continue;
         if (!CHECK(s == HAY_OK, "compile dense on %s: %s", e->label, hay_strerror(s)))
@@ -287,10 +274,10 @@ static void dense_engine(const tu_engine *e, hay_backend bufb, size_t len)
         char label[160];
         snprintf(label, sizeof label, "%s dense %zu mode %d", e->label, len, mode);
         /* Caps of 1 and 7 on a short prefix: a call per few matches. */
-        every_way(label, set, hay, len < 40 ? len : 40, NDENSE, bufb, true);
-        every_way(label, set, hay, len < 600 ? len : 600, NDENSE, bufb, true);
+        every_way(label, set, hay, len < 40 ? len : 40, TU_NDENSE, bufb, true);
+        every_way(label, set, hay, len < 600 ? len : 600, TU_NDENSE, bufb, true);
         if (len > 600)
-            every_way(label, set, hay, len, NDENSE, bufb, false);
+            every_way(label, set, hay, len, TU_NDENSE, bufb, false);
         hay_patterns_free(set);
     }
     free(hay);
@@ -312,7 +299,7 @@ static void edges(const tu_engine *e, hay_backend bufb)
 {
     hay_patterns *set = NULL;
     hay_scratch *sc = NULL;
-    if (tu_compile(e, dense_pats, NDENSE, false, &set) != HAY_OK ||
+    if (tu_compile(e, tu_dense_pats, TU_NDENSE, false, &set) != HAY_OK ||
         hay_scratch_create(set, &sc) != HAY_OK) {
         hay_patterns_free(set);
         return;
@@ -369,19 +356,6 @@ static void edges(const tu_engine *e, hay_backend bufb)
 
 /* ---- bounded memory ----------------------------------------------------------- */
 
-static uint64_t peak_rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    uint64_t kib = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %" SCNu64, &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
-}
-
 /* "a" and "aa" over a run of 'a' (2 x bytes - 1 matches) listed into the
  * arrays of a 4M cap, resumed: every match once and in order, and memory
  * that grows with the cap, not with the matches. */
@@ -409,7 +383,7 @@ static void bounded(const row *rw, const tu_engine *e)
         /* The first call makes what any call allocates. */
         a.l = (hay_match_list){ a.ids, a.starts, a.ends, cap, 0, 0 };
         s = hay_scan_list(set, sc, hay, len, 0, &o, &a.l);
-        uint64_t rss0 = peak_rss_kib(), got = a.l.n, from = a.l.done, calls = 1;
+        uint64_t rss0 = tu_peak_rss_kib(), got = a.l.n, from = a.l.done, calls = 1;
         uint32_t prev_id = 0;
         bool order = true;
         double t0 = tu_now();
@@ -433,7 +407,7 @@ static void bounded(const row *rw, const tu_engine *e)
             calls++;
         }
         double t = tu_now() - t0;
-        uint64_t peak = peak_rss_kib();   /* VmHWM may lag the RSS by a few pages */
+        uint64_t peak = tu_peak_rss_kib();   /* VmHWM may lag the RSS by a few pages */
         uint64_t grew = peak > rss0 ? peak - rss0 : 0;
         CHECK(s == HAY_OK && got == want && order && a.l.done == len,
               "bounded %s: %s, %" PRIu64 " matches (want %" PRIu64 ") in %" PRIu64
@@ -454,28 +428,10 @@ static void bounded(const row *rw, const tu_engine *e)
 
 static bool run_row(const row *rw, const tu_case *cases, size_t nc)
 {
-    if (rw->backend != HAY_BACKEND_AUTO && hay_backend_available(rw->backend) != HAY_OK) {
-        printf("row %s: skipped (%s)\n", rw->name,
-               hay_strerror(hay_backend_available(rw->backend)));
-        return false;
-    }
     tu_engine engines[MAX_ENGINES];
-    size_t ne;
-    if (rw->backend == HAY_BACKEND_AUTO) {
-        memset(&engines[0], 0, sizeof engines[0]);
-        engines[0].backend = HAY_BACKEND_AUTO;
-        engines[0].multi = true;
-        ne = 1;
-    } else {
-        ne = tu_engines(rw->backend, engines, MAX_ENGINES);
-    }
-    for (size_t i = 0; i < ne; i++)
-        if (rw->params) {
-            engines[i].params = rw->params;
-            snprintf(engines[i].label, sizeof engines[i].label, "%s/%s %s",
-                     hay_backend_name(engines[i].backend),
-                     engines[i].algo ? engines[i].algo : "auto", rw->params);
-        }
+    size_t ne = tu_row_engines(rw->name, rw->backend, rw->params, engines, MAX_ENGINES);
+    if (ne == 0)
+        return false;
     hay_backend bufb = rw->backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA : HAY_BACKEND_CPU;
     double t0 = tu_now();
     unsigned long long f0 = tu_failed;
@@ -487,13 +443,8 @@ static bool run_row(const row *rw, const tu_case *cases, size_t nc)
             edges(&engines[i], bufb);
         }
     }
-    if (rw->bounded) {
-        tu_engine e = engines[ne - 1];   /* the row's own choice */
-        for (size_t i = 0; i < ne; i++)
-            if (!engines[i].algo || !strcmp(engines[i].algo, "auto"))
-                e = engines[i];
-        bounded(rw, &e);
-    }
+    if (rw->bounded)
+        bounded(rw, tu_row_choice(engines, ne));
     printf("row %s %s: %" PRIu64 " list calls\n", rw->name, rw->params ? rw->params : "",
            list_calls);
     list_calls = 0;
