@@ -2,10 +2,11 @@
  * batch_bench.c - the cost of getting every match out of the library: one
  * callback per match (hay_scan) against arrays of matches (hay_scan_batch),
  * beside the count alone (hay_scan_count, the floor), through the public
- * API (part batch of bench/run.py, issue 17 item 2):
+ * API (part batch of bench/run.py, issue 17 item 2), and the whole list in
+ * arrays of the caller's (hay_scan_list, then the same work over them):
  *
  *   batch_bench [--backend cpu|cuda|opencl|auto] [--threads N] [--runs 5]
- *               [--only count|per-match|batch] -f PATTERNS_FILE FILE
+ *               [--only count|per-match|batch|list] -f PATTERNS_FILE FILE
  *
  * PATTERNS_FILE holds one pattern per line with \xHH escapes (the format of
  * shared/data/patterns).  Both consumers do the same work per match: count
@@ -53,6 +54,33 @@ static int per_batch(const hay_match *m, size_t n, void *ctx)
     c->sum = sum;
     c->n += n;
     return 0;
+}
+
+/* The whole list into arrays made once (cap: every match), then the same
+ * work over them. */
+typedef struct arrays {
+    hay_match_list l;
+    size_t cap;
+    double call;   /* seconds of the last hay_scan_list call alone */
+} arrays;
+
+static hay_status per_list(const hay_patterns *set, hay_scratch *sc, const uint8_t *hay,
+                           size_t len, const hay_scan_opts *o, arrays *a, consumer *c)
+{
+    a->l = (hay_match_list){ a->l.ids, NULL, a->l.ends, a->cap, 0, 0 };
+    double t0 = bench_now();
+    hay_status s = hay_scan_list(set, sc, hay, len, 0, o, &a->l);
+    a->call = bench_now() - t0;
+    if (s == HAY_OK && a->l.done != len)
+        s = HAY_ERR_STATE;   /* the cap holds every match */
+    uint64_t *each = c->each, sum = c->sum;
+    for (size_t i = 0; s == HAY_OK && i < a->l.n; i++) {
+        each[a->l.ids[i]]++;
+        sum += a->l.ends[i];
+    }
+    c->sum = sum;
+    c->n += a->l.n;
+    return s;
 }
 
 static int usage(void)
@@ -116,16 +144,28 @@ int main(int argc, char **argv)
     hay_scan_opts_init(&o);
     o.threads = threads;
 
-    static const char *const modes[] = { "count", "per-match", "batch" };
-    double med[3] = { 0, 0, 0 };
+    static const char *const modes[] = { "count", "per-match", "batch", "list" };
+    double med[4] = { 0, 0, 0, 0 };
+    arrays arr = { { NULL, NULL, NULL, 0, 0, 0 }, 0, 0 };
+    double calls[MAX_RUNS], call_med = 0;   /* list: the call alone */
     uint64_t matches = 0, sum0 = 0;
     uint64_t *each0 = calloc(pl.n, sizeof *each0);
     consumer c = { calloc(pl.n, sizeof *c.each), 0, 0 };
     bool ok = each0 && c.each;
     /* --only: that mode alone (for a profiler); the count comes first. */
-    for (int m = 0; m < 3 && ok; m++) {
+    for (int m = 0; m < 4 && ok; m++) {
         if (only && m > 0 && strcmp(only, modes[m]))
             continue;
+        if (m == 3) {   /* arrays for every match, faulted in before the runs */
+            arr.cap = matches ? matches : 1;
+            arr.l.ids = malloc(arr.cap * sizeof *arr.l.ids);
+            arr.l.ends = malloc(arr.cap * sizeof *arr.l.ends);
+            ok = arr.l.ids && arr.l.ends;
+            if (ok) {
+                memset(arr.l.ids, 0, arr.cap * sizeof *arr.l.ids);
+                memset(arr.l.ends, 0, arr.cap * sizeof *arr.l.ends);
+            }
+        }
         double t[MAX_RUNS];
         for (int r = 0; r <= runs && ok; r++) {   /* run 0 warms up */
             memset(c.each, 0, pl.n * sizeof *c.each);
@@ -135,11 +175,15 @@ int main(int argc, char **argv)
                 s = hay_scan_count(set, sc, hay, len, &o, &c.n);
             else if (m == 1)
                 s = hay_scan(set, sc, hay, len, &o, per_match, &c);
-            else
+            else if (m == 2)
                 s = hay_scan_batch(set, sc, hay, len, &o, per_batch, &c);
+            else
+                s = per_list(set, sc, hay, len, &o, &arr, &c);
             double dt = bench_now() - t0;
-            if (r > 0)
+            if (r > 0) {
                 t[r - 1] = dt;
+                calls[r - 1] = arr.call;
+            }
             ok = s == HAY_OK;
             if (m == 0) {
                 matches = c.n;
@@ -153,6 +197,8 @@ int main(int argc, char **argv)
         }
         if (ok)
             med[m] = bench_median(t, runs);
+        if (ok && m == 3)
+            call_med = bench_median(calls, runs);
     }
     if (!ok) {
         fprintf(stderr, "batch_bench: %s: status %s, %llu matches (count %llu), checks "
@@ -163,14 +209,17 @@ int main(int argc, char **argv)
     printf("%s/%s, %zu patterns, %zu bytes, %llu matches, threads %u, median of %d\n",
            hay_backend_name(info.backend), info.algo, pl.n, len,
            (unsigned long long)matches, threads, runs);
-    for (int m = 0; m < 3; m++)
+    for (int m = 0; m < 4; m++)
         if (med[m] > 0)
             printf("  %-10s %9.2f ms  %8.1f M matches/s  %6.2f GB/s\n", modes[m],
                    med[m] * 1e3, (double)matches / med[m] / 1e6, (double)len / med[m] / 1e9);
+    if (call_med > 0)
+        printf("  %-10s %9.2f ms  (the hay_scan_list call alone, without the pass over the "
+               "arrays)\n", "list call", call_med * 1e3);
     printf("# tsv\n");
     printf("info\tmatches\t%llu\tmatches\n", (unsigned long long)matches);
     printf("info\talgo\t%s/%s\t-\n", hay_backend_name(info.backend), info.algo);
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < 4; m++) {
         if (med[m] <= 0)
             continue;
         printf("%s\tms\t%.3f\tms\n", modes[m], med[m] * 1e3);
@@ -178,6 +227,12 @@ int main(int argc, char **argv)
     }
     if (med[1] > 0 && med[2] > 0)
         printf("batch\tspeedup_vs_per_match\t%.3f\tx\n", med[1] / med[2]);
+    if (med[2] > 0 && med[3] > 0)
+        printf("list\tspeedup_vs_batch\t%.3f\tx\n", med[2] / med[3]);
+    if (call_med > 0)
+        printf("list\tcall_ms\t%.3f\tms\n", call_med * 1e3);
+    free(arr.l.ids);
+    free(arr.l.ends);
     free(each0);
     free(c.each);
     hay_scratch_free(sc);

@@ -25,12 +25,17 @@
  *       against PFAC's (--count-only: no list rows; --rows N: the first N);
  *       for the defaults also hay_scan_marks and hay_scan_first, resident
  *       (kernel-only and wall) and end to end, checked against the bitmap
- *       and first match of PFAC's per-match list (a "#   marks:" line).
+ *       and first match of PFAC's per-match list (a "#   marks:" line);
+ *       under each list row, the whole list into the caller's arrays
+ *       (hay_scan_list, end to end and resident: list_arrays.c).
  *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N]
  *       1 GiB as for big, PFAC only: the end-to-end count, the resident
  *       kernel and the list rows below (no knobs, no CPU, no Hyperscan),
  *       then list-batch with lists of 1M and 64K slots (result_cap: the
- *       pieces overflow and are searched again in parts that fit).
+ *       pieces overflow and are searched again in parts that fit), and
+ *       the "list arrays" rows: hay_scan_list and hay_scan_buffer_list into
+ *       the caller's arrays, the whole list in one call (all threads, one
+ *       thread) and in calls of a 16M cap (list_arrays.c).
  *
  * The full ordered list, three ways: "full list" (hay_scan, a callback per
  * match that folds it into a checksum), "list-batch" (hay_scan_batch: the
@@ -58,6 +63,8 @@
 #include <string.h>
 #include <time.h>
 #include "bench_util.h"
+#include "list_arrays.h"
+#include "list_fold.h"
 
 static int reps = 5;
 static int count_only;   /* lits --count-only: no list rows */
@@ -158,20 +165,6 @@ typedef struct timing {
     int order_bad;
 } timing;
 
-/* What the list callbacks do with every match: count it, fold it into a
- * checksum (order-free: the same for any order) and check that ends never
- * decrease. */
-typedef struct fold {
-    uint64_t n, sum, last_end;
-    int order_bad;
-} fold;
-
-static inline void fold_one(fold *f, uint32_t id, uint64_t s, uint64_t e)
-{
-    f->order_bad |= e < f->last_end;
-    f->last_end = e;
-    f->sum += e * 0x9E3779B97F4A7C15ull + s * 0xC2B2AE3D27D4EB4Full + id;
-}
 
 static int list_cb(uint32_t id, uint64_t s, uint64_t e, void *ctx)
 {
@@ -607,6 +600,9 @@ static int list_only(const char *patfile, const char *dir)
     }
     int bad = 0;
     timing tl = list_rows(g, d, len, buf, ref, gb, &bad);
+    list_arrays arr = { 0 };
+    bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 0, keep_log, last_log);
+    list_arrays_free(&arr);
     /* Small lists: every piece overflows and is searched again in parts
      * that fit, a round trip with the device per list (src/cuda/overflow.h). */
     static const char *const caps[] = { "result_cap=1M", "result_cap=64K" };
@@ -705,6 +701,7 @@ static int lits(const char *patfile, const char *dir)
     run_marks = malloc(words * sizeof *run_marks);
     if (!mref.marks || !run_marks)
         return 2;
+    list_arrays arr = { 0 };
     size_t nrows = sizeof rows / sizeof *rows;
     if (max_rows > 0 && (size_t)max_rows < nrows)
         nrows = (size_t)max_rows;
@@ -755,10 +752,14 @@ static int lits(const char *patfile, const char *dir)
             }
             bad |= marks_rows(g, d, len, buf, &mref, gb);
         }
+        if (list)
+            bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 1, keep_log,
+                                    last_log);
         hay_patterns_free(g);
     }
     free(mref.marks);
     free(run_marks);
+    list_arrays_free(&arr);
     hay_buffer_free(buf);
     free(d);
     pat_list_free(&p);

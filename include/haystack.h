@@ -344,13 +344,10 @@ typedef int (*hay_match_fn)(uint32_t id, uint64_t start, uint64_t end,
  * explicit padding (always 0) and the two 64-bit offsets, so an array of
  * them has no hidden holes.  [start, end) as for hay_match_fn.
  *
- * Why a callback with an array rather than "fill my buffer, then call
- * again from a resume point": the GPU pipelines and the CPU threads
- * produce matches while the input is in flight; a resumable call would
- * have to hold them (unbounded memory) or search again from the resume
- * point (the look-back, the leftmost modes' pending matches and the GPU's
- * set-up paid once per call).  A callback keeps one pass, bounded memory,
- * and the caller still gets arrays.
+ * A callback keeps one pass over the input and bounded memory, but its
+ * work runs on the calling thread, one record at a time.  To have the
+ * matches written into arrays of your own instead (by several threads),
+ * see hay_scan_list below.
  */
 #define HAY_BATCH_MAX 4096u
 
@@ -465,6 +462,55 @@ HAY_API hay_status hay_scan_batch(const hay_patterns *set, hay_scratch *scratch,
                                   const hay_scan_opts *opts, hay_batch_fn on_batch,
                                   void *ctx);
 
+/*
+ * The match list in the caller's arrays (a struct of arrays: a NumPy
+ * binding hands its arrays straight in).  Matches i in [0, n) are
+ * (ids[i], starts[i], ends[i]), in the order of hay_scan (end, then the
+ * same tie order).  starts and ends may be NULL when not wanted; ids may
+ * not.  Entries at n and past it may have been written (they hold nothing
+ * of use).
+ */
+typedef struct hay_match_list {
+    uint32_t *ids;
+    uint64_t *starts;     /* or NULL */
+    uint64_t *ends;       /* or NULL */
+    size_t cap;           /* entries in each array, at least 1 */
+    size_t n;             /* out: matches stored */
+    uint64_t done;        /* out: every match with from < end <= done is
+                           * stored; == len once the list is complete */
+} hay_match_list;
+
+/*
+ * Stores the matches of data[0, len) that end after `from` (0 for all of
+ * them), in order, into list's arrays until cap would be exceeded.  Call
+ * again with from = list->done while list->done < len: the calls together
+ * store every match exactly once, in order.  The input below `from` is
+ * read only as the look-back of matches ending after it (the longest
+ * pattern - 1 bytes).
+ *
+ * A list never splits the matches sharing one end: when cap cannot hold
+ * all of them, the list stops before that end (done < that end).  When the
+ * matches of the first end after `from` alone exceed cap (more duplicate
+ * or suffix patterns ending there than cap), nothing can be stored: the
+ * call returns HAY_ERR_TOO_LARGE with n = 0 and done = that end - 1, and a
+ * larger cap is needed (a cap of at least the number of patterns always
+ * suffices).
+ *
+ * In the leftmost modes the selection of non-overlapping matches restarts
+ * at `from`: the call stores the matches of data[from, len) (offsets in
+ * data), which continue the previous call's when from is its done (there
+ * done is the end of the last match stored).
+ *
+ * Returns HAY_OK (n and done set; done == len when the list is complete),
+ * HAY_ERR_TOO_LARGE (above), or another error (then n = 0, done = from).
+ * HAY_ERR_INVALID: no list, no ids, cap 0, from > len.  The whole list in
+ * one call costs no callback at all; on the CUDA backend the matches are
+ * written into the arrays by several host threads.
+ */
+HAY_API hay_status hay_scan_list(const hay_patterns *set, hay_scratch *scratch,
+                                 const void *data, uint64_t len, uint64_t from,
+                                 const hay_scan_opts *opts, hay_match_list *list);
+
 /* Counts every occurrence of every pattern (overlapping ones included). */
 HAY_API hay_status hay_scan_count(const hay_patterns *set, hay_scratch *scratch,
                                   const void *data, uint64_t len,
@@ -537,6 +583,11 @@ HAY_API hay_status hay_scan_buffer_batch(const hay_patterns *set,
                                          const hay_buffer *buf,
                                          const hay_scan_opts *opts,
                                          hay_batch_fn on_batch, void *ctx);
+/* hay_scan_list over a buffer (len: the buffer's). */
+HAY_API hay_status hay_scan_buffer_list(const hay_patterns *set,
+                                        hay_scratch *scratch, const hay_buffer *buf,
+                                        uint64_t from, const hay_scan_opts *opts,
+                                        hay_match_list *list);
 HAY_API hay_status hay_scan_count_buffer(const hay_patterns *set,
                                          hay_scratch *scratch,
                                          const hay_buffer *buf,

@@ -14,7 +14,7 @@ from parts import NO_GPU, case, check_expect, haystack, log
 
 TABLE = "batch"
 MODES = (("count", "count only"), ("per-match", "per-match callback"),
-         ("batch", "batch callback"))
+         ("batch", "batch callback"), ("list", "arrays (hay_scan_list)"))
 
 
 def tsv(out):

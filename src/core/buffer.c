@@ -4,7 +4,7 @@
  * buffer go through hay_run_ask like those of host inputs, so match modes
  * and stats apply the same way on every backend.
  */
-#include "internal.h"
+#include "fill.h"
 
 #include <stdlib.h>
 
@@ -104,6 +104,17 @@ hay_status hay_scan_buffer_batch(const hay_patterns *set, hay_scratch *scratch,
         return hay_scan_batch(set, scratch, buf->host, buf->len, opts, on_batch, ctx);
     hay_run r = { .ask = HAY_ASK_LIST, .batch = on_batch, .ctx = ctx };
     return buffer_ask(set, scratch, buf, opts, &r);
+}
+
+hay_status hay_scan_buffer_list(const hay_patterns *set, hay_scratch *scratch,
+                                const hay_buffer *buf, uint64_t from,
+                                const hay_scan_opts *opts, hay_match_list *list)
+{
+    if (!buf)   /* the checks of hay_fill_list, which sets n and done */
+        return hay_fill_list(set, scratch, NULL, NULL, 1, from, opts, list);
+    if (!buf->ops)
+        return hay_scan_list(set, scratch, buf->host, buf->len, from, opts, list);
+    return hay_fill_list(set, scratch, NULL, buf->dev, buf->len, from, opts, list);
 }
 
 hay_status hay_scan_count_buffer(const hay_patterns *set, hay_scratch *scratch,

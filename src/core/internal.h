@@ -104,6 +104,9 @@ typedef struct hay_run {
                                  * lies (offload->in_place said it may);
                                  * alone, the backend's own params decide */
     unsigned stage_threads;     /* host copy threads; 0: the default */
+    uint64_t skip;              /* with a buffer: scan buffer[skip, skip + len)
+                                 * as the input (hay_scan_buffer_list resuming;
+                                 * offsets relative to skip) */
 } hay_run;
 
 typedef struct hay_trie hay_trie;

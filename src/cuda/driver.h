@@ -136,6 +136,9 @@ typedef struct cuda_set {
     double init_seconds, prepare_seconds;
     const char *why;         /* with no --algo: why this engine (static), or NULL */
     int reported;            /* init/prepare reported by a scan */
+    uint64_t list_chunk;     /* hay_scan_list: the pieces cut to fit the list
+                              * after an overflow, kept for the set's later
+                              * calls (0: none; relaxed atomics) */
 } cuda_set;
 
 /* Builds the GPU state of a set: context, host tables (from trie when not

@@ -19,6 +19,7 @@
  */
 #include "list.h"
 
+#include "../core/fill.h"
 #include "../core/pool.h"
 #include "cuda_engine.h"
 
@@ -27,8 +28,21 @@
 enum {
     HELPERS_MAX = 1,          /* helper threads per pool (measured, above) */
     WINDOW = 32768,           /* keys per helper and round */
-    SERIAL_BELOW = 2 * WINDOW /* shorter lists: the calling thread converts */
+    SERIAL_BELOW = 2 * WINDOW,/* shorter lists: the calling thread converts */
+    FILL_PART_MIN = 16384     /* hay_scan_list: keys per thread, at least */
 };
+
+/* hay_scan_list (src/core/fill.h): keys[0, n) into the caller's arrays at
+ * `at`, in parts: part i of `parts` by helper i, the last by the calling
+ * thread. */
+typedef struct fill_job {
+    const unsigned long long *keys;
+    uint64_t n, base;
+    const size_t *plen;
+    uint32_t *ids;
+    uint64_t *starts, *ends;
+    unsigned parts;
+} fill_job;
 
 /* One round: keys[0, n) into out, helper i taking window i. */
 typedef struct round_job {
@@ -42,6 +56,8 @@ struct hay_list_pool {
     hay_pool *threads;
     hay_match *buf[2];            /* helpers * WINDOW records each */
     round_job job;                /* the round the helpers work on */
+    hay_pool *fill;               /* hay_scan_list: threads - 1 helpers */
+    fill_job fjob;
 };
 
 static void convert(const unsigned long long *keys, uint64_t n, uint64_t lo,
@@ -87,6 +103,7 @@ void hay_list_pool_stop(hay_list_pool *p)
     if (!p)
         return;
     hay_pool_stop(p->threads);
+    hay_pool_stop(p->fill);
     free(p->buf[0]);
     free(p->buf[1]);
     free(p);
@@ -94,7 +111,7 @@ void hay_list_pool_stop(hay_list_pool *p)
 
 unsigned hay_list_pool_threads(const hay_list_pool *p)
 {
-    return p ? hay_pool_size(p->threads) : 0;
+    return p ? hay_pool_size(p->threads) + hay_pool_size(p->fill) : 0;
 }
 
 static void post(hay_list_pool *p, const round_job *j)
@@ -152,10 +169,149 @@ static int batch_pool(hay_list_sink *k, hay_batcher *bt, const unsigned long lon
     return 0;
 }
 
+/* ---- hay_scan_list: straight into the caller's arrays ---------------------- */
+
+static void fill_range(const fill_job *j, uint64_t a, uint64_t b)
+{
+    const unsigned long long *keys = j->keys;
+    const size_t *plen = j->plen;
+    uint64_t base = j->base;
+    uint32_t *ids = j->ids;
+    uint64_t *starts = j->starts, *ends = j->ends;
+    if (starts && ends) {
+        for (uint64_t i = a; i < b; i++) {
+            unsigned long long m = keys[i];
+            uint64_t end = base + HAY_CUDA_MATCH_END(m);
+            uint32_t id = HAY_CUDA_MATCH_ID(m);
+            ids[i] = id;
+            starts[i] = end - plen[id];
+            ends[i] = end;
+        }
+        return;
+    }
+    for (uint64_t i = a; i < b; i++) {
+        unsigned long long m = keys[i];
+        uint64_t end = base + HAY_CUDA_MATCH_END(m);
+        uint32_t id = HAY_CUDA_MATCH_ID(m);
+        ids[i] = id;
+        if (starts)
+            starts[i] = end - plen[id];
+        if (ends)
+            ends[i] = end;
+    }
+}
+
+/* Part i of the job's parts (cut at multiples of 64 keys: no two threads
+ * write one cache line of ids). */
+static void fill_part(void *job, unsigned i)
+{
+    const fill_job *j = job;
+    uint64_t per = (j->n / j->parts + 63) & ~(uint64_t)63;
+    uint64_t a = (uint64_t)i * per, b = a + per;
+    if (b > j->n || i + 1 == j->parts)
+        b = j->n;
+    if (a < b)
+        fill_range(j, a, b);
+}
+
+/* The first of keys[0, n) with key >= x (keys sorted). */
+static uint64_t lower_bound(const unsigned long long *keys, uint64_t n, unsigned long long x)
+{
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The first key whose end (local) is at least e. */
+static uint64_t first_end_at(const unsigned long long *keys, uint64_t n, uint64_t e)
+{
+    return lower_bound(keys, n, (unsigned long long)HAY_CUDA_MATCH(e, 0));
+}
+
+/* keys[0, n) converted into the arrays at f->n: by the pool's fill
+ * helpers and the calling thread when long, else by the calling thread. */
+static void fill_convert(hay_list_sink *k, hay_fill *f, const unsigned long long *keys,
+                         uint64_t n, uint64_t base)
+{
+    hay_match_list *l = f->list;
+    fill_job j = { keys, n, base, k->plen, l->ids + f->n, l->starts ? l->starts + f->n : NULL,
+                   l->ends ? l->ends + f->n : NULL, 1 };
+    if (n >= 2 * FILL_PART_MIN && k->threads > 1) {   /* the helpers, made once */
+        if (!k->pool)
+            k->pool = calloc(1, sizeof *k->pool);
+        if (k->pool && !k->pool->fill)
+            k->pool->fill = hay_pool_start(k->threads - 1);
+        k->threads = 0;
+    }
+    hay_pool *p = k->pool ? k->pool->fill : NULL;
+    unsigned helpers = hay_pool_size(p);
+    if (helpers && n >= 2 * FILL_PART_MIN) {
+        uint64_t parts = n / FILL_PART_MIN;
+        j.parts = parts < helpers + 1 ? (unsigned)parts : helpers + 1;
+        /* Every helper runs the job; those past parts - 1 find nothing. */
+        k->pool->fjob = j;
+        hay_pool_post(p, fill_part, &k->pool->fjob);
+        if (j.parts > helpers)
+            fill_part(&k->pool->fjob, j.parts - 1);
+        hay_pool_wait(p);
+        return;
+    }
+    fill_range(&j, 0, n);
+}
+
+/* A piece's sorted keys into hay_scan_list's arrays: the ends after
+ * f->from, as many as fit without splitting an end. */
+static int fill_deliver(hay_list_sink *k, hay_fill *f, hay_batcher *bt,
+                        const unsigned long long *keys, uint64_t n, uint64_t lo)
+{
+    if (hay_batch_flush(bt))   /* matches put before (a host run) go first */
+        return 1;
+    uint64_t base = lo + f->base;
+    if (n && base + HAY_CUDA_MATCH_END(keys[0]) <= f->from) {
+        uint64_t skip = first_end_at(keys, n, f->from - base + 1);
+        keys += skip;
+        n -= skip;
+    }
+    if (n == 0)
+        return 0;
+    size_t room = f->list->cap - f->n;
+    uint64_t take = n, over = 0;
+    if (n > room) {
+        over = HAY_CUDA_MATCH_END(keys[room]);
+        take = first_end_at(keys, room, over);   /* never split an end */
+    }
+    if (take) {
+        fill_convert(k, f, keys, take, base);
+        uint64_t last = HAY_CUDA_MATCH_END(keys[take - 1]);
+        hay_fill_commit(f, (size_t)take, (size_t)first_end_at(keys, take, last), base + last);
+        k->count += take;
+    }
+    if (n > room) {
+        bt->stopped = true;
+        return hay_fill_stop(f, base + over);
+    }
+    return 0;
+}
+
+uint64_t hay_list_room(const hay_list_sink *k)
+{
+    const hay_fill *f = hay_fill_of(k->fn, k->ctx);
+    return f ? f->list->cap - f->n : UINT64_MAX;
+}
+
 int hay_list_deliver(hay_list_sink *k, const unsigned long long *keys, uint64_t n,
                      uint64_t lo)
 {
     hay_batcher *bt = hay_batcher_of(k->fn, k->ctx);
+    hay_fill *f = hay_fill_of(k->fn, k->ctx);
+    if (f)
+        return fill_deliver(k, f, bt, keys, n, lo);
     if (bt && n >= SERIAL_BELOW && !k->pool && k->threads) {
         k->pool = hay_list_pool_start(k->threads);
         k->threads = 0;   /* one try */

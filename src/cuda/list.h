@@ -8,7 +8,10 @@
  * turns the keys into hay_match records, one round ahead of the calling
  * thread, which only hands HAY_BATCH_MAX-sized slices of them to the
  * caller (no work per match on it); without one, the calling thread
- * writes the records into the batch itself.
+ * writes the records into the batch itself.  hay_scan_list (a batcher
+ * whose fn is src/core/fill.h's) gets no records at all: the keys go
+ * straight into the caller's arrays at their final index, converted by
+ * the calling thread and threads - 1 helpers when long.
  *
  * Plain C on the host (no CUDA): the probes and tests build it alone.
  */
@@ -40,6 +43,10 @@ typedef struct hay_list_sink {
      * all short make no thread); the sink's owner stops k->pool. */
     unsigned threads;
 } hay_list_sink;
+
+/* hay_scan_list: the matches the caller's arrays still have room for;
+ * UINT64_MAX for any other sink. */
+uint64_t hay_list_room(const hay_list_sink *k);
 
 /* Hands keys[0, n) (sorted; ends local to lo) to the sink in order.
  * Returns 0, or 1 when the callback stopped (sink->count then includes the

@@ -29,6 +29,7 @@
  * key ends the scan at the first piece that has one.  Other engines
  * answer both from the list.
  */
+#include "../core/fill.h"
 #include "driver.h"
 #include "hostreg.h"
 #include "list.h"
@@ -363,6 +364,10 @@ static hay_status overflow(scan_req *r, cuda_slot *sl, uint64_t n)
             fit = least;
         if (fit < r->chunk)   /* never larger: the pipeline's buffers hold r->chunk */
             r->chunk = fit;
+        /* A resumed list's next call starts with pieces that fit (each call
+         * of a small cap overflowed its first piece again). */
+        if (hay_list_room(&r->sink) != UINT64_MAX)
+            __atomic_store_n(&r->cs->list_chunk, r->chunk, __ATOMIC_RELAXED);
     }
     over_ctx oc = { r, sl };
     hay_overflow_ops ops = over_ops_of(&oc);
@@ -556,6 +561,20 @@ static void reg_done(scan_req *r, const cuda_slot *sl)
         hay_hostreg_done(r->reg, r->pieces ? sl->gs : sl->ge > r->back ? sl->ge - r->back : 0);
 }
 
+/* hay_scan_list: the lists taken and held (after the first piece, whose
+ * first ends may lie below the call's `from`) hold more matches than the
+ * caller's arrays have room for, so the call stops within them: no further
+ * piece is issued. */
+static bool list_full_ahead(const scan_req *r)
+{
+    uint64_t pending = 0;
+    const cuda_slot *w[2] = { r->held, r->taken };
+    for (int i = 0; i < 2; i++)
+        if (w[i] && w[i]->out_lo)
+            pending += w[i]->out_n;
+    return pending > hay_list_room(&r->sink);
+}
+
 /* The pipeline over the whole input. */
 static hay_status run_pieces(scan_req *r)
 {
@@ -582,7 +601,7 @@ static hay_status run_pieces(scan_req *r)
             if (!r->pieces->claim(r->pieces->src, r->chunk, &sl->piece, &gs, &ge))
                 break;
         } else {
-            if (next >= r->len)
+            if (next >= r->len || list_full_ahead(r))
                 break;
             gs = next;
             ge = r->len - gs > r->chunk ? gs + r->chunk : r->len;
@@ -641,6 +660,9 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
     bool whole = r->ask == HAY_ASK_COUNT || r->ask == HAY_ASK_EACH;
     r->chunk = o->chunk_size ? o->chunk_size
                : (r->dev && whole) ? r->len : cs->chunk;
+    uint64_t fit = __atomic_load_n(&cs->list_chunk, __ATOMIC_RELAXED);
+    if (!o->chunk_size && !run->pieces && fit && fit < r->chunk && hay_fill_of(r->fn, r->ctx))
+        r->chunk = fit;   /* hay_scan_list: what an overflow cut them to (overflow) */
     FORWARD_IF_ERROR(hay_cuda_pipe_acquire(cs->dev, cs->streams, &r->chunk,
                                            !r->dev && !cs->pageable, r->dev != NULL,
                                            &r->pp));
@@ -715,7 +737,7 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
     r.set = set;
     r.cs = cs;
     r.host = run->host;
-    r.dev = buf ? buf->d_data : NULL;
+    r.dev = buf ? buf->d_data + run->skip : NULL;   /* skip: a resumed list (fill.h) */
     r.len = run->len;
     r.o = run->opts;
     r.ask = run->ask;

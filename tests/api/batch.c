@@ -291,19 +291,6 @@ static void case_engine(const tu_case *c, const tu_engine *e, hay_backend bufb)
 
 /* ---- dense inputs: several batches ------------------------------------------ */
 
-static const hay_pattern dense_pats[] = { { "a", 1 }, { "ab", 2 }, { "ba", 2 },
-                                          { "aab", 3 }, { "b", 1 }, { "ab", 2 } };
-#define NDENSE (sizeof dense_pats / sizeof dense_pats[0])
-
-static uint8_t *dense_input(size_t len)
-{
-    uint8_t *h = malloc(len);
-    tu_rng g = { 42 };
-    for (size_t i = 0; i < len; i++)
-        h[i] = tu_below(&g, 3) ? 'a' : 'b';
-    return h;
-}
-
 static hay_status compile_mode(const tu_engine *e, const hay_pattern *p, size_t n,
                                hay_match_mode mode, hay_patterns **set)
 {
@@ -321,10 +308,10 @@ static hay_status compile_mode(const tu_engine *e, const hay_pattern *p, size_t 
 static void dense_engine(const tu_engine *e, hay_backend bufb)
 {
     size_t len = 30000;   /* about 40,000 matches: ten batches */
-    uint8_t *hay = dense_input(len);
+    uint8_t *hay = tu_dense_text(len);
     for (int mode = HAY_MATCH_ALL; mode <= HAY_MATCH_LEFTMOST_LONGEST; mode++) {
         hay_patterns *set = NULL;
-        hay_status s = compile_mode(e, dense_pats, NDENSE, (hay_match_mode)mode, &set);
+        hay_status s = compile_mode(e, tu_dense_pats, TU_NDENSE, (hay_match_mode)mode, &set);
         if (s == HAY_ERR_UNSUPPORTED || s == HAY_ERR_TOO_LARGE)
             continue;
         if (!CHECK(s == HAY_OK, "compile dense on %s: %s", e->label, hay_strerror(s)))
@@ -357,7 +344,7 @@ static void dense_engine(const tu_engine *e, hay_backend bufb)
      * calls it, is refused: for the full batches and for the last one,
      * handed over after the engine is done. */
     hay_patterns *set = NULL;
-    if (compile_mode(e, dense_pats, NDENSE, HAY_MATCH_ALL, &set) == HAY_OK) {
+    if (compile_mode(e, tu_dense_pats, TU_NDENSE, HAY_MATCH_ALL, &set) == HAY_OK) {
         hay_scratch *sc = NULL;
         hay_scratch_create(set, &sc);
         for (size_t n = 100; n <= len; n += len - 100) {
@@ -382,20 +369,6 @@ static void dense_engine(const tu_engine *e, hay_backend bufb)
 }
 
 /* ---- bounded memory --------------------------------------------------------- */
-
-/* Peak resident set (VmHWM) in KiB, 0 when unknown. */
-static uint64_t peak_rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    uint64_t kib = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %" SCNu64, &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
-}
 
 typedef struct bound_ctx {
     uint64_t matches, batches, last_end;
@@ -446,11 +419,11 @@ static void bounded(const row *rw, const tu_engine *e)
         CHECK(s == HAY_OK && b.matches == len / 8 * 2 - 1, "bounded %s: warm-up: %s, %"
               PRIu64 " matches", e->label, hay_strerror(s), b.matches);
         memset(&b, 0, sizeof b);
-        uint64_t rss0 = peak_rss_kib();
+        uint64_t rss0 = tu_peak_rss_kib();
         double t0 = tu_now();
         s = hay_scan_batch(set, sc, hay, len, &o, bound_cb, &b);
         double t = tu_now() - t0;
-        uint64_t grew = peak_rss_kib() - rss0;
+        uint64_t grew = tu_peak_rss_kib() - rss0;
         CHECK(s == HAY_OK && b.matches == want && !b.disorder && b.max_n <= HAY_BATCH_MAX &&
                   b.batches >= want / HAY_BATCH_MAX,
               "bounded %s: %s, %" PRIu64 " matches (want %" PRIu64 ") in %" PRIu64
@@ -495,23 +468,10 @@ static void bad_arguments(void)
 
 static bool run_row(const row *rw, const tu_case *cases, size_t nc)
 {
-    if (rw->backend != HAY_BACKEND_AUTO && hay_backend_available(rw->backend) != HAY_OK) {
-        printf("row %s: skipped (%s)\n", rw->name,
-               hay_strerror(hay_backend_available(rw->backend)));
-        return false;
-    }
     tu_engine engines[MAX_ENGINES];
-    size_t ne;
-    if (rw->backend == HAY_BACKEND_AUTO) {
-        memset(&engines[0], 0, sizeof engines[0]);
-        engines[0].backend = HAY_BACKEND_AUTO;
-        engines[0].params = rw->params;
-        engines[0].multi = true;
-        snprintf(engines[0].label, sizeof engines[0].label, "auto %s", rw->params);
-        ne = 1;
-    } else {
-        ne = tu_engines(rw->backend, engines, MAX_ENGINES);
-    }
+    size_t ne = tu_row_engines(rw->name, rw->backend, rw->params, engines, MAX_ENGINES);
+    if (ne == 0)
+        return false;
     /* CUDA sets scan CUDA buffers; everything else scans host ones. */
     hay_backend bufb = rw->backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA : HAY_BACKEND_CPU;
     double t0 = tu_now();
@@ -522,13 +482,8 @@ static bool run_row(const row *rw, const tu_case *cases, size_t nc)
         if (engines[i].multi)
             dense_engine(&engines[i], bufb);
     }
-    if (rw->bounded) {
-        tu_engine e = engines[ne - 1];   /* the row's own choice */
-        for (size_t i = 0; i < ne; i++)
-            if (!engines[i].algo || !strcmp(engines[i].algo, "auto"))
-                e = engines[i];
-        bounded(rw, &e);
-    }
+    if (rw->bounded)
+        bounded(rw, tu_row_choice(engines, ne));
     tu_part_report(rw->name, t0, f0);
     return true;
 }

@@ -1,6 +1,7 @@
 /* testutil.c - see testutil.h. */
 #include "testutil.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +370,64 @@ size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap)
         add_engine_params(out, &k, cap, backend, "pfac", "pfac_budget=0",
                           "-compact");
     return k;
+}
+
+size_t tu_row_engines(const char *name, hay_backend backend, const char *params,
+                      tu_engine *out, size_t cap)
+{
+    hay_status av = backend == HAY_BACKEND_AUTO ? HAY_OK : hay_backend_available(backend);
+    if (av != HAY_OK) {
+        printf("row %s: skipped (%s)\n", name, hay_strerror(av));
+        return 0;
+    }
+    size_t n = 1;
+    if (backend == HAY_BACKEND_AUTO) {
+        memset(&out[0], 0, sizeof out[0]);
+        out[0].backend = HAY_BACKEND_AUTO;
+        out[0].multi = true;
+    } else {
+        n = tu_engines(backend, out, cap);
+    }
+    for (size_t i = 0; i < n && params; i++) {
+        out[i].params = params;
+        snprintf(out[i].label, sizeof out[i].label, "%s/%s %.26s",
+                 hay_backend_name(out[i].backend), out[i].algo ? out[i].algo : "auto", params);
+    }
+    return n;
+}
+
+const tu_engine *tu_row_choice(const tu_engine *e, size_t n)
+{
+    const tu_engine *c = &e[n - 1];
+    for (size_t i = 0; i < n; i++)
+        if (!e[i].algo || !strcmp(e[i].algo, "auto"))
+            c = &e[i];
+    return c;
+}
+
+const hay_pattern tu_dense_pats[TU_NDENSE] = { { "a", 1 }, { "ab", 2 }, { "ba", 2 },
+                                               { "aab", 3 }, { "b", 1 }, { "ab", 2 } };
+
+uint8_t *tu_dense_text(size_t len)
+{
+    uint8_t *h = malloc(len ? len : 1);
+    tu_rng g = { 42 };
+    for (size_t i = 0; h && i < len; i++)
+        h[i] = tu_below(&g, 3) ? 'a' : 'b';
+    return h;
+}
+
+uint64_t tu_peak_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    uint64_t kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %" SCNu64, &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
 }
 
 uint8_t *tu_read_file(const char *path, size_t *len)

@@ -172,6 +172,31 @@ size_t tu_engines(hay_backend backend, tu_engine *out, size_t cap);
 hay_status tu_engine_variant(const tu_engine *base, const char *params,
                        tu_engine *out, size_t *k, size_t cap);
 
+/*
+ * The engines of test row `name` (tests/api batch.c, list.c): for backend
+ * auto one auto engine, else tu_engines(backend); params (static text, or
+ * NULL) given to each and named in its label.  Returns how many (at most
+ * cap), or 0 after printing "row NAME: skipped (why)" when the backend
+ * cannot run here.
+ */
+size_t tu_row_engines(const char *name, hay_backend backend, const char *params,
+                      tu_engine *out, size_t cap);
+
+/* The row's own choice among its engines: the one with no algorithm named
+ * (or "auto"), else the last. */
+const tu_engine *tu_row_choice(const tu_engine *e, size_t n);
+
+/* A dense input for lists of many matches (batch.c, list.c): TU_NDENSE
+ * patterns ("ab" twice, suffixes: up to four matches end at one byte) and
+ * len random bytes, 'a' two times in three, else 'b' (fixed seed); free()
+ * the text; NULL when out of memory. */
+#define TU_NDENSE 6
+extern const hay_pattern tu_dense_pats[TU_NDENSE];
+uint8_t *tu_dense_text(size_t len);
+
+/* The peak resident set (VmHWM) in KiB, 0 when unknown. */
+uint64_t tu_peak_rss_kib(void);
+
 hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
                       bool caseless, hay_patterns **set);
 

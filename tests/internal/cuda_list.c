@@ -15,6 +15,12 @@
  *   - the per-match callback: the same records, one call each
  *   - a sink with threads and no pool starts its pool at the first batched
  *     list long enough for it, not before, and never per match
+ *   - hay_scan_list's arrays (src/core/fill.h): pieces of keys written
+ *     straight into the arrays by 1, 2 and 4 threads, caps from 1 to the
+ *     whole list, resumed from each call's done until every key came
+ *     once, in order, no end split; starts or ends NULL; matches put
+ *     through the batcher first (an overflow's host run) come first;
+ *     TOO_LARGE when one end's matches exceed the cap
  *   - the sleeping thread pool under it (src/core/pool.h): every helper
  *     runs every job once, a stop waits for the job posted; in CUDA
  *     builds also the staging copy pool on top of it (src/cuda/stage.c:
@@ -24,6 +30,7 @@
 #include "testutil.h"
 
 #include "../../src/core/internal.h"
+#include "../../src/core/fill.h"
 #include "../../src/cuda/cuda_engine.h"
 #include "../../src/cuda/list.h"
 #include "../../src/core/pool.h"
@@ -360,6 +367,123 @@ static void test_copy_pool(void)
 }
 #endif
 
+/* ---- hay_scan_list's arrays ------------------------------------------------ */
+
+enum { FILL_PIECES = 5 };
+
+/* One call of hay_scan_list as the pipeline makes it: the pieces' keys in
+ * order into a fill from `from`, the second piece's first 3 matches put
+ * through the batcher (as over_host does); returns the fill's state. */
+static hay_fill_state fill_call(unsigned long long *const *keys, const size_t *n,
+                                const uint64_t *lo, hay_list_sink *sink, hay_match_list *l,
+                                uint64_t from)
+{
+    hay_fill f = { .list = l, .from = from };
+    hay_batcher bt;
+    hay_match *keepm = NULL;
+    CHECK_ST(hay_batcher_init(&bt, NULL, &keepm, hay_fill_batch, &f), HAY_OK, "batcher");
+    sink->fn = hay_batch_match;
+    sink->ctx = &bt;
+    sink->count = 0;
+    int stop = 0;
+    for (int p = 0; p < FILL_PIECES && !stop; p++) {
+        size_t put = p == 1 && n[p] >= 3 ? 3 : 0;
+        for (size_t i = 0; i < put && !stop; i++) {
+            uint64_t end = lo[p] + HAY_CUDA_MATCH_END(keys[p][i]);
+            uint32_t id = HAY_CUDA_MATCH_ID(keys[p][i]);
+            stop = hay_batch_put(&bt, id, end - plen[id], end);
+        }
+        if (!stop)
+            stop = hay_list_deliver(sink, keys[p] + put, n[p] - put, lo[p]);
+    }
+    if (!stop)
+        hay_batch_flush(&bt);
+    CHECK(hay_list_room(sink) == l->cap - f.n, "fill: room %llu, %zu of %zu stored",
+          (unsigned long long)hay_list_room(sink), f.n, l->cap);
+    free(keepm);
+    l->n = f.n;
+    l->done = f.state == HAY_FILL_GOING ? UINT64_MAX : f.done;
+    return f.state;
+}
+
+static void test_fill(void)
+{
+    tu_rng r = { 11 };
+    unsigned long long *keys[FILL_PIECES];
+    hay_match *want[FILL_PIECES];
+    size_t n[FILL_PIECES], total = 0;
+    uint64_t lo[FILL_PIECES], at = 0;
+    for (int p = 0; p < FILL_PIECES; p++) {
+        n[p] = tu_scaled(p == 2 ? 150000 : 20000 + 1000 * (size_t)p, 5000);
+        lo[p] = at;
+        keys[p] = make_keys(&r, n[p], lo[p], &want[p]);
+        at = lo[p] + HAY_CUDA_MATCH_END(keys[p][n[p] - 1]) + 1;   /* pieces own ends */
+        total += n[p];
+    }
+    hay_match *all = malloc(total * sizeof *all);
+    for (size_t p = 0, k = 0; p < FILL_PIECES; k += n[p], p++)
+        memcpy(all + k, want[p], n[p] * sizeof *all);
+    uint32_t *ids = malloc(total * sizeof *ids);
+    uint64_t *starts = malloc(total * sizeof *starts), *ends = malloc(total * sizeof *ends);
+    static const size_t caps[] = { 1, 2, 7, 5000, 70000, 0 };
+    static const unsigned threads[] = { 1, 2, 4 };
+    for (size_t c = 0; c < sizeof caps / sizeof *caps; c++)
+        for (size_t t = 0; t < 3; t++) {
+            size_t cap = caps[c] ? caps[c] : total;
+            hay_list_sink sink = { NULL, NULL, plen, 0, NULL, threads[t] };
+            uint64_t from = 0;
+            size_t got = 0, calls = 0, big = 0;
+            bool ok = true;
+            while (ok && got < total && calls++ < total + 10) {
+                bool no_starts = c == 2 && t == 1, no_ends = c == 3 && t == 2;
+                hay_match_list l = { ids, no_starts ? NULL : starts, no_ends ? NULL : ends,
+                                     cap, 0, 0 };
+                hay_fill_state st = fill_call(keys, n, lo, &sink, &l, from);
+                if (st == HAY_FILL_TOO_LARGE) {
+                    /* the next end's matches exceed cap: more room, once */
+                    size_t k = 0;
+                    while (got + k < total && all[got + k].end == l.done + 1)
+                        k++;
+                    ok = CHECK(l.n == 0 && k > cap && l.done >= from, "fill cap %zu: too "
+                               "large at %llu with %zu matches there", cap,
+                               (unsigned long long)l.done + 1, k);
+                    l.cap = NPAT;
+                    big++;
+                    st = fill_call(keys, n, lo, &sink, &l, from);
+                }
+                ok = ok && CHECK(st != HAY_FILL_TOO_LARGE && got + l.n <= total &&
+                                     l.n <= l.cap && (st == HAY_FILL_GOING) ==
+                                     (got + l.n == total),
+                                 "fill cap %zu, %u threads, from %llu: state %d, %zu stored",
+                                 cap, threads[t], (unsigned long long)from, (int)st, l.n);
+                for (size_t i = 0; ok && i < l.n; i++) {
+                    const hay_match *w = &all[got + i];
+                    ok = CHECK(ids[i] == w->id && (!l.starts || starts[i] == w->start) &&
+                                   (!l.ends || ends[i] == w->end) && w->end <= l.done,
+                               "fill cap %zu, %u threads: match %zu", cap, threads[t],
+                               got + i);
+                }
+                got += l.n;
+                ok = ok && CHECK(got == total || all[got].end > l.done,
+                                 "fill cap %zu: done %llu, but match %zu ends there", cap,
+                                 (unsigned long long)l.done, got);
+                from = l.done;
+            }
+            CHECK(ok && got == total && (caps[c] != 0 || (calls == 1 && big == 0)),
+                  "fill cap %zu, %u threads: %zu of %zu in %zu calls", cap, threads[t], got,
+                  total, calls);
+            hay_list_pool_stop(sink.pool);
+        }
+    free(ids);
+    free(starts);
+    free(ends);
+    free(all);
+    for (int p = 0; p < FILL_PIECES; p++) {
+        free(keys[p]);
+        free(want[p]);
+    }
+}
+
 int main(void)
 {
     tu_rng r = { 1 };
@@ -373,5 +497,6 @@ int main(void)
     test_lazy_pool();
     test_pieces();
     test_stop();
+    test_fill();
     return tu_finish();
 }

@@ -1,0 +1,167 @@
+/*
+ * list_arrays.c - cuda_pfac_bench's "list arrays" rows (list_arrays.h).
+ *
+ * A row times the calls only (the library's whole work: the device, the
+ * keys into the arrays); the caller's pass over the arrays (the checksum
+ * and order check of list_fold.h, one thread) runs in the warm-up and is
+ * printed on its own line, so that a row compares with the issue's target
+ * (the whole list in the caller's memory) and the pass with the batch
+ * rows' callback.  The arrays are made and faulted in before the first
+ * row: a caller that reuses them pays no page faults (a first use of
+ * fresh memory adds the kernel's zeroing of every page).
+ */
+#include "list_arrays.h"
+
+#include "bench_util.h"
+#include "list_fold.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void list_arrays_free(list_arrays *a)
+{
+    free(a->ids);
+    free(a->starts);
+    free(a->ends);
+    memset(a, 0, sizeof *a);
+}
+
+static int arrays_make(list_arrays *a, size_t cap)
+{
+    list_arrays_free(a);
+    a->ids = malloc(cap * sizeof *a->ids);
+    a->starts = malloc(cap * sizeof *a->starts);
+    a->ends = malloc(cap * sizeof *a->ends);
+    if (!a->ids || !a->starts || !a->ends) {
+        list_arrays_free(a);
+        return -1;
+    }
+    memset(a->ids, 0, cap * sizeof *a->ids);   /* fault the pages in */
+    memset(a->starts, 0, cap * sizeof *a->starts);
+    memset(a->ends, 0, cap * sizeof *a->ends);
+    a->cap = cap;
+    return 0;
+}
+
+typedef struct arrays_timing {
+    double wall;              /* median seconds of a whole list's calls */
+    double fold;              /* the caller's pass over the arrays (warm-up) */
+    double copy_in, kernel, copy_out;   /* stats, summed over the calls */
+    uint64_t count, sum, calls;
+    int order_bad;
+    hay_status err;
+} arrays_timing;
+
+/* The whole list in calls of at most cap matches, reps times after a
+ * warm-up that also folds what each call stored. */
+static arrays_timing timed(const hay_patterns *set, const uint8_t *d, uint64_t len,
+                          const hay_buffer *buf, list_arrays *a, size_t cap, unsigned threads,
+                          int reps, void (*log)(const char *line, void *ctx))
+{
+    arrays_timing t;
+    memset(&t, 0, sizeof t);
+    hay_scratch *s = NULL;
+    hay_scratch_create(set, &s);
+    double w[64], ci[64], k[64], co[64];
+    int n = reps < 64 ? reps : 63;
+    for (int r = -1; r < n; r++) {
+        fold f;
+        memset(&f, 0, sizeof f);
+        double wall = 0, fs = 0, sci = 0, sk = 0, sco = 0;
+        uint64_t from = 0, calls = 0;
+        do {
+            hay_scan_stats st;
+            memset(&st, 0, sizeof st);
+            hay_scan_opts o;
+            hay_scan_opts_init(&o);
+            o.threads = threads;
+            o.stats = &st;
+            o.log = log;
+            hay_match_list l = { a->ids, a->starts, a->ends, cap, 0, 0 };
+            double t0 = bench_now();
+            hay_status rc = buf ? hay_scan_buffer_list(set, s, buf, from, &o, &l)
+                                : hay_scan_list(set, s, d, len, from, &o, &l);
+            wall += bench_now() - t0;
+            calls++;
+            sci += st.copy_in_seconds;
+            sk += st.kernel_seconds;
+            sco += st.copy_out_seconds;
+            if (rc != HAY_OK) {
+                t.err = rc;
+                break;
+            }
+            if (r < 0) {
+                double f0 = bench_now();
+                for (size_t i = 0; i < l.n; i++)
+                    fold_one(&f, l.ids[i], l.starts[i], l.ends[i]);
+                f.n += l.n;
+                fs += bench_now() - f0;
+            }
+            from = l.done;
+        } while (from < len);
+        if (r < 0) {
+            t.count = f.n;
+            t.sum = f.sum;
+            t.order_bad = f.order_bad;
+            t.fold = fs;
+            t.calls = calls;
+            continue;
+        }
+        w[r] = wall;
+        ci[r] = sci;
+        k[r] = sk;
+        co[r] = sco;
+    }
+    t.wall = bench_median(w, n);
+    t.copy_in = bench_median(ci, n);
+    t.kernel = bench_median(k, n);
+    t.copy_out = bench_median(co, n);
+    hay_scratch_free(s);
+    return t;
+}
+
+int list_arrays_rows(const hay_patterns *set, const uint8_t *d, uint64_t len,
+                     const hay_buffer *buf, list_arrays *a, uint64_t ref, uint64_t want_sum,
+                     double gb, int reps, int few,
+                     void (*log)(const char *line, void *ctx), char *last_log)
+{
+    size_t whole = ref ? (size_t)ref : 1, cap16 = (size_t)16 << 20;
+    if (a->cap < whole && arrays_make(a, whole) < 0) {
+        printf("# list arrays: no memory for %zu matches\n", whole);
+        return 1;
+    }
+    static const struct {
+        const char *name;
+        int resident, cap16, few;
+        unsigned threads;
+    } rows[] = {
+        { "e2e list arrays, whole list", 0, 0, 1, 0 },
+        { "e2e list arrays, whole, 1 thread", 0, 0, 0, 1 },
+        { "e2e list arrays, cap 16M", 0, 1, 0, 0 },
+        { "resident list arrays, whole list", 1, 0, 1, 0 },
+        { "resident list arrays, cap 16M", 1, 1, 0, 0 },
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        if ((few && !rows[i].few) || (rows[i].resident && !buf))
+            continue;
+        *last_log = 0;
+        arrays_timing t = timed(set, d, len, rows[i].resident ? buf : NULL, a,
+                                rows[i].cap16 && cap16 < whole ? cap16 : whole,
+                                rows[i].threads, reps, log);
+        int ok = t.err == HAY_OK && t.count == ref && t.sum == want_sum && !t.order_bad;
+        bad |= !ok;
+        printf("%-36s %10.4f %10.2f %12llu %s\n", rows[i].name, t.wall, gb / t.wall,
+               (unsigned long long)t.count,
+               t.err ? hay_strerror(t.err) : ok ? "same" : t.order_bad ? "ORDER" : "DIFF");
+        printf("#   %llu calls; phases: copy_in %.4f kernel %.4f copy_out+sort %.4f "
+               "(overlapped); the caller's pass over the arrays %.4f s\n",
+               (unsigned long long)t.calls, t.copy_in, t.kernel, t.copy_out, t.fold);
+        if (*last_log)
+            printf("#   %s\n", last_log);
+        *last_log = 0;
+        fflush(stdout);
+    }
+    return bad;
+}

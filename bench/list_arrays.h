@@ -1,0 +1,31 @@
+/*
+ * list_arrays.h - cuda_pfac_bench's "list arrays" rows (list_arrays.c):
+ * the full ordered list through hay_scan_list / hay_scan_buffer_list into
+ * the caller's arrays, the whole list in one call and with a 16M cap
+ * (resumed until done), checked against the per-match list's checksum.
+ */
+#ifndef HAY_BENCH_LIST_ARRAYS_H
+#define HAY_BENCH_LIST_ARRAYS_H
+
+#include "haystack.h"
+
+/* The caller's arrays, made (and faulted in) once for every row. */
+typedef struct list_arrays {
+    uint32_t *ids;
+    uint64_t *starts, *ends;
+    size_t cap;
+} list_arrays;
+
+void list_arrays_free(list_arrays *a);
+
+/* The rows for set over d[0, len) (from host memory) and, with buf, the
+ * resident ones: all of them, or with few only the whole list end to end
+ * and resident.  ref and want_sum: the per-match list's count and
+ * checksum; log/last_log: where the library's timeline line goes (printed
+ * under each row, then cleared).  Returns non-zero when a row is wrong. */
+int list_arrays_rows(const hay_patterns *set, const uint8_t *d, uint64_t len,
+                     const hay_buffer *buf, list_arrays *a, uint64_t ref, uint64_t want_sum,
+                     double gb, int reps, int few,
+                     void (*log)(const char *line, void *ctx), char *last_log);
+
+#endif
