@@ -293,20 +293,20 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
             if (t != ~0ull)
                 atomicMin(a.first, t);
         }
-        return;
-    }
-    // Block-wide sum, one atomic.
-    for (int o = 16; o > 0; o >>= 1)
-        cnt += __shfl_down_sync(0xffffffffu, cnt, o);
-    if ((tid & 31) == 0)
-        s_red[tid >> 5] = cnt;
-    __syncthreads();
-    if (tid == 0) {
-        unsigned long long t = 0;
-        for (unsigned w = 0; w < (nt + 31) / 32; w++)
-            t += s_red[w];
-        if (t)
-            atomicAdd(a.count, t);
+    } else {
+        // Block-wide sum, one atomic.
+        for (int o = 16; o > 0; o >>= 1)
+            cnt += __shfl_down_sync(0xffffffffu, cnt, o);
+        if ((tid & 31) == 0)
+            s_red[tid >> 5] = cnt;
+        __syncthreads();
+        if (tid == 0) {
+            unsigned long long t = 0;
+            for (unsigned w = 0; w < (nt + 31) / 32; w++)
+                t += s_red[w];
+            if (t)
+                atomicAdd(a.count, t);
+        }
     }
 }
 
