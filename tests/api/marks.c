@@ -253,33 +253,6 @@ static void run_input(const pset *ps, const hay_pattern *pats, const uint8_t *ha
     tu_fail_note = NULL;
 }
 
-static uint8_t *random_hay(tu_rng *rng, const char *alphabet, size_t len)
-{
-    size_t k = strlen(alphabet);
-    uint8_t *h = malloc(len ? len : 1);
-    for (size_t i = 0; i < len; i++)
-        h[i] = (uint8_t)alphabet[tu_below(rng, k)];
-    return h;
-}
-
-/* Filler that matches nothing with a pattern laid across every multiple
- * of `step`, and pattern 0 ending at the last byte. */
-static uint8_t *boundary_hay(const hay_pattern *pats, size_t n, size_t step, size_t len)
-{
-    uint8_t *h = malloc(len);
-    memset(h, '.', len);
-    size_t k = 0;
-    for (size_t b = step; b < len; b += step, k++) {
-        const hay_pattern *p = &pats[k % n];
-        size_t at = b >= p->len / 2 + 1 ? b - p->len / 2 - 1 : 0;
-        if (at + p->len <= len)
-            memcpy(h + at, p->data, p->len);
-    }
-    if (pats[0].len <= len)
-        memcpy(h + len - pats[0].len, pats[0].data, pats[0].len);
-    return h;
-}
-
 /* Arguments: bad API use is refused, len 0 writes nothing. */
 static void check_args(void)
 {
@@ -350,13 +323,16 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < ps->n; i++)
             pats[i] = (hay_pattern){ ps->pats[i], strlen(ps->pats[i]) };
         for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
-            uint8_t *h = random_hay(&rng, ps->alphabet, lens[li]);
+            uint8_t *h = tu_random_text(&rng, ps->alphabet, lens[li]);
             char input[32];
             snprintf(input, sizeof input, "random");
             run_input(ps, pats, h, lens[li], input);
             free(h);
         }
-        uint8_t *h = boundary_hay(pats, ps->n, 61, 5000);
+        /* Patterns across every 61st byte, and pattern 0 ending at the
+         * last byte. */
+        uint8_t *h = tu_boundary_text(pats, ps->n, 61, 5000);
+        memcpy(h + 5000 - pats[0].len, pats[0].data, pats[0].len);
         run_input(ps, pats, h, 5000, "patterns across every 61st byte");
         free(h);
     }

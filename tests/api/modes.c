@@ -277,31 +277,6 @@ static void run_input(const pset *ps, const hay_pattern *pats, const uint8_t *ha
     tu_fail_note = NULL;
 }
 
-static uint8_t *random_hay(tu_rng *rng, const char *alphabet, size_t len)
-{
-    size_t k = strlen(alphabet);
-    uint8_t *h = malloc(len ? len : 1);
-    for (size_t i = 0; i < len; i++)
-        h[i] = (uint8_t)alphabet[tu_below(rng, k)];
-    return h;
-}
-
-/* A haystack with a copy of the patterns laid across every multiple of
- * `step` (a chunk boundary), the rest filler that matches nothing. */
-static uint8_t *boundary_hay(const hay_pattern *pats, size_t n, size_t step, size_t len)
-{
-    uint8_t *h = malloc(len);
-    memset(h, '.', len);
-    size_t k = 0;
-    for (size_t b = step; b < len; b += step, k++) {
-        const hay_pattern *p = &pats[k % n];
-        size_t at = b >= p->len / 2 + 1 ? b - p->len / 2 - 1 : 0;
-        if (at + p->len <= len)
-            memcpy(h + at, p->data, p->len);
-    }
-    return h;
-}
-
 int main(int argc, char **argv)
 {
     bool any = argc < 2;
@@ -340,7 +315,7 @@ int main(int argc, char **argv)
             pats[i].len = strlen(ps->pats[i]);
         }
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-            uint8_t *h = random_hay(&rng, ps->alphabet, sizes[k]);
+            uint8_t *h = tu_random_text(&rng, ps->alphabet, sizes[k]);
             char input[40];
             snprintf(input, sizeof input, "random #%zu", k);
             run_input(ps, pats, h, sizes[k], input);
@@ -349,7 +324,7 @@ int main(int argc, char **argv)
         static const size_t steps[] = { 7, 61, 4096 };
         for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
             size_t len = steps[k] * 6 + 3;
-            uint8_t *h = boundary_hay(pats, ps->n, steps[k], len);
+            uint8_t *h = tu_boundary_text(pats, ps->n, steps[k], len);
             char input[40];
             snprintf(input, sizeof input, "boundaries every %zu", steps[k]);
             run_input(ps, pats, h, len, input);
