@@ -2,6 +2,7 @@
 #include "linecount.h"
 
 #include "cli.h"
+#include "stats.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -469,6 +470,8 @@ typedef struct marks_feed {
     pthread_cond_t cond;         /* a slice made, or one walked */
     uint64_t made, walked;       /* slices (under lock) */
     bool stop;
+    hay_scan_stats *want;        /* the caller's stats: the slices' summed */
+    find_totals sum;
 } marks_feed;
 
 static uint64_t slice_lo(const marks_feed *f, uint64_t k)
@@ -485,8 +488,14 @@ static uint64_t slice_end(const marks_feed *f, uint64_t k)
 static hay_status make_slice(marks_feed *f, hay_scratch *scratch, uint64_t k)
 {
     uint64_t lo = slice_lo(f, k);
-    return hay_scan_marks(f->m->set, scratch, f->buf + lo, slice_end(f, k) - lo, &f->o,
-                          f->bits[k % 2]);
+    hay_scan_stats st;
+    hay_scan_opts o = f->o;
+    o.stats = f->want ? &st : NULL;
+    hay_status s = hay_scan_marks(f->m->set, scratch, f->buf + lo, slice_end(f, k) - lo, &o,
+                                  f->bits[k % 2]);
+    if (f->want && s == HAY_OK)
+        find_totals_add_scan(&f->sum, &st);   /* (one thread makes slices at a time) */
+    return s;
 }
 
 static void *feed_main(void *arg)
@@ -556,7 +565,7 @@ hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
                                 uint64_t *lines, hay_match_fn fn, void *ctx)
 {
     marks_feed f = { .m = m, .buf = rules->buf, .len = rules->len, .slice = marks_slice(),
-                     .back = m->max_len ? m->max_len - 1 : 0, .o = *so };
+                     .back = m->max_len ? m->max_len - 1 : 0, .o = *so, .want = so->stats };
     f.o.on_part = NULL;   /* (the slices' offsets are not the piece's) */
     f.o.progress = NULL;
     if (one)
@@ -603,5 +612,7 @@ hay_status find_select_by_marks(const find_matcher *m, hay_scratch *scratch,
         feed_walked(&f, k);
     }
     feed_stop(&f);
+    if (f.want && f.sum.lib_ran)
+        *f.want = f.sum.lib;   /* --stats: every slice's phases */
     return st;
 }

@@ -39,6 +39,7 @@ extern "C" {
 #include "../cpu/cpu.h"
 #include "cuda_params.h"
 }
+#include "block.cuh"
 #include "fdr_gpu.cuh"
 
 namespace {
@@ -366,38 +367,10 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     q.finish();
     round(1);
 
-    if (OUT == OUT_FIRST) {
-        // Block-wide least key, one atomic.
-        unsigned long long least = em.least;
-        for (int o = 16; o > 0; o >>= 1) {
-            unsigned long long k = __shfl_down_sync(0xffffffffu, least, o);
-            least = k < least ? k : least;
-        }
-        if ((tid & 31) == 0)
-            s_red[tid >> 5] = least;
-        __syncthreads();
-        if (tid == 0) {
-            unsigned long long t = ~0ull;
-            for (unsigned i = 0; i < (nt + 31) / 32; i++)
-                t = s_red[i] < t ? s_red[i] : t;
-            if (t != ~0ull)
-                atomicMin(a.first, t);
-        }
-        return;
-    }
-    unsigned long long cnt = em.cnt;
-    for (int o = 16; o > 0; o >>= 1)
-        cnt += __shfl_down_sync(0xffffffffu, cnt, o);
-    if ((tid & 31) == 0)
-        s_red[tid >> 5] = cnt;
-    __syncthreads();
-    if (tid == 0) {
-        unsigned long long sum = 0;
-        for (unsigned i = 0; i < (nt + 31) / 32; i++)
-            sum += s_red[i];
-        if (sum)
-            atomicAdd(a.count, sum);
-    }
+    if (OUT == OUT_FIRST)
+        hay_block_least(em.least, s_red, a.first);
+    else
+        hay_block_sum(em.cnt, s_red, a.count);
 }
 
 typedef void (*kernel_fn)(kargs);

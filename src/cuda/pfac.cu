@@ -25,6 +25,7 @@ extern "C" {
 #include "cuda_engine.h"
 #include "cuda_params.h"
 }
+#include "block.cuh"
 
 namespace {
 
@@ -277,37 +278,10 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
         }
     }
 
-    if (OUT == OUT_FIRST) {
-        // Block-wide least key, one atomic.
-        for (int o = 16; o > 0; o >>= 1) {
-            unsigned long long k = __shfl_down_sync(0xffffffffu, least, o);
-            least = k < least ? k : least;
-        }
-        if ((tid & 31) == 0)
-            s_red[tid >> 5] = least;
-        __syncthreads();
-        if (tid == 0) {
-            unsigned long long t = ~0ull;
-            for (unsigned w = 0; w < (nt + 31) / 32; w++)
-                t = s_red[w] < t ? s_red[w] : t;
-            if (t != ~0ull)
-                atomicMin(a.first, t);
-        }
-    } else {
-        // Block-wide sum, one atomic.
-        for (int o = 16; o > 0; o >>= 1)
-            cnt += __shfl_down_sync(0xffffffffu, cnt, o);
-        if ((tid & 31) == 0)
-            s_red[tid >> 5] = cnt;
-        __syncthreads();
-        if (tid == 0) {
-            unsigned long long t = 0;
-            for (unsigned w = 0; w < (nt + 31) / 32; w++)
-                t += s_red[w];
-            if (t)
-                atomicAdd(a.count, t);
-        }
-    }
+    if (OUT == OUT_FIRST)
+        hay_block_least(least, s_red, a.first);
+    else
+        hay_block_sum(cnt, s_red, a.count);
 }
 
 typedef void (*kernel_fn)(kargs);

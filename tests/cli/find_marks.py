@@ -11,7 +11,8 @@ Checks, for lines, -c, -l, -L, -q, -n, -c -i, -b -H, and -c, -l, -L over two
 files (and -c -w, -x, -c -v, -m 5 -n, -o, which keep the list, once):
   - made-up inputs (no data needed): a dense pattern, a match ending at the
     last byte of a file without a final newline, empty lines, a file with
-    no match, patterns of 1 to 40 bytes across slice edges;
+    no match, patterns of 1 to 40 bytes across slice edges, a NUL late in
+    6 MB (output and binary-file note as the CPU's);
   - the Snort community and ET Open sets, and every 20th English word, over
     about 4 MB of DATA_DIR/text (skipped without the data);
 each with the default slices and with slices of 64, 1000 and 4099 bytes
@@ -93,6 +94,24 @@ def made_up(hay, backend, tmp):
     compare(hay, backend, "made-up dense", ["-e", "-"], [text], [None, "64"])
 
 
+def late_nul(hay, backend, tmp):
+    """A NUL three quarters into 6 MB (several threads, grep 3.8's late-NUL
+    rule: lines up to it, then the binary-file note)."""
+    text = os.path.join(tmp, "nul.txt")
+    d = b"".join(b"line %d needle here\n" % i if i % 3 == 0 else b"plain %d\n" % i
+                 for i in range(400000))
+    cut = d.find(b"\n", len(d) * 3 // 4) + 1
+    with open(text, "wb") as f:
+        f.write(d[:cut] + b"bin\x00ary needle\n" + d[cut:])
+    for opts in ([], ["-c"], ["-n"], ["-I"], ["-l"], ["-a", "-c"]):
+        want = run([hay, "find", "--backend", "cpu"] + opts + ["needle", text])
+        for sl in (None, "100000"):
+            got = run([hay, "find", "--backend", backend] + opts + ["needle", text], sl)
+            check("late NUL %s slice=%s" % (" ".join(opts) or "lines", sl or "default"),
+                  got == want, "exit %d/%d, %d/%d bytes of output, stderr %r/%r" %
+                  (got[0], want[0], len(got[1]), len(want[1]), got[2][-200:], want[2][-200:]))
+
+
 def real(hay, backend, data, tmp):
     pdir = os.path.join(data, "patterns")
     sets = [os.path.join(pdir, s + ".txt") for s in ("snort-community", "et-open")]
@@ -129,6 +148,7 @@ def main():
                                                      .strip()[:200]))
     with tempfile.TemporaryDirectory() as tmp:
         made_up(hay, backend, tmp)
+        late_nul(hay, backend, tmp)
         real(hay, backend, data, tmp)
     finish()
 

@@ -93,6 +93,31 @@ uint64_t tu_range(tu_rng *r, uint64_t lo, uint64_t hi)
     return lo + tu_below(r, hi - lo + 1);
 }
 
+uint8_t *tu_random_text(tu_rng *r, const char *alphabet, size_t len)
+{
+    size_t k = strlen(alphabet);
+    uint8_t *h = malloc(len ? len : 1);
+    for (size_t i = 0; h && i < len; i++)
+        h[i] = (uint8_t)alphabet[tu_below(r, k)];
+    return h;
+}
+
+uint8_t *tu_boundary_text(const hay_pattern *pats, size_t n, size_t step, size_t len)
+{
+    uint8_t *h = malloc(len);
+    if (!h)
+        return NULL;
+    memset(h, '.', len);
+    size_t k = 0;
+    for (size_t b = step; b < len; b += step, k++) {
+        const hay_pattern *p = &pats[k % n];
+        size_t at = b >= p->len / 2 + 1 ? b - p->len / 2 - 1 : 0;
+        if (at + p->len <= len)
+            memcpy(h + at, p->data, p->len);
+    }
+    return h;
+}
+
 void tu_mlist_push(tu_mlist *l, uint32_t id, uint64_t start, uint64_t end)
 {
     if (l->n == l->cap) {

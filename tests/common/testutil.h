@@ -74,6 +74,12 @@ uint64_t tu_below(tu_rng *r, uint64_t n);
 /* Uniform in [lo, hi]. */
 uint64_t tu_range(tu_rng *r, uint64_t lo, uint64_t hi);
 
+/* len random bytes of alphabet (malloc'd, at least 1 byte allocated). */
+uint8_t *tu_random_text(tu_rng *r, const char *alphabet, size_t len);
+/* len bytes (malloc'd; len > 0) of '.' with a copy of pats[k % n] laid
+ * across the k-th multiple of `step` (a chunk boundary). */
+uint8_t *tu_boundary_text(const hay_pattern *pats, size_t n, size_t step, size_t len);
+
 /* ---- matches and the oracle --------------------------------------------- */
 
 typedef struct tu_match {

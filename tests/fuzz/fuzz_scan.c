@@ -15,7 +15,8 @@
  *   the rest is the haystack.
  *
  * Every CPU algorithm that accepts the set (plus "auto") is compiled and its
- * hay_scan, hay_scan_count, early stop and streaming results are compared
+ * hay_scan, hay_scan_count, hay_scan_marks, hay_scan_first, early stop and
+ * streaming results are compared
  * with the "naive" algorithm and with the oracle below.  abort() on any
  * mismatch.
  */
@@ -239,6 +240,25 @@ static void check_algo(const input *in, const char *algo, const mlist *ref,
     CHECK(count == ref->n);
     CHECK(hay_scan_count(set, scratch, in->hay, in->len, NULL, &count) == HAY_OK);
     CHECK(count == ref->n);
+
+    /* Marks: the last bytes of the oracle's matches; first: the full
+     * scan's first match (the same options). */
+    size_t nw = (in->len + 63) / 64;
+    uint64_t *marks = malloc((nw + 1) * sizeof *marks), *want = calloc(nw + 1, sizeof *want);
+    CHECK(marks && want);
+    for (size_t i = 0; i <= nw; i++)
+        marks[i] = 0x5a5a5a5a5a5a5a5aull;
+    for (size_t i = 0; i < ref->n; i++)
+        want[(ref->m[i].end - 1) / 64] |= 1ull << ((ref->m[i].end - 1) % 64);
+    CHECK(hay_scan_marks(set, scratch, in->hay, in->len, &in->opts, marks) == HAY_OK);
+    CHECK(!memcmp(marks, want, nw * sizeof *marks) && marks[nw] == 0x5a5a5a5a5a5a5a5aull);
+    free(marks);
+    free(want);
+    hay_match first;
+    CHECK(hay_scan_first(set, scratch, in->hay, in->len, &in->opts, &first) == HAY_OK);
+    CHECK(full.n ? first.id == full.m[0].id && first.start == full.m[0].start &&
+                       first.end == full.m[0].end
+                 : first.end == 0);
 
     /* Early stop: exactly the first k matches of the full scan. */
     if (full.n) {
