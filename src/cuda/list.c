@@ -16,6 +16,14 @@
  * and 0.94 s with seven (docs/notes/2026-11-27-gpu-list.md): the caller's
  * callback, which reads every record, is the limit, and more converting
  * threads only compete with it for the memory system.
+ *
+ * hay_scan_list (fill_deliver) has no callback to wait for: a piece's keys
+ * go straight to their index in the caller's arrays, cut into parts for the
+ * calling thread and threads - 1 helpers.  The conversion is bound by the
+ * host's memory (28 bytes a match: the key read, the id, start and end
+ * written); on the H100 machine's host 16 threads moved 69-71 GB/s with
+ * plain stores and 51-55 GB/s with non-temporal ones, so plain stores it
+ * is (docs/notes/2026-11-26-list-arrays.md).
  */
 #include "list.h"
 
@@ -32,9 +40,10 @@ enum {
     FILL_PART_MIN = 16384     /* hay_scan_list: keys per thread, at least */
 };
 
-/* hay_scan_list (src/core/fill.h): keys[0, n) into the caller's arrays at
- * `at`, in parts: part i of `parts` by helper i, the last by the calling
- * thread. */
+/* hay_scan_list (src/core/fill.h): keys[0, n) into the caller's arrays
+ * (ids, starts, ends: pointers to the first entry the job writes), in
+ * parts: part i of `parts` by helper i, the last by the calling thread when
+ * there are more parts than helpers. */
 typedef struct fill_job {
     const unsigned long long *keys;
     uint64_t n, base;

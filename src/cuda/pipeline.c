@@ -66,6 +66,9 @@ typedef struct scan_req {
     hay_scan_stats st;
     cuda_pipe *pp;
     uint64_t chunk, back;
+    uint64_t ramp;           /* hay_scan_list: the next piece's size while
+                              * below chunk (doubling), so that the first
+                              * keys reach the host sooner; 0: chunk */
     bool stopped;
     unsigned stage_threads;  /* threads copying into pinned staging */
     const hay_piece_source *pieces;   /* split scans: pieces come from here */
@@ -603,8 +606,10 @@ static hay_status run_pieces(scan_req *r)
         } else {
             if (next >= r->len || list_full_ahead(r))
                 break;
+            uint64_t want = r->ramp && r->ramp < r->chunk ? r->ramp : r->chunk;
+            r->ramp = r->ramp && r->ramp < r->chunk ? 2 * r->ramp : 0;
             gs = next;
-            ge = r->len - gs > r->chunk ? gs + r->chunk : r->len;
+            ge = r->len - gs > want ? gs + want : r->len;
             next = ge;
         }
         s = issue(r, sl, gs, ge);
@@ -661,8 +666,14 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
     r->chunk = o->chunk_size ? o->chunk_size
                : (r->dev && whole) ? r->len : cs->chunk;
     uint64_t fit = __atomic_load_n(&cs->list_chunk, __ATOMIC_RELAXED);
-    if (!o->chunk_size && !run->pieces && fit && fit < r->chunk && hay_fill_of(r->fn, r->ctx))
+    bool fill = !o->chunk_size && !run->pieces && hay_fill_of(r->fn, r->ctx);
+    if (fill && fit && fit < r->chunk)
         r->chunk = fit;   /* hay_scan_list: what an overflow cut them to (overflow) */
+    /* hay_scan_list: an eighth of a piece first, then doubling: a call
+     * waits for its first list (copy in, search, sort, copy back) before
+     * the host converts anything, once per call of a small cap. */
+    uint64_t least = hay_cuda_tuning_default.min_chunk;
+    r->ramp = fill && r->chunk / 8 >= least ? r->chunk / 8 - r->chunk / 8 % least : 0;
     FORWARD_IF_ERROR(hay_cuda_pipe_acquire(cs->dev, cs->streams, &r->chunk,
                                            !r->dev && !cs->pageable, r->dev != NULL,
                                            &r->pp));
