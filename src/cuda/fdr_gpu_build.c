@@ -270,10 +270,10 @@ done:
 /*
  * The choice against PFAC.  Measured on the H100 (docs/PERF.md "Literal
  * sets: fdr-gpu against PFAC"), 1 GiB resident, kernel only, fdr-gpu
- * against PFAC: snort-community (4,550 literals) 621 against 153 GB/s,
- * et-open (30,528) 174 against 118, the first 100, 300 and 1,000 literals
+ * against PFAC: snort-community (4,550 literals) 622 against 153 GB/s,
+ * et-open (30,528) 289 against 118, the first 100, 300 and 1,000 literals
  * of each 3 to 5 times PFAC's rate; english-words (123,115: four filter
- * groups, and most 3-byte windows of English text hit) 28 against 81.  So
+ * groups, and most 3-byte windows of English text hit) 60 against 81.  So
  * fdr-gpu takes the sets from FDR_MIN literals (the smallest measured) to
  * one filter table (group_max's default); PFAC the others (below 100 not
  * measured).
