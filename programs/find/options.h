@@ -61,8 +61,9 @@ typedef struct find_config {
     struct find_globs *globs;   /* --include/--exclude/--exclude-dir */
     char **files;          /* the operands after the patterns */
     int nfiles;
-    uint64_t size_hint;    /* the largest regular file operand (not -r): the
-                              library's hay_compile_opts.size_hint */
+    uint64_t size_hint;    /* the largest regular file operand (not -r) with
+                              --count-matches, else 0: the library's
+                              hay_compile_opts.size_hint */
 
     /* Engine. */
     hay_backend backend;
