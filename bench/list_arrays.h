@@ -1,8 +1,9 @@
 /*
  * list_arrays.h - cuda_pfac_bench's "list arrays" rows (list_arrays.c):
  * the full ordered list through hay_scan_list / hay_scan_buffer_list into
- * the caller's arrays, the whole list in one call and with a 16M cap
- * (resumed until done), checked against the per-match list's checksum.
+ * the caller's arrays, the whole list in one call, with a 16M cap (resumed
+ * until done) and with ids and ends only (no starts), checked against the
+ * per-match list's checksum.
  */
 #ifndef HAY_BENCH_LIST_ARRAYS_H
 #define HAY_BENCH_LIST_ARRAYS_H
