@@ -25,9 +25,12 @@ typedef struct shared {
     atomic_bool failed;
 } shared;
 
-/* One thread's count. */
+/* One thread's count, on cache lines of its own: a thread writes its
+ * from, resume and lines at every match, and another's fields on the same
+ * line cost every scan a miss (`hay find -c`, 2 threads: 0.17 or 0.22 s
+ * over 256 MiB, as the allocation fell). */
 typedef struct counter {
-    shared *sh;
+    _Alignas(64) shared *sh;
     const hay_scan_opts *so;   /* the shared options, or the calling thread's */
     hay_scratch *scratch;
     pthread_t tid;
@@ -156,7 +159,9 @@ hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
 
     if (threads == 0)
         threads = 1;   /* (an empty piece: one part, no scan) */
-    counter *c = calloc(threads, sizeof *c);
+    counter *c = aligned_alloc(_Alignof(counter), threads * sizeof *c);
+    if (c)
+        memset(c, 0, threads * sizeof *c);
     if (!c)
         return HAY_ERR_NOMEM;
     for (unsigned i = 0; i < threads; i++)
@@ -261,7 +266,9 @@ hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
     x.sh.nparts = (len + x.sh.part_len - 1) / x.sh.part_len;
     x.ahead = (uint64_t)threads * AHEAD_PER_THREAD;
     x.parts = calloc(x.sh.nparts ? x.sh.nparts : 1, sizeof *x.parts);
-    counter *c = calloc(threads, sizeof *c);
+    counter *c = aligned_alloc(_Alignof(counter), threads * sizeof *c);
+    if (c)
+        memset(c, 0, threads * sizeof *c);
     if (!x.parts || !c) {
         free(x.parts);
         free(c);
