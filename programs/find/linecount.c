@@ -69,6 +69,15 @@ static int keep_match(found *f, uint32_t id, uint64_t start, uint64_t end)
     return 0;
 }
 
+/* n zeroed counters, each on cache lines of its own (free() frees them). */
+static counter *counters_new(unsigned n)
+{
+    counter *c = aligned_alloc(_Alignof(counter), n * sizeof *c);
+    if (c)
+        memset(c, 0, n * sizeof *c);
+    return c;
+}
+
 /* A match that selects its line stops the scan: it resumes at the next
  * line (the line's other matches would only cost). */
 static int count_match(uint32_t id, uint64_t start, uint64_t end, void *ctx)
@@ -159,9 +168,7 @@ hay_status find_count_lines(const find_matcher *m, hay_scratch *scratch,
 
     if (threads == 0)
         threads = 1;   /* (an empty piece: one part, no scan) */
-    counter *c = aligned_alloc(_Alignof(counter), threads * sizeof *c);
-    if (c)
-        memset(c, 0, threads * sizeof *c);
+    counter *c = counters_new(threads);
     if (!c)
         return HAY_ERR_NOMEM;
     for (unsigned i = 0; i < threads; i++)
@@ -266,9 +273,7 @@ hay_status find_select_in_parts(const find_matcher *m, const find_lines *rules,
     x.sh.nparts = (len + x.sh.part_len - 1) / x.sh.part_len;
     x.ahead = (uint64_t)threads * AHEAD_PER_THREAD;
     x.parts = calloc(x.sh.nparts ? x.sh.nparts : 1, sizeof *x.parts);
-    counter *c = aligned_alloc(_Alignof(counter), threads * sizeof *c);
-    if (c)
-        memset(c, 0, threads * sizeof *c);
+    counter *c = counters_new(threads);
     if (!x.parts || !c) {
         free(x.parts);
         free(c);
