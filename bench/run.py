@@ -38,6 +38,9 @@ Parts (default: all of them, in this order):
           200 MB pipe, beside grep -r and rg -uuu (bench/lib/find_walk.py)
   batch   every match of the Snort community set through one callback per
           match against arrays of matches (bench/lib/batch_part.py)
+  auto    whole hay find commands with --backend cpu, cuda and auto on 1 MiB,
+          64 MiB and 1 GiB: auto against the better backend
+          (bench/lib/auto_part.py)
 
 GPU rows are always present: without a CUDA device they read
 "skipped (no GPU)".  Every count and score is cross-checked; a failed check
@@ -70,7 +73,7 @@ import search as benchrun  # noqa: E402  (the search suite, also `run.py search`
 import parts  # noqa: E402  (the parts: bench/lib/parts.py)
 from report import FIELDS, TABLES, header_lines, log, record, report  # noqa: E402
 
-PARTS = ["search", "poster", "bm", "gpu", "pfac", "sw", "energy", "walk", "batch"]
+PARTS = ["search", "poster", "bm", "gpu", "pfac", "sw", "energy", "walk", "batch", "auto"]
 
 
 def parse(argv):

@@ -8,6 +8,8 @@ against the others and against bench/defs.json's expected counts.
   sw      Smith-Waterman (sw_cuda_bench, hay align, the alignment peers, run.py align)
   energy  joules per GB and per GCU (lib/energy.py, gpu_phases)
   walk    hay find -r over trees and on a pipe (lib/find_walk.py)
+  batch   every match through callbacks and arrays (lib/batch_part.py)
+  auto    backend auto against cpu and cuda, whole commands (lib/auto_part.py)
 """
 import argparse
 import csv
@@ -860,3 +862,4 @@ def median_runs_align(ctx, cmd, runs):
 
 from find_walk import part_walk  # noqa: E402,F401  (it imports this module's helpers)
 from batch_part import part_batch  # noqa: E402,F401  (likewise)
+from auto_part import part_auto  # noqa: E402,F401  (likewise)
