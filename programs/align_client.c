@@ -25,9 +25,12 @@ static const char *why_read(int e, int timeout_s, char *buf, size_t cap)
 {
     if (e == ETIMEDOUT)
         snprintf(buf, cap, "no answer in %d s (--server-timeout)", timeout_s);
-    else if (e == EPIPE)
+    else if (e == EPIPE || e == ECONNRESET)
         snprintf(buf, cap, "the server closed the connection before its "
                  "answer was whole (did it stop or fail?)");
+    else if (e == EAGAIN || e == EWOULDBLOCK)
+        snprintf(buf, cap, "the server took no data for %d s "
+                 "(--server-timeout)", timeout_s);
     else
         snprintf(buf, cap, "%s", strerror(e));
     return buf;
@@ -38,16 +41,19 @@ static int read_hello(const aconfig *cf, int fd, int ms, uint32_t *dna)
 {
     unsigned char h[SP_HEADER], p[8 + SP_MAX_PATH];
     char err[256], why[160];
-    uint64_t n;
+    uint64_t n = 0;
     if (sp_read(fd, h, sizeof h, ms, NULL)) {
         fprintf(stderr, "hay align: --server %s: %s\n", cf->server,
                 why_read(errno, cf->server_timeout, why, sizeof why));
         return -1;
     }
-    if (sp_header_check(h, SP_HELLO, sizeof p, &n, err, sizeof err) ||
-        n < 8) {
-        fprintf(stderr, "hay align: --server %s: %s\n", cf->server,
-                n < 8 ? "a greeting too short" : err);
+    if (sp_header_check(h, SP_HELLO, sizeof p, &n, err, sizeof err)) {
+        fprintf(stderr, "hay align: --server %s: %s\n", cf->server, err);
+        return -1;
+    }
+    if (n < 8) {
+        fprintf(stderr, "hay align: --server %s: a greeting too short\n",
+                cf->server);
         return -1;
     }
     if (sp_read(fd, p, (size_t)n, ms, NULL)) {
@@ -65,7 +71,7 @@ int align_client_main(aconfig *cf)
     timeline clock;   /* only its start: the command's t0 */
     timeline_init(&clock);
     int fd = -1, rc = 2, ms = cf->server_timeout * 1000;
-    char *text = NULL, *args = NULL, err[1024], why[160];
+    char *text = NULL, *args = NULL, err[1024] = "", why[160];
     unsigned char *blob = NULL, *req = NULL;
     size_t len = 0, blen = 0, abytes = 0;
     hay_align_scoring *s = NULL;
@@ -148,11 +154,12 @@ int align_client_main(aconfig *cf)
         sp_write(fd, args, abytes) || sp_write(fd, blob, blen) ||
         sp_write(fd, text, len)) {
         fprintf(stderr, "hay align: --server %s: sending the request: %s\n",
-                cf->server, errno == EAGAIN ? "timed out" : strerror(errno));
+                cf->server, why_read(errno, cf->server_timeout, why,
+                                     sizeof why));
         goto out;
     }
     unsigned char h[SP_HEADER], p[4];
-    uint64_t n;
+    uint64_t n = 0;
     if (sp_read(fd, h, sizeof h, ms, NULL)) {
         fprintf(stderr, "hay align: --server %s: %s\n", cf->server,
                 why_read(errno, cf->server_timeout, why, sizeof why));
@@ -161,7 +168,7 @@ int align_client_main(aconfig *cf)
     if (sp_header_check(h, SP_REPLY, sizeof p, &n, err, sizeof err) ||
         n != sizeof p) {
         fprintf(stderr, "hay align: --server %s: %s\n", cf->server,
-                n != sizeof p ? "a reply of the wrong size" : err);
+                *err ? err : "a reply of the wrong size");
         goto out;
     }
     if (sp_read(fd, p, sizeof p, ms, NULL)) {
