@@ -109,6 +109,20 @@ int align_parse_args(int argc, char **argv, aconfig *cf, int from_client);
 int parse_int_opt(const char *prog, const char *s, const char *what,
                   int32_t lo, int32_t hi, int32_t *out);
 void aconfig_free(aconfig *cf);
+/* The scoring options of hay align and hay db serve: their getopt_long
+ * entries (codes SC_*, below any other option code of theirs) and the
+ * parsing of one into cf (0, or -1 after a message with prog's prefix). */
+enum { SC_MATRIX = 256, SC_OPEN, SC_EXTEND, SC_MATCH, SC_MISMATCH, SC_DNA,
+       SC_PROTEIN };
+#define SCORING_LONG_OPTIONS \
+    { "matrix", required_argument, NULL, SC_MATRIX }, \
+    { "gap-open", required_argument, NULL, SC_OPEN }, \
+    { "gap-extend", required_argument, NULL, SC_EXTEND }, \
+    { "match", required_argument, NULL, SC_MATCH }, \
+    { "mismatch", required_argument, NULL, SC_MISMATCH }, \
+    { "dna", no_argument, NULL, SC_DNA }, \
+    { "protein", no_argument, NULL, SC_PROTEIN }
+int scoring_option(const char *prog, int c, const char *arg, aconfig *cf);
 
 /* align_db.c: whether the command is a database search (TARGET is a
  * database file, or --top / --min-score was given), and running it. */

@@ -136,20 +136,14 @@ static void usage_align(FILE *f)
 }
 
 enum {
-    O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
+    O_FIRST = SC_PROTEIN + 1,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
     O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE, O_STRICT_INPUT, O_FORCE,
     O_BACKEND_PARAMS, O_SERVER, O_SERVER_TIMEOUT
 };
 
 static const struct option align_opts[] = {
-    { "matrix", required_argument, NULL, O_MATRIX },
-    { "gap-open", required_argument, NULL, O_OPEN },
-    { "gap-extend", required_argument, NULL, O_EXTEND },
-    { "match", required_argument, NULL, O_MATCH },
-    { "mismatch", required_argument, NULL, O_MISMATCH },
-    { "dna", no_argument, NULL, O_DNA },
-    { "protein", no_argument, NULL, O_PROTEIN },
+    SCORING_LONG_OPTIONS,
     { "score-only", no_argument, NULL, O_SCORE_ONLY },
     { "backend", required_argument, NULL, O_BACKEND },
     { "variant", required_argument, NULL, O_VARIANT },
@@ -191,6 +185,30 @@ static int parse_int(const char *s, const char *what, int32_t lo, int32_t hi,
                      int32_t *out)
 {
     return parse_int_opt("hay align", s, what, lo, hi, out);
+}
+
+int scoring_option(const char *prog, int c, const char *arg, aconfig *cf)
+{
+    switch (c) {
+    case SC_MATRIX: cf->matrix = arg; return 0;
+    case SC_DNA: cf->mode = 1; return 0;
+    case SC_PROTEIN: cf->mode = 2; return 0;
+    case SC_OPEN:
+        cf->have_open = 1;
+        return parse_int_opt(prog, arg, "--gap-open", 1, 1000000, &cf->open);
+    case SC_EXTEND:
+        cf->have_extend = 1;
+        return parse_int_opt(prog, arg, "--gap-extend", 0, 1000000,
+                             &cf->extend);
+    case SC_MATCH:
+        cf->have_match = 1;
+        return parse_int_opt(prog, arg, "--match", 1, 1000000, &cf->match);
+    case SC_MISMATCH:
+        cf->have_mismatch = 1;
+        return parse_int_opt(prog, arg, "--mismatch", -1000000, 1000000,
+                             &cf->mismatch);
+    }
+    return -1;
 }
 
 static void list_all(void)
@@ -296,31 +314,13 @@ int align_parse_args(int argc, char **argv, aconfig *cf, int from_client)
                 return 2;
             }
             break;
-        case O_MATRIX: cf->matrix = optarg; break;
-        case O_OPEN:
-            if (parse_int(optarg, "--gap-open", 1, 1000000, &cf->open))
+        case SC_MATRIX: case SC_OPEN: case SC_EXTEND: case SC_MATCH:
+        case SC_MISMATCH: case SC_DNA: case SC_PROTEIN:
+            if (scoring_option("hay align", c, optarg, cf))
                 return 2;
-            cf->have_open = 1;
-            break;
-        case O_EXTEND:
-            if (parse_int(optarg, "--gap-extend", 0, 1000000, &cf->extend))
-                return 2;
-            cf->have_extend = 1;
-            break;
-        case O_MATCH:
-            if (parse_int(optarg, "--match", 1, 1000000, &cf->match))
-                return 2;
-            cf->have_match = 1;
-            break;
-        case O_MISMATCH:
-            if (parse_int(optarg, "--mismatch", -1000000, 1000000, &cf->mismatch))
-                return 2;
-            cf->have_mismatch = 1;
             break;
         case O_STRICT_INPUT: cf->strict_input = 1; break;
         case O_FORCE: cf->force = 1; break;
-        case O_DNA: cf->mode = 1; break;
-        case O_PROTEIN: cf->mode = 2; break;
         case O_SCORE_ONLY: cf->score_only = 1; break;
         case O_STATS: cf->stats = 1; break;
         case O_BACKEND:

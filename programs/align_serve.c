@@ -441,19 +441,12 @@ out:
 
 static int parse_serve(int argc, char **argv, aconfig *cf, server *sv)
 {
-    enum { O_SOCKET = 256, O_BACKEND, O_PARAMS, O_MATRIX, O_OPEN, O_EXTEND,
-           O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN, O_STRICT, O_QUIET };
+    enum { O_SOCKET = SC_PROTEIN + 1, O_BACKEND, O_PARAMS, O_STRICT, O_QUIET };
     static const struct option opts[] = {
         { "socket", required_argument, NULL, O_SOCKET },
         { "backend", required_argument, NULL, O_BACKEND },
         { "params", required_argument, NULL, O_PARAMS },
-        { "matrix", required_argument, NULL, O_MATRIX },
-        { "gap-open", required_argument, NULL, O_OPEN },
-        { "gap-extend", required_argument, NULL, O_EXTEND },
-        { "match", required_argument, NULL, O_MATCH },
-        { "mismatch", required_argument, NULL, O_MISMATCH },
-        { "dna", no_argument, NULL, O_DNA },
-        { "protein", no_argument, NULL, O_PROTEIN },
+        SCORING_LONG_OPTIONS,
         { "strict-input", no_argument, NULL, O_STRICT },
         { "quiet", no_argument, NULL, O_QUIET },
         { "threads", required_argument, NULL, 'j' },
@@ -476,31 +469,11 @@ static int parse_serve(int argc, char **argv, aconfig *cf, server *sv)
             }
             break;
         case O_PARAMS: sv->params = optarg; break;
-        case O_MATRIX: cf->matrix = optarg; break;
-        case O_OPEN:
-            if (parse_int_opt(P, optarg, "--gap-open", 1, 1000000, &cf->open))
+        case SC_MATRIX: case SC_OPEN: case SC_EXTEND: case SC_MATCH:
+        case SC_MISMATCH: case SC_DNA: case SC_PROTEIN:
+            if (scoring_option(P, c, optarg, cf))
                 return 2;
-            cf->have_open = 1;
             break;
-        case O_EXTEND:
-            if (parse_int_opt(P, optarg, "--gap-extend", 0, 1000000,
-                              &cf->extend))
-                return 2;
-            cf->have_extend = 1;
-            break;
-        case O_MATCH:
-            if (parse_int_opt(P, optarg, "--match", 1, 1000000, &cf->match))
-                return 2;
-            cf->have_match = 1;
-            break;
-        case O_MISMATCH:
-            if (parse_int_opt(P, optarg, "--mismatch", -1000000, 1000000,
-                              &cf->mismatch))
-                return 2;
-            cf->have_mismatch = 1;
-            break;
-        case O_DNA: cf->mode = 1; break;
-        case O_PROTEIN: cf->mode = 2; break;
         case O_STRICT: cf->strict_input = 1; break;
         case O_QUIET: sv->quiet = 1; break;
         case 'j':
