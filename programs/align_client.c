@@ -36,8 +36,10 @@ static const char *why_read(int e, int timeout_s, char *buf, size_t cap)
     return buf;
 }
 
-/* The server's greeting: *dna of its database.  -1 after a message. */
-static int read_hello(const aconfig *cf, int fd, int ms, uint32_t *dna)
+/* The server's greeting: *dna of its database, its path (path[cap]).  -1
+ * after a message. */
+static int read_hello(const aconfig *cf, int fd, int ms, uint32_t *dna,
+                      char *path, size_t cap)
 {
     unsigned char h[SP_HEADER], p[8 + SP_MAX_PATH];
     char err[256], why[160];
@@ -63,6 +65,9 @@ static int read_hello(const aconfig *cf, int fd, int ms, uint32_t *dna)
     }
     *dna = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
            (uint32_t)p[3] << 24;
+    size_t pl = (size_t)n - 8 < cap - 1 ? (size_t)n - 8 : cap - 1;
+    memcpy(path, p + 8, pl);
+    path[pl] = 0;
     return 0;
 }
 
@@ -113,10 +118,14 @@ int align_client_main(aconfig *cf)
     struct timeval tv = { cf->server_timeout, 0 };
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     uint32_t dna;
-    if (read_hello(cf, fd, ms, &dna))
+    char spath[SP_MAX_PATH + 1];
+    if (read_hello(cf, fd, ms, &dna, spath, sizeof spath))
         goto out;
-    /* The scoring as this command would make it for the served database:
-     * the server compares it with its own. */
+    /* The scoring as this command would make it for the served database
+     * (after the same check of its kind): the server compares it with its
+     * own. */
+    if (check_db_kind(cf, cf->tpath ? cf->tpath : spath, (int)dna))
+        goto out;
     s = make_scoring(cf, (int)dna);
     if (!s)
         goto out;

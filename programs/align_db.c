@@ -59,9 +59,7 @@ hay_align_db *db_from_seq_file(const hay_align_scoring *s, const seq_file *f,
     return db;
 }
 
-/* A database of kind dna against --dna or --protein: 0 when they agree,
- * else -1 after printing why. */
-static int check_db_kind(const aconfig *cf, const char *path, int dna)
+int check_db_kind(const aconfig *cf, const char *path, int dna)
 {
     if ((cf->mode == 1 && !dna) || (cf->mode == 2 && dna)) {
         fprintf(stderr, "hay align: %s: a %s database, not %s\n", path,

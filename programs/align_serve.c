@@ -383,9 +383,12 @@ static void serve_one(server *sv, int c)
         goto out;
     }
     if (sp_header_check(h, SP_REQUEST, SP_REQUEST_FIXED + SP_MAX_ARG_BYTES +
-                        SP_MAX_SCORING + SP_MAX_QUERIES, &n, err, sizeof err) ||
-        n < SP_REQUEST_FIXED) {
-        why = n < SP_REQUEST_FIXED ? "a request too short" : err;
+                        SP_MAX_SCORING + SP_MAX_QUERIES, &n, err, sizeof err)) {
+        why = err;
+        goto out;
+    }
+    if (n < SP_REQUEST_FIXED) {
+        why = "a request too short";
         goto out;
     }
     if (nfds != 2) {

@@ -235,11 +235,17 @@ def tests(hay, backend, d):
     check("--stats output", got[:2] == want[:2], "%d/%d" % (got[0], want[0]))
     check("--stats phases", b"phase=serve:receive" in got[2] and b"stats: queries=" in got[2],
           got[2][-400:])
-    # a query file with a bad residue: the one-process message
+    # errors: the one-process message and status, wherever the client or
+    # the server finds them
     write_fasta(P("bad.fa"), [("bad", "MKV1LL")])
-    want = run([hay, "align"] + be + [P("bad.fa"), db])
-    got = run([hay, "align", "--server", sock] + be + [P("bad.fa"), db])
-    check("bad query message", got == want and want[0] == 2, "%r / %r" % (got, want))
+    for label, args in (("bad residue", [P("bad.fa"), db]),
+                        ("kind before scoring", ["--dna", "--match", "1", q, db]),
+                        ("score-only sam", ["--score-only", "-f", "sam", q, db]),
+                        ("evalue fit", ["--evalue-params", "fit", q, db]),
+                        ("no query file", [P("missing.fa"), db])):
+        want = run([hay, "align"] + be + args)
+        got = run([hay, "align", "--server", sock] + be + args)
+        check("error " + label, got == want and want[0] == 2, "%r / %r" % (got, want))
 
     # mismatches: exit 2 and a message, never a silent answer
     for label, args, text in (
