@@ -10,6 +10,9 @@ one CSV, one report, plots.
                                             --list, --bench ID, --update-expect, ...)
   python3 bench/run.py align [OPTIONS]      Smith-Waterman GCUPS against length alone
                                             (bench/lib/align.py)
+  python3 bench/run.py serve [OPTIONS]      the database search as a whole command, one
+                                            process against hay db serve's client
+                                            (bench/lib/serve.py)
   python3 bench/run.py report CSV [CSV...] --out DIR [--record MACHINE] [--plots DIR]
   python3 bench/run.py compare bench/results/MACHINE | OLD.csv NEW.csv
 
@@ -221,6 +224,9 @@ def dispatch(argv):
     if argv[:1] == ["align"]:
         import align
         return align.main(argv[1:])
+    if argv[:1] == ["serve"]:
+        import serve
+        return serve.main(argv[1:])
     if argv[:1] == ["compare"]:
         import compare
         return compare.main(argv[1:])

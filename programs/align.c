@@ -15,24 +15,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-hay_align_scoring *make_scoring(aconfig *cf, int dna)
+void scoring_defaults(aconfig *cf, int dna)
 {
-    hay_align_scoring *s = NULL;
-    hay_status st;
     if (!cf->have_open)
         cf->open = dna ? 5 : 11;
     if (!cf->have_extend)
         cf->extend = dna ? 2 : 1;
+    if (!cf->matrix && dna) {
+        if (!cf->have_match)
+            cf->match = 2;
+        if (!cf->have_mismatch)
+            cf->mismatch = -3;
+    }
+}
+
+hay_align_scoring *make_scoring(aconfig *cf, int dna)
+{
+    hay_align_scoring *s = NULL;
+    hay_status st;
+    scoring_defaults(cf, dna);
     if (cf->extend > cf->open) {
         fprintf(stderr, "hay align: --gap-extend (%d) must not exceed "
                 "--gap-open (%d)\n", (int)cf->extend, (int)cf->open);
         return NULL;
     }
     if (!cf->matrix && dna) {
-        if (!cf->have_match)
-            cf->match = 2;
-        if (!cf->have_mismatch)
-            cf->mismatch = -3;
         st = hay_align_scoring_dna(cf->match, cf->mismatch, cf->open,
                                    cf->extend, &s);
         if (st != HAY_OK) {
@@ -196,10 +203,12 @@ static int align_pairs(aconfig *cf);
 int align_main(int argc, char **argv)
 {
     aconfig cf;
-    int rc = align_parse_args(argc, argv, &cf);
-    if (rc < 0)
+    int rc = align_parse_args(argc, argv, &cf, 0);
+    if (rc < 0 && cf.server)
+        rc = align_client_main(&cf);
+    else if (rc < 0)
         rc = align_db_wanted(&cf) ? align_db_main(&cf) : align_pairs(&cf);
-    free(cf.command_line);
+    aconfig_free(&cf);
     return rc;
 }
 

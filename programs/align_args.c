@@ -119,26 +119,31 @@ static void usage_align(FILE *f)
 "uses the published or computed ones and fit is an error.\n"
 "      --top K               hits kept per query (default 50)\n"
 "      --min-score N         only hits scoring at least N\n"
+"\n"
+"Server ('hay db serve DB --socket PATH' keeps DB and the device ready):\n"
+"      --server PATH         search the database served at PATH: QUERY is read\n"
+"                            here and sent, the server writes the output of\n"
+"                            this command (byte for byte) where this\n"
+"                            command's goes; TARGET may be left out, and if\n"
+"                            given must be the served file.  The scoring must\n"
+"                            be the server's (an error otherwise); --backend\n"
+"                            other than auto must be the server's\n"
+"      --server-timeout S    give up waiting for the server after S seconds\n"
+"                            (default 600; searches queue one at a time)\n"
 "  -h, --help                this help\n"
 "\n"
 "Exit status: 0 done, 2 bad input or usage.\n", f);
 }
 
 enum {
-    O_MATRIX = 256, O_OPEN, O_EXTEND, O_MATCH, O_MISMATCH, O_DNA, O_PROTEIN,
+    O_FIRST = SC_PROTEIN + 1,
     O_SCORE_ONLY, O_BACKEND, O_VARIANT, O_STATS, O_TBMEM, O_LIST, O_STRAND,
     O_EVALUE, O_PARAMS, O_FSC, O_TOP, O_MIN_SCORE, O_STRICT_INPUT, O_FORCE,
-    O_BACKEND_PARAMS
+    O_BACKEND_PARAMS, O_SERVER, O_SERVER_TIMEOUT
 };
 
 static const struct option align_opts[] = {
-    { "matrix", required_argument, NULL, O_MATRIX },
-    { "gap-open", required_argument, NULL, O_OPEN },
-    { "gap-extend", required_argument, NULL, O_EXTEND },
-    { "match", required_argument, NULL, O_MATCH },
-    { "mismatch", required_argument, NULL, O_MISMATCH },
-    { "dna", no_argument, NULL, O_DNA },
-    { "protein", no_argument, NULL, O_PROTEIN },
+    SCORING_LONG_OPTIONS,
     { "score-only", no_argument, NULL, O_SCORE_ONLY },
     { "backend", required_argument, NULL, O_BACKEND },
     { "variant", required_argument, NULL, O_VARIANT },
@@ -154,24 +159,56 @@ static const struct option align_opts[] = {
     { "min-score", required_argument, NULL, O_MIN_SCORE },
     { "strict-input", no_argument, NULL, O_STRICT_INPUT },
     { "force", no_argument, NULL, O_FORCE },
+    { "server", required_argument, NULL, O_SERVER },
+    { "server-timeout", required_argument, NULL, O_SERVER_TIMEOUT },
     { "format", required_argument, NULL, 'f' },
     { "threads", required_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 }
 };
 
-static int parse_int(const char *s, const char *what, int32_t lo, int32_t hi,
-                     int32_t *out)
+int parse_int_opt(const char *prog, const char *s, const char *what,
+                  int32_t lo, int32_t hi, int32_t *out)
 {
     char *e;
     long v = strtol(s, &e, 10);
     if (!*s || *e || v < lo || v > hi) {
-        fprintf(stderr, "hay align: %s: '%s' is not an integer in [%ld, %ld]\n",
-                what, s, (long)lo, (long)hi);
+        fprintf(stderr, "%s: %s: '%s' is not an integer in [%ld, %ld]\n",
+                prog, what, s, (long)lo, (long)hi);
         return -1;
     }
     *out = (int32_t)v;
     return 0;
+}
+
+static int parse_int(const char *s, const char *what, int32_t lo, int32_t hi,
+                     int32_t *out)
+{
+    return parse_int_opt("hay align", s, what, lo, hi, out);
+}
+
+int scoring_option(const char *prog, int c, const char *arg, aconfig *cf)
+{
+    switch (c) {
+    case SC_MATRIX: cf->matrix = arg; return 0;
+    case SC_DNA: cf->mode = 1; return 0;
+    case SC_PROTEIN: cf->mode = 2; return 0;
+    case SC_OPEN:
+        cf->have_open = 1;
+        return parse_int_opt(prog, arg, "--gap-open", 1, 1000000, &cf->open);
+    case SC_EXTEND:
+        cf->have_extend = 1;
+        return parse_int_opt(prog, arg, "--gap-extend", 0, 1000000,
+                             &cf->extend);
+    case SC_MATCH:
+        cf->have_match = 1;
+        return parse_int_opt(prog, arg, "--match", 1, 1000000, &cf->match);
+    case SC_MISMATCH:
+        cf->have_mismatch = 1;
+        return parse_int_opt(prog, arg, "--mismatch", -1000000, 1000000,
+                             &cf->mismatch);
+    }
+    return -1;
 }
 
 static void list_all(void)
@@ -204,17 +241,17 @@ static void list_all(void)
 
 /* "hay align" and the arguments in the order given (getopt_long moves the
  * operands last), tabs and newlines as spaces: SAM's @PG CL. */
-static char *command_line(int argc, char **argv)
+static char *command_line(int argc, char *const *argv)
 {
     static const char prog[] = "hay align";
     size_t n = sizeof prog;
-    for (int i = 1; i < argc; i++)
+    for (int i = 0; i < argc; i++)
         n += strlen(argv[i]) + 1;
     char *cl = malloc(n), *w = cl;
     if (!cl)
         return NULL;
     w += sprintf(w, "%s", prog);
-    for (int i = 1; i < argc; i++) {
+    for (int i = 0; i < argc; i++) {
         *w++ = ' ';
         for (const char *a = argv[i]; *a; a++)
             *w++ = *a == '\t' || *a == '\n' || *a == '\r' ? ' ' : *a;
@@ -223,40 +260,67 @@ static char *command_line(int argc, char **argv)
     return cl;
 }
 
-int align_parse_args(int argc, char **argv, aconfig *cf)
+/* The words getopt_long took for the option it just returned (optarg's
+ * word and, when apart, the option's): left out of cf->args. */
+static void drop_words(char **argv, char **drop, int *ndrop)
+{
+    drop[(*ndrop)++] = argv[optind - 1];
+    if (optarg == argv[optind - 1] && optind >= 2)
+        drop[(*ndrop)++] = argv[optind - 2];
+}
+
+void aconfig_free(aconfig *cf)
+{
+    free(cf->command_line);
+    free(cf->args);
+    cf->command_line = NULL;
+    cf->args = NULL;
+}
+
+int align_parse_args(int argc, char **argv, aconfig *cf, int from_client)
 {
     memset(cf, 0, sizeof *cf);
     hay_align_options_init(&cf->opt);
-    cf->command_line = command_line(argc, argv);
+    cf->server_timeout = 600;
+    /* The words as given (getopt_long reorders argv), and those of
+     * --server and --server-timeout, which a client does not send. */
+    char **given = malloc((size_t)(argc + 1) * sizeof *given);
+    char *drop[4];
+    int ndrop = 0;
+    if (!given) {
+        fprintf(stderr, "hay align: out of memory\n");
+        return 2;
+    }
+    memcpy(given, argv, (size_t)(argc + 1) * sizeof *given);
+    cf->args = given;   /* aconfig_free frees it on every path */
     int c;
     argv[0] = (char *)"hay align";
+    optind = 0;   /* a server parses many command lines */
     while ((c = getopt_long(argc, argv, "f:j:h", align_opts, NULL)) != -1) {
         switch (c) {
-        case O_MATRIX: cf->matrix = optarg; break;
-        case O_OPEN:
-            if (parse_int(optarg, "--gap-open", 1, 1000000, &cf->open))
+        case O_SERVER:
+        case O_SERVER_TIMEOUT:
+            if (from_client) {
+                fprintf(stderr, "hay align: --server: a server does not "
+                        "forward to another\n");
                 return 2;
-            cf->have_open = 1;
+            }
+            if (ndrop + 2 <= 4)
+                drop_words(argv, drop, &ndrop);
+            if (c == O_SERVER) {
+                cf->server = optarg;
+            } else if (parse_int(optarg, "--server-timeout", 1, 86400,
+                                 &cf->server_timeout)) {
+                return 2;
+            }
             break;
-        case O_EXTEND:
-            if (parse_int(optarg, "--gap-extend", 0, 1000000, &cf->extend))
+        case SC_MATRIX: case SC_OPEN: case SC_EXTEND: case SC_MATCH:
+        case SC_MISMATCH: case SC_DNA: case SC_PROTEIN:
+            if (scoring_option("hay align", c, optarg, cf))
                 return 2;
-            cf->have_extend = 1;
-            break;
-        case O_MATCH:
-            if (parse_int(optarg, "--match", 1, 1000000, &cf->match))
-                return 2;
-            cf->have_match = 1;
-            break;
-        case O_MISMATCH:
-            if (parse_int(optarg, "--mismatch", -1000000, 1000000, &cf->mismatch))
-                return 2;
-            cf->have_mismatch = 1;
             break;
         case O_STRICT_INPUT: cf->strict_input = 1; break;
         case O_FORCE: cf->force = 1; break;
-        case O_DNA: cf->mode = 1; break;
-        case O_PROTEIN: cf->mode = 2; break;
         case O_SCORE_ONLY: cf->score_only = 1; break;
         case O_STATS: cf->stats = 1; break;
         case O_BACKEND:
@@ -346,13 +410,27 @@ int align_parse_args(int argc, char **argv, aconfig *cf)
         default: usage_align(stderr); return 2;
         }
     }
-    if (argc - optind != 2) {
-        fprintf(stderr, "hay align: expected QUERY and TARGET files\n");
+    /* cf->args: the words but --server's, the command line of SAM's @PG. */
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        int keep = 1;
+        for (int d = 0; d < ndrop; d++)
+            keep &= given[i] != drop[d];
+        if (keep)
+            given[n++] = given[i];
+    }
+    given[n] = NULL;
+    cf->nargs = n;
+    cf->command_line = command_line(n, given);
+    int one = cf->server || from_client;   /* TARGET: the served one */
+    if (argc - optind != 2 && !(one && argc - optind == 1)) {
+        fprintf(stderr, one ? "hay align: expected QUERY [DB] with --server\n"
+                            : "hay align: expected QUERY and TARGET files\n");
         usage_align(stderr);
         return 2;
     }
     cf->qpath = argv[optind];
-    cf->tpath = argv[optind + 1];
+    cf->tpath = argc - optind == 2 ? argv[optind + 1] : NULL;
     if (cf->score_only && (cf->format == F_PAIR || cf->format == F_SAM ||
                            cf->format == F_BLAST6)) {
         fprintf(stderr, "hay align: --score-only gives no alignments; use "

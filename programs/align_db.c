@@ -59,6 +59,37 @@ hay_align_db *db_from_seq_file(const hay_align_scoring *s, const seq_file *f,
     return db;
 }
 
+int check_db_kind(const aconfig *cf, const char *path, int dna)
+{
+    if ((cf->mode == 1 && !dna) || (cf->mode == 2 && dna)) {
+        fprintf(stderr, "hay align: %s: a %s database, not %s\n", path,
+                dna ? "DNA" : "protein", dna ? "protein" : "DNA");
+        return -1;
+    }
+    return 0;
+}
+
+/* The server's database and scoring (sv) for this request: the scoring
+ * was checked against the client's (align_serve.c); --dna and --protein
+ * are checked here as for a database file. */
+static int served_target(aconfig *cf, const served *sv, seq_file *tf,
+                         int *have_tf, hay_align_db **db,
+                         hay_align_scoring **s)
+{
+    hay_align_db_info info;
+    hay_align_db_info_get(sv->db, &info);
+    if (check_db_kind(cf, cf->tpath, info.dna))
+        return -1;
+    scoring_defaults(cf, info.dna);
+    *db = sv->db;
+    *s = sv->s;
+    if (sv->tf) {
+        *tf = *sv->tf;
+        *have_tf = 1;
+    }
+    return 0;
+}
+
 /* The database of TARGET, and the scoring for it; 0 or -1 after printing
  * why.  *tf is read (and kept for its letters) when TARGET is FASTA. */
 static int open_target(aconfig *cf, const seq_file *qf, seq_file *tf,
@@ -93,11 +124,8 @@ static int open_target(aconfig *cf, const seq_file *qf, seq_file *tf,
     timeline_add(tl, "cli:open_db", t0, cli_now());
     hay_align_db_info info;
     hay_align_db_info_get(*db, &info);
-    if ((cf->mode == 1 && !info.dna) || (cf->mode == 2 && info.dna)) {
-        fprintf(stderr, "hay align: %s: a %s database, not %s\n", cf->tpath,
-                info.dna ? "DNA" : "protein", info.dna ? "protein" : "DNA");
+    if (check_db_kind(cf, cf->tpath, info.dna))
         return -1;
-    }
     *s = make_scoring(cf, info.dna);
     if (!*s)
         return -1;
@@ -246,9 +274,21 @@ static uint64_t target_residues_estimate(const char *path)
 
 int align_db_main(aconfig *cf)
 {
+    return align_db_run(cf, NULL);
+}
+
+int align_db_run(aconfig *cf, const served *sv)
+{
     timeline tl;
     timeline_init(&tl);
-    hay_align_db_warm *warm = NULL;
+    if (sv) {   /* the client's command is the one timed */
+        tl.t0 = sv->t0;
+        tl.real0 = sv->real0;
+        tl.proc_start = sv->proc_start;
+        for (size_t i = 0; i < sv->nphases; i++)
+            timeline_add_phase(&tl, &sv->phases[i]);
+    }
+    hay_align_db_warm *warm = sv ? sv->warm : NULL;
     hay_align_db_options o;
     hay_align_db_options_init(&o);
     o.align = cf->opt;
@@ -256,7 +296,7 @@ int align_db_main(aconfig *cf)
                                           : (int)cli_cpu_count();
     o.top_k = cf->top ? cf->top : DEFAULT_TOP;
     o.min_score = cf->min_score;
-    if (o.align.backend == HAY_BACKEND_CUDA)
+    if (o.align.backend == HAY_BACKEND_CUDA && !sv)
         start_device(&o, 0, &warm, &tl);
 
     seq_file qf, tf, rf = { 0 };
@@ -270,15 +310,20 @@ int align_db_main(aconfig *cf)
     shit *list = NULL;
     hay_align_db_results *res = NULL, *resm = NULL;
     double t0 = cli_now();
-    if (seq_file_read(cf->qpath, cf->strict_input, "hay align", &qf,
-                      err, sizeof err)) {
+    if (sv ? seq_file_parse(sv->queries, sv->queries_len, cf->qpath,
+                            cf->strict_input, "hay align", &qf, err,
+                            sizeof err)
+           : seq_file_read(cf->qpath, cf->strict_input, "hay align", &qf,
+                           err, sizeof err)) {
         fprintf(stderr, "hay align: %s\n", err);
-        hay_align_db_warm_free(warm);
+        if (!sv)
+            hay_align_db_warm_free(warm);
         timeline_free(&tl);
         return 2;
     }
-    timeline_add(&tl, "cli:read_queries", t0, cli_now());
-    if (o.align.backend == HAY_BACKEND_AUTO) {
+    timeline_add(&tl, sv ? "serve:parse_queries" : "cli:read_queries", t0,
+                 cli_now());
+    if (o.align.backend == HAY_BACKEND_AUTO && !sv) {
         uint64_t qres = 0;
         for (size_t i = 0; i < qf.n; i++)
             qres += qf.recs[i].len;
@@ -286,7 +331,8 @@ int align_db_main(aconfig *cf)
     }
     o.warm = warm;
     t0 = cli_now();
-    if (open_target(cf, &qf, &tf, &have_tf, &db, &s, &tl))
+    if (sv ? served_target(cf, sv, &tf, &have_tf, &db, &s)
+           : open_target(cf, &qf, &tf, &have_tf, &db, &s, &tl))
         goto out;
     if (cf->opt.backend == HAY_BACKEND_CPU && cf->opt.device_params &&
         align_check_params(cf, s))
@@ -382,7 +428,7 @@ int align_db_main(aconfig *cf)
      * teardown then overlaps the alignments and the printing instead of
      * adding to the exit.  HAY_ALIGN_RELEASE=0 keeps it to the exit. */
     const char *rel = getenv("HAY_ALIGN_RELEASE");
-    int may_release = !(rel && !strcmp(rel, "0"));
+    int may_release = !sv && !(rel && !strcmp(rel, "0"));
     for (size_t q0 = 0; q0 < qf.n; q0 += qblock) {
         size_t nq = qf.n - q0 < qblock ? qf.n - q0 : qblock;
         int last = q0 + nq >= qf.n && may_release;
@@ -517,14 +563,17 @@ out:
     free(rs);
     free(letters);
     reverse_complement_free(&rf);
-    hay_align_db_free(db);
-    hay_align_scoring_free(s);
     seq_file_free(&qf);
-    if (have_tf)
-        seq_file_free(&tf);
+    if (!sv) {   /* the server's stay for its next request */
+        hay_align_db_free(db);
+        hay_align_scoring_free(s);
+        if (have_tf)
+            seq_file_free(&tf);
+    }
     timeline_add(&tl, "cli:free", t0, cli_now());
     t0 = cli_now();
-    hay_align_db_warm_free(warm);
+    if (!sv)
+        hay_align_db_warm_free(warm);
     timeline_add(&tl, "cli:device_start_free", t0, cli_now());
     t0 = cli_now();
     if (fflush(stdout) != 0 && rc == 0)

@@ -64,7 +64,7 @@ void timeline_free(timeline *t)
 /* When the process began, on the monotonic clock: its start in clock ticks
  * after boot (/proc/self/stat, 10 ms steps on most kernels) against the
  * boot clock now.  0 when unknown. */
-static double process_start(void)
+double timeline_process_start(void)
 {
     FILE *f = fopen("/proc/self/stat", "r");
     if (!f)
@@ -98,7 +98,8 @@ static int by_start(const void *a, const void *b)
 
 void timeline_print(timeline *t)
 {
-    double now = cli_now(), real = realtime(), ps = process_start();
+    double now = cli_now(), real = realtime();
+    double ps = t->proc_start ? t->proc_start : timeline_process_start();
     qsort(t->p, t->n, sizeof *t->p, by_start);
     if (ps > 0)
         fprintf(stderr, "stats: timeline process_start=%+.3f (from /proc, 10 ms steps)\n",

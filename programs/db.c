@@ -18,6 +18,7 @@ static void usage_db(FILE *f)
     fputs(
 "Usage: hay db build [OPTION]... IN OUT\n"
 "       hay db info DB\n"
+"       hay db serve [OPTION]... DB --socket PATH (see hay db serve --help)\n"
 "build: reads IN (FASTA or FASTQ, gzipped or not; '-' is standard input)\n"
 "and writes the database OUT, which hay align takes as its TARGET.  The\n"
 "residues are stored as the codes of one alphabet: a database is searched\n"
@@ -130,10 +131,13 @@ int db_main(int argc, char **argv)
         return db_build(argc - 1, argv + 1);
     if (!strcmp(argv[1], "info"))
         return db_info(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "serve"))
+        return db_serve_main(argc - 1, argv + 1);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage_db(stdout);
         return 0;
     }
-    fprintf(stderr, "hay db: unknown command '%s' (build, info)\n", argv[1]);
+    fprintf(stderr, "hay db: unknown command '%s' (build, info, serve)\n",
+            argv[1]);
     return 2;
 }

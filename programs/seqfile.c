@@ -20,8 +20,8 @@ static int fail(char *err, size_t cap, const char *fmt, ...)
     return -1;
 }
 
-static int slurp(const char *path, char **data, size_t *len, char *err,
-                 size_t cap)
+int seq_file_slurp(const char *path, char **data, size_t *len, char *err,
+                   size_t cap)
 {
     gzFile gz;
     if (!strcmp(path, "-")) {
@@ -179,7 +179,7 @@ int seq_file_read(const char *path, int strict, const char *prog,
     memset(f, 0, sizeof *f);
     char *data = NULL;
     size_t len = 0;
-    if (slurp(path, &data, &len, err, errcap))
+    if (seq_file_slurp(path, &data, &len, err, errcap))
         return -1;
     int rc = seq_file_parse(data, len, path, strict, prog, f, err, errcap);
     free(data);

@@ -38,5 +38,10 @@ int seq_file_read(const char *path, int strict, const char *prog,
 int seq_file_parse(char *data, size_t len, const char *path, int strict,
                    const char *prog, seq_file *f, char *err, size_t errcap);
 void seq_file_free(seq_file *f);
+/* The text of path ("-" = standard input), gunzipped when compressed, as
+ * seq_file_read takes it: *data malloc'd, *len bytes and a NUL after.
+ * -1 with a message in err. */
+int seq_file_slurp(const char *path, char **data, size_t *len, char *err,
+                   size_t errcap);
 
 #endif
