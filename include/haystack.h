@@ -485,8 +485,8 @@ typedef struct hay_match_list {
  * starts with HAY_LIST_STARTS, ends with HAY_LIST_ENDS in flags (the
  * others NULL); list->cap = cap, n and done 0.  For HAY_BACKEND_CUDA and
  * HAY_BACKEND_AUTO, when a CUDA device is usable, the arrays are
- * page-locked host memory (cudaHostAlloc, portable), which the CUDA
- * backend's hay_scan_list fills from the device (each piece's matches
+ * page-locked host memory (cudaHostAlloc, portable and mapped), which the
+ * CUDA backend's hay_scan_list fills from the device (each piece's matches
  * converted there and copied in by DMA, with no work per match on the
  * host); otherwise, or when pinning fails, ordinary memory.  Any backend
  * may fill them, and the caller reads and writes them as ordinary memory.

@@ -11,10 +11,15 @@
  * cudaHostRegisterMapped) are served the same way.  The staging costs
  * 20 bytes a list slot per pipeline slot (320 MiB for the default 16M
  * slots); when it cannot be had, the pinned arrays take the host path.
+ * To measure the other choice, the environment variable
+ * HAY_CUDA_LIST_PINNED=mapped has the kernel store through the arrays'
+ * device mapping instead (when every array has one; EXPERIMENTAL, for
+ * cuda_pfac_bench's pinned rows).
  */
 #include "list_dev.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int hay_cuda_list_cut(const unsigned long long *d_keys, uint64_t n, uint64_t below,
                       uint64_t room, unsigned long long *d_out, void *stream);
@@ -28,6 +33,9 @@ struct hay_dlist {
     cuda_pipe *pp;
     hay_fill *f;
     bool pinned;
+    bool dma;                 /* pinned arrays through the slots' staging */
+    uint32_t *ids;            /* else where the kernel writes: the device */
+    uint64_t *starts, *ends;  /* arrays, or the pinned ones' mapping */
     const uint32_t *d_plen;
     uint64_t pieces, matches;
     double wait;              /* the calling thread waiting for cuts */
@@ -96,10 +104,19 @@ hay_status hay_dlist_start(cuda_set *cs, const hay_patterns *set, cuda_pipe *pp,
         return HAY_ERR_INVALID;
     }
     bool pinned = f->mem == HAY_MEM_PINNED;
+    hay_match_list *l = f->list;
+    void *at[3] = { l->ids, l->starts, l->ends };
+    const char *how = getenv("HAY_CUDA_LIST_PINNED");
+    bool dma = pinned && !(how && !strcmp(how, "mapped"));
+    for (int i = 0; i < 3 && pinned && !dma; i++)
+        if (at[i] && cudaHostGetDevicePointer(&at[i], at[i], 0) != cudaSuccess) {
+            cudaGetLastError();
+            dma = true;   /* no mapping: by DMA after all */
+        }
     const uint32_t *plen = NULL;
     hay_status s = plen_table(cs, set, &plen);
     for (unsigned k = 0; s == HAY_OK && k < pp->nslots; k++)
-        s = slot_ready(&pp->s[k], pinned);
+        s = slot_ready(&pp->s[k], dma);
     /* Short of device memory: the host path serves any arrays (device
      * ones through fill.c's bounce). */
     if (s == HAY_ERR_NOMEM) {
@@ -110,7 +127,8 @@ hay_status hay_dlist_start(cuda_set *cs, const hay_patterns *set, cuda_pipe *pp,
     FORWARD_IF_ERROR(s);
     hay_dlist *d = calloc(1, sizeof *d);
     RETURN_ERROR_IF(!d, HAY_ERR_NOMEM);
-    *d = (hay_dlist){ .pp = pp, .f = f, .pinned = pinned, .d_plen = plen };
+    *d = (hay_dlist){ .pp = pp, .f = f, .pinned = pinned, .dma = dma, .ids = at[0],
+                      .starts = at[1], .ends = at[2], .d_plen = plen };
     *out = d;
     return HAY_OK;
 }
@@ -121,10 +139,10 @@ static hay_status convert(hay_dlist *d, cuda_slot *sl, const unsigned long long 
 {
     hay_match_list *l = d->f->list;
     size_t at = d->f->n;
-    if (!d->pinned) {
-        CU((cudaError_t)hay_cuda_list_convert(keys, take, base, d->d_plen, l->ids + at,
-                                              l->starts ? l->starts + at : NULL,
-                                              l->ends ? l->ends + at : NULL, sl->ost));
+    if (!d->dma) {
+        CU((cudaError_t)hay_cuda_list_convert(keys, take, base, d->d_plen, d->ids + at,
+                                              d->starts ? d->starts + at : NULL,
+                                              d->ends ? d->ends + at : NULL, sl->ost));
         return HAY_OK;
     }
     uint64_t *ends = sl->d_rec, *starts = ends + sl->rec_cap;
@@ -192,7 +210,8 @@ hay_status hay_dlist_stop(hay_dlist *d, const hay_scan_opts *o)
     }
     hay_log(o, "cuda list arrays: %s (converted on the device%s), %llu pieces, %llu matches, "
             "waiting for cuts %.1f ms", d->pinned ? "pinned" : "device",
-            d->pinned ? ", copied by DMA" : "", (unsigned long long)d->pieces,
+            !d->pinned ? "" : d->dma ? ", copied by DMA" : ", stored through the mapping",
+            (unsigned long long)d->pieces,
             (unsigned long long)d->matches, d->wait * 1e3);
     free(d);
     return s;

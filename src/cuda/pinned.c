@@ -13,7 +13,7 @@ hay_status hay_cuda_pinned_alloc(size_t bytes, void **out)
     int dev = hay_cuda_default_device();
     RETURN_ERROR_IF(dev < 0, HAY_ERR_NO_DEVICE);
     FORWARD_IF_ERROR(hay_cuda_ctx_enter(dev, NULL));
-    return cuda_status(cudaHostAlloc(out, bytes, cudaHostAllocPortable));
+    return cuda_status(cudaHostAlloc(out, bytes, cudaHostAllocPortable | cudaHostAllocMapped));
 }
 
 void hay_cuda_pinned_free(void *p)

@@ -1,7 +1,8 @@
 /*
  * pinned.h - page-locked host memory from the CUDA runtime for
  * hay_match_list_alloc (src/core/list_alloc.c): portable (every context
- * may copy into it), on the default device's context.  Builds without
+ * may copy into it) and mapped (kernels may store into it), on the default
+ * device's context.  Builds without
  * CUDA get HAY_ERR_NO_BACKEND.
  */
 #ifndef HAY_CUDA_PINNED_H
