@@ -174,10 +174,12 @@ static hay_status hand(scan_req *r, const unsigned long long *keys, uint64_t n, 
 static hay_status finish_out(scan_req *r, cuda_slot *sl)
 {
     sl->out = false;
-    if (r->dl)   /* still on the device */
-        return hand(r, NULL, sl->out_n, sl->out_lo, sl);
+    /* Device-reachable arrays: the keys stay; the cut waits for the sort
+     * (its time is read after). */
+    hay_status s = r->dl ? hand(r, NULL, sl->out_n, sl->out_lo, sl) : HAY_OK;
     double t0 = hay_now();
-    CU(cudaEventSynchronize(sl->ev_out[2]));
+    if (!r->dl)
+        CU(cudaEventSynchronize(sl->ev_out[2]));
     double t1 = hay_now();
     float ms = 0;
     if (cudaEventElapsedTime(&ms, sl->ev_out[0], sl->ev_out[2]) == cudaSuccess)
@@ -188,7 +190,7 @@ static hay_status finish_out(scan_req *r, cuda_slot *sl)
         r->tl.back += ms / 1e3;
     cudaGetLastError();
     r->tl.wait_list += t1 - t0;
-    return hand(r, sl->h_m, sl->out_n, sl->out_lo, sl);
+    return r->dl ? s : hand(r, sl->h_m, sl->out_n, sl->out_lo, sl);
 }
 
 /*
