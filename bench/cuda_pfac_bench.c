@@ -205,7 +205,10 @@ static char last_log[1024];
 static void keep_log(const char *line, void *ctx)
 {
     (void)ctx;
-    if (strstr(line, "list"))
+    size_t n = strlen(last_log);
+    if (strstr(line, "list arrays:"))   /* after the call's "cuda list:" line */
+        snprintf(last_log + n, sizeof last_log - n, "%s%s", n ? " | " : "", line);
+    else if (strstr(line, "list"))
         snprintf(last_log, sizeof last_log, "%s", line);
 }
 

@@ -19,12 +19,81 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef HAY_BENCH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+/* Where a row's arrays are. */
+enum { PAGEABLE, PINNED, DEVICE };
+
+static void device_free(list_arrays *a)
+{
+#ifdef HAY_BENCH_CUDA
+    cudaFree(a->d_ids);
+    cudaFree(a->d_starts);
+    cudaFree(a->d_ends);
+#endif
+    a->d_ids = NULL;
+    a->d_starts = a->d_ends = NULL;
+    a->dcap = 0;
+}
+
 void list_arrays_free(list_arrays *a)
 {
     free(a->ids);
     free(a->starts);
     free(a->ends);
+    hay_match_list_free(&a->pin);
+    device_free(a);
     memset(a, 0, sizeof *a);
+}
+
+/* The pinned or device arrays of cap entries (pinned ones faulted in);
+ * -1 when they cannot be had. */
+static int arrays_of(list_arrays *a, int mem, size_t cap)
+{
+    if (mem == PINNED && a->pin.cap < cap) {
+        hay_match_list_free(&a->pin);
+        if (hay_match_list_alloc(HAY_BACKEND_CUDA, cap, HAY_LIST_STARTS | HAY_LIST_ENDS,
+                                 &a->pin) != HAY_OK)
+            return -1;
+        memset(a->pin.ids, 0, cap * sizeof *a->pin.ids);
+        memset(a->pin.starts, 0, cap * sizeof *a->pin.starts);
+        memset(a->pin.ends, 0, cap * sizeof *a->pin.ends);
+    }
+    if (mem == DEVICE && a->dcap < cap) {
+        device_free(a);
+#ifdef HAY_BENCH_CUDA
+        if (cudaMalloc((void **)&a->d_ids, cap * sizeof *a->d_ids) != cudaSuccess ||
+            cudaMalloc((void **)&a->d_starts, cap * sizeof *a->d_starts) != cudaSuccess ||
+            cudaMalloc((void **)&a->d_ends, cap * sizeof *a->d_ends) != cudaSuccess) {
+            device_free(a);
+            return -1;
+        }
+        a->dcap = cap;
+#else
+        return -1;
+#endif
+    }
+    return 0;
+}
+
+/* Device arrays: the call's n entries copied into the pageable arrays,
+ * where the warm-up folds them (not timed). */
+static int device_back(list_arrays *a, const hay_match_list *l)
+{
+#ifdef HAY_BENCH_CUDA
+    if (cudaMemcpy(a->ids, l->ids, l->n * sizeof *a->ids, cudaMemcpyDeviceToHost) ||
+        (l->starts && cudaMemcpy(a->starts, l->starts, l->n * sizeof *a->starts,
+                                 cudaMemcpyDeviceToHost)) ||
+        cudaMemcpy(a->ends, l->ends, l->n * sizeof *a->ends, cudaMemcpyDeviceToHost))
+        return -1;
+    return 0;
+#else
+    (void)a;
+    (void)l;
+    return -1;
+#endif
 }
 
 static int arrays_make(list_arrays *a, size_t cap)
@@ -56,9 +125,13 @@ typedef struct arrays_timing {
 /* The whole list in calls of at most cap matches, reps times after a
  * warm-up that also folds what each call stored. */
 static arrays_timing timed(const hay_patterns *set, const uint8_t *d, uint64_t len,
-                          const hay_buffer *buf, list_arrays *a, size_t cap, unsigned threads,
-                          int nostarts, int reps, void (*log)(const char *line, void *ctx))
+                          const hay_buffer *buf, list_arrays *a, int mem, size_t cap,
+                          unsigned threads, int nostarts, int reps,
+                          void (*log)(const char *line, void *ctx))
 {
+    uint32_t *ids = mem == PINNED ? a->pin.ids : mem == DEVICE ? a->d_ids : a->ids;
+    uint64_t *starts = mem == PINNED ? a->pin.starts : mem == DEVICE ? a->d_starts : a->starts;
+    uint64_t *ends = mem == PINNED ? a->pin.ends : mem == DEVICE ? a->d_ends : a->ends;
     arrays_timing t;
     memset(&t, 0, sizeof t);
     hay_scratch *s = NULL;
@@ -78,7 +151,7 @@ static arrays_timing timed(const hay_patterns *set, const uint8_t *d, uint64_t l
             o.threads = threads;
             o.stats = &st;
             o.log = log;
-            hay_match_list l = { a->ids, nostarts ? NULL : a->starts, a->ends, cap, 0, 0 };
+            hay_match_list l = { ids, nostarts ? NULL : starts, ends, cap, 0, 0 };
             double t0 = bench_now();
             hay_status rc = buf ? hay_scan_buffer_list(set, s, buf, from, &o, &l)
                                 : hay_scan_list(set, s, d, len, from, &o, &l);
@@ -91,10 +164,17 @@ static arrays_timing timed(const hay_patterns *set, const uint8_t *d, uint64_t l
                 t.err = rc;
                 break;
             }
+            if (r < 0 && mem == DEVICE && device_back(a, &l) < 0) {
+                t.err = HAY_ERR_DEVICE;
+                break;
+            }
             if (r < 0) {
+                const uint32_t *fi = mem == DEVICE ? a->ids : l.ids;
+                const uint64_t *fs0 = mem == DEVICE ? a->starts : l.starts,
+                               *fe = mem == DEVICE ? a->ends : l.ends;
                 double f0 = bench_now();
                 for (size_t i = 0; i < l.n; i++)
-                    fold_one(&f, l.ids[i], nostarts ? 0 : l.starts[i], l.ends[i]);
+                    fold_one(&f, fi[i], nostarts ? 0 : fs0[i], fe[i]);
                 f.n += l.n;
                 fs += bench_now() - f0;
             }
@@ -133,19 +213,27 @@ int list_arrays_rows(const hay_patterns *set, const uint8_t *d, uint64_t len,
     }
     /* ids+ends: no starts asked for (20 bytes moved a match instead of 28);
      * checked against the first row's arrays folded without their starts. */
+    /* pinned, device: arrays the device fills (src/cuda/list_dev.h). */
     static const struct {
         const char *name;
         int resident, cap16, few;
         unsigned threads;
-        int nostarts;
+        int nostarts, mem;
     } rows[] = {
-        { "e2e list arrays, whole list", 0, 0, 1, 0, 0 },
-        { "e2e list arrays, whole, 1 thread", 0, 0, 0, 1, 0 },
-        { "e2e list arrays, cap 16M", 0, 1, 0, 0, 0 },
-        { "e2e list arrays, ids+ends", 0, 0, 0, 0, 1 },
-        { "resident list arrays, whole list", 1, 0, 1, 0, 0 },
-        { "resident list arrays, cap 16M", 1, 1, 0, 0, 0 },
-        { "resident list arrays, ids+ends", 1, 0, 0, 0, 1 },
+        { "e2e list arrays, whole list", 0, 0, 1, 0, 0, PAGEABLE },
+        { "e2e list arrays, whole, 1 thread", 0, 0, 0, 1, 0, PAGEABLE },
+        { "e2e list arrays, cap 16M", 0, 1, 0, 0, 0, PAGEABLE },
+        { "e2e list arrays, ids+ends", 0, 0, 0, 0, 1, PAGEABLE },
+        { "e2e list arrays, pinned", 0, 0, 0, 0, 0, PINNED },
+        { "e2e list arrays, pinned ids+ends", 0, 0, 0, 0, 1, PINNED },
+        { "e2e list arrays, pinned cap 16M", 0, 1, 0, 0, 0, PINNED },
+        { "e2e list arrays, device", 0, 0, 0, 0, 0, DEVICE },
+        { "resident list arrays, whole list", 1, 0, 1, 0, 0, PAGEABLE },
+        { "resident list arrays, cap 16M", 1, 1, 0, 0, 0, PAGEABLE },
+        { "resident list arrays, ids+ends", 1, 0, 0, 0, 1, PAGEABLE },
+        { "resident list arrays, pinned", 1, 0, 0, 0, 0, PINNED },
+        { "resident list arrays, device", 1, 0, 0, 0, 0, DEVICE },
+        { "resident list arrays, device ids+ends", 1, 0, 0, 0, 1, DEVICE },
     };
     int bad = 0;
     uint64_t want_nostarts = 0;
@@ -156,7 +244,12 @@ int list_arrays_rows(const hay_patterns *set, const uint8_t *d, uint64_t len,
         *last_log = 0;
         if (rows[i].nostarts && !have_nostarts)
             continue;   /* (the first row failed) */
-        arrays_timing t = timed(set, d, len, rows[i].resident ? buf : NULL, a,
+        if (rows[i].mem != PAGEABLE && arrays_of(a, rows[i].mem, whole) < 0) {
+            printf("# %s: no %s arrays for %zu matches\n", rows[i].name,
+                   rows[i].mem == PINNED ? "pinned" : "device", whole);
+            continue;
+        }
+        arrays_timing t = timed(set, d, len, rows[i].resident ? buf : NULL, a, rows[i].mem,
                                 rows[i].cap16 && cap16 < whole ? cap16 : whole,
                                 rows[i].threads, rows[i].nostarts, reps, log);
         int ok = t.err == HAY_OK && t.count == ref && !t.order_bad &&

@@ -3,18 +3,26 @@
  * the full ordered list through hay_scan_list / hay_scan_buffer_list into
  * the caller's arrays, the whole list in one call, with a 16M cap (resumed
  * until done) and with ids and ends only (no starts), checked against the
- * per-match list's checksum.
+ * per-match list's checksum; and into arrays the device fills itself
+ * (src/cuda/list_dev.h): pinned ones of hay_match_list_alloc, and device
+ * memory of cudaMalloc (copied back after the timed calls to be checked).
  */
 #ifndef HAY_BENCH_LIST_ARRAYS_H
 #define HAY_BENCH_LIST_ARRAYS_H
 
 #include "haystack.h"
 
-/* The caller's arrays, made (and faulted in) once for every row. */
+/* The caller's arrays, made (and faulted in) once for every row: pageable,
+ * pinned (made at the first pinned row) and device (at the first device
+ * row; builds with CUDA). */
 typedef struct list_arrays {
     uint32_t *ids;
     uint64_t *starts, *ends;
     size_t cap;
+    hay_match_list pin;
+    uint32_t *d_ids;
+    uint64_t *d_starts, *d_ends;
+    size_t dcap;
 } list_arrays;
 
 void list_arrays_free(list_arrays *a);

@@ -481,6 +481,39 @@ typedef struct hay_match_list {
 } hay_match_list;
 
 /*
+ * The arrays of a list of cap entries, made for a backend: ids always,
+ * starts with HAY_LIST_STARTS, ends with HAY_LIST_ENDS in flags (the
+ * others NULL); list->cap = cap, n and done 0.  For HAY_BACKEND_CUDA and
+ * HAY_BACKEND_AUTO, when a CUDA device is usable, the arrays are
+ * page-locked host memory (cudaHostAlloc, portable and mapped), which the
+ * CUDA backend's hay_scan_list fills from the device (each piece's matches
+ * converted there and copied in by DMA, with no work per match on the
+ * host); otherwise, or when pinning fails, ordinary memory.  Any backend
+ * may fill them, and the caller reads and writes them as ordinary memory.
+ * Free them with hay_match_list_free (only arrays made here).
+ *
+ * Returns HAY_OK, HAY_ERR_NOMEM, or HAY_ERR_INVALID (no list, cap 0,
+ * unknown flags); on failure the list is zeroed.
+ *
+ * Device memory: hay_scan_list also takes arrays in the device memory of
+ * the set's device (the caller's own cudaMalloc'd pointers, or those of
+ * CuPy or PyTorch, put in ids, starts and ends; all of them device memory,
+ * none mixed with host memory), which the CUDA backend writes on the
+ * device, so no match crosses to the host; n and done come back as
+ * usual.  Only a set compiled for HAY_BACKEND_CUDA takes them: on any
+ * other backend (auto included) the call returns HAY_ERR_INVALID, and
+ * says why through hay_scan_opts.log.  The call has finished writing them
+ * when it returns.
+ */
+#define HAY_LIST_STARTS 1u
+#define HAY_LIST_ENDS 2u
+HAY_API hay_status hay_match_list_alloc(hay_backend backend, size_t cap, unsigned flags,
+                                        hay_match_list *list);
+/* Frees the arrays of hay_match_list_alloc and zeroes the list; NULL, or
+ * a list with ids NULL, is allowed. */
+HAY_API void hay_match_list_free(hay_match_list *list);
+
+/*
  * Stores the matches of data[0, len) that end after `from` (0 for all of
  * them), in order, into list's arrays until cap would be exceeded.  Call
  * again with from = list->done while list->done < len: the calls together
@@ -503,9 +536,13 @@ typedef struct hay_match_list {
  *
  * Returns HAY_OK (n and done set; done == len when the list is complete),
  * HAY_ERR_TOO_LARGE (above), or another error (then n = 0, done = from).
- * HAY_ERR_INVALID: no list, no ids, cap 0, from > len.  The whole list in
- * one call costs no callback at all; on the CUDA backend the matches are
- * written into the arrays by several host threads.
+ * HAY_ERR_INVALID: no list, no ids, cap 0, from > len, device arrays
+ * where they are not taken (hay_match_list_alloc above).  The whole list
+ * in one call costs no callback at all.  On the CUDA backend the matches
+ * are written into ordinary arrays by several host threads; pinned arrays
+ * (hay_match_list_alloc's) and device arrays are written from the device,
+ * so no work per match runs on the host (except in the leftmost modes,
+ * whose selection runs on the host).
  */
 HAY_API hay_status hay_scan_list(const hay_patterns *set, hay_scratch *scratch,
                                  const void *data, uint64_t len, uint64_t from,

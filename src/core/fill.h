@@ -12,6 +12,7 @@
 #ifndef HAY_FILL_H
 #define HAY_FILL_H
 
+#include "devmem.h"
 #include "internal.h"
 
 typedef enum hay_fill_state {
@@ -30,7 +31,19 @@ typedef struct hay_fill {
     size_t first_of_last;     /* the first stored match ending at last_end */
     hay_fill_state state;
     uint64_t done;            /* set by hay_fill_stop */
+    /* Where the arrays are (devmem.h): the same kind for all of them, and
+     * their device when device memory.  Device arrays are written through
+     * a bounce (hay_fill_batch); a backend that converts on the device
+     * writes them itself (src/cuda/list_dev.h). */
+    hay_mem mem;
+    int device;
+    void *bounce;             /* device arrays: HAY_FILL_BOUNCE entries, made on use */
+    bool put;                 /* a bounce was copied (synchronised at the end) */
+    hay_status err;           /* a failed copy into device arrays */
 } hay_fill;
+
+/* Entries of a device list's bounce (ids, starts and ends). */
+#define HAY_FILL_BOUNCE 4096u
 
 /* The batch callback (ctx: a hay_fill). */
 int hay_fill_batch(const hay_match *m, size_t n, void *ctx);

@@ -99,6 +99,9 @@ static void slot_free(cuda_slot *sl)
     cudaFreeHost(sl->h_parts);
     cudaFree(sl->d_mk);
     cudaFreeHost(sl->h_mk);
+    cudaFree(sl->d_cut);
+    cudaFreeHost(sl->h_cut);
+    cudaFree(sl->d_rec);
     memset(sl, 0, sizeof *sl);
 }
 

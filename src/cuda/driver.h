@@ -72,6 +72,12 @@ typedef struct cuda_slot {
      * (pipeline.c) */
     uint32_t *d_mk, *h_mk;
     uint64_t mk_words;
+    /* hay_scan_list into device or pinned arrays (list_dev.h): the cut of
+     * the slot's sorted keys (device, pinned copy), and for pinned arrays
+     * the converted matches before their copy (rec_cap entries) */
+    unsigned long long *d_cut, *h_cut;
+    void *d_rec;
+    uint64_t rec_cap;
     /* the piece in flight */
     bool busy;
     uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */
@@ -139,6 +145,9 @@ typedef struct cuda_set {
     uint64_t list_chunk;     /* hay_scan_list: the pieces cut to fit the list
                               * after an overflow, kept for the set's later
                               * calls (0: none; relaxed atomics) */
+    uint32_t *d_plen;        /* pattern lengths on the device, made by the
+                              * first list into device-reachable arrays
+                              * (list_dev.c; atomics) */
 } cuda_set;
 
 /* Builds the GPU state of a set: context, host tables (from trie when not

@@ -274,6 +274,28 @@ static void fill_convert(hay_list_sink *k, hay_fill *f, const unsigned long long
     fill_range(&j, 0, n);
 }
 
+/* Keys into device arrays that the host cannot write (a short list, or
+ * a list whose device conversion could not be had, list_dev.h): as
+ * records through fill.c, which copies them in through its bounce. */
+static int fill_records(hay_list_sink *k, hay_fill *f, hay_batcher *bt,
+                        const unsigned long long *keys, uint64_t n, uint64_t lo)
+{
+    hay_match m[512];
+    for (uint64_t at = 0; at < n;) {
+        size_t take = n - at < 512 ? (size_t)(n - at) : 512;
+        convert(keys + at, take, lo, k->plen, m);
+        at += take;
+        size_t before = f->n;
+        int stop = hay_fill_batch(m, take, f);
+        k->count += f->n > before ? f->n - before : 0;
+        if (stop) {
+            bt->stopped = true;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* A piece's sorted keys into hay_scan_list's arrays: the ends after
  * f->from, as many as fit without splitting an end. */
 static int fill_deliver(hay_list_sink *k, hay_fill *f, hay_batcher *bt,
@@ -281,6 +303,8 @@ static int fill_deliver(hay_list_sink *k, hay_fill *f, hay_batcher *bt,
 {
     if (hay_batch_flush(bt))   /* matches put before (a host run) go first */
         return 1;
+    if (f->mem == HAY_MEM_DEVICE)
+        return fill_records(k, f, bt, keys, n, lo);
     uint64_t base = lo + f->base;
     if (n && base + HAY_CUDA_MATCH_END(keys[0]) <= f->from) {
         uint64_t skip = first_end_at(keys, n, f->from - base + 1);

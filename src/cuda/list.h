@@ -11,7 +11,9 @@
  * writes the records into the batch itself.  hay_scan_list (a batcher
  * whose fn is src/core/fill.h's) gets no records at all: the keys go
  * straight into the caller's arrays at their final index, converted by
- * the calling thread and threads - 1 helpers when long.
+ * the calling thread and threads - 1 helpers when long (device arrays,
+ * which the host cannot write: as records through fill.c's bounce; the
+ * long lists of device and pinned arrays never come here, list_dev.h).
  *
  * Plain C on the host (no CUDA): the probes and tests build it alone.
  */

@@ -33,6 +33,7 @@
 #include "driver.h"
 #include "hostreg.h"
 #include "list.h"
+#include "list_dev.h"
 #include "marks.h"
 #include "overflow.h"
 
@@ -77,6 +78,8 @@ typedef struct scan_req {
     uint64_t direct_bytes;   /* bytes copied from the input itself */
     uint64_t staged_bytes;   /* bytes staged (or copied pageable) */
     hay_list_sink sink;      /* HAY_ASK_LIST: where sorted lists go (list.h) */
+    hay_dlist *dl;           /* hay_scan_list into device or pinned arrays:
+                              * converted on the device (list_dev.h) */
     uint64_t cap;            /* list slots per piece: the set's result_cap or
                               * less (the slots' lists, made once) */
     uint64_t peek;           /* keys copied back with each piece's count:
@@ -125,7 +128,7 @@ static int end_bits(uint64_t len)
  * sl->ge - lo) and their copy back on the slot's output stream, behind the
  * kernel that wrote them (ev[2]); the slot's next kernel waits for the
  * sort (ev_out[1], enqueue and over_list). */
-static hay_status enqueue_out(cuda_slot *sl, uint64_t lo, uint64_t n)
+static hay_status enqueue_out(const scan_req *r, cuda_slot *sl, uint64_t lo, uint64_t n)
 {
     CU(cudaStreamWaitEvent(sl->ost, sl->ev[2], 0));
     CU(cudaEventRecord(sl->ev_out[0], sl->ost));
@@ -135,7 +138,7 @@ static hay_status enqueue_out(cuda_slot *sl, uint64_t lo, uint64_t n)
                                             sl->d_sorted, n, bits, sl->ost));
     }
     CU(cudaEventRecord(sl->ev_out[1], sl->ost));
-    if (n)
+    if (n && !r->dl)   /* device-reachable arrays: the keys stay (list_dev.h) */
         CU(cudaMemcpyAsync(sl->h_m, sl->d_sorted, n * sizeof *sl->h_m,
                            cudaMemcpyDeviceToHost, sl->ost));
     CU(cudaEventRecord(sl->ev_out[2], sl->ost));
@@ -145,12 +148,18 @@ static hay_status enqueue_out(cuda_slot *sl, uint64_t lo, uint64_t n)
     return HAY_OK;
 }
 
-/* Hands n sorted keys (ends local to lo) to the callback. */
-static hay_status hand(scan_req *r, const unsigned long long *keys, uint64_t n, uint64_t lo)
+/* Hands n sorted keys (ends local to lo) to the callback; keys NULL: the
+ * slot's, still on the device, into device-reachable arrays (list_dev.h). */
+static hay_status hand(scan_req *r, const unsigned long long *keys, uint64_t n, uint64_t lo,
+                       cuda_slot *sl)
 {
     double t0 = hay_now();
     r->sink.count = r->count;
-    int stop = hay_list_deliver(&r->sink, keys, n, lo);
+    bool stop = false;
+    if (keys)
+        stop = hay_list_deliver(&r->sink, keys, n, lo);
+    else
+        FORWARD_IF_ERROR(hay_dlist_deliver(r->dl, sl, &r->sink, &stop));
     r->count = r->sink.count;
     r->tl.deliver += hay_now() - t0;
     r->tl.pieces++;
@@ -165,8 +174,12 @@ static hay_status hand(scan_req *r, const unsigned long long *keys, uint64_t n, 
 static hay_status finish_out(scan_req *r, cuda_slot *sl)
 {
     sl->out = false;
+    /* Device-reachable arrays: the keys stay; the cut waits for the sort
+     * (its time is read after). */
+    hay_status s = r->dl ? hand(r, NULL, sl->out_n, sl->out_lo, sl) : HAY_OK;
     double t0 = hay_now();
-    CU(cudaEventSynchronize(sl->ev_out[2]));
+    if (!r->dl)
+        CU(cudaEventSynchronize(sl->ev_out[2]));
     double t1 = hay_now();
     float ms = 0;
     if (cudaEventElapsedTime(&ms, sl->ev_out[0], sl->ev_out[2]) == cudaSuccess)
@@ -177,7 +190,7 @@ static hay_status finish_out(scan_req *r, cuda_slot *sl)
         r->tl.back += ms / 1e3;
     cudaGetLastError();
     r->tl.wait_list += t1 - t0;
-    return hand(r, sl->h_m, sl->out_n, sl->out_lo);
+    return r->dl ? s : hand(r, sl->h_m, sl->out_n, sl->out_lo, sl);
 }
 
 /*
@@ -244,7 +257,7 @@ static hay_status over_list(void *ctx, uint64_t x, uint64_t y, uint64_t n)
     CU(cudaEventRecord(sl->ev[2], sl->st));
     CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
                        cudaMemcpyDeviceToHost, sl->st));
-    FORWARD_IF_ERROR(enqueue_out(sl, lo, n));
+    FORWARD_IF_ERROR(enqueue_out(r, sl, lo, n));
     CU(cudaStreamSynchronize(sl->st));
     uint64_t got = sl->h_ctr[1];
     if (got != n) {
@@ -254,7 +267,7 @@ static hay_status over_list(void *ctx, uint64_t x, uint64_t y, uint64_t n)
             hay_overflow_ops ops = over_ops_of(ctx);
             return hay_overflow_search(&ops, r->cap, x, y, got, &r->tl.over);
         }
-        FORWARD_IF_ERROR(enqueue_out(sl, lo, got));
+        FORWARD_IF_ERROR(enqueue_out(r, sl, lo, got));
     }
     return finish_out(r, sl);
 }
@@ -346,7 +359,7 @@ static hay_status hand_short(scan_req *r, cuda_slot *sl, uint64_t n)
 {
     qsort(sl->h_peek, n, sizeof *sl->h_peek, cmp_key);
     r->tl.shorts++;
-    return hand(r, sl->h_peek, n, sl->lo);
+    return hand(r, sl->h_peek, n, sl->lo, sl);
 }
 
 /* The slot's piece holds n > r->cap matches: searched again in parts
@@ -427,7 +440,7 @@ static hay_status take(scan_req *r, cuda_slot *sl)
         if (r->held == sl || r->taken)
             s = deliver_all(r);
         if (s == HAY_OK)
-            s = enqueue_out(sl, sl->lo, n);
+            s = enqueue_out(r, sl, sl->lo, n);
         if (s == HAY_OK) {
             sl->out_ge = sl->ge;
             sl->out_piece = sl->piece;
@@ -699,6 +712,9 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
         r->sink = (hay_list_sink){ r->fn, r->ctx, r->set->len, 0, NULL, 0 };
         if (hay_batcher_of(r->fn, r->ctx))
             r->sink.threads = o->threads ? o->threads : hay_cpu_count();
+        hay_fill *f = run->pieces ? NULL : hay_fill_of(r->fn, r->ctx);
+        if (f)
+            FORWARD_IF_ERROR(hay_dlist_start(cs, r->set, r->pp, f, o, &r->dl));
     }
     if (r->ask == HAY_ASK_EACH) {
         size_t b = r->set->n * sizeof *r->d_pc;
@@ -811,6 +827,9 @@ hay_status hay_cuda_run(const hay_patterns *set, cuda_set *cs, const hay_run *ru
                 r.tl.sort * 1e3, r.tl.back * 1e3, r.tl.stage * 1e3, r.tl.wait_count * 1e3,
                 r.tl.wait_list * 1e3, r.tl.deliver * 1e3, hay_list_pool_threads(r.sink.pool),
                 (hay_now() - run->t0) * 1e3);
+    hay_status ds = hay_dlist_stop(r.dl, r.o);   /* the arrays complete; its line */
+    if (ds < 0 && s >= 0)
+        s = ds;
     if (s == HAY_OK && r.ask == HAY_ASK_EACH) {
         double c0 = hay_now();
         s = cuda_status(cudaMemcpy(run->counts, r.d_pc, set->n * sizeof *run->counts,

@@ -33,9 +33,11 @@ void hay_cuda_set_free(const hay_patterns *set, cuda_set *cs)
 {
     if (!cs)
         return;
-    if (cs->estate) {
+    if (cs->estate || cs->d_plen) {
         cudaSetDevice(cs->dev);
-        cs->eng->destroy(cs->estate);
+        if (cs->estate)
+            cs->eng->destroy(cs->estate);
+        cudaFree(cs->d_plen);
         cudaGetLastError();
     }
     hay_pfac_free(set, cs->pfac);

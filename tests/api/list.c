@@ -25,6 +25,7 @@
  * only when every row asked for was skipped.
  */
 #include "cases.h"
+#include "list_arrays.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,25 +41,65 @@ typedef struct row {
     size_t dense_len;      /* the dense input's bytes */
     uint64_t bounded;      /* matches of the bounded-memory part (0: none) */
     bool table;            /* run the conformance table */
+    int arrays;            /* the caller's arrays: ARR_* */
 } row;
 
+enum {
+    ARR_MALLOC = 0,   /* malloc'd */
+    ARR_ALLOC,        /* hay_match_list_alloc's (pinned on CUDA) */
+    ARR_DEVICE        /* device memory (cuMemAlloc) */
+};
+
 static const row rows[] = {
-    { "cpu", HAY_BACKEND_CPU, NULL, 30000, 100000001, true },
-    { "opencl", HAY_BACKEND_OPENCL, NULL, 30000, 0, true },
-    { "cuda", HAY_BACKEND_CUDA, NULL, 30000, 0, true },
-    { "cuda-pieces", HAY_BACKEND_CUDA, "chunk=64K,streams=2", 150000, 0, false },
-    { "cuda-pieces", HAY_BACKEND_CUDA, "chunk=64K,result_cap=2000", 150000, 0, false },
-    { "cuda-pieces", HAY_BACKEND_CUDA, "result_cap=3", 300, 0, false },
+    { "cpu", HAY_BACKEND_CPU, NULL, 30000, 100000001, true, ARR_MALLOC },
+    { "opencl", HAY_BACKEND_OPENCL, NULL, 30000, 0, true, ARR_MALLOC },
+    { "cuda", HAY_BACKEND_CUDA, NULL, 30000, 0, true, ARR_MALLOC },
+    { "cuda-pieces", HAY_BACKEND_CUDA, "chunk=64K,streams=2", 150000, 0, false, ARR_MALLOC },
+    { "cuda-pieces", HAY_BACKEND_CUDA, "chunk=64K,result_cap=2000", 150000, 0, false, ARR_MALLOC },
+    { "cuda-pieces", HAY_BACKEND_CUDA, "result_cap=3", 300, 0, false, ARR_MALLOC },
     /* One piece overflows: later calls start with the pieces cut to fit. */
-    { "cuda-pieces", HAY_BACKEND_CUDA, "result_cap=20000", 300000, 0, false },
-    { "auto-gpu", HAY_BACKEND_AUTO, "gpu_min=0", 30000, 0, true },
+    { "cuda-pieces", HAY_BACKEND_CUDA, "result_cap=20000", 300000, 0, false, ARR_MALLOC },
+    { "auto-gpu", HAY_BACKEND_AUTO, "gpu_min=0", 30000, 0, true, ARR_MALLOC },
     { "auto-split", HAY_BACKEND_AUTO, "split=emulate,split_piece=4K,chunk=3K", 30000, 0,
-      true },
-    { "cuda-big", HAY_BACKEND_CUDA, NULL, 0, 1000000001, false },
+      true, ARR_MALLOC },
+    { "cuda-big", HAY_BACKEND_CUDA, NULL, 0, 1000000001, false, ARR_MALLOC },
+    /* The arrays of hay_match_list_alloc (cpu: malloc'd; cuda: pinned, filled
+     * from the device), and device arrays: the CUDA rows' pieces as above. */
+    { "cpu-alloc", HAY_BACKEND_CPU, NULL, 3000, 0, true, ARR_ALLOC },
+    { "cuda-pinned", HAY_BACKEND_CUDA, NULL, 30000, 0, true, ARR_ALLOC },
+    { "cuda-device", HAY_BACKEND_CUDA, NULL, 30000, 0, true, ARR_DEVICE },
+    { "cuda-pinned-pieces", HAY_BACKEND_CUDA, "chunk=64K,streams=2", 150000, 0, false,
+      ARR_ALLOC },
+    { "cuda-pinned-pieces", HAY_BACKEND_CUDA, "chunk=64K,result_cap=2000", 150000, 0, false,
+      ARR_ALLOC },
+    { "cuda-pinned-pieces", HAY_BACKEND_CUDA, "result_cap=3", 300, 0, false, ARR_ALLOC },
+    { "cuda-device-pieces", HAY_BACKEND_CUDA, "chunk=64K,streams=2", 150000, 0, false,
+      ARR_DEVICE },
+    { "cuda-device-pieces", HAY_BACKEND_CUDA, "chunk=64K,result_cap=2000", 150000, 0, false,
+      ARR_DEVICE },
+    { "cuda-device-pieces", HAY_BACKEND_CUDA, "result_cap=3", 300, 0, false, ARR_DEVICE },
+    { "cuda-device-pieces", HAY_BACKEND_CUDA, "result_cap=20000", 300000, 0, false,
+      ARR_DEVICE },
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
 static uint64_t list_calls;   /* hay_scan_list calls of the row */
+static const row *cur_row;    /* the row running */
+/* The line every call must log (the CUDA driver's device conversion), or
+ * NULL: the leftmost modes and host arrays take the host path. */
+static const char *want_line;
+
+typedef struct log_seen {
+    const char *want;
+    bool seen;
+} log_seen;
+
+static void log_cb(const char *line, void *ctx)
+{
+    log_seen *l = ctx;
+    if (l->want && strstr(line, l->want))
+        l->seen = true;
+}
 
 static int record_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
 {
@@ -66,27 +107,75 @@ static int record_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
     return 0;
 }
 
-/* The caller's arrays. */
+/* The caller's arrays (of the row's kind) and, for device ones, host
+ * copies of what a call stored. */
 typedef struct arrays {
     hay_match_list l;
     uint32_t *ids;
     uint64_t *starts, *ends;
+    int kind;
+    hay_match_list made;      /* ARR_ALLOC */
+    uint32_t *h_ids;          /* ARR_DEVICE */
+    uint64_t *h_starts, *h_ends;
 } arrays;
 
 static bool arrays_make(arrays *a, size_t cap)
 {
     memset(a, 0, sizeof *a);
-    a->ids = malloc(cap * sizeof *a->ids);
-    a->starts = malloc(cap * sizeof *a->starts);
-    a->ends = malloc(cap * sizeof *a->ends);
-    return CHECK(a->ids && a->starts && a->ends, "arrays of %zu", cap);
+    a->kind = cur_row ? cur_row->arrays : ARR_MALLOC;
+    if (a->kind == ARR_ALLOC) {
+        hay_status s = hay_match_list_alloc(cur_row->backend, cap,
+                                            HAY_LIST_STARTS | HAY_LIST_ENDS, &a->made);
+        a->ids = a->made.ids;
+        a->starts = a->made.starts;
+        a->ends = a->made.ends;
+        return CHECK(s == HAY_OK, "hay_match_list_alloc of %zu: %s", cap, hay_strerror(s));
+    }
+    bool dev = a->kind == ARR_DEVICE;
+    void *(*get)(size_t) = dev ? cu_alloc : malloc;
+    a->ids = get(cap * sizeof *a->ids);
+    a->starts = get(cap * sizeof *a->starts);
+    a->ends = get(cap * sizeof *a->ends);
+    if (dev) {
+        a->h_ids = malloc(cap * sizeof *a->h_ids);
+        a->h_starts = malloc(cap * sizeof *a->h_starts);
+        a->h_ends = malloc(cap * sizeof *a->h_ends);
+    }
+    return CHECK(a->ids && a->starts && a->ends &&
+                     (!dev || (a->h_ids && a->h_starts && a->h_ends)),
+                 "arrays of %zu%s", cap, dev ? " (device)" : "");
 }
 
 static void arrays_free(arrays *a)
 {
-    free(a->ids);
-    free(a->starts);
-    free(a->ends);
+    if (a->kind == ARR_ALLOC) {
+        hay_match_list_free(&a->made);
+        return;
+    }
+    void (*put)(void *) = a->kind == ARR_DEVICE ? cu_free : free;
+    put(a->ids);
+    put(a->starts);
+    put(a->ends);
+    free(a->h_ids);
+    free(a->h_starts);
+    free(a->h_ends);
+}
+
+/* What the call stored, readable here: a->l itself, or (device arrays)
+ * its first n entries copied into the host copies. */
+static bool arrays_view(arrays *a, hay_match_list *v)
+{
+    *v = a->l;
+    if (a->kind != ARR_DEVICE)
+        return true;
+    size_t n = a->l.n;
+    v->ids = a->h_ids;
+    v->starts = a->l.starts ? a->h_starts : NULL;
+    v->ends = a->l.ends ? a->h_ends : NULL;
+    return CHECK(cu_get(v->ids, a->l.ids, n * sizeof *v->ids) &&
+                     (!v->starts || cu_get(v->starts, a->l.starts, n * sizeof *v->starts)) &&
+                     (!v->ends || cu_get(v->ends, a->l.ends, n * sizeof *v->ends)),
+                 "copying %zu matches from the device arrays", n);
 }
 
 /* One way of listing: which arrays, which call. */
@@ -107,6 +196,9 @@ static bool check_list(const char *label, const hay_patterns *set, hay_scratch *
     hay_scan_opts_init(&o);
     o.threads = h->threaded ? 3 : 1;
     o.chunk_size = h->threaded ? 7 : 0;
+    log_seen seen = { want_line, false };
+    o.log = log_cb;
+    o.log_ctx = &seen;
     arrays a;
     size_t room = h->cap > npats ? h->cap : npats;   /* a retry takes npats */
     if (!arrays_make(&a, room))
@@ -124,11 +216,15 @@ static bool check_list(const char *label, const hay_patterns *set, hay_scratch *
         for (;;) {
             a.l = (hay_match_list){ a.ids, h->no_starts ? NULL : a.starts,
                                     h->no_ends ? NULL : a.ends, cap, 99, 0 };
+            seen.seen = false;
             s = h->buf ? hay_scan_buffer_list(set, sc, h->buf, from, &o, &a.l)
                        : hay_scan_list(set, sc, hay, len, from, &o, &a.l);
             calls++;
             list_calls++;
-            if (s != HAY_ERR_TOO_LARGE || cap == npats)
+            /* (from == len: nothing to scan, no scan) */
+            ok = CHECK(!want_line || seen.seen || from == len,
+                       "%s: from %" PRIu64 ": no log line '%s'", what, from, want_line);
+            if (!ok || s != HAY_ERR_TOO_LARGE || cap == npats)
                 break;
             /* The matches of the end after done exceed cap. */
             uint64_t e = a.l.done + 1;
@@ -150,7 +246,12 @@ static bool check_list(const char *label, const hay_patterns *set, hay_scratch *
             ok = false;
             break;
         }
-        const hay_match_list *l = &a.l;
+        hay_match_list view;
+        if (!arrays_view(&a, &view)) {
+            ok = false;
+            break;
+        }
+        const hay_match_list *l = &view;
         ok = CHECK(l->n <= cap && l->done >= from && l->done <= len &&
                        (l->n > 0 || l->done == len) && at + l->n <= ref->n,
                    "%s: from %" PRIu64 ": n=%zu done=%" PRIu64 " (len %zu, %zu of %zu matches "
@@ -273,11 +374,14 @@ static void dense_engine(const tu_engine *e, hay_backend bufb, size_t len)
             continue;
         char label[160];
         snprintf(label, sizeof label, "%s dense %zu mode %d", e->label, len, mode);
+        const char *line = want_line;   /* the leftmost modes: the host path */
+        want_line = mode == HAY_MATCH_ALL ? line : NULL;
         /* Caps of 1 and 7 on a short prefix: a call per few matches. */
         every_way(label, set, hay, len < 40 ? len : 40, TU_NDENSE, bufb, true);
         every_way(label, set, hay, len < 600 ? len : 600, TU_NDENSE, bufb, true);
         if (len > 600)
             every_way(label, set, hay, len, TU_NDENSE, bufb, false);
+        want_line = line;
         hay_patterns_free(set);
     }
     free(hay);
@@ -424,6 +528,47 @@ static void bounded(const row *rw, const tu_engine *e)
     free(hay);
 }
 
+/* ---- device arrays refused ------------------------------------------------------ */
+
+/* Device arrays on a set of another backend, or mixed with host memory:
+ * HAY_ERR_INVALID with a line in the log, nothing written. */
+static void refusals(void)
+{
+    uint32_t *d_ids = cu_alloc(64 * sizeof *d_ids);
+    uint64_t *d_ends = cu_alloc(64 * sizeof *d_ends), h_ends[64];
+    hay_backend bs[] = { HAY_BACKEND_CPU, HAY_BACKEND_AUTO, HAY_BACKEND_CUDA };
+    for (size_t i = 0; d_ids && d_ends && i < 3; i++) {
+        hay_compile_opts co;
+        hay_compile_opts_init(&co);
+        co.backend = bs[i];
+        hay_patterns *set = NULL;
+        hay_scratch *sc = NULL;
+        if (!CHECK(hay_patterns_compile(tu_dense_pats, TU_NDENSE, &co, &set) == HAY_OK &&
+                       hay_scratch_create(set, &sc) == HAY_OK,
+                   "refusals: compile on backend %d", (int)bs[i])) {
+            hay_patterns_free(set);
+            continue;
+        }
+        hay_scan_opts o;
+        hay_scan_opts_init(&o);
+        log_seen seen = { "device memory", false };
+        o.log = log_cb;
+        o.log_ctx = &seen;
+        /* CUDA: ends on the host beside device ids; others: all device. */
+        bool cuda = bs[i] == HAY_BACKEND_CUDA;
+        hay_match_list l = { d_ids, NULL, cuda ? h_ends : d_ends, 64, 5, 5 };
+        hay_status s = hay_scan_list(set, sc, "abab", 4, 0, &o, &l);
+        CHECK(s == HAY_ERR_INVALID && l.n == 0 && l.done == 0 && seen.seen,
+              "refusals: backend %d, %s arrays: %s, n=%zu done=%" PRIu64 ", %s", (int)bs[i],
+              cuda ? "mixed" : "device", hay_strerror(s), l.n, l.done,
+              seen.seen ? "said why" : "nothing in the log");
+        hay_scratch_free(sc);
+        hay_patterns_free(set);
+    }
+    cu_free(d_ids);
+    cu_free(d_ends);
+}
+
 /* ---- rows --------------------------------------------------------------------- */
 
 static bool run_row(const row *rw, const tu_case *cases, size_t nc)
@@ -435,6 +580,18 @@ static bool run_row(const row *rw, const tu_case *cases, size_t nc)
     hay_backend bufb = rw->backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA : HAY_BACKEND_CPU;
     double t0 = tu_now();
     unsigned long long f0 = tu_failed;
+    bool cuda = rw->backend == HAY_BACKEND_CUDA;
+    if (rw->arrays == ARR_DEVICE && !CHECK(cu_ready(), "%s: no CUDA driver", rw->name))
+        return true;
+    cur_row = rw;
+    want_line = !cuda                      ? NULL
+                : rw->arrays == ARR_ALLOC  ? "cuda list arrays: pinned"
+                : rw->arrays == ARR_DEVICE ? "cuda list arrays: device"
+                                           : NULL;
+    if (rw->arrays == ARR_ALLOC)
+        alloc_api(rw->backend, cuda);
+    if (rw->arrays == ARR_DEVICE && !rw->params)
+        refusals();
     for (size_t i = 0; i < ne; i++) {
         for (size_t k = 0; rw->table && k < nc; k++)
             case_engine(&cases[k], &engines[i], bufb);
@@ -447,6 +604,8 @@ static bool run_row(const row *rw, const tu_case *cases, size_t nc)
         bounded(rw, tu_row_choice(engines, ne));
     printf("row %s %s: %" PRIu64 " list calls\n", rw->name, rw->params ? rw->params : "",
            list_calls);
+    cur_row = NULL;
+    want_line = NULL;
     list_calls = 0;
     tu_part_report(rw->name, t0, f0);
     return true;
