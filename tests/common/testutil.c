@@ -430,6 +430,34 @@ const tu_engine *tu_row_choice(const tu_engine *e, size_t n)
     return c;
 }
 
+bool tu_row_run(const char *name, hay_backend backend, const char *params,
+                void (*each)(const tu_engine *e, hay_backend bufb, const void *ctx),
+                void (*after)(const tu_engine *choice, const void *ctx), const void *ctx)
+{
+    tu_engine engines[TU_ROW_ENGINES];
+    size_t ne = tu_row_engines(name, backend, params, engines, TU_ROW_ENGINES);
+    if (ne == 0)
+        return false;
+    hay_backend bufb = backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA : HAY_BACKEND_CPU;
+    double t0 = tu_now();
+    unsigned long long f0 = tu_failed;
+    for (size_t i = 0; i < ne; i++)
+        each(&engines[i], bufb, ctx);
+    if (after)
+        after(tu_row_choice(engines, ne), ctx);
+    tu_part_report(name, t0, f0);
+    return true;
+}
+
+int tu_rows_exit(bool ran)
+{
+    if (!ran) {
+        printf("SKIP: no row could run\n");
+        return TU_SKIP;
+    }
+    return tu_finish();
+}
+
 const hay_pattern tu_dense_pats[TU_NDENSE] = { { "a", 1 }, { "ab", 2 }, { "ba", 2 },
                                                { "aab", 3 }, { "b", 1 }, { "ab", 2 } };
 

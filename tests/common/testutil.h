@@ -192,6 +192,21 @@ size_t tu_row_engines(const char *name, hay_backend backend, const char *params,
  * (or "auto"), else the last. */
 const tu_engine *tu_row_choice(const tu_engine *e, size_t n);
 
+/*
+ * Runs test row `name` as a part (tu_part_report): each(engine, buffers'
+ * backend, ctx) on every engine of tu_row_engines (the buffers' backend:
+ * CUDA for CUDA sets, the CPU for everything else), then after(the row's
+ * choice, ctx) when after is given.  False when the row has no engine
+ * here.
+ */
+#define TU_ROW_ENGINES 32
+bool tu_row_run(const char *name, hay_backend backend, const char *params,
+                void (*each)(const tu_engine *e, hay_backend bufb, const void *ctx),
+                void (*after)(const tu_engine *choice, const void *ctx), const void *ctx);
+/* A program of rows' exit status: TU_SKIP after "SKIP: no row could run"
+ * when none ran, else tu_finish(). */
+int tu_rows_exit(bool ran);
+
 /* A dense input for lists of many matches (batch.c, list.c): TU_NDENSE
  * patterns ("ab" twice, suffixes: up to four matches end at one byte) and
  * len random bytes, 'a' two times in three, else 'b' (fixed seed); free()
