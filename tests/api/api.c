@@ -37,6 +37,48 @@ static hay_patterns *compile_or_null(const hay_pattern *p, size_t n,
     return set;
 }
 
+/* Scan options: threads, chunk_size (0: the default) and schedule. */
+static hay_scan_opts scan_opts(unsigned threads, size_t chunk, hay_schedule sch)
+{
+    hay_scan_opts o;
+    hay_scan_opts_init(&o);
+    o.threads = threads;
+    o.chunk_size = chunk;
+    o.schedule = sch;
+    return o;
+}
+
+#define WHY_CAP sizeof(((tu_checker *)0)->err)
+
+/* hay_scan of data with o, checked against exp, the oracle's list of
+ * p[0..n): the scan's status, and *agree whether the matches agreed; why
+ * (WHY_CAP bytes) says "ok" or the first difference. */
+static hay_status scan_checked(const hay_patterns *set, hay_scratch *scr, const uint8_t *data,
+                               size_t len, const hay_scan_opts *o, const tu_mlist *exp,
+                               const hay_pattern *p, size_t n, bool *agree, char *why)
+{
+    tu_checker ck;
+    tu_checker_init(&ck, exp, 0, p, n);
+    hay_status s = hay_scan(set, scr, data, len, o, tu_check_cb, &ck);
+    *agree = tu_checker_done(&ck, false);
+    snprintf(why, WHY_CAP, "%s", *agree ? "ok" : ck.err);
+    tu_checker_free(&ck);
+    return s;
+}
+
+/* The set of p[0..n) on engine e, and a scratch for it; false (nothing to
+ * free) when e does not compile it. */
+static bool set_and_scratch(const tu_engine *e, const hay_pattern *p, size_t n,
+                            hay_patterns **set, hay_scratch **scr)
+{
+    *set = NULL;
+    *scr = NULL;
+    if (tu_compile(e, p, n, false, set) != HAY_OK)
+        return false;
+    hay_scratch_create(*set, scr);
+    return true;
+}
+
 /* ---- names, versions, strerror ------------------------------------------------ */
 
 static void test_names(void)
@@ -302,18 +344,12 @@ static void test_limits(void)
             tu_mlist_push(&exp, 0, 5, 5 + m);
             tu_mlist_push(&exp, 0, len - m, len);
             for (unsigned t = 1; t <= 2; t++) {
-                hay_scan_opts o;
-                hay_scan_opts_init(&o);
-                o.threads = t;
-                o.chunk_size = t == 1 ? 0 : m / 3;
-                tu_checker ck;
-                tu_checker_init(&ck, &exp, 0, &max, 1);
-                s = hay_scan(set, scr, hay, len, &o, tu_check_cb, &ck);
-                bool ok = tu_checker_done(&ck, false);
+                hay_scan_opts o = scan_opts(t, t == 1 ? 0 : m / 3, HAY_SCHEDULE_DYNAMIC);
+                bool ok;
+                char why[WHY_CAP];
+                s = scan_checked(set, scr, hay, len, &o, &exp, &max, 1, &ok, why);
                 CHECK(s == HAY_OK && ok, "%s: scan for the longest pattern, %u "
-                      "threads: %s; %s", e->label, t, hay_strerror(s),
-                      ok ? "ok" : ck.err);
-                tu_checker_free(&ck);
+                      "threads: %s; %s", e->label, t, hay_strerror(s), why);
             }
             /* and through a stream, in pieces shorter than the pattern */
             tu_checker ck;
@@ -484,11 +520,7 @@ static void stops_on(const char *what, const hay_patterns *set, hay_scratch *scr
         for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
             if (ks[i] == 0 || ks[i] > total || (i && ks[i] == ks[i - 1]))
                 continue;
-            hay_scan_opts o;
-            hay_scan_opts_init(&o);
-            o.threads = cfg[c].t;
-            o.schedule = cfg[c].s;
-            o.chunk_size = cfg[c].chunk;
+            hay_scan_opts o = scan_opts(cfg[c].t, cfg[c].chunk, cfg[c].s);
             stop_ctx x = { 0, ks[i], 0, false, false, false, pthread_self() };
             hay_status s = hay_scan(set, scr, data, len, &o, stop_cb, &x);
             CHECK(s == HAY_STOPPED && x.calls == ks[i] && !x.late &&
@@ -502,11 +534,7 @@ static void stops_on(const char *what, const hay_patterns *set, hay_scratch *scr
                   x.disorder ? ", ends out of order" : "");
         }
         /* No stop: all matches, all on this thread. */
-        hay_scan_opts o;
-        hay_scan_opts_init(&o);
-        o.threads = cfg[c].t;
-        o.schedule = cfg[c].s;
-        o.chunk_size = cfg[c].chunk;
+        hay_scan_opts o = scan_opts(cfg[c].t, cfg[c].chunk, cfg[c].s);
         stop_ctx x = { 0, 0, 0, false, false, false, pthread_self() };
         hay_status s = hay_scan(set, scr, data, len, &o, stop_cb, &x);
         CHECK(s == HAY_OK && x.calls == total && !x.wrong_thread && !x.disorder,
@@ -531,11 +559,10 @@ static void test_stops(void)
     for (size_t i = 0; i < nengines; i++) {
         const tu_engine *e = &engines[i];
         size_t n = e->multi ? 2 : 1;
-        hay_patterns *set = NULL;
-        if (tu_compile(e, p, n, false, &set) != HAY_OK)
+        hay_patterns *set;
+        hay_scratch *scr;
+        if (!set_and_scratch(e, p, n, &set, &scr))
             continue;
-        hay_scratch *scr = NULL;
-        hay_scratch_create(set, &scr);
         char what[64];
         snprintf(what, sizeof what, "sparse, %s", e->label);
         stops_on(what, set, scr, data, len, total * n);
@@ -554,11 +581,10 @@ static void test_stops(void)
         const tu_engine *e = &engines[i];
         if (!e->multi || (e->algo && strcmp(e->algo, "naive") == 0))
             continue;
-        hay_patterns *set = NULL;
-        if (tu_compile(e, d, 3, false, &set) != HAY_OK)
+        hay_patterns *set;
+        hay_scratch *scr;
+        if (!set_and_scratch(e, d, 3, &set, &scr))
             continue;
-        hay_scratch *scr = NULL;
-        hay_scratch_create(set, &scr);
         char what[64];
         snprintf(what, sizeof what, "dense, %s", e->label);
         stops_on(what, set, scr, data, len, 3 * (uint64_t)len - 1);
@@ -573,19 +599,13 @@ static void test_stops(void)
         for (size_t c = 0; c < sizeof dc / sizeof dc[0]; c++)
             for (int sch = 0; sch < 2; sch++) {
                 unsigned t = dc[c].t;
-                hay_scan_opts o;
-                hay_scan_opts_init(&o);
-                o.threads = t;
-                o.schedule = sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC;
-                o.chunk_size = dc[c].chunk;
-                tu_checker ck;
-                tu_checker_init(&ck, &exp, 0, d, 3);
-                hay_status s = hay_scan(set, scr, data, len, &o, tu_check_cb, &ck);
-                bool ok = tu_checker_done(&ck, false);
+                hay_scan_opts o = scan_opts(t, dc[c].chunk,
+                                            sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC);
+                bool ok;
+                char why[WHY_CAP];
+                hay_status s = scan_checked(set, scr, data, len, &o, &exp, d, 3, &ok, why);
                 CHECK(s == HAY_OK && ok, "dense %s threads %u %s: %s; %s", e->label,
-                      t, sch ? "static" : "dynamic", hay_strerror(s),
-                      ok ? "ok" : ck.err);
-                tu_checker_free(&ck);
+                      t, sch ? "static" : "dynamic", hay_strerror(s), why);
             }
         tu_mlist_free(&exp);
         hay_scratch_free(scr);
@@ -611,11 +631,10 @@ static void test_extreme_opts(void)
     for (size_t i = 0; i < nengines; i++) {
         const tu_engine *e = &engines[i];
         size_t n = e->multi ? 2 : 1;
-        hay_patterns *set = NULL;
-        if (tu_compile(e, p, n, false, &set) != HAY_OK)
+        hay_patterns *set;
+        hay_scratch *scr;
+        if (!set_and_scratch(e, p, n, &set, &scr))
             continue;
-        hay_scratch *scr = NULL;
-        hay_scratch_create(set, &scr);
         tu_mlist exp = { 0 };
         tu_oracle(data, len, p, n, false, &exp);
         for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
@@ -625,20 +644,14 @@ static void test_extreme_opts(void)
                         continue;   /* tiny chunks: slow, one setting is enough */
                     if (threads[t] > 3 && chunks[c] != 4095)
                         continue;   /* oversubscribed: one setting */
-                    hay_scan_opts o;
-                    hay_scan_opts_init(&o);
-                    o.threads = threads[t];
-                    o.chunk_size = chunks[c];
-                    o.schedule = sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC;
-                    tu_checker ck;
-                    tu_checker_init(&ck, &exp, 0, p, n);
-                    hay_status s = hay_scan(set, scr, data, len, &o, tu_check_cb, &ck);
-                    bool ok = tu_checker_done(&ck, false);
+                    hay_scan_opts o = scan_opts(threads[t], chunks[c], sch ? HAY_SCHEDULE_STATIC
+                                                                           : HAY_SCHEDULE_DYNAMIC);
+                    bool ok;
+                    char why[WHY_CAP];
+                    hay_status s = scan_checked(set, scr, data, len, &o, &exp, p, n, &ok, why);
                     CHECK(s == HAY_OK && ok, "%s chunk_size %zu threads %u %s: "
                           "scan %s; %s", e->label, chunks[c], threads[t],
-                          sch ? "static" : "dynamic", hay_strerror(s),
-                          ok ? "ok" : ck.err);
-                    tu_checker_free(&ck);
+                          sch ? "static" : "dynamic", hay_strerror(s), why);
                     uint64_t cnt = 0;
                     s = hay_scan_count(set, scr, data, len, &o, &cnt);
                     CHECK(s == HAY_OK && cnt == exp.n, "%s chunk_size %zu threads %u "
@@ -690,11 +703,8 @@ static void test_progress(void)
         for (unsigned t = 1; t <= 3; t++)
             for (int sch = 0; sch < 2; sch++) {
                 for (int chunked = 0; chunked < 2; chunked++) {
-                    hay_scan_opts o;
-                    hay_scan_opts_init(&o);
-                    o.threads = t;
-                    o.schedule = sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC;
-                    o.chunk_size = chunked ? 65536 : 0;
+                    hay_scan_opts o = scan_opts(t, chunked ? 65536 : 0, sch ? HAY_SCHEDULE_STATIC
+                                                                         : HAY_SCHEDULE_DYNAMIC);
                     progress_ctx pc = { 0, 0, 0, false, false, false, false,
                                         pthread_self() };
                     o.progress = progress_cb;
@@ -810,18 +820,14 @@ static bool workflow(const tu_engine *e, const hay_pattern *p, size_t n,
                 "%s: scratch %s", what, hay_strerror(s));
     if (s == HAY_OK) {
         for (unsigned t = 1; t <= 3; t += 2) {
-            hay_scan_opts so;
-            hay_scan_opts_init(&so);
-            so.threads = t;
-            so.chunk_size = t == 1 ? 0 : 7;
-            tu_checker ck;
-            tu_checker_init(&ck, exp, 0, p, n);
-            s = hay_scan(set, scr, hay, len, &so, tu_check_cb, &ck);
-            bool agree = s != HAY_OK || tu_checker_done(&ck, false);
+            hay_scan_opts so = scan_opts(t, t == 1 ? 0 : 7, HAY_SCHEDULE_DYNAMIC);
+            bool agree;
+            char why[WHY_CAP];
+            s = scan_checked(set, scr, hay, len, &so, exp, p, n, &agree, why);
+            agree = s != HAY_OK || agree;
             ok &= CHECK((s == HAY_OK && agree) || (s == HAY_ERR_NOMEM && a->failed),
                         "%s: scan (threads %u) %s; %s", what, t, hay_strerror(s),
-                        agree ? "ok" : ck.err);
-            tu_checker_free(&ck);
+                        agree ? "ok" : why);
             uint64_t c = 0;
             s = hay_scan_count(set, scr, hay, len, &so, &c);
             ok &= CHECK((s == HAY_OK && c == exp->n) || (s == HAY_ERR_NOMEM && a->failed),
@@ -936,17 +942,14 @@ static void *share_worker(void *arg)
     hay_scratch *scr = NULL;
     j->ok = hay_scratch_create(j->set, &scr) == HAY_OK;
     for (int rep = 0; rep < 20 && j->ok; rep++) {
-        hay_scan_opts o;
-        hay_scan_opts_init(&o);
-        o.threads = j->threads;
-        o.chunk_size = j->threads > 1 ? 1000 : 0;
-        tu_checker ck;
-        tu_checker_init(&ck, j->exp, 0, j->p, j->n);
-        hay_status s = hay_scan(j->set, scr, j->hay, j->len, &o, tu_check_cb, &ck);
-        j->ok = s == HAY_OK && tu_checker_done(&ck, false);
+        hay_scan_opts o = scan_opts(j->threads, j->threads > 1 ? 1000 : 0, HAY_SCHEDULE_DYNAMIC);
+        bool agree;
+        char why[WHY_CAP];
+        hay_status s = scan_checked(j->set, scr, j->hay, j->len, &o, j->exp, j->p, j->n, &agree,
+                                    why);
+        j->ok = s == HAY_OK && agree;
         if (!j->ok)
-            snprintf(j->err, sizeof j->err, "%s; %s", hay_strerror(s), ck.err);
-        tu_checker_free(&ck);
+            snprintf(j->err, sizeof j->err, "%s; %s", hay_strerror(s), why);
         uint64_t c = 0;
         s = hay_scan_count(j->set, scr, j->hay, j->len, &o, &c);
         if (j->ok && (s != HAY_OK || c != j->exp->n)) {
@@ -1002,10 +1005,7 @@ static void test_scratch_reuse(void)
     hay_scratch_create(sa, &scr);
     const char *hay = "abcxyzzabc";
     for (int rep = 0; rep < 3; rep++) {
-        hay_scan_opts o;
-        hay_scan_opts_init(&o);
-        o.threads = 2;
-        o.chunk_size = 2;
+        hay_scan_opts o = scan_opts(2, 2, HAY_SCHEDULE_DYNAMIC);
         uint64_t na = 0, nb = 0;
         CHECK_ST(hay_scan(sa, scr, hay, 10, &o, count_cb, &na), HAY_OK, "reuse a");
         CHECK_ST(hay_scan(sb, scr, hay, 10, &o, count_cb, &nb), HAY_OK, "reuse b");
