@@ -566,6 +566,44 @@ hay_pattern *tu_read_patterns(const char *path, size_t *n, uint8_t **store)
     return p;
 }
 
+hay_pattern *tu_data_patterns(const char *dir, const char *file, size_t *n, uint8_t **store)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/patterns/%s", dir, file);
+    hay_pattern *p = tu_read_patterns(path, n, store);
+    if (!p)
+        printf("SKIP: %s absent\n", path);
+    return p;
+}
+
+int tu_key_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)start;
+    tu_keys *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 1 << 16;
+        l->k = realloc(l->k, l->cap * sizeof *l->k);
+    }
+    uint64_t key = end << 20 | id;
+    if (l->n && end < l->k[l->n - 1] >> 20)
+        l->ends_down = true;
+    if (l->n && key < l->k[l->n - 1])
+        l->keys_down = true;
+    l->k[l->n++] = key;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void tu_keys_sort(tu_keys *l)
+{
+    qsort(l->k, l->n, sizeof *l->k, cmp_u64);
+}
+
 double tu_now(void)
 {
     struct timespec ts;

@@ -236,5 +236,23 @@ uint8_t *tu_read_file(const char *path, size_t *len);
  * the patterns point into *store (the caller frees both); NULL when the
  * file cannot be read. */
 hay_pattern *tu_read_patterns(const char *path, size_t *n, uint8_t **store);
+/* The pattern file <dir>/patterns/<file> as tu_read_patterns reads it;
+ * NULL after printing "SKIP: <path> absent" when it cannot be read. */
+hay_pattern *tu_data_patterns(const char *dir, const char *file, size_t *n, uint8_t **store);
+
+/* ---- match keys ------------------------------------------------------------ */
+
+/* A run's matches as keys end << 20 | id (ids below 2^20), to compare
+ * runs as multisets: tu_key_cb (ctx: the tu_keys, zeroed first) appends
+ * each, noting whether an end ever decreased (against hay_match_fn's
+ * order) or a key did (ties of an end not in id order). */
+typedef struct tu_keys {
+    uint64_t *k;
+    size_t n, cap;
+    bool ends_down, keys_down;
+} tu_keys;
+int tu_key_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* Sorts the keys (ascending); free(l->k) when done. */
+void tu_keys_sort(tu_keys *l);
 
 #endif
