@@ -338,6 +338,40 @@ hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
     return hay_patterns_compile(pats, n, &o, set);
 }
 
+bool tu_set_and_scratch(const tu_engine *e, const hay_pattern *p, size_t n,
+                        hay_patterns **set, hay_scratch **scr)
+{
+    *set = NULL;
+    *scr = NULL;
+    if (tu_compile(e, p, n, false, set) != HAY_OK)
+        return false;
+    hay_scratch_create(*set, scr);
+    return true;
+}
+
+hay_scan_opts tu_scan_opts(unsigned threads, size_t chunk, hay_schedule sch)
+{
+    hay_scan_opts o;
+    hay_scan_opts_init(&o);
+    o.threads = threads;
+    o.chunk_size = chunk;
+    o.schedule = sch;
+    return o;
+}
+
+hay_status tu_scan_checked(const hay_patterns *set, hay_scratch *scr, const uint8_t *data,
+                           size_t len, const hay_scan_opts *o, const tu_mlist *exp,
+                           const hay_pattern *p, size_t n, bool *agree, char *why)
+{
+    tu_checker ck;
+    tu_checker_init(&ck, exp, 0, p, n);
+    hay_status s = hay_scan(set, scr, data, len, o, tu_check_cb, &ck);
+    *agree = tu_checker_done(&ck, false);
+    snprintf(why, TU_WHY_CAP, "%s", *agree ? "ok" : ck.err);
+    tu_checker_free(&ck);
+    return s;
+}
+
 hay_status tu_engine_variant(const tu_engine *base, const char *params,
                              tu_engine *out, size_t *k, size_t cap)
 {

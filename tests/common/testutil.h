@@ -221,6 +221,24 @@ uint64_t tu_peak_rss_kib(void);
 hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
                       bool caseless, hay_patterns **set);
 
+/* The set of p[0..n) on engine e (tu_compile, not caseless), and a scratch
+ * for it; false (nothing to free) when e does not compile it. */
+bool tu_set_and_scratch(const tu_engine *e, const hay_pattern *p, size_t n,
+                        hay_patterns **set, hay_scratch **scr);
+
+/* Scan options: threads, chunk_size (0: the default) and schedule. */
+hay_scan_opts tu_scan_opts(unsigned threads, size_t chunk, hay_schedule sch);
+
+/* The room tu_scan_checked's why needs. */
+#define TU_WHY_CAP sizeof(((tu_checker *)0)->err)
+
+/* hay_scan of data with o, checked against exp, the oracle's list of
+ * p[0..n): the scan's status, and *agree whether the matches agreed; why
+ * (TU_WHY_CAP bytes) says "ok" or the first difference. */
+hay_status tu_scan_checked(const hay_patterns *set, hay_scratch *scr, const uint8_t *data,
+                           size_t len, const hay_scan_opts *o, const tu_mlist *exp,
+                           const hay_pattern *p, size_t n, bool *agree, char *why);
+
 /* Monotonic seconds. */
 double tu_now(void);
 
