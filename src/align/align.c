@@ -158,7 +158,8 @@ void hay_align_result_clear(hay_align_result *r)
  * ---------------------------------------------------------------------- */
 typedef struct ctx {
     const hay_align_scoring *s;
-    const hay_align_options *o;
+    const hay_align_options *o;     /* the caller's, or def */
+    hay_align_options def;          /* the defaults, for a NULL o */
     hay_backend backend;
     engines eng;
     int wave_ok;                    /* CPU, variant auto: long pairs may go
@@ -425,11 +426,16 @@ static hay_status pair_run(const ctx *c, const void *prof, const uint8_t *q,
     return st;
 }
 
+/* A call's context; o NULL: the default options (c->o points into c). */
 static hay_status ctx_init(ctx *c, const hay_align_scoring *s,
                            const hay_align_options *o)
 {
     memset(c, 0, sizeof *c);
     c->s = s;
+    if (!o) {
+        hay_align_options_init(&c->def);
+        o = &c->def;
+    }
     c->o = o;
     c->backend = o->backend == HAY_BACKEND_AUTO ? HAY_BACKEND_CPU : o->backend;
     if (c->backend == HAY_BACKEND_CPU) {
@@ -463,11 +469,6 @@ hay_status hay_align_pair(const hay_align_scoring *s, const uint8_t *q,
     memset(r, 0, sizeof *r);
     if (!s)
         return HAY_ERR_INVALID;
-    hay_align_options def;
-    if (!o) {
-        hay_align_options_init(&def);
-        o = &def;
-    }
     ctx c;
     hay_status st = ctx_init(&c, s, o);
     if (st != HAY_OK)
@@ -484,11 +485,6 @@ hay_status hay_align_batch(const hay_align_scoring *s,
     if (!s || (nqueries && !queries) || (ntargets && !targets) ||
         (nqueries && ntargets && !results))
         return HAY_ERR_INVALID;
-    hay_align_options def;
-    if (!o) {
-        hay_align_options_init(&def);
-        o = &def;
-    }
     ctx c;
     hay_status st = ctx_init(&c, s, o);
     if (st != HAY_OK)
@@ -496,7 +492,7 @@ hay_status hay_align_batch(const hay_align_scoring *s,
     size_t npairs = nqueries * ntargets;
     if (npairs == 0)
         return HAY_OK;
-    int threads = (int)hay_thread_cap(o->threads > 0 ? (unsigned)o->threads : 0);
+    int threads = (int)hay_thread_cap(c.o->threads > 0 ? (unsigned)c.o->threads : 0);
     /* GPU score passes are issued one pair at a time: the device entry
      * points make no promise about concurrent callers. */
     if (c.backend != HAY_BACKEND_CPU)

@@ -71,16 +71,16 @@ static inline size_t hay_eo_first_start(size_t max_len, size_t min_end)
 }
 
 /*
- * The scan of a filter engine: filter(ctx, q, min_end) runs the filter
- * over the ends after min_end, pushing into q (q->n is 0, q->flushed is
- * min_end) and returns 0 when done, 1 when out() stopped, 2 when q filled;
- * direct(ctx, lo, hi) reports the ends in (lo, hi] itself (non-zero:
- * stopped).  Returns non-zero when stopped.
+ * The rounds of a filter engine's scan: filter(ctx, q, min_end) runs the
+ * filter over the ends after min_end, pushing into q (q->n is 0,
+ * q->flushed is min_end) and returns 0 when done, 1 when out() stopped, 2
+ * when q filled; direct(ctx, lo, hi) reports the ends in (lo, hi] itself
+ * (non-zero: stopped).  Returns non-zero when stopped.
  */
-static inline int hay_eo_scan(hay_eo *q, size_t n, size_t min_end, size_t max_len,
-                              int (*filter)(void *ctx, hay_eo *q, size_t min_end),
-                              int (*direct)(void *ctx, size_t lo, size_t hi),
-                              void *ctx)
+static inline int hay_eo_rounds(hay_eo *q, size_t n, size_t min_end, size_t max_len,
+                                int (*filter)(void *ctx, hay_eo *q, size_t min_end),
+                                int (*direct)(void *ctx, size_t lo, size_t hi),
+                                void *ctx)
 {
     while (min_end < n) {
         q->n = 0;
@@ -97,6 +97,25 @@ static inline int hay_eo_scan(hay_eo *q, size_t n, size_t min_end, size_t max_le
         min_end = stop;
     }
     return 0;
+}
+
+/*
+ * A filter engine's scan (hay_eo_rounds) with its queue on the stack:
+ * out(ctx, m) reports each match; *qp, the engine's own pointer to the
+ * queue, points at it while the scan runs and is NULL after.
+ */
+static inline int hay_eo_scan(hay_eo **qp, int (*out)(void *ctx, const hay_eo_match *m),
+                              size_t n, size_t min_end, size_t max_len,
+                              int (*filter)(void *ctx, hay_eo *q, size_t min_end),
+                              int (*direct)(void *ctx, size_t lo, size_t hi),
+                              void *ctx)
+{
+    hay_eo_match buf[HAY_EO_CAP];
+    hay_eo q = { .buf = buf, .out = out, .ctx = ctx };
+    *qp = &q;
+    int r = hay_eo_rounds(&q, n, min_end, max_len, filter, direct, ctx);
+    *qp = NULL;
+    return r;
 }
 
 #endif

@@ -406,14 +406,12 @@ static int fdr_scan(const hay_patterns *set, const void *state,
                     const uint8_t *y, size_t n, size_t min_end,
                     uint64_t base, hay_emit_fn emit, void *sink)
 {
-    hay_eo_match buf[HAY_EO_CAP];
     fdr_ctx x = {
         .st = state, .set = set, .y = y, .n = n, .base = base, .emit = emit,
         .sink = sink,
     };
-    hay_eo q = { .buf = buf, .out = fdr_out, .ctx = &x };
-    x.q = &q;
-    return hay_eo_scan(&q, n, min_end, x.st->max_len, fdr_filter, fdr_direct, &x);
+    return hay_eo_scan(&x.q, fdr_out, n, min_end, x.st->max_len, fdr_filter, fdr_direct,
+                       &x);
 }
 
 static uint64_t fdr_count(const hay_patterns *set, const void *state,

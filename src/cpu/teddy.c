@@ -467,14 +467,12 @@ static int teddy_scan(const hay_patterns *set, const void *state,
                       const uint8_t *y, size_t n, size_t min_end,
                       uint64_t base, hay_emit_fn emit, void *sink)
 {
-    hay_eo_match buf[HAY_EO_CAP];
     teddy_ctx x = {
         .st = state, .y = y, .n = n, .base = base, .emit = emit, .sink = sink,
         .set = set,
     };
-    hay_eo q = { .buf = buf, .out = teddy_out, .ctx = &x };
-    x.q = &q;
-    return hay_eo_scan(&q, n, min_end, x.st->max_len, teddy_filter, teddy_direct, &x);
+    return hay_eo_scan(&x.q, teddy_out, n, min_end, x.st->max_len, teddy_filter, teddy_direct,
+                       &x);
 }
 
 static uint64_t teddy_count(const hay_patterns *set, const void *state,

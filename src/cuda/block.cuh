@@ -1,10 +1,37 @@
-// block.cuh - what the search kernels' blocks hand over at their end, one
-// atomic a block: the sum of their threads' match counts, and (HAY_ASK_FIRST,
-// cuda_engine.h d_first) the least of their match keys.  Every thread of the
-// block calls them, once the block is done with s_red (32 entries of shared
-// memory).
+// block.cuh - a job's outputs as the search kernels take them, and what
+// their blocks hand over at their end, one atomic a block: the sum of their
+// threads' match counts, and (HAY_ASK_FIRST, cuda_engine.h d_first) the
+// least of their match keys.  Every thread of the block calls
+// hay_block_sum and hay_block_least, once the block is done with s_red (32
+// entries of shared memory).
 #ifndef HAY_CUDA_BLOCK_CUH
 #define HAY_CUDA_BLOCK_CUH
+
+#include <stdint.h>
+
+#include "cuda_engine.h"
+
+// The outputs of a job (cuda_engine.h hay_cuda_job, under the same names
+// less the d_ prefix), a member of the multi-pattern kernels' arguments.
+struct hay_job_out {
+    unsigned long long *count, *pcounts, *matches, *slots;
+    uint64_t cap;
+    unsigned *marks;
+    unsigned long long *first;
+};
+
+static inline hay_job_out hay_job_outputs(const hay_cuda_job *job)
+{
+    hay_job_out o;
+    o.count = job->d_count;
+    o.pcounts = job->d_pattern_counts;
+    o.matches = job->d_matches;
+    o.slots = job->d_slots;
+    o.cap = job->cap;
+    o.marks = job->d_marks;
+    o.first = job->d_first;
+    return o;
+}
 
 __device__ __forceinline__ void hay_block_sum(unsigned long long cnt,
                                               unsigned long long *s_red,

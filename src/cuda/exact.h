@@ -1,6 +1,7 @@
 /*
- * exact.h - the one-pattern CUDA engines (src/cuda/exact.cu), each an
- * implementation of the engine contract in cuda_engine.h (multi = 0).
+ * exact.h - the one-pattern CUDA engines (src/cuda/exact.cu; gpu-fast's
+ * kernel in exact_fast.cu), each an implementation of the engine contract
+ * in cuda_engine.h (multi = 0).
  *
  *   brute-global  the poster's kernel, one thread per text position, key
  *                 bytes read from global memory

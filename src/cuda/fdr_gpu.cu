@@ -71,10 +71,7 @@ struct kargs {
     fdr_piece pc;
     fdr_geom gm;
     fdr_view v;                 // global pointers; the kernel swaps in shared ones
-    unsigned long long *count, *pcounts, *matches, *slots;
-    uint64_t cap;
-    unsigned *marks;
-    unsigned long long *first;
+    hay_job_out out;
 };
 
 // A block's staged list.
@@ -345,13 +342,13 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
         v.scode = s_code;
     emit_dev<OUT> em;
     em.cnt = 0;
-    em.marks = a.marks;
+    em.marks = a.out.marks;
     em.min_end = a.pc.min_end;
     em.least = ~0ull;
-    em.pcounts = a.pcounts;
-    em.matches = a.matches;
-    em.slots = a.slots;
-    em.cap = a.cap;
+    em.pcounts = a.out.pcounts;
+    em.matches = a.out.matches;
+    em.slots = a.out.slots;
+    em.cap = a.out.cap;
     em.sg.buf = (unsigned long long *)sp;
     em.sg.n = &s_n;
     em.sg.base = &s_base;
@@ -360,7 +357,7 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
                                              &v, &a.pc, &em, 0, 0 };
     __syncthreads();
 
-    round_dev<LIST> round = { &em.sg, a.matches, a.slots, a.cap };
+    round_dev<LIST> round = { &em.sg, a.out.matches, a.out.slots, a.out.cap };
     const uint64_t tiles = (a.gm.nthr + nt - 1) / nt;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
         fdr_thread<CASELESS, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
@@ -368,9 +365,9 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     round(1);
 
     if (OUT == OUT_FIRST)
-        hay_block_least(em.least, s_red, a.first);
+        hay_block_least(em.least, s_red, a.out.first);
     else
-        hay_block_sum(em.cnt, s_red, a.count);
+        hay_block_sum(em.cnt, s_red, a.out.count);
 }
 
 typedef void (*kernel_fn)(kargs);
@@ -546,13 +543,7 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.v.hash_bits = h->hash_bits;
     a.v.pbits = h->pbits;
     a.v.pmap = d->d_pmap;
-    a.count = job->d_count;
-    a.pcounts = job->d_pattern_counts;
-    a.matches = job->d_matches;
-    a.slots = job->d_slots;
-    a.cap = job->cap;
-    a.marks = job->d_marks;
-    a.first = job->d_first;
+    a.out = hay_job_outputs(job);
     const int list = out == OUT_LIST, cl = h->caseless ? 1 : 0;
     uint64_t tiles = (a.gm.nthr + d->threads - 1) / d->threads;
     cudaStream_t st = (cudaStream_t)job->stream;

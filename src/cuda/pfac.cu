@@ -62,10 +62,7 @@ struct kargs {
     const uint32_t *edge_to, *out_first, *out_id, *root;
     const uint8_t *cls;
     uint32_t nfinal, ncls, bpt, margin, flat;
-    unsigned long long *count, *pcounts, *matches, *slots;
-    uint64_t cap;
-    unsigned *marks;
-    unsigned long long *first;
+    hay_job_out out;
 };
 
 
@@ -95,9 +92,9 @@ __device__ __forceinline__ void append(const kargs &a, unsigned long long *s_buf
     if (k < SCAP) {
         s_buf[k] = m;
     } else {
-        unsigned long long g = atomicAdd(a.slots, 1ull);
-        if (g < a.cap)
-            a.matches[g] = m;
+        unsigned long long g = atomicAdd(a.out.slots, 1ull);
+        if (g < a.out.cap)
+            a.out.matches[g] = m;
     }
 }
 
@@ -110,12 +107,12 @@ __device__ __forceinline__ void flush(const kargs &a, unsigned long long *s_buf,
 {
     unsigned n = cur < SCAP ? cur : SCAP;
     if (threadIdx.x == 0)
-        *s_base = n ? atomicAdd(a.slots, (unsigned long long)n) : 0;
+        *s_base = n ? atomicAdd(a.out.slots, (unsigned long long)n) : 0;
     __syncthreads();
     for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
         unsigned long long k = *s_base + i;
-        if (k < a.cap)
-            a.matches[k] = s_buf[i];
+        if (k < a.out.cap)
+            a.out.matches[k] = s_buf[i];
     }
     __syncthreads();
     if (threadIdx.x == 0)
@@ -180,7 +177,7 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
 
     const uint8_t *tx = a.text;
     unsigned long long cnt = 0;
-    const bool listing = a.matches != nullptr, per_pat = a.pcounts != nullptr;
+    const bool listing = a.out.matches != nullptr, per_pat = a.out.pcounts != nullptr;
     // Counts with loop=flat: one loop over this thread's start positions
     // and walk steps together, so a lane whose walk ends starts its next
     // position at once instead of waiting for the warp's longest walk of
@@ -216,7 +213,7 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
                 cnt += o1 - o0;
                 if (per_pat)
                     for (uint32_t o = o0; o < o1; o++)
-                        atomicAdd(a.pcounts + __ldg(a.out_id + o), 1ull);
+                        atomicAdd(a.out.pcounts + __ldg(a.out_id + o), 1ull);
             }
             if (q >= a.len) {
                 s = 0;
@@ -238,7 +235,7 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
             while (s) {
                 if (OUT == OUT_MARK && s <= a.nfinal && q > a.min_end) {
                     uint64_t b = q - 1 - a.min_end;
-                    atomicOr(a.marks + (b >> 5), 1u << (b & 31));
+                    atomicOr(a.out.marks + (b >> 5), 1u << (b & 31));
                     cnt += __ldg(a.out_first + s + 1) - __ldg(a.out_first + s);
                 } else if (OUT == OUT_FIRST && s <= a.nfinal && q > a.min_end) {
                     // The walk's first final state is its least end; its
@@ -254,7 +251,7 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
                         for (uint32_t o = o0; o < o1; o++) {
                             uint32_t id = __ldg(a.out_id + o);
                             if (per_pat)
-                                atomicAdd(a.pcounts + id, 1ull);
+                                atomicAdd(a.out.pcounts + id, 1ull);
                             if (listing)
                                 append(a, s_buf, &s_n, HAY_CUDA_MATCH(q, id));
                         }
@@ -279,9 +276,9 @@ __global__ void __launch_bounds__(1024) pfac_kernel(kargs a)
     }
 
     if (OUT == OUT_FIRST)
-        hay_block_least(least, s_red, a.first);
+        hay_block_least(least, s_red, a.out.first);
     else
-        hay_block_sum(cnt, s_red, a.count);
+        hay_block_sum(cnt, s_red, a.out.count);
 }
 
 typedef void (*kernel_fn)(kargs);
@@ -431,13 +428,7 @@ int pfac_launch(const void *state, const hay_cuda_job *job)
     a.bpt = (uint32_t)d->bpt;
     a.flat = (uint32_t)d->flat;
     a.margin = d->max_len - 1 < STAGE_MARGIN ? d->max_len - 1 : STAGE_MARGIN;
-    a.count = job->d_count;
-    a.pcounts = job->d_pattern_counts;
-    a.matches = job->d_matches;
-    a.slots = job->d_slots;
-    a.cap = job->cap;
-    a.marks = job->d_marks;
-    a.first = job->d_first;
+    a.out = hay_job_outputs(job);
     const int out = job->d_marks ? OUT_MARK : job->d_first ? OUT_FIRST : OUT_COUNT;
     uint64_t tile = (uint64_t)d->block * d->bpt;
     size_t smem = (size_t)((tile + a.margin + 32 + 15) & ~(uint64_t)15);

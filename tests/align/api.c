@@ -72,6 +72,38 @@ static hay_align_result run(const hay_align_scoring *s, const char *a,
     return r;
 }
 
+/* hay_align_batch without options aligns every pair as hay_align_pair
+ * does without them (both take the defaults of hay_align_options_init). */
+static void test_batch_defaults(const hay_align_scoring *s)
+{
+    static const char *const text[] = { "HEAGAWGHEE", "PAWHEAE", "W", "MEEKAWHEAGW" };
+    enum { NQ = 3, NT = 2 };
+    uint8_t codes[4][16];
+    hay_align_seq seq[4];
+    for (int i = 0; i < 4; i++) {
+        seq[i].len = strlen(text[i]);
+        hay_align_encode(s, text[i], seq[i].len, codes[i], NULL);
+        seq[i].codes = codes[i];
+    }
+    const hay_align_seq *qs = seq, *ts = seq + NQ - 1;   /* targets: "W", "MEEK..." */
+    hay_align_result res[NQ * NT];
+    CHECK_ST(hay_align_batch(s, qs, NQ, ts, NT, NULL, res), HAY_OK, "batch, NULL options");
+    for (int i = 0; i < NQ; i++)
+        for (int j = 0; j < NT; j++) {
+            hay_align_result r, *b = &res[i * NT + j];
+            CHECK_ST(hay_align_pair(s, qs[i].codes, qs[i].len, ts[j].codes, ts[j].len, NULL,
+                                    &r), HAY_OK, "pair, NULL options");
+            CHECK(b->score == r.score && b->q_end == r.q_end && b->t_end == r.t_end &&
+                  (b->cigar == NULL) == (r.cigar == NULL) &&
+                  (!r.cigar || !strcmp(b->cigar, r.cigar)),
+                  "batch, NULL options: %s / %s: score %d cigar %s, pair %d %s", text[i],
+                  text[NQ - 1 + j], (int)b->score, b->cigar ? b->cigar : "-", (int)r.score,
+                  r.cigar ? r.cigar : "-");
+            hay_align_result_clear(&r);
+            hay_align_result_clear(b);
+        }
+}
+
 /* The device start ahead of a database search, and the timeline its
  * results carry, in the library as built (with or without the GPU search;
  * the host logic behind them is tested in db_gpu_mock.c). */
@@ -240,6 +272,8 @@ int main(void)
     r = run(prot, "W", "W");
     CHECK(r.score == 11 && !strcmp(r.cigar, "1="), "single residue");
     hay_align_result_clear(&r);
+
+    test_batch_defaults(prot);
 
     /* hay_align_pair's errors. */
     hay_align_options o;

@@ -1,17 +1,15 @@
 /*
  * api.c - the public API's contract: argument checks and status codes,
- * limits, names, hay_strerror, _free(NULL), callback stops (serial,
- * parallel, and inside the overflow path of dense matches), the calling
- * thread, progress reports, custom allocators (every allocation counted
- * and freed; a failure at each k-th call gives HAY_ERR_NOMEM without leak
- * or crash), one set shared by several threads, and the GPU backends
- * failing cleanly where they cannot run.
+ * limits, names, hay_strerror, _free(NULL), chunk sizes and thread counts
+ * at their extremes, progress reports and their thread, one set shared by
+ * several threads, a scratch reused across sets, and the GPU backends
+ * failing cleanly where they cannot run.  Callback stops are stops.c's,
+ * custom allocators alloc.c's.
  */
 #include "testutil.h"
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,18 +300,12 @@ static void test_limits(void)
             tu_mlist_push(&exp, 0, 5, 5 + m);
             tu_mlist_push(&exp, 0, len - m, len);
             for (unsigned t = 1; t <= 2; t++) {
-                hay_scan_opts o;
-                hay_scan_opts_init(&o);
-                o.threads = t;
-                o.chunk_size = t == 1 ? 0 : m / 3;
-                tu_checker ck;
-                tu_checker_init(&ck, &exp, 0, &max, 1);
-                s = hay_scan(set, scr, hay, len, &o, tu_check_cb, &ck);
-                bool ok = tu_checker_done(&ck, false);
+                hay_scan_opts o = tu_scan_opts(t, t == 1 ? 0 : m / 3, HAY_SCHEDULE_DYNAMIC);
+                bool ok;
+                char why[TU_WHY_CAP];
+                s = tu_scan_checked(set, scr, hay, len, &o, &exp, &max, 1, &ok, why);
                 CHECK(s == HAY_OK && ok, "%s: scan for the longest pattern, %u "
-                      "threads: %s; %s", e->label, t, hay_strerror(s),
-                      ok ? "ok" : ck.err);
-                tu_checker_free(&ck);
+                      "threads: %s; %s", e->label, t, hay_strerror(s), why);
             }
             /* and through a stream, in pieces shorter than the pattern */
             tu_checker ck;
@@ -439,161 +431,6 @@ static void test_gpu_backends_fail_cleanly(void)
     }
 }
 
-/* ---- stops and the calling thread ------------------------------------------------------ */
-
-typedef struct stop_ctx {
-    uint64_t calls, stop_at;
-    uint64_t last_end;
-    bool late, wrong_thread, disorder;
-    pthread_t caller;
-} stop_ctx;
-
-static int stop_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
-{
-    (void)id; (void)start;
-    stop_ctx *c = ctx;
-    if (!pthread_equal(pthread_self(), c->caller))
-        c->wrong_thread = true;
-    if (c->stop_at && c->calls >= c->stop_at)
-        c->late = true;
-    if (end < c->last_end)
-        c->disorder = true;
-    c->last_end = end;
-    c->calls++;
-    return c->stop_at && c->calls >= c->stop_at;
-}
-
-/*
- * Stops after k matches in data, for each configuration: HAY_STOPPED, no
- * call after the one that asked to stop, every call on this thread.
- */
-static void stops_on(const char *what, const hay_patterns *set, hay_scratch *scr,
-                     const uint8_t *data, uint64_t len, uint64_t total)
-{
-    static const struct { unsigned t; hay_schedule s; size_t chunk; } cfg[] = {
-        { 1, HAY_SCHEDULE_DYNAMIC, 0 },   { 2, HAY_SCHEDULE_DYNAMIC, 0 },
-        { 2, HAY_SCHEDULE_STATIC, 0 },    { 3, HAY_SCHEDULE_DYNAMIC, 1 },
-        { 2, HAY_SCHEDULE_DYNAMIC, 4096 }, { 3, HAY_SCHEDULE_STATIC, 999 },
-        { 4, HAY_SCHEDULE_DYNAMIC, 65536 }, { 0, HAY_SCHEDULE_DYNAMIC, 0 },
-        { 2, HAY_SCHEDULE_DYNAMIC, 200000 },
-    };
-    uint64_t ks[] = { 1, total / 2 + 1, total };
-    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
-        if (cfg[c].chunk == 1 && len > (1u << 16))
-            continue;   /* 1-byte chunks of a large input: only slow */
-        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-            if (ks[i] == 0 || ks[i] > total || (i && ks[i] == ks[i - 1]))
-                continue;
-            hay_scan_opts o;
-            hay_scan_opts_init(&o);
-            o.threads = cfg[c].t;
-            o.schedule = cfg[c].s;
-            o.chunk_size = cfg[c].chunk;
-            stop_ctx x = { 0, ks[i], 0, false, false, false, pthread_self() };
-            hay_status s = hay_scan(set, scr, data, len, &o, stop_cb, &x);
-            CHECK(s == HAY_STOPPED && x.calls == ks[i] && !x.late &&
-                  !x.wrong_thread && !x.disorder,
-                  "%s: stop at %" PRIu64 " of %" PRIu64 ", threads %u %s chunk "
-                  "%zu: %s, %" PRIu64 " calls%s%s%s", what, ks[i], total,
-                  cfg[c].t, cfg[c].s == HAY_SCHEDULE_STATIC ? "static" : "dynamic",
-                  cfg[c].chunk, hay_strerror(s), x.calls,
-                  x.late ? ", called after the stop" : "",
-                  x.wrong_thread ? ", called from another thread" : "",
-                  x.disorder ? ", ends out of order" : "");
-        }
-        /* No stop: all matches, all on this thread. */
-        hay_scan_opts o;
-        hay_scan_opts_init(&o);
-        o.threads = cfg[c].t;
-        o.schedule = cfg[c].s;
-        o.chunk_size = cfg[c].chunk;
-        stop_ctx x = { 0, 0, 0, false, false, false, pthread_self() };
-        hay_status s = hay_scan(set, scr, data, len, &o, stop_cb, &x);
-        CHECK(s == HAY_OK && x.calls == total && !x.wrong_thread && !x.disorder,
-              "%s: full scan threads %u chunk %zu: %s, %" PRIu64 " of %" PRIu64
-              " matches%s%s", what, cfg[c].t, cfg[c].chunk, hay_strerror(s),
-              x.calls, total, x.wrong_thread ? ", called from another thread" : "",
-              x.disorder ? ", ends out of order" : "");
-    }
-}
-
-static void test_stops(void)
-{
-    /* Sparse: a needle every 997 bytes of 4.5 MiB (above the size where the
-     * default options go parallel). */
-    size_t len = (size_t)9 << 19;
-    uint8_t *data = malloc(len);
-    memset(data, 'x', len);
-    uint64_t total = 0;
-    for (size_t at = 10; at + 6 <= len; at += 997, total++)
-        memcpy(data + at, "needle", 6);
-    hay_pattern p[2] = { { "needle", 6 }, { "eedl", 4 } };
-    for (size_t i = 0; i < nengines; i++) {
-        const tu_engine *e = &engines[i];
-        size_t n = e->multi ? 2 : 1;
-        hay_patterns *set = NULL;
-        if (tu_compile(e, p, n, false, &set) != HAY_OK)
-            continue;
-        hay_scratch *scr = NULL;
-        hay_scratch_create(set, &scr);
-        char what[64];
-        snprintf(what, sizeof what, "sparse, %s", e->label);
-        stops_on(what, set, scr, data, len, total * n);
-        hay_scratch_free(scr);
-        hay_patterns_free(set);
-    }
-    free(data);
-
-    /* Dense: every byte matches, duplicates share every end, so chunk
-     * buffers overflow (the rest of such a chunk is rescanned serially). */
-    len = 300000;
-    data = malloc(len);
-    memset(data, 'a', len);
-    hay_pattern d[3] = { { "a", 1 }, { "a", 1 }, { "aa", 2 } };
-    for (size_t i = 0; i < nengines; i++) {
-        const tu_engine *e = &engines[i];
-        if (!e->multi || (e->algo && strcmp(e->algo, "naive") == 0))
-            continue;
-        hay_patterns *set = NULL;
-        if (tu_compile(e, d, 3, false, &set) != HAY_OK)
-            continue;
-        hay_scratch *scr = NULL;
-        hay_scratch_create(set, &scr);
-        char what[64];
-        snprintf(what, sizeof what, "dense, %s", e->label);
-        stops_on(what, set, scr, data, len, 3 * (uint64_t)len - 1);
-        /* and the full list against the oracle */
-        tu_mlist exp = { 0 };
-        tu_oracle(data, len, d, 3, false, &exp);
-        /* (The dynamic schedule's ring holds 4 buffers a thread: chunks
-         * of 25,000 and 23,000 bytes, each overflowing, go round it.) */
-        static const struct { unsigned t; size_t chunk; } dc[] = {
-            { 2, 150000 }, { 3, 100000 }, { 2, 25000 }, { 3, 23000 },
-        };
-        for (size_t c = 0; c < sizeof dc / sizeof dc[0]; c++)
-            for (int sch = 0; sch < 2; sch++) {
-                unsigned t = dc[c].t;
-                hay_scan_opts o;
-                hay_scan_opts_init(&o);
-                o.threads = t;
-                o.schedule = sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC;
-                o.chunk_size = dc[c].chunk;
-                tu_checker ck;
-                tu_checker_init(&ck, &exp, 0, d, 3);
-                hay_status s = hay_scan(set, scr, data, len, &o, tu_check_cb, &ck);
-                bool ok = tu_checker_done(&ck, false);
-                CHECK(s == HAY_OK && ok, "dense %s threads %u %s: %s; %s", e->label,
-                      t, sch ? "static" : "dynamic", hay_strerror(s),
-                      ok ? "ok" : ck.err);
-                tu_checker_free(&ck);
-            }
-        tu_mlist_free(&exp);
-        hay_scratch_free(scr);
-        hay_patterns_free(set);
-    }
-    free(data);
-}
-
 /* ---- chunk sizes and thread counts at their extremes ------------------------------------ */
 
 static void test_extreme_opts(void)
@@ -611,11 +448,10 @@ static void test_extreme_opts(void)
     for (size_t i = 0; i < nengines; i++) {
         const tu_engine *e = &engines[i];
         size_t n = e->multi ? 2 : 1;
-        hay_patterns *set = NULL;
-        if (tu_compile(e, p, n, false, &set) != HAY_OK)
+        hay_patterns *set;
+        hay_scratch *scr;
+        if (!tu_set_and_scratch(e, p, n, &set, &scr))
             continue;
-        hay_scratch *scr = NULL;
-        hay_scratch_create(set, &scr);
         tu_mlist exp = { 0 };
         tu_oracle(data, len, p, n, false, &exp);
         for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
@@ -625,20 +461,14 @@ static void test_extreme_opts(void)
                         continue;   /* tiny chunks: slow, one setting is enough */
                     if (threads[t] > 3 && chunks[c] != 4095)
                         continue;   /* oversubscribed: one setting */
-                    hay_scan_opts o;
-                    hay_scan_opts_init(&o);
-                    o.threads = threads[t];
-                    o.chunk_size = chunks[c];
-                    o.schedule = sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC;
-                    tu_checker ck;
-                    tu_checker_init(&ck, &exp, 0, p, n);
-                    hay_status s = hay_scan(set, scr, data, len, &o, tu_check_cb, &ck);
-                    bool ok = tu_checker_done(&ck, false);
+                    hay_scan_opts o = tu_scan_opts(
+                        threads[t], chunks[c], sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC);
+                    bool ok;
+                    char why[TU_WHY_CAP];
+                    hay_status s = tu_scan_checked(set, scr, data, len, &o, &exp, p, n, &ok, why);
                     CHECK(s == HAY_OK && ok, "%s chunk_size %zu threads %u %s: "
                           "scan %s; %s", e->label, chunks[c], threads[t],
-                          sch ? "static" : "dynamic", hay_strerror(s),
-                          ok ? "ok" : ck.err);
-                    tu_checker_free(&ck);
+                          sch ? "static" : "dynamic", hay_strerror(s), why);
                     uint64_t cnt = 0;
                     s = hay_scan_count(set, scr, data, len, &o, &cnt);
                     CHECK(s == HAY_OK && cnt == exp.n, "%s chunk_size %zu threads %u "
@@ -690,11 +520,8 @@ static void test_progress(void)
         for (unsigned t = 1; t <= 3; t++)
             for (int sch = 0; sch < 2; sch++) {
                 for (int chunked = 0; chunked < 2; chunked++) {
-                    hay_scan_opts o;
-                    hay_scan_opts_init(&o);
-                    o.threads = t;
-                    o.schedule = sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC;
-                    o.chunk_size = chunked ? 65536 : 0;
+                    hay_scan_opts o = tu_scan_opts(
+                        t, chunked ? 65536 : 0, sch ? HAY_SCHEDULE_STATIC : HAY_SCHEDULE_DYNAMIC);
                     progress_ctx pc = { 0, 0, 0, false, false, false, false,
                                         pthread_self() };
                     o.progress = progress_cb;
@@ -721,201 +548,6 @@ static void test_progress(void)
     free(data);
 }
 
-/* ---- allocators --------------------------------------------------------------------------- */
-
-#define ALLOC_MAGIC 0x68617973u
-
-typedef struct alloc_ctx {
-    unsigned magic;        /* the ctx given is the ctx received */
-    atomic_llong calls, allocs, frees, live_bytes;
-    long long fail_at;     /* 1-based call that fails; 0 = none */
-    bool fail_after;       /* ... and every call after it */
-    atomic_bool failed;
-} alloc_ctx;
-
-static void alloc_reset(alloc_ctx *a, long long fail_at, bool fail_after)
-{
-    memset(a, 0, sizeof *a);
-    a->magic = ALLOC_MAGIC;
-    a->fail_at = fail_at;
-    a->fail_after = fail_after;
-}
-
-static alloc_ctx *alloc_ctx_of(void *ctx)
-{
-    alloc_ctx *a = ctx;
-    if (!a || a->magic != ALLOC_MAGIC) {
-        fprintf(stderr, "api: allocator called with a wrong ctx %p\n", ctx);
-        abort();
-    }
-    return a;
-}
-
-/* A size header keeps live_bytes exact. */
-static void *t_alloc(size_t size, void *ctx)
-{
-    alloc_ctx *a = alloc_ctx_of(ctx);
-    long long k = atomic_fetch_add(&a->calls, 1) + 1;
-    if (a->fail_at && (k == a->fail_at || (a->fail_after && k > a->fail_at))) {
-        atomic_store(&a->failed, true);
-        return NULL;
-    }
-    size_t *p = malloc(size + 16);
-    if (!p)
-        return NULL;
-    p[0] = size;
-    atomic_fetch_add(&a->allocs, 1);
-    atomic_fetch_add(&a->live_bytes, (long long)size);
-    return (char *)p + 16;
-}
-
-static void t_free(void *ptr, void *ctx)
-{
-    alloc_ctx *a = alloc_ctx_of(ctx);
-    if (!ptr)
-        return;
-    size_t *p = (size_t *)((char *)ptr - 16);
-    atomic_fetch_add(&a->frees, 1);
-    atomic_fetch_sub(&a->live_bytes, (long long)p[0]);
-    free(p);
-}
-
-/*
- * Compile, scratch, a parallel scan and count, a stream, then free all.
- * With a failing allocator every step may fail with HAY_ERR_NOMEM, and
- * whatever succeeds must be right.  Returns false when a check failed.
- */
-static bool workflow(const tu_engine *e, const hay_pattern *p, size_t n,
-                     const uint8_t *hay, size_t len, const tu_mlist *exp,
-                     alloc_ctx *a, const char *what)
-{
-    hay_compile_opts o;
-    hay_compile_opts_init(&o);
-    o.backend = e->backend;
-    o.algo = e->algo;
-    hay_allocator al = { t_alloc, t_free, a };
-    o.alloc = &al;
-    bool ok = true;
-    hay_patterns *set = TU_NOT_NULL;
-    hay_scratch *scr = NULL;
-    hay_status s = hay_patterns_compile(p, n, &o, &set);
-    ok &= CHECK(s == HAY_OK || (s == HAY_ERR_NOMEM && a->failed),
-                "%s: compile %s", what, hay_strerror(s));
-    if (s != HAY_OK) {
-        ok &= CHECK(set == NULL, "%s: *out not NULL after %s", what, hay_strerror(s));
-        return ok;
-    }
-    s = hay_scratch_create(set, &scr);
-    ok &= CHECK(s == HAY_OK || (s == HAY_ERR_NOMEM && a->failed),
-                "%s: scratch %s", what, hay_strerror(s));
-    if (s == HAY_OK) {
-        for (unsigned t = 1; t <= 3; t += 2) {
-            hay_scan_opts so;
-            hay_scan_opts_init(&so);
-            so.threads = t;
-            so.chunk_size = t == 1 ? 0 : 7;
-            tu_checker ck;
-            tu_checker_init(&ck, exp, 0, p, n);
-            s = hay_scan(set, scr, hay, len, &so, tu_check_cb, &ck);
-            bool agree = s != HAY_OK || tu_checker_done(&ck, false);
-            ok &= CHECK((s == HAY_OK && agree) || (s == HAY_ERR_NOMEM && a->failed),
-                        "%s: scan (threads %u) %s; %s", what, t, hay_strerror(s),
-                        agree ? "ok" : ck.err);
-            tu_checker_free(&ck);
-            uint64_t c = 0;
-            s = hay_scan_count(set, scr, hay, len, &so, &c);
-            ok &= CHECK((s == HAY_OK && c == exp->n) || (s == HAY_ERR_NOMEM && a->failed),
-                        "%s: count (threads %u) %s, %" PRIu64 " want %zu", what, t,
-                        hay_strerror(s), c, exp->n);
-        }
-    }
-    tu_checker ck;
-    tu_checker_init(&ck, exp, 0, p, n);
-    hay_stream *st = TU_NOT_NULL;
-    s = hay_stream_open(set, tu_check_cb, &ck, &st);
-    ok &= CHECK(s == HAY_OK || (s == HAY_ERR_NOMEM && a->failed && st == NULL),
-                "%s: stream_open %s", what, hay_strerror(s));
-    if (s == HAY_OK) {
-        hay_status w1 = hay_stream_write(st, hay, len / 2);
-        hay_status w2 = hay_stream_write(st, hay + len / 2, len - len / 2);
-        bool agree = tu_checker_done(&ck, false);
-        ok &= CHECK(w1 == HAY_OK && w2 == HAY_OK && agree,
-                    "%s: stream writes %s %s; %s", what, hay_strerror(w1),
-                    hay_strerror(w2), agree ? "ok" : ck.err);
-        ok &= CHECK(hay_stream_close(st) == HAY_OK, "%s: stream close", what);
-        hay_stream_free(st);
-    }
-    tu_checker_free(&ck);
-    hay_scratch_free(scr);
-    hay_patterns_free(set);
-    return ok;
-}
-
-static void test_allocators(void)
-{
-    /* Sets: one pattern, a few, and enough bytes for the automata to grow
-     * their tables past their first allocation. */
-    enum { NBIG = 64 };
-    static uint8_t bigbuf[NBIG][40];
-    hay_pattern big[NBIG];
-    tu_rng r = { 5 };
-    for (size_t i = 0; i < NBIG; i++) {
-        for (size_t k = 0; k < 40; k++)
-            bigbuf[i][k] = (uint8_t)('a' + tu_below(&r, 26));
-        big[i].data = bigbuf[i];
-        big[i].len = 20 + i % 20;
-    }
-    hay_pattern few[3] = { { "abc", 3 }, { "bcd", 3 }, { "c", 1 } };
-    uint8_t hay[3000];
-    for (size_t i = 0; i < sizeof hay; i++)
-        hay[i] = (uint8_t)('a' + tu_below(&r, 4));
-    memcpy(hay + 100, bigbuf[3], big[3].len);
-    memcpy(hay + 2000, bigbuf[40], big[40].len);
-    struct { const hay_pattern *p; size_t n; } sets[] = {
-        { few, 1 }, { few, 3 }, { big, NBIG },
-    };
-    unsigned long long tried = 0;
-    for (size_t i = 0; i < nengines; i++) {
-        const tu_engine *e = &engines[i];
-        for (size_t k = 0; k < 3; k++) {
-            if (sets[k].n > 1 && !e->multi)
-                continue;
-            tu_mlist exp = { 0 };
-            tu_oracle(hay, sizeof hay, sets[k].p, sets[k].n, false, &exp);
-            char what[128];
-            /* Counting: every allocation freed, and some made at all. */
-            alloc_ctx a;
-            alloc_reset(&a, 0, false);
-            snprintf(what, sizeof what, "%s, %zu patterns, counting allocator",
-                     e->label, sets[k].n);
-            workflow(e, sets[k].p, sets[k].n, hay, sizeof hay, &exp, &a, what);
-            CHECK(a.allocs > 0 && a.allocs == a.frees && a.live_bytes == 0,
-                  "%s: %lld allocs, %lld frees, %lld bytes live",
-                  what, (long long)a.allocs, (long long)a.frees,
-                  (long long)a.live_bytes);
-            long long needed = a.calls;
-            /* Failing at the k-th call, and from the k-th call on. */
-            for (int after = 0; after < 2; after++)
-                for (long long f = 1; f <= needed + 1; f++) {
-                    alloc_reset(&a, f, after);
-                    snprintf(what, sizeof what, "%s, %zu patterns, allocation %lld%s "
-                             "fails", e->label, sets[k].n, f, after ? " and later" : "");
-                    bool ok = workflow(e, sets[k].p, sets[k].n, hay, sizeof hay,
-                                       &exp, &a, what);
-                    tried++;
-                    ok &= CHECK(a.allocs == a.frees && a.live_bytes == 0,
-                                "%s: leak: %lld allocs, %lld frees, %lld bytes live",
-                                what, (long long)a.allocs, (long long)a.frees,
-                                (long long)a.live_bytes);
-                    if (!ok)
-                        break;   /* one report per engine and set */
-                }
-            tu_mlist_free(&exp);
-        }
-    }
-    printf("allocators: %llu runs with a failing allocation\n", tried);
-}
-
 /* ---- one set, several threads ---------------------------------------------------------------- */
 
 typedef struct share_job {
@@ -936,17 +568,15 @@ static void *share_worker(void *arg)
     hay_scratch *scr = NULL;
     j->ok = hay_scratch_create(j->set, &scr) == HAY_OK;
     for (int rep = 0; rep < 20 && j->ok; rep++) {
-        hay_scan_opts o;
-        hay_scan_opts_init(&o);
-        o.threads = j->threads;
-        o.chunk_size = j->threads > 1 ? 1000 : 0;
-        tu_checker ck;
-        tu_checker_init(&ck, j->exp, 0, j->p, j->n);
-        hay_status s = hay_scan(j->set, scr, j->hay, j->len, &o, tu_check_cb, &ck);
-        j->ok = s == HAY_OK && tu_checker_done(&ck, false);
+        hay_scan_opts o =
+            tu_scan_opts(j->threads, j->threads > 1 ? 1000 : 0, HAY_SCHEDULE_DYNAMIC);
+        bool agree;
+        char why[TU_WHY_CAP];
+        hay_status s = tu_scan_checked(j->set, scr, j->hay, j->len, &o, j->exp, j->p, j->n, &agree,
+                                    why);
+        j->ok = s == HAY_OK && agree;
         if (!j->ok)
-            snprintf(j->err, sizeof j->err, "%s; %s", hay_strerror(s), ck.err);
-        tu_checker_free(&ck);
+            snprintf(j->err, sizeof j->err, "%s; %s", hay_strerror(s), why);
         uint64_t c = 0;
         s = hay_scan_count(j->set, scr, j->hay, j->len, &o, &c);
         if (j->ok && (s != HAY_OK || c != j->exp->n)) {
@@ -1002,10 +632,7 @@ static void test_scratch_reuse(void)
     hay_scratch_create(sa, &scr);
     const char *hay = "abcxyzzabc";
     for (int rep = 0; rep < 3; rep++) {
-        hay_scan_opts o;
-        hay_scan_opts_init(&o);
-        o.threads = 2;
-        o.chunk_size = 2;
+        hay_scan_opts o = tu_scan_opts(2, 2, HAY_SCHEDULE_DYNAMIC);
         uint64_t na = 0, nb = 0;
         CHECK_ST(hay_scan(sa, scr, hay, 10, &o, count_cb, &na), HAY_OK, "reuse a");
         CHECK_ST(hay_scan(sb, scr, hay, 10, &o, count_cb, &nb), HAY_OK, "reuse b");
@@ -1028,10 +655,8 @@ int main(void)
         { "limits", test_limits },
         { "info", test_info },
         { "gpu backends", test_gpu_backends_fail_cleanly },
-        { "stops", test_stops },
         { "extreme options", test_extreme_opts },
         { "progress", test_progress },
-        { "allocators", test_allocators },
         { "shared set", test_shared_set },
         { "scratch reuse", test_scratch_reuse },
     };

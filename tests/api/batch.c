@@ -25,8 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ENGINES 32
-
 typedef struct row {
     const char *name;
     hay_backend backend;   /* whose engines are listed; AUTO: one auto engine */
@@ -44,6 +42,9 @@ static const row rows[] = {
     { "auto-split", HAY_BACKEND_AUTO, "split=emulate,split_piece=4K,chunk=3K", 0 },
 };
 #define NROWS (sizeof rows / sizeof rows[0])
+
+static tu_case *cases;   /* the conformance table (tests/common/cases.h) */
+static size_t nc;
 
 /* ---- the batch callback ---------------------------------------------------- */
 
@@ -467,41 +468,31 @@ static void bad_arguments(void)
     hay_patterns_free(set);
 }
 
-static bool run_row(const row *rw, const tu_case *cases, size_t nc)
+static void row_engine(const tu_engine *e, hay_backend bufb, const void *ctx)
 {
-    tu_engine engines[MAX_ENGINES];
-    size_t ne = tu_row_engines(rw->name, rw->backend, rw->params, engines, MAX_ENGINES);
-    if (ne == 0)
-        return false;
-    /* CUDA sets scan CUDA buffers; everything else scans host ones. */
-    hay_backend bufb = rw->backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA : HAY_BACKEND_CPU;
-    double t0 = tu_now();
-    unsigned long long f0 = tu_failed;
-    for (size_t i = 0; i < ne; i++) {
-        for (size_t k = 0; k < nc; k++)
-            case_engine(&cases[k], &engines[i], bufb);
-        if (engines[i].multi)
-            dense_engine(&engines[i], bufb);
-    }
+    (void)ctx;
+    for (size_t k = 0; k < nc; k++)
+        case_engine(&cases[k], e, bufb);
+    if (e->multi)
+        dense_engine(e, bufb);
+}
+
+static void row_after(const tu_engine *choice, const void *ctx)
+{
+    const row *rw = ctx;
     if (rw->bounded)
-        bounded(rw, tu_row_choice(engines, ne));
-    tu_part_report(rw->name, t0, f0);
-    return true;
+        bounded(rw, choice);
 }
 
 int main(int argc, char **argv)
 {
-    tu_case *cases = NULL;
-    size_t nc = tu_cases_build(&cases);
+    nc = tu_cases_build(&cases);
     bad_arguments();
     bool ran = false;
     for (size_t i = 0; i < NROWS; i++)
         if (tu_part_wanted(argc, argv, rows[i].name))
-            ran |= run_row(&rows[i], cases, nc);
+            ran |= tu_row_run(rows[i].name, rows[i].backend, rows[i].params, row_engine,
+                              row_after, &rows[i]);
     tu_cases_free(cases, nc);
-    if (!ran) {
-        printf("SKIP: no row could run\n");
-        return TU_SKIP;
-    }
-    return tu_finish();
+    return tu_rows_exit(ran);
 }

@@ -32,8 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ENGINES 32
-
 typedef struct row {
     const char *name;
     hay_backend backend;   /* whose engines are listed; AUTO: one auto engine */
@@ -82,6 +80,9 @@ static const row rows[] = {
       ARR_DEVICE },
 };
 #define NROWS (sizeof rows / sizeof rows[0])
+
+static tu_case *cases;   /* the conformance table (tests/common/cases.h) */
+static size_t nc;
 
 static uint64_t list_calls;   /* hay_scan_list calls of the row */
 static const row *cur_row;    /* the row running */
@@ -571,19 +572,15 @@ static void refusals(void)
 
 /* ---- rows --------------------------------------------------------------------- */
 
-static bool run_row(const row *rw, const tu_case *cases, size_t nc)
+static bool row_ready;   /* cur_row's set-up passed (row_setup) */
+
+/* A row's set-up, before its first engine: the arrays' checks and the log
+ * line its calls must give.  false: the row cannot run (said why). */
+static bool row_setup(const row *rw)
 {
-    tu_engine engines[MAX_ENGINES];
-    size_t ne = tu_row_engines(rw->name, rw->backend, rw->params, engines, MAX_ENGINES);
-    if (ne == 0)
-        return false;
-    hay_backend bufb = rw->backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA : HAY_BACKEND_CPU;
-    double t0 = tu_now();
-    unsigned long long f0 = tu_failed;
     bool cuda = rw->backend == HAY_BACKEND_CUDA;
     if (rw->arrays == ARR_DEVICE && !CHECK(cu_ready(), "%s: no CUDA driver", rw->name))
-        return true;
-    cur_row = rw;
+        return false;
     want_line = !cuda                      ? NULL
                 : rw->arrays == ARR_ALLOC  ? "cuda list arrays: pinned"
                 : rw->arrays == ARR_DEVICE ? "cuda list arrays: device"
@@ -592,37 +589,46 @@ static bool run_row(const row *rw, const tu_case *cases, size_t nc)
         alloc_api(rw->backend, cuda);
     if (rw->arrays == ARR_DEVICE && !rw->params)
         refusals();
-    for (size_t i = 0; i < ne; i++) {
-        for (size_t k = 0; rw->table && k < nc; k++)
-            case_engine(&cases[k], &engines[i], bufb);
-        if (engines[i].multi && rw->dense_len) {
-            dense_engine(&engines[i], bufb, rw->dense_len);
-            edges(&engines[i], bufb);
-        }
+    return true;
+}
+
+static void row_engine(const tu_engine *e, hay_backend bufb, const void *ctx)
+{
+    const row *rw = ctx;
+    if (cur_row != rw) {
+        cur_row = rw;
+        row_ready = row_setup(rw);
     }
-    if (rw->bounded)
-        bounded(rw, tu_row_choice(engines, ne));
+    if (!row_ready)
+        return;
+    for (size_t k = 0; rw->table && k < nc; k++)
+        case_engine(&cases[k], e, bufb);
+    if (e->multi && rw->dense_len) {
+        dense_engine(e, bufb, rw->dense_len);
+        edges(e, bufb);
+    }
+}
+
+static void row_after(const tu_engine *choice, const void *ctx)
+{
+    const row *rw = ctx;
+    if (rw->bounded && row_ready)
+        bounded(rw, choice);
     printf("row %s %s: %" PRIu64 " list calls\n", rw->name, rw->params ? rw->params : "",
            list_calls);
     cur_row = NULL;
     want_line = NULL;
     list_calls = 0;
-    tu_part_report(rw->name, t0, f0);
-    return true;
 }
 
 int main(int argc, char **argv)
 {
-    tu_case *cases = NULL;
-    size_t nc = tu_cases_build(&cases);
+    nc = tu_cases_build(&cases);
     bool ran = false;
     for (size_t i = 0; i < NROWS; i++)
         if (tu_part_wanted(argc, argv, rows[i].name))
-            ran |= run_row(&rows[i], cases, nc);
+            ran |= tu_row_run(rows[i].name, rows[i].backend, rows[i].params, row_engine,
+                              row_after, &rows[i]);
     tu_cases_free(cases, nc);
-    if (!ran) {
-        printf("SKIP: no row could run\n");
-        return TU_SKIP;
-    }
-    return tu_finish();
+    return tu_rows_exit(ran);
 }

@@ -338,6 +338,40 @@ hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
     return hay_patterns_compile(pats, n, &o, set);
 }
 
+bool tu_set_and_scratch(const tu_engine *e, const hay_pattern *p, size_t n,
+                        hay_patterns **set, hay_scratch **scr)
+{
+    *set = NULL;
+    *scr = NULL;
+    if (tu_compile(e, p, n, false, set) != HAY_OK)
+        return false;
+    hay_scratch_create(*set, scr);
+    return true;
+}
+
+hay_scan_opts tu_scan_opts(unsigned threads, size_t chunk, hay_schedule sch)
+{
+    hay_scan_opts o;
+    hay_scan_opts_init(&o);
+    o.threads = threads;
+    o.chunk_size = chunk;
+    o.schedule = sch;
+    return o;
+}
+
+hay_status tu_scan_checked(const hay_patterns *set, hay_scratch *scr, const uint8_t *data,
+                           size_t len, const hay_scan_opts *o, const tu_mlist *exp,
+                           const hay_pattern *p, size_t n, bool *agree, char *why)
+{
+    tu_checker ck;
+    tu_checker_init(&ck, exp, 0, p, n);
+    hay_status s = hay_scan(set, scr, data, len, o, tu_check_cb, &ck);
+    *agree = tu_checker_done(&ck, false);
+    snprintf(why, TU_WHY_CAP, "%s", *agree ? "ok" : ck.err);
+    tu_checker_free(&ck);
+    return s;
+}
+
 hay_status tu_engine_variant(const tu_engine *base, const char *params,
                              tu_engine *out, size_t *k, size_t cap)
 {
@@ -428,6 +462,34 @@ const tu_engine *tu_row_choice(const tu_engine *e, size_t n)
         if (!e[i].algo || !strcmp(e[i].algo, "auto"))
             c = &e[i];
     return c;
+}
+
+bool tu_row_run(const char *name, hay_backend backend, const char *params,
+                void (*each)(const tu_engine *e, hay_backend bufb, const void *ctx),
+                void (*after)(const tu_engine *choice, const void *ctx), const void *ctx)
+{
+    tu_engine engines[TU_ROW_ENGINES];
+    size_t ne = tu_row_engines(name, backend, params, engines, TU_ROW_ENGINES);
+    if (ne == 0)
+        return false;
+    hay_backend bufb = backend == HAY_BACKEND_CUDA ? HAY_BACKEND_CUDA : HAY_BACKEND_CPU;
+    double t0 = tu_now();
+    unsigned long long f0 = tu_failed;
+    for (size_t i = 0; i < ne; i++)
+        each(&engines[i], bufb, ctx);
+    if (after)
+        after(tu_row_choice(engines, ne), ctx);
+    tu_part_report(name, t0, f0);
+    return true;
+}
+
+int tu_rows_exit(bool ran)
+{
+    if (!ran) {
+        printf("SKIP: no row could run\n");
+        return TU_SKIP;
+    }
+    return tu_finish();
 }
 
 const hay_pattern tu_dense_pats[TU_NDENSE] = { { "a", 1 }, { "ab", 2 }, { "ba", 2 },
@@ -536,6 +598,44 @@ hay_pattern *tu_read_patterns(const char *path, size_t *n, uint8_t **store)
     *n = k;
     *store = t;
     return p;
+}
+
+hay_pattern *tu_data_patterns(const char *dir, const char *file, size_t *n, uint8_t **store)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/patterns/%s", dir, file);
+    hay_pattern *p = tu_read_patterns(path, n, store);
+    if (!p)
+        printf("SKIP: %s absent\n", path);
+    return p;
+}
+
+int tu_key_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
+{
+    (void)start;
+    tu_keys *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 1 << 16;
+        l->k = realloc(l->k, l->cap * sizeof *l->k);
+    }
+    uint64_t key = end << 20 | id;
+    if (l->n && end < l->k[l->n - 1] >> 20)
+        l->ends_down = true;
+    if (l->n && key < l->k[l->n - 1])
+        l->keys_down = true;
+    l->k[l->n++] = key;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void tu_keys_sort(tu_keys *l)
+{
+    qsort(l->k, l->n, sizeof *l->k, cmp_u64);
 }
 
 double tu_now(void)

@@ -192,6 +192,21 @@ size_t tu_row_engines(const char *name, hay_backend backend, const char *params,
  * (or "auto"), else the last. */
 const tu_engine *tu_row_choice(const tu_engine *e, size_t n);
 
+/*
+ * Runs test row `name` as a part (tu_part_report): each(engine, buffers'
+ * backend, ctx) on every engine of tu_row_engines (the buffers' backend:
+ * CUDA for CUDA sets, the CPU for everything else), then after(the row's
+ * choice, ctx) when after is given.  False when the row has no engine
+ * here.
+ */
+#define TU_ROW_ENGINES 32
+bool tu_row_run(const char *name, hay_backend backend, const char *params,
+                void (*each)(const tu_engine *e, hay_backend bufb, const void *ctx),
+                void (*after)(const tu_engine *choice, const void *ctx), const void *ctx);
+/* A program of rows' exit status: TU_SKIP after "SKIP: no row could run"
+ * when none ran, else tu_finish(). */
+int tu_rows_exit(bool ran);
+
 /* A dense input for lists of many matches (batch.c, list.c): TU_NDENSE
  * patterns ("ab" twice, suffixes: up to four matches end at one byte) and
  * len random bytes, 'a' two times in three, else 'b' (fixed seed); free()
@@ -205,6 +220,24 @@ uint64_t tu_peak_rss_kib(void);
 
 hay_status tu_compile(const tu_engine *e, const hay_pattern *pats, size_t n,
                       bool caseless, hay_patterns **set);
+
+/* The set of p[0..n) on engine e (tu_compile, not caseless), and a scratch
+ * for it; false (nothing to free) when e does not compile it. */
+bool tu_set_and_scratch(const tu_engine *e, const hay_pattern *p, size_t n,
+                        hay_patterns **set, hay_scratch **scr);
+
+/* Scan options: threads, chunk_size (0: the default) and schedule. */
+hay_scan_opts tu_scan_opts(unsigned threads, size_t chunk, hay_schedule sch);
+
+/* The room tu_scan_checked's why needs. */
+#define TU_WHY_CAP sizeof(((tu_checker *)0)->err)
+
+/* hay_scan of data with o, checked against exp, the oracle's list of
+ * p[0..n): the scan's status, and *agree whether the matches agreed; why
+ * (TU_WHY_CAP bytes) says "ok" or the first difference. */
+hay_status tu_scan_checked(const hay_patterns *set, hay_scratch *scr, const uint8_t *data,
+                           size_t len, const hay_scan_opts *o, const tu_mlist *exp,
+                           const hay_pattern *p, size_t n, bool *agree, char *why);
 
 /* Monotonic seconds. */
 double tu_now(void);
@@ -221,5 +254,23 @@ uint8_t *tu_read_file(const char *path, size_t *len);
  * the patterns point into *store (the caller frees both); NULL when the
  * file cannot be read. */
 hay_pattern *tu_read_patterns(const char *path, size_t *n, uint8_t **store);
+/* The pattern file <dir>/patterns/<file> as tu_read_patterns reads it;
+ * NULL after printing "SKIP: <path> absent" when it cannot be read. */
+hay_pattern *tu_data_patterns(const char *dir, const char *file, size_t *n, uint8_t **store);
+
+/* ---- match keys ------------------------------------------------------------ */
+
+/* A run's matches as keys end << 20 | id (ids below 2^20), to compare
+ * runs as multisets: tu_key_cb (ctx: the tu_keys, zeroed first) appends
+ * each, noting whether an end ever decreased (against hay_match_fn's
+ * order) or a key did (ties of an end not in id order). */
+typedef struct tu_keys {
+    uint64_t *k;
+    size_t n, cap;
+    bool ends_down, keys_down;
+} tu_keys;
+int tu_key_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx);
+/* Sorts the keys (ascending); free(l->k) when done. */
+void tu_keys_sort(tu_keys *l);
 
 #endif

@@ -36,45 +36,18 @@ static hay_patterns *compile(hay_backend b, const char *algo, const hay_pattern 
     return set;
 }
 
-typedef struct klist {
-    uint64_t *k;
-    size_t n, cap;
-    bool order_bad;
-} klist;
-
-static int key_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
-{
-    (void)start;
-    klist *l = ctx;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 1 << 16;
-        l->k = realloc(l->k, l->cap * sizeof *l->k);
-    }
-    uint64_t key = end << 20 | id;
-    if (l->n && key < l->k[l->n - 1])
-        l->order_bad = true;
-    l->k[l->n++] = key;
-    return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The list, count and counts per pattern of `gpu` over d equal the CPU's
  * (want: the CPU's list, sorted; each: its counts per pattern). */
 static void check_one(const hay_patterns *gpu, const uint8_t *d, size_t len,
-                      const klist *want, const uint64_t *each, size_t n, const char *what)
+                      const tu_keys *want, const uint64_t *each, size_t n, const char *what)
 {
     hay_scratch *s = NULL;
     hay_scratch_create(gpu, &s);
-    klist got = { 0 };
-    hay_status st = hay_scan(gpu, s, d, len, NULL, key_cb, &got);
+    tu_keys got = { 0 };
+    hay_status st = hay_scan(gpu, s, d, len, NULL, tu_key_cb, &got);
     CHECK(st == HAY_OK, "%s: list: %s", what, hay_strerror(st));
-    CHECK(!got.order_bad, "%s: the list is out of order", what);
-    qsort(got.k, got.n, sizeof *got.k, cmp_u64);
+    CHECK(!got.keys_down, "%s: the list is out of order", what);
+    tu_keys_sort(&got);
     CHECK(got.n == want->n && (!got.n || !memcmp(got.k, want->k, got.n * 8)),
           "%s: list of %zu matches, CPU %zu", what, got.n, want->n);
     uint64_t c = 0;
@@ -93,15 +66,12 @@ static int sets_found;
 
 static void test_set(const char *dir, const char *file, bool caseless)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/patterns/%s", dir, file);
     size_t n;
     uint8_t *store;
-    hay_pattern *p = tu_read_patterns(path, &n, &store);
-    if (!p) {
-        printf("SKIP: %s absent\n", path);
+    hay_pattern *p = tu_data_patterns(dir, file, &n, &store);
+    if (!p)
         return;
-    }
+    char path[4096];
     sets_found++;
     hay_status st;
     hay_patterns *cpu = compile(HAY_BACKEND_CPU, NULL, p, n, caseless, NULL, &st);
@@ -131,9 +101,9 @@ static void test_set(const char *dir, const char *file, bool caseless)
         uint8_t *d = tu_read_file(path, &len);
         if (!d)
             continue;
-        klist want = { 0 };
-        st = hay_scan(cpu, s, d, len, NULL, key_cb, &want);
-        qsort(want.k, want.n, sizeof *want.k, cmp_u64);
+        tu_keys want = { 0 };
+        st = hay_scan(cpu, s, d, len, NULL, tu_key_cb, &want);
+        tu_keys_sort(&want);
         uint64_t *each = calloc(n, 8);
         st = st == HAY_OK ? hay_scan_count_each(cpu, s, d, len, NULL, each) : st;
         CHECK(st == HAY_OK, "%s: the CPU: %s", file, hay_strerror(st));

@@ -44,52 +44,23 @@ static hay_patterns *compile(hay_backend b, const hay_pattern *p, size_t n,
     return set;
 }
 
-/* A list of match keys (end << 20 | id), to compare runs. */
-typedef struct klist {
-    uint64_t *k;
-    size_t n, cap;
-    uint64_t last_end;
-    bool order_bad;
-} klist;
-
-static int key_cb(uint32_t id, uint64_t start, uint64_t end, void *ctx)
-{
-    (void)start;
-    klist *l = ctx;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 1 << 16;
-        l->k = realloc(l->k, l->cap * sizeof *l->k);
-    }
-    if (end < l->last_end)
-        l->order_bad = true;
-    l->last_end = end;
-    l->k[l->n++] = end << 20 | id;
-    return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Whether two runs reported the same matches (each sorted first). */
-static bool same_matches(klist *a, klist *b)
+static bool same_matches(tu_keys *a, tu_keys *b)
 {
-    qsort(a->k, a->n, sizeof *a->k, cmp_u64);
-    qsort(b->k, b->n, sizeof *b->k, cmp_u64);
+    tu_keys_sort(a);
+    tu_keys_sort(b);
     return a->n == b->n && (a->n == 0 || memcmp(a->k, b->k, a->n * 8) == 0);
 }
 
 static void list_of(const hay_patterns *set, const uint8_t *d, uint64_t len,
-                    const hay_scan_opts *o, klist *out, const char *what)
+                    const hay_scan_opts *o, tu_keys *out, const char *what)
 {
     hay_scratch *s = NULL;
     hay_scratch_create(set, &s);
     memset(out, 0, sizeof *out);
-    hay_status st = hay_scan(set, s, d, len, o, key_cb, out);
+    hay_status st = hay_scan(set, s, d, len, o, tu_key_cb, out);
     CHECK(st == HAY_OK, "%s: scan: %s", what, hay_strerror(st));
-    CHECK(!out->order_bad, "%s: ends decrease", what);
+    CHECK(!out->ends_down, "%s: ends decrease", what);
     hay_scratch_free(s);
 }
 
@@ -148,7 +119,7 @@ static void test_register(void)
                                     "transfer=register,chunk=1M", &st);
         if (!CHECK(cpu && gpu, "compile %zu patterns: %s", sets[k].n, hay_strerror(st)))
             break;
-        klist want;
+        tu_keys want;
         list_of(cpu, d, len, NULL, &want, "register: CPU");
         uint64_t want_off = count_of(cpu, d + 1, len - 1, NULL);
         for (size_t m = 0; m < 4; m++) {
@@ -156,7 +127,7 @@ static void test_register(void)
             hay_scan_opts o;
             hay_scan_opts_init(&o);
             o.stats = &stats;
-            klist got;
+            tu_keys got;
             char what[96];
             snprintf(what, sizeof what, "register, %zu patterns, %s", sets[k].n,
                      mem[m].name);
@@ -204,7 +175,7 @@ static void test_many_matches(void)
                                 "result_cap=65536,chunk=3M", &st);
     CHECK(st == HAY_OK, "compile result_cap=65536: %s", hay_strerror(st));
     if (gpu && cpu) {
-        klist a, b;
+        tu_keys a, b;
         double t0 = tu_now();
         list_of(cpu, d, len, NULL, &a, "cpu");
         double t1 = tu_now();
@@ -288,11 +259,11 @@ static void test_resident(void)
         }
         hay_scratch *s = NULL;
         hay_scratch_create(gpu, &s);
-        klist a, b;
+        tu_keys a, b;
         list_of(cpu, d, len, NULL, &a, "cpu");
         memset(&b, 0, sizeof b);
-        st = hay_scan_buffer(gpu, s, buf, NULL, key_cb, &b);
-        CHECK(st == HAY_OK && !b.order_bad, "scan_buffer set %d: %s", k,
+        st = hay_scan_buffer(gpu, s, buf, NULL, tu_key_cb, &b);
+        CHECK(st == HAY_OK && !b.ends_down, "scan_buffer set %d: %s", k,
               hay_strerror(st));
         CHECK(same_matches(&a, &b), "resident list, set %d: %zu vs %zu", k,
               b.n, a.n);
@@ -313,7 +284,7 @@ static void test_resident(void)
         o.stats = NULL;
         memset(&b, 0, sizeof b);
         hay_patterns *g2 = compile(HAY_BACKEND_CUDA, sets[k], 4, "result_cap=5000", &st);
-        st = hay_scan_buffer(g2, s, buf, &o, key_cb, &b);
+        st = hay_scan_buffer(g2, s, buf, &o, tu_key_cb, &b);
         CHECK(st == HAY_OK && same_matches(&a, &b), "resident pieces set %d", k);
         hay_patterns_free(g2);
         free(b.k);
@@ -398,7 +369,7 @@ static void test_stats_auto_errors(void)
     CHECK(count_of(au0, d, len, &o) == want && s1.backend == HAY_BACKEND_CUDA,
           "auto gpu_min=0: backend %d note %s", (int)s1.backend,
           s1.note ? s1.note : "(null)");
-    klist a, b;
+    tu_keys a, b;
     list_of(cpu, d, len, NULL, &a, "cpu");
     list_of(au0, d, len, NULL, &b, "auto gpu_min=0");
     CHECK(same_matches(&a, &b), "auto gpu_min=0 list");
@@ -426,7 +397,7 @@ typedef struct thr_arg {
     const uint8_t *d;
     size_t len;
     uint64_t count;
-    klist list;
+    tu_keys list;
 } thr_arg;
 
 static void *thr_main(void *p)
@@ -439,7 +410,7 @@ static void *thr_main(void *p)
         hay_scan_count(a->set, s, a->d, a->len, NULL, &n);
         a->count += n;
     }
-    hay_scan(a->set, s, a->d, a->len, NULL, key_cb, &a->list);
+    hay_scan(a->set, s, a->d, a->len, NULL, tu_key_cb, &a->list);
     hay_scratch_free(s);
     return NULL;
 }
@@ -455,7 +426,7 @@ static void test_threads(void)
     hay_status st;
     hay_patterns *gpu = compile(HAY_BACKEND_CUDA, p, 3, "chunk=1M", &st);
     hay_patterns *cpu = compile(HAY_BACKEND_CPU, p, 3, NULL, &st);
-    klist want;
+    tu_keys want;
     list_of(cpu, d, len, NULL, &want, "cpu");
     thr_arg args[4];
     pthread_t th[4];
@@ -469,7 +440,7 @@ static void test_threads(void)
     for (int i = 0; i < 4; i++) {
         pthread_join(th[i], NULL);
         CHECK(args[i].count == 5 * want.n, "thread %d count", i);
-        CHECK(!args[i].list.order_bad && same_matches(&want, &args[i].list),
+        CHECK(!args[i].list.ends_down && same_matches(&want, &args[i].list),
               "thread %d list", i);
         free(args[i].list.k);
     }
@@ -486,14 +457,11 @@ static void test_realdata(const char *dir)
     static const char *const sets[] = { "snort-community.txt", "et-open.txt" };
     char path[4096];
     for (int k = 0; k < 2; k++) {
-        snprintf(path, sizeof path, "%s/patterns/%s", dir, sets[k]);
         size_t n;
         uint8_t *store;
-        hay_pattern *p = tu_read_patterns(path, &n, &store);
-        if (!p) {
-            printf("SKIP: real data: %s absent\n", path);
+        hay_pattern *p = tu_data_patterns(dir, sets[k], &n, &store);
+        if (!p)
             continue;
-        }
         hay_status st;
         hay_patterns *cpu = compile(HAY_BACKEND_CPU, p, n, NULL, &st);
         hay_patterns *gpu = compile(HAY_BACKEND_CUDA, p, n, NULL, &st);
@@ -585,9 +553,9 @@ static void test_big(void)
         printf("4.5 GiB: transfer=register count %.3f s\n", tu_now() - r0);
         hay_patterns_free(reg);
     }
-    klist l;
+    tu_keys l;
     memset(&l, 0, sizeof l);
-    st = hay_scan(gpu, s, d, len, NULL, key_cb, &l);
+    st = hay_scan(gpu, s, d, len, NULL, tu_key_cb, &l);
     bool line = false, end = false;
     for (size_t i = 0; i < l.n; i++) {
         uint64_t e = l.k[i] >> 20;

@@ -432,15 +432,11 @@ static int rec_cmp(const void *a, const void *b)
  * list over a slice). */
 static void check_real(const char *pfile, bool caseless)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/patterns/%s", data_dir, pfile);
     size_t np;
     uint8_t *store;
-    hay_pattern *pats = tu_read_patterns(path, &np, &store);
-    if (!pats) {
-        printf("SKIP: %s not found\n", path);
+    hay_pattern *pats = tu_data_patterns(data_dir, pfile, &np, &store);
+    if (!pats)
         return;
-    }
     static const char *const texts[] = {
         "sherlock.txt", "alice29.txt", "bible.txt", "world192.txt", "war_and_peace.txt",
         "moby_dick.txt", "opensubtitles-en-sampled.txt", "opensubtitles-ru-sampled.txt",
@@ -459,6 +455,7 @@ static void check_real(const char *pfile, bool caseless)
     hay_scratch *sc;
     hay_scratch_create(cpu, &sc);
     size_t total = 0;
+    char path[1024];
     for (size_t f = 0; f < sizeof texts / sizeof texts[0]; f++) {
         snprintf(path, sizeof path, "%s/text/%s", data_dir, texts[f]);
         size_t len;
