@@ -256,12 +256,9 @@ static int run_request(server *sv, const sp_request *rq, char *words,
                        const unsigned char *blob, char *queries, double got)
 {
     char *argv[SP_MAX_ARGS + 2];
-    int argc = 0;
-    argv[argc++] = (char *)"hay align";
-    for (uint32_t i = 0, at = 0; i < rq->nargs; i++) {
-        argv[argc++] = words + at;
-        at += (uint32_t)strlen(words + at) + 1;
-    }
+    argv[0] = (char *)"hay align";
+    sp_words(words, rq->args_bytes, rq->nargs, argv + 1);   /* checked by the caller */
+    int argc = (int)rq->nargs + 1;
     argv[argc] = NULL;
     aconfig cf;
     int rc = align_parse_args(argc, argv, &cf, 1);
@@ -407,10 +404,8 @@ static void serve_one(server *sv, int c)
         !(blob = read_part(c, rq.scoring_bytes, &why)) ||
         !(queries = read_part(c, (size_t)rq.query_bytes, &why)))
         goto out;
-    uint32_t k = 0;   /* the words: nargs of them, NUL-terminated */
-    for (uint32_t i = 0; i < rq.args_bytes; i++)
-        k += words[i] == 0;
-    if (k != rq.nargs || words[rq.args_bytes - 1] != 0) {
+    char *check[SP_MAX_ARGS];   /* the words: nargs of them, NUL-terminated */
+    if (sp_words((char *)words, rq.args_bytes, rq.nargs, check)) {
         why = "a request whose words do not add up";
         goto out;
     }

@@ -143,6 +143,22 @@ int sp_request_unpack(const unsigned char *b, uint64_t payload,
     return 0;
 }
 
+int sp_words(char *words, uint32_t bytes, uint32_t nargs, char **argv)
+{
+    if (nargs < 1 || nargs > SP_MAX_ARGS || bytes < nargs || words[bytes - 1] != 0)
+        return -1;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < bytes; i++)
+        k += words[i] == 0;
+    if (k != nargs)
+        return -1;
+    for (uint32_t i = 0, at = 0; i < nargs; i++) {
+        argv[i] = words + at;
+        at += (uint32_t)strlen(words + at) + 1;
+    }
+    return 0;
+}
+
 /* Packing: "HSC1", u32 alpha, u32 dna, i32 open, i32 extend, u32 name
  * bytes, the name, the letters (alpha), then the matrix (alpha x alpha
  * i32, row by row). */
@@ -186,18 +202,17 @@ void sp_scoring_describe(const unsigned char *p, size_t len, char *buf,
     uint32_t nl = get32(p + 20);
     int32_t open = (int32_t)get32(p + 12), ext = (int32_t)get32(p + 16);
     if (get32(p + 8)) {   /* DNA: match and mismatch from the matrix */
-        if (len < 24 + (size_t)nl + 1 + 4 * 2)
+        /* The letters and the alpha x alpha matrix after the name, checked
+         * without overflow (len - 24 - nl bytes are left for them). */
+        uint64_t alpha = get32(p + 4), left = len - 24 - (uint64_t)nl;
+        if (alpha < 2 || alpha > left || (left - alpha) / 4 / alpha < alpha) {
             snprintf(buf, cap, "unreadable");
-        else {
-            uint32_t alpha = get32(p + 4);
-            const unsigned char *m = p + 24 + nl + alpha;
-            if (alpha < 2 || len < 24 + nl + alpha + 4 * (size_t)alpha * alpha)
-                snprintf(buf, cap, "unreadable");
-            else
-                snprintf(buf, cap, "DNA match %d mismatch %d, gaps %d/%d",
-                         (int)(int32_t)get32(m), (int)(int32_t)get32(m + 4),
-                         (int)open, (int)ext);
+            return;
         }
+        const unsigned char *m = p + 24 + nl + alpha;
+        snprintf(buf, cap, "DNA match %d mismatch %d, gaps %d/%d",
+                 (int)(int32_t)get32(m), (int)(int32_t)get32(m + 4),
+                 (int)open, (int)ext);
         return;
     }
     snprintf(buf, cap, "%.*s, gaps %d/%d", (int)(nl > 200 ? 200 : nl),

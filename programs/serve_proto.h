@@ -74,6 +74,12 @@ void sp_request_pack(const sp_request *r, unsigned char *buf);
 int sp_request_unpack(const unsigned char *buf, uint64_t payload,
                       sp_request *r, char *err, size_t errcap);
 
+/* A request's words: `bytes` bytes that must hold exactly nargs
+ * NUL-terminated words (1 <= nargs <= SP_MAX_ARGS, the last byte a NUL),
+ * pointed to from argv[0, nargs).  0, or -1 when they do not add up
+ * (argv untouched). */
+int sp_words(char *words, uint32_t bytes, uint32_t nargs, char **argv);
+
 /* A scoring as bytes (alphabet, letters, name, gaps, DNA flag and the
  * whole matrix): two scorings give the same bytes exactly when they score
  * alike and print alike.  malloc'd into *out; -1 if out of memory. */
