@@ -46,11 +46,7 @@ static void run_one(const run_ctx *x, const uint8_t *buf, uint64_t len,
                     size_t pb, size_t pa, unsigned threads, hay_schedule sch,
                     size_t chunk)
 {
-    hay_scan_opts o;
-    hay_scan_opts_init(&o);
-    o.threads = threads;
-    o.schedule = sch;
-    o.chunk_size = chunk;
+    hay_scan_opts o = tu_scan_opts(threads, chunk, sch);
 
     tu_checker ck;
     tu_checker_init(&ck, &x->c->exp, pb, x->c->pats, x->c->npats);
@@ -78,11 +74,7 @@ static void run_one(const run_ctx *x, const uint8_t *buf, uint64_t len,
 static void run_stop(const run_ctx *x, uint64_t k, unsigned threads,
                      hay_schedule sch, size_t chunk)
 {
-    hay_scan_opts o;
-    hay_scan_opts_init(&o);
-    o.threads = threads;
-    o.schedule = sch;
-    o.chunk_size = chunk;
+    hay_scan_opts o = tu_scan_opts(threads, chunk, sch);
     tu_checker ck;
     tu_checker_init(&ck, &x->c->exp, 0, x->c->pats, x->c->npats);
     ck.ref = x->ref;

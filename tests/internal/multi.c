@@ -70,11 +70,7 @@ static void check_run(const tu_engine *e, const char *what,
                       const tu_mlist *exp, const tu_mlist *ref, tu_mlist *record,
                       unsigned threads, hay_schedule sch, size_t chunk)
 {
-    hay_scan_opts o;
-    hay_scan_opts_init(&o);
-    o.threads = threads;
-    o.schedule = sch;
-    o.chunk_size = chunk;
+    hay_scan_opts o = tu_scan_opts(threads, chunk, sch);
     tu_checker ck;
     tu_checker_init(&ck, exp, 0, pl->p, pl->n);
     ck.ref = ref;
