@@ -645,10 +645,9 @@ hay_status hay_align_db_search(const hay_align_db *db,
     if (be != HAY_BACKEND_CPU)
         po.device_params = NULL;    /* the GPU's keys, not the CPU's */
     hay_status first = HAY_OK;
-    /* The end cells of score-only hits (the GPU's and the inter-sequence
-     * kernel's): one striped profile a query (a profile a hit cost about 8%
-     * of the whole search on the CPU). */
-    int ends = need && o->align.score_only;
+    /* The end cells of score-only CPU hits: one striped profile a query
+     * (a profile a hit cost about 8% of the whole search). */
+    int ends = need && be == HAY_BACKEND_CPU && o->align.score_only;
     if (ends) {
         profs = calloc(nq ? nq : 1, sizeof *profs);
         if (!profs) {
