@@ -131,8 +131,12 @@ int align_db_wanted(const aconfig *cf);
 int align_check_params(const aconfig *cf, const hay_align_scoring *s);
 int align_db_main(aconfig *cf);
 /* A database of kind dna against --dna or --protein: 0 when they agree,
- * else -1 after printing why ("hay align: PATH: a DNA database, ..."). */
-int check_db_kind(const aconfig *cf, const char *path, int dna);
+ * else -1 after printing why ("PROG: PATH: a DNA database, ..."). */
+int check_db_kind(const aconfig *cf, const char *prog, const char *path, int dna);
+
+/* Whether the file at path begins as a `hay db build` database ("-" and
+ * unreadable files: no). */
+int file_is_db(const char *path);
 
 /* A request of `hay db serve` (align_serve.c) for align_db_run: what the
  * server holds, the client's queries and the client's clock. */

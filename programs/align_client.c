@@ -63,8 +63,7 @@ static int read_hello(const aconfig *cf, int fd, int ms, uint32_t *dna,
                 why_read(errno, cf->server_timeout, why, sizeof why));
         return -1;
     }
-    *dna = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
+    *dna = sp_get32(p);
     size_t pl = (size_t)n - 8 < cap - 1 ? (size_t)n - 8 : cap - 1;
     memcpy(path, p + 8, pl);
     path[pl] = 0;
@@ -77,7 +76,7 @@ int align_client_main(aconfig *cf)
     timeline_init(&clock);
     int fd = -1, rc = 2, ms = cf->server_timeout * 1000;
     char *text = NULL, *args = NULL, err[1024] = "", why[160];
-    unsigned char *blob = NULL, *req = NULL;
+    unsigned char *blob = NULL, req[SP_HEADER + SP_REQUEST_FIXED];
     size_t len = 0, blen = 0, abytes = 0;
     hay_align_scoring *s = NULL;
     sp_request rq;
@@ -124,7 +123,7 @@ int align_client_main(aconfig *cf)
     /* The scoring as this command would make it for the served database
      * (after the same check of its kind): the server compares it with its
      * own. */
-    if (check_db_kind(cf, cf->tpath ? cf->tpath : spath, (int)dna))
+    if (check_db_kind(cf, "hay align", cf->tpath ? cf->tpath : spath, (int)dna))
         goto out;
     s = make_scoring(cf, (int)dna);
     if (!s)
@@ -135,9 +134,13 @@ int align_client_main(aconfig *cf)
     }
     for (int i = 0; i < cf->nargs; i++)
         abytes += strlen(cf->args[i]) + 1;
+    if (cf->nargs > (int)SP_MAX_ARGS || abytes > SP_MAX_ARG_BYTES) {
+        fprintf(stderr, "hay align: --server: a command line of more than "
+                "%d words or %zu bytes\n", SP_MAX_ARGS, SP_MAX_ARG_BYTES);
+        goto out;
+    }
     args = malloc(abytes ? abytes : 1);
-    req = malloc(SP_HEADER + SP_REQUEST_FIXED);
-    if (!args || !req) {
+    if (!args) {
         fprintf(stderr, "hay align: out of memory\n");
         goto out;
     }
@@ -145,11 +148,6 @@ int align_client_main(aconfig *cf)
         size_t n = strlen(cf->args[i]) + 1;
         memcpy(args + w, cf->args[i], n);
         w += n;
-    }
-    if (cf->nargs > (int)SP_MAX_ARGS || abytes > SP_MAX_ARG_BYTES) {
-        fprintf(stderr, "hay align: --server: a command line of more than "
-                "%d words or %zu bytes\n", SP_MAX_ARGS, SP_MAX_ARG_BYTES);
-        goto out;
     }
     rq.nargs = (uint32_t)cf->nargs;
     rq.args_bytes = (uint32_t)abytes;
@@ -185,8 +183,7 @@ int align_client_main(aconfig *cf)
                 why_read(errno, cf->server_timeout, why, sizeof why));
         goto out;
     }
-    uint32_t status = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                      (uint32_t)p[3] << 24;
+    uint32_t status = sp_get32(p);
     rc = status > 255 ? 2 : (int)status;
 out:
     if (fd >= 0)
@@ -194,7 +191,6 @@ out:
     free(text);
     free(args);
     free(blob);
-    free(req);
     hay_align_scoring_free(s);
     timeline_free(&clock);
     return rc;

@@ -19,7 +19,7 @@
 #define QBLOCK 4096
 #define MAX_HELD ((size_t)1 << 22)
 
-static int file_is_db(const char *path)
+int file_is_db(const char *path)
 {
     if (!strcmp(path, "-"))
         return 0;
@@ -59,10 +59,10 @@ hay_align_db *db_from_seq_file(const hay_align_scoring *s, const seq_file *f,
     return db;
 }
 
-int check_db_kind(const aconfig *cf, const char *path, int dna)
+int check_db_kind(const aconfig *cf, const char *prog, const char *path, int dna)
 {
     if ((cf->mode == 1 && !dna) || (cf->mode == 2 && dna)) {
-        fprintf(stderr, "hay align: %s: a %s database, not %s\n", path,
+        fprintf(stderr, "%s: %s: a %s database, not %s\n", prog, path,
                 dna ? "DNA" : "protein", dna ? "protein" : "DNA");
         return -1;
     }
@@ -78,7 +78,7 @@ static int served_target(aconfig *cf, const served *sv, seq_file *tf,
 {
     hay_align_db_info info;
     hay_align_db_info_get(sv->db, &info);
-    if (check_db_kind(cf, cf->tpath, info.dna))
+    if (check_db_kind(cf, "hay align", cf->tpath, info.dna))
         return -1;
     scoring_defaults(cf, info.dna);
     *db = sv->db;
@@ -124,7 +124,7 @@ static int open_target(aconfig *cf, const seq_file *qf, seq_file *tf,
     timeline_add(tl, "cli:open_db", t0, cli_now());
     hay_align_db_info info;
     hay_align_db_info_get(*db, &info);
-    if (check_db_kind(cf, cf->tpath, info.dna))
+    if (check_db_kind(cf, "hay align", cf->tpath, info.dna))
         return -1;
     *s = make_scoring(cf, info.dna);
     if (!*s)

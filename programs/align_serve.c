@@ -102,23 +102,15 @@ static int open_served(server *sv, aconfig *cf)
     }
     sv->dev = (uint64_t)st.st_dev;
     sv->ino = (uint64_t)st.st_ino;
-    FILE *f = fopen(sv->path, "rb");
-    unsigned char head[8];
-    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-    if (f)
-        fclose(f);
-    if (hay_align_db_is_db(head, n)) {
+    if (file_is_db(sv->path)) {
         if (hay_align_db_open(sv->path, &sv->db, err, sizeof err) != HAY_OK) {
             fprintf(stderr, "hay db serve: %s: %s\n", sv->path, err);
             return -1;
         }
         hay_align_db_info info;
         hay_align_db_info_get(sv->db, &info);
-        if ((cf->mode == 1 && !info.dna) || (cf->mode == 2 && info.dna)) {
-            fprintf(stderr, "hay db serve: %s: a %s database\n", sv->path,
-                    info.dna ? "DNA" : "protein");
+        if (check_db_kind(cf, "hay db serve", sv->path, info.dna))
             return -1;
-        }
         sv->s = make_scoring(cf, info.dna);
         if (!sv->s)
             return -1;
@@ -366,10 +358,8 @@ static void serve_one(server *sv, int c)
     sp_header(hello, SP_HELLO, 8 + pl);
     uint32_t dna = (uint32_t)hay_align_scoring_is_dna(sv->s);
     uint32_t be = (uint32_t)sv->backend;
-    for (int i = 0; i < 4; i++) {
-        hello[SP_HEADER + i] = (unsigned char)(dna >> (8 * i));
-        hello[SP_HEADER + 4 + i] = (unsigned char)(be >> (8 * i));
-    }
+    sp_put32(hello + SP_HEADER, dna);
+    sp_put32(hello + SP_HEADER + 4, be);
     memcpy(hello + SP_HEADER + 8, sv->path, pl);
     if (sp_write(c, hello, SP_HEADER + 8 + pl)) {
         why = "gone before the greeting";
@@ -415,8 +405,7 @@ static void serve_one(server *sv, int c)
     swap_std(sv, fds, 1);
     unsigned char reply[SP_HEADER + 4];
     sp_header(reply, SP_REPLY, 4);
-    for (int i = 0; i < 4; i++)
-        reply[SP_HEADER + i] = (unsigned char)((uint32_t)rc >> (8 * i));
+    sp_put32(reply + SP_HEADER, (uint32_t)rc);
     if (sp_write(c, reply, sizeof reply))
         why = "gone before the reply";
 out:

@@ -12,7 +12,7 @@
 
 static const unsigned char MAGIC[8] = { 'H', 'A', 'Y', 'S', 'E', 'R', 'V', 'E' };
 
-static void put32(unsigned char *p, uint32_t v)
+void sp_put32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         p[i] = (unsigned char)(v >> (8 * i));
@@ -24,7 +24,7 @@ static void put64(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint32_t get32(const unsigned char *p)
+uint32_t sp_get32(const unsigned char *p)
 {
     uint32_t v = 0;
     for (int i = 3; i >= 0; i--)
@@ -58,8 +58,8 @@ static double getd(const unsigned char *p)
 void sp_header(unsigned char *buf, uint32_t type, uint64_t payload)
 {
     memcpy(buf, MAGIC, sizeof MAGIC);
-    put32(buf + 8, SP_VERSION);
-    put32(buf + 12, type);
+    sp_put32(buf + 8, SP_VERSION);
+    sp_put32(buf + 12, type);
     put64(buf + 16, payload);
 }
 
@@ -70,7 +70,7 @@ int sp_header_check(const unsigned char *buf, uint32_t type, uint64_t max,
         snprintf(err, errcap, "not the hay server protocol (bad magic)");
         return -1;
     }
-    uint32_t v = get32(buf + 8), t = get32(buf + 12);
+    uint32_t v = sp_get32(buf + 8), t = sp_get32(buf + 12);
     if (v != SP_VERSION) {
         snprintf(err, errcap, "protocol version %u (this hay speaks %u)",
                  (unsigned)v, SP_VERSION);
@@ -92,10 +92,10 @@ int sp_header_check(const unsigned char *buf, uint32_t type, uint64_t max,
 
 void sp_request_pack(const sp_request *r, unsigned char *b)
 {
-    put32(b, r->nargs);
-    put32(b + 4, r->args_bytes);
-    put32(b + 8, r->scoring_bytes);
-    put32(b + 12, r->has_db);
+    sp_put32(b, r->nargs);
+    sp_put32(b + 4, r->args_bytes);
+    sp_put32(b + 8, r->scoring_bytes);
+    sp_put32(b + 12, r->has_db);
     put64(b + 16, r->db_dev);
     put64(b + 24, r->db_ino);
     put64(b + 32, r->query_bytes);
@@ -110,10 +110,10 @@ void sp_request_pack(const sp_request *r, unsigned char *b)
 int sp_request_unpack(const unsigned char *b, uint64_t payload,
                       sp_request *r, char *err, size_t errcap)
 {
-    r->nargs = get32(b);
-    r->args_bytes = get32(b + 4);
-    r->scoring_bytes = get32(b + 8);
-    r->has_db = get32(b + 12);
+    r->nargs = sp_get32(b);
+    r->args_bytes = sp_get32(b + 4);
+    r->scoring_bytes = sp_get32(b + 8);
+    r->has_db = sp_get32(b + 12);
     r->db_dev = get64(b + 16);
     r->db_ino = get64(b + 24);
     r->query_bytes = get64(b + 32);
@@ -175,17 +175,17 @@ int sp_scoring_pack(const hay_align_scoring *s, unsigned char **out,
     if (!p)
         return -1;
     memcpy(p, "HSC1", 4);
-    put32(p + 4, (uint32_t)alpha);
-    put32(p + 8, (uint32_t)hay_align_scoring_is_dna(s));
-    put32(p + 12, (uint32_t)open);
-    put32(p + 16, (uint32_t)ext);
-    put32(p + 20, (uint32_t)nl);
+    sp_put32(p + 4, (uint32_t)alpha);
+    sp_put32(p + 8, (uint32_t)hay_align_scoring_is_dna(s));
+    sp_put32(p + 12, (uint32_t)open);
+    sp_put32(p + 16, (uint32_t)ext);
+    sp_put32(p + 20, (uint32_t)nl);
     memcpy(p + 24, name, nl);
     memcpy(p + 24 + nl, hay_align_scoring_letters(s), (size_t)alpha);
     unsigned char *m = p + 24 + nl + alpha;
     for (int a = 0; a < alpha; a++)
         for (int b = 0; b < alpha; b++, m += 4)
-            put32(m, (uint32_t)hay_align_scoring_score(s, (uint8_t)a,
+            sp_put32(m, (uint32_t)hay_align_scoring_score(s, (uint8_t)a,
                                                        (uint8_t)b));
     *out = p;
     *len = n;
@@ -195,23 +195,23 @@ int sp_scoring_pack(const hay_align_scoring *s, unsigned char **out,
 void sp_scoring_describe(const unsigned char *p, size_t len, char *buf,
                          size_t cap)
 {
-    if (len < 24 || memcmp(p, "HSC1", 4) || get32(p + 20) > len - 24) {
+    if (len < 24 || memcmp(p, "HSC1", 4) || sp_get32(p + 20) > len - 24) {
         snprintf(buf, cap, "unreadable");
         return;
     }
-    uint32_t nl = get32(p + 20);
-    int32_t open = (int32_t)get32(p + 12), ext = (int32_t)get32(p + 16);
-    if (get32(p + 8)) {   /* DNA: match and mismatch from the matrix */
+    uint32_t nl = sp_get32(p + 20);
+    int32_t open = (int32_t)sp_get32(p + 12), ext = (int32_t)sp_get32(p + 16);
+    if (sp_get32(p + 8)) {   /* DNA: match and mismatch from the matrix */
         /* The letters and the alpha x alpha matrix after the name, checked
          * without overflow (len - 24 - nl bytes are left for them). */
-        uint64_t alpha = get32(p + 4), left = len - 24 - (uint64_t)nl;
+        uint64_t alpha = sp_get32(p + 4), left = len - 24 - (uint64_t)nl;
         if (alpha < 2 || alpha > left || (left - alpha) / 4 / alpha < alpha) {
             snprintf(buf, cap, "unreadable");
             return;
         }
         const unsigned char *m = p + 24 + nl + alpha;
         snprintf(buf, cap, "DNA match %d mismatch %d, gaps %d/%d",
-                 (int)(int32_t)get32(m), (int)(int32_t)get32(m + 4),
+                 (int)(int32_t)sp_get32(m), (int)(int32_t)sp_get32(m + 4),
                  (int)open, (int)ext);
         return;
     }

@@ -61,6 +61,10 @@ typedef struct sp_request {
     double t0, real0, proc_start, read_start, read_end, sent;
 } sp_request;
 
+/* A little-endian u32 into p[0, 4), and back. */
+void sp_put32(unsigned char *p, uint32_t v);
+uint32_t sp_get32(const unsigned char *p);
+
 /* A header into buf (SP_HEADER bytes). */
 void sp_header(unsigned char *buf, uint32_t type, uint64_t payload);
 /* Checks a header: 0 and *payload, or -1 with why in err ("another
