@@ -10,6 +10,14 @@
  * that the client prints what `hay align` would print in one process.
  * The server's own log goes to its standard error.  SIGINT and SIGTERM end
  * it after the search in progress, removing the socket file.
+ *
+ * The server waits for clients most of its life, and its searches' OpenMP
+ * threads should not spin meanwhile: with OMP_WAIT_POLICY unset, libgomp
+ * lets each waiting thread spin (GOMP_SPINCOUNT 300,000 rounds) before it
+ * sleeps, after every search, taking the cores of other processes.  libgomp
+ * reads its environment when it is loaded, before main, so the server
+ * starts itself again once with OMP_WAIT_POLICY=passive (exec_passive); a
+ * policy the user set is kept.
  */
 #include "align.h"
 #include "cli.h"
@@ -86,7 +94,67 @@ static void usage_serve(FILE *f)
 "      --quiet               no log line per request on standard error\n"
 "  -h, --help                this help\n"
 "\n"
+"Unless OMP_WAIT_POLICY is set, the server starts itself again with\n"
+"OMP_WAIT_POLICY=passive, so that its search threads sleep between searches\n"
+"instead of spinning on cores that other processes need.\n"
+"\n"
 "Exit status: 0 stopped by a signal, 2 bad input or usage.\n", f);
+}
+
+/* Unless OMP_WAIT_POLICY is set: the same command again (this process's
+ * executable and arguments, as the kernel keeps them), with
+ * OMP_WAIT_POLICY=passive.  Returns only when that cannot be done: the
+ * server then runs with libgomp's default, and says so unless quiet. */
+static void exec_passive(int quiet)
+{
+    if (getenv("OMP_WAIT_POLICY"))
+        return;
+    const char *why = "cannot read /proc/self/cmdline";
+    char *buf = NULL, **args = NULL;
+    size_t len = 0, cap = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        goto fail;
+    for (;;) {
+        if (cap - len < 4096) {
+            char *nb = realloc(buf, cap + 65536);
+            if (!nb)
+                goto fail;
+            buf = nb;
+            cap += 65536;
+        }
+        ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0)
+            goto fail;
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    if (len == 0 || buf[len - 1] != '\0')
+        goto fail;
+    size_t n = 0;   /* the arguments, each NUL-terminated */
+    for (size_t i = 0; i < len; i++)
+        n += buf[i] == '\0';
+    args = malloc((n + 1) * sizeof *args);
+    if (!args || setenv("OMP_WAIT_POLICY", "passive", 1) != 0) {
+        why = "out of memory";
+        goto fail;
+    }
+    for (size_t i = 0, k = 0; k < n; i += strlen(buf + i) + 1)
+        args[k++] = buf + i;
+    args[n] = NULL;
+    execv("/proc/self/exe", args);
+    why = strerror(errno);
+    unsetenv("OMP_WAIT_POLICY");
+fail:
+    if (!quiet)
+        fprintf(stderr, "hay db serve: warning: cannot restart with "
+                "OMP_WAIT_POLICY=passive (%s): the search threads may spin "
+                "between searches\n", why);
+    if (fd >= 0)
+        close(fd);
+    free(args);
+    free(buf);
 }
 
 /* DB into sv (database, scoring, the file's identity).  -1 after a
@@ -491,6 +559,7 @@ int db_serve_main(int argc, char **argv)
     int lfd = -1, rc = parse_serve(argc, argv, &cf, &sv);
     if (rc >= 0)
         return rc;
+    exec_passive(sv.quiet);
     rc = 2;
     if (sv.threads == 0)
         sv.threads = (int)cli_cpu_count();

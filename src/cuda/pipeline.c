@@ -11,7 +11,7 @@
  *
  * Lists: a piece's matches are sorted on the device by (end, id) with CUB
  * and copied back on the slot's second stream as soon as its count is in,
- * and handed to the callback one piece later (take, deliver below), so
+ * and handed to the callback one piece later (take below, hay_cuda_deliver in sinks.c), so
  * that the sort and copy back overlap the next pieces' copy-in and kernels
  * and the host's delivery overlaps all of them; in batches, the scan's
  * threads turn the keys into records (list.h).  A piece whose matches
@@ -30,12 +30,7 @@
  * answer both from the list.
  */
 #include "../core/fill.h"
-#include "driver.h"
-#include "hostreg.h"
-#include "list.h"
-#include "list_dev.h"
-#include "marks.h"
-#include "overflow.h"
+#include "scan.h"
 
 #include <stdlib.h>
 
@@ -49,67 +44,6 @@ int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
  * pieces with few matches, are common (tests, short files); 4 KiB more
  * per piece is nothing beside a piece's copy in. */
 enum { PEEK = 512 };
-
-typedef struct scan_req {
-    const hay_patterns *set;
-    cuda_set *cs;
-    const uint8_t *host;     /* host input, or */
-    const uint8_t *dev;      /* device-resident input (padded) */
-    uint64_t len;
-    const hay_scan_opts *o;
-    hay_ask ask;
-    hay_match_fn fn;
-    void *ctx;
-    uint64_t *marks;         /* HAY_ASK_MARK: the caller's bitmap */
-    hay_match *first;        /* HAY_ASK_FIRST: end 0 until found */
-    uint64_t count;
-    unsigned long long *d_pc;    /* HAY_ASK_EACH */
-    hay_scan_stats st;
-    cuda_pipe *pp;
-    uint64_t chunk, back;
-    uint64_t ramp;           /* hay_scan_list: the next piece's size while
-                              * below chunk (doubling), so that the first
-                              * keys reach the host sooner; 0: chunk */
-    bool stopped;
-    unsigned stage_threads;  /* threads copying into pinned staging */
-    const hay_piece_source *pieces;   /* split scans: pieces come from here */
-    hay_hostreg *reg;        /* transfer=register: the input is pinned in place */
-    hay_copy_pool *pool;     /* a split's staging copy threads */
-    uint64_t direct_bytes;   /* bytes copied from the input itself */
-    uint64_t staged_bytes;   /* bytes staged (or copied pageable) */
-    hay_list_sink sink;      /* HAY_ASK_LIST: where sorted lists go (list.h) */
-    hay_dlist *dl;           /* hay_scan_list into device or pinned arrays:
-                              * converted on the device (list_dev.h) */
-    uint64_t cap;            /* list slots per piece: the set's result_cap or
-                              * less (the slots' lists, made once) */
-    uint64_t peek;           /* keys copied back with each piece's count:
-                              * lists this short skip the device sort */
-    cuda_slot *held, *taken; /* lists enqueued, not yet delivered (deliver):
-                              * the older, the newer */
-    bool stage_async;        /* a list from host memory: large pieces staged
-                              * on r->pool's threads (started with the first)
-                              * while the list before is delivered */
-    cuda_slot *staging;      /* the slot being staged so (issue, enqueue) */
-    struct {                 /* where a list's time goes (logged, o->log) */
-        double sort, back;   /* GPU: sorting, copying back */
-        double stage, wait_count, wait_list, deliver;   /* the calling thread */
-        uint64_t pieces, reruns, shorts;
-        hay_overflow_stats over;   /* what the overflowing pieces cost */
-    } tl;
-} scan_req;
-
-typedef struct cb_sink {
-    hay_match_fn fn;
-    void *ctx;
-    uint64_t n;
-} cb_sink;
-
-static int emit_cb(void *sink, uint32_t id, uint64_t start, uint64_t end)
-{
-    cb_sink *c = sink;
-    c->n++;
-    return c->fn(id, start, end, c->ctx);
-}
 
 static const uint8_t *slot_text(scan_req *r, cuda_slot *sl)
 {
@@ -146,51 +80,6 @@ static hay_status enqueue_out(const scan_req *r, cuda_slot *sl, uint64_t lo, uin
     sl->out_lo = lo;
     sl->out_n = n;
     return HAY_OK;
-}
-
-/* Hands n sorted keys (ends local to lo) to the callback; keys NULL: the
- * slot's, still on the device, into device-reachable arrays (list_dev.h). */
-static hay_status hand(scan_req *r, const unsigned long long *keys, uint64_t n, uint64_t lo,
-                       cuda_slot *sl)
-{
-    double t0 = hay_now();
-    r->sink.count = r->count;
-    bool stop = false;
-    if (keys)
-        stop = hay_list_deliver(&r->sink, keys, n, lo);
-    else
-        FORWARD_IF_ERROR(hay_dlist_deliver(r->dl, sl, &r->sink, &stop));
-    r->count = r->sink.count;
-    r->tl.deliver += hay_now() - t0;
-    r->tl.pieces++;
-    if (stop) {
-        r->stopped = true;
-        return HAY_STOPPED;
-    }
-    return HAY_OK;
-}
-
-/* Waits for the slot's enqueued list and hands it to the callback. */
-static hay_status finish_out(scan_req *r, cuda_slot *sl)
-{
-    sl->out = false;
-    /* Device-reachable arrays: the keys stay; the cut waits for the sort
-     * (its time is read after). */
-    hay_status s = r->dl ? hand(r, NULL, sl->out_n, sl->out_lo, sl) : HAY_OK;
-    double t0 = hay_now();
-    if (!r->dl)
-        CU(cudaEventSynchronize(sl->ev_out[2]));
-    double t1 = hay_now();
-    float ms = 0;
-    if (cudaEventElapsedTime(&ms, sl->ev_out[0], sl->ev_out[2]) == cudaSuccess)
-        r->st.copy_out_seconds += ms / 1e3;
-    if (cudaEventElapsedTime(&ms, sl->ev_out[0], sl->ev_out[1]) == cudaSuccess)
-        r->tl.sort += ms / 1e3;
-    if (cudaEventElapsedTime(&ms, sl->ev_out[1], sl->ev_out[2]) == cudaSuccess)
-        r->tl.back += ms / 1e3;
-    cudaGetLastError();
-    r->tl.wait_list += t1 - t0;
-    return r->dl ? s : hand(r, sl->h_m, sl->out_n, sl->out_lo, sl);
 }
 
 /*
@@ -269,7 +158,7 @@ static hay_status over_list(void *ctx, uint64_t x, uint64_t y, uint64_t n)
         }
         FORWARD_IF_ERROR(enqueue_out(r, sl, lo, got));
     }
-    return finish_out(r, sl);
+    return hay_cuda_finish_out(r, sl);
 }
 
 /* The matches ending in (x, y] (end positions with more matches than the
@@ -293,13 +182,7 @@ static hay_status over_host(void *ctx, uint64_t x, uint64_t y)
         }
         h = copy;
     }
-    cb_sink cb = { r->fn, r->ctx, 0 };
-    hay_status s = HAY_OK;
-    if (hay_engine_pfac.scan(r->set, r->cs->pfac, h, y - lo, x - lo, lo, emit_cb, &cb)) {
-        s = HAY_STOPPED;
-        r->stopped = true;
-    }
-    r->count += cb.n;
+    hay_status s = hay_cuda_hand_host(r, h, y - lo, x - lo, lo);
     free(copy);
     return s;
 }
@@ -307,59 +190,6 @@ static hay_status over_host(void *ctx, uint64_t x, uint64_t y)
 static hay_overflow_ops over_ops_of(over_ctx *oc)
 {
     return (hay_overflow_ops){ oc, over_count, over_list, over_host };
-}
-
-/*
- * A listing scan hands a piece's matches over one piece behind: when the
- * count of piece i is in (take), its sort and copy back are enqueued
- * (r->taken), the next piece goes onto the slot, and then piece i - 1's
- * list (r->held), copied back meanwhile, goes to the callback (deliver).
- * So the sort and copy-out of one piece overlap the copy-in and kernel of
- * the next ones, and the host's delivery overlaps all of them.
- */
-
-/* Hands the held piece's list over, with a split's bookkeeping; the
- * taken one is held next. */
-static hay_status deliver(scan_req *r)
-{
-    cuda_slot *sl = r->held;
-    r->held = r->taken;
-    r->taken = NULL;
-    if (!sl)
-        return HAY_OK;
-    uint64_t before = r->count;
-    if (r->pieces)
-        r->pieces->collect_into(r->pieces->src, sl->out_piece);
-    hay_status s = finish_out(r, sl);
-    if (s == HAY_OK && r->pieces)
-        r->pieces->done(r->pieces->src, sl->out_piece, r->count - before);
-    if (s == HAY_OK && r->o->progress)
-        r->o->progress(sl->out_ge, r->len, r->o->progress_ctx);
-    return s;
-}
-
-/* Delivers the held list (if any) and what is taken after it. */
-static hay_status deliver_all(scan_req *r)
-{
-    hay_status s = deliver(r);
-    if (s == HAY_OK)
-        s = deliver(r);
-    return s;
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* A list of at most r->peek keys, copied back unsorted with the piece's
- * count: sorted here, so the piece costs one round trip, not two. */
-static hay_status hand_short(scan_req *r, cuda_slot *sl, uint64_t n)
-{
-    qsort(sl->h_peek, n, sizeof *sl->h_peek, cmp_key);
-    r->tl.shorts++;
-    return hand(r, sl->h_peek, n, sl->lo, sl);
 }
 
 /* The slot's piece holds n > r->cap matches: searched again in parts
@@ -390,19 +220,6 @@ static hay_status overflow(scan_req *r, cuda_slot *sl, uint64_t n)
     return hay_overflow_search(&ops, r->cap, sl->gs, sl->ge, n, &r->tl.over);
 }
 
-/* The slot's first match, when its piece has one and none was found
- * before (pieces are taken in order). */
-static void take_first(scan_req *r, const cuda_slot *sl)
-{
-    unsigned long long key = sl->h_ctr[2];
-    if (r->first->end || key == ~0ull)
-        return;
-    uint32_t id = HAY_CUDA_MATCH_ID(key);
-    uint64_t end = sl->lo + HAY_CUDA_MATCH_END(key);
-    *r->first = (hay_match){ id, 0, end - r->set->len[id], end };
-    r->count = 1;
-}
-
 /* Waits for the slot's count and takes it: a count is added; a list is
  * enqueued (r->taken), or, when short or overflowing, handed over now,
  * after the lists before it. */
@@ -420,12 +237,7 @@ static hay_status take(scan_req *r, cuda_slot *sl)
     if (cudaEventElapsedTime(&ms, sl->ev[2], sl->ev[3]) == cudaSuccess)
         r->st.copy_out_seconds += ms / 1e3;
     cudaGetLastError();
-    if (r->ask == HAY_ASK_MARK)
-        hay_cuda_put_marks(r->marks, sl->gs, sl->h_mk, sl->ge - sl->gs);
-    if (r->ask == HAY_ASK_FIRST)
-        take_first(r, sl);
-    else if (r->ask != HAY_ASK_LIST)
-        r->count += sl->h_ctr[0];
+    hay_cuda_take_answer(r, sl);
     if (r->ask != HAY_ASK_LIST) {
         if (r->pieces)
             r->pieces->done(r->pieces->src, sl->piece, sl->h_ctr[0]);
@@ -438,7 +250,7 @@ static hay_status take(scan_req *r, cuda_slot *sl)
     if (n <= r->cap && n > r->peek) {
         /* One slot (streams=1): its held list must be out of h_m first. */
         if (r->held == sl || r->taken)
-            s = deliver_all(r);
+            s = hay_cuda_deliver_all(r);
         if (s == HAY_OK)
             s = enqueue_out(r, sl, sl->lo, n);
         if (s == HAY_OK) {
@@ -450,14 +262,14 @@ static hay_status take(scan_req *r, cuda_slot *sl)
     }
     /* A short list (its keys came back with the count, enqueue) or one
      * that overflowed: handed over now, after the lists before it. */
-    s = deliver_all(r);
+    s = hay_cuda_deliver_all(r);
     if (s != HAY_OK)
         return s;
     uint64_t before = r->count;
     if (r->pieces)
         r->pieces->collect_into(r->pieces->src, sl->piece);
     if (n <= r->cap)
-        s = hand_short(r, sl, n);
+        s = hay_cuda_hand_short(r, sl, n);
     else
         s = overflow(r, sl, n);
     if (s == HAY_OK && r->pieces)
@@ -534,7 +346,7 @@ static hay_status enqueue(scan_req *r, cuda_slot *sl)
     if (r->ask == HAY_ASK_MARK)
         CU(cudaMemcpyAsync(sl->h_mk, sl->d_mk, mk * sizeof *sl->h_mk,
                            cudaMemcpyDeviceToHost, sl->st));
-    if (list)   /* a short list comes back with its count (take, hand_short) */
+    if (list)   /* a short list comes back with its count (take, hay_cuda_hand_short) */
         CU(cudaMemcpyAsync(sl->h_peek, sl->d_m, r->peek * sizeof *sl->h_peek,
                            cudaMemcpyDeviceToHost, sl->st));
     CU(cudaEventRecord(sl->ev[3], sl->st));
@@ -577,20 +389,6 @@ static void reg_done(scan_req *r, const cuda_slot *sl)
         hay_hostreg_done(r->reg, r->pieces ? sl->gs : sl->ge > r->back ? sl->ge - r->back : 0);
 }
 
-/* hay_scan_list: the lists taken and held (after the first piece, whose
- * first ends may lie below the call's `from`) hold more matches than the
- * caller's arrays have room for, so the call stops within them: no further
- * piece is issued. */
-static bool list_full_ahead(const scan_req *r)
-{
-    uint64_t pending = 0;
-    const cuda_slot *w[2] = { r->held, r->taken };
-    for (int i = 0; i < 2; i++)
-        if (w[i] && w[i]->out_lo)
-            pending += w[i]->out_n;
-    return pending > hay_list_room(&r->sink);
-}
-
 /* The pipeline over the whole input. */
 static hay_status run_pieces(scan_req *r)
 {
@@ -617,7 +415,7 @@ static hay_status run_pieces(scan_req *r)
             if (!r->pieces->claim(r->pieces->src, r->chunk, &sl->piece, &gs, &ge))
                 break;
         } else {
-            if (next >= r->len || list_full_ahead(r))
+            if (next >= r->len || hay_cuda_list_full_ahead(r))
                 break;
             uint64_t want = r->ramp && r->ramp < r->chunk ? r->ramp : r->chunk;
             r->ramp = r->ramp && r->ramp < r->chunk ? 2 * r->ramp : 0;
@@ -629,7 +427,7 @@ static hay_status run_pieces(scan_req *r)
         /* The list before the one just taken, while the GPU works (and
          * the copy threads stage the next piece). */
         if (s == HAY_OK)
-            s = deliver(r);
+            s = hay_cuda_deliver(r);
         if (s == HAY_OK && r->staging)
             s = enqueue(r, sl);
     }
@@ -643,10 +441,10 @@ static hay_status run_pieces(scan_req *r)
         if (sl->busy)
             s = take(r, sl);
         if (s == HAY_OK)
-            s = deliver(r);
+            s = hay_cuda_deliver(r);
     }
     if (s == HAY_OK)
-        s = deliver_all(r);
+        s = hay_cuda_deliver_all(r);
     if (s != HAY_OK) {
         for (unsigned k = 0; k < ns; k++) {
             cudaStreamSynchronize(pp->s[k].st);

@@ -22,7 +22,10 @@ complemented queries), so nothing is needed from ../shared/data.  Checks:
     cut short, no answer (--server-timeout 1): exit 2 with a message, no hang;
   - two clients at once both answered correctly;
   - the socket is mode 0600; a stale socket file is replaced, a live one is
-    refused; SIGTERM stops the server and removes its socket.
+    refused; SIGTERM stops the server and removes its socket;
+  - a server started without OMP_WAIT_POLICY runs with it passive (it starts
+    itself again: its /proc/PID/environ), one started with it keeps the
+    user's value.
 Every server started is killed on the way out; every command has a timeout.
 Prints "N passed, M failed" last; exits 1 on any failure, 77 if skipped.
 """
@@ -99,10 +102,10 @@ def make_data(d):
     write_fasta(os.path.join(d, "other.fa"), [("o%d" % i, s) for i, s in enumerate(prot[:50])])
 
 
-def start_server(hay, db, sock, extra, wait=True):
+def start_server(hay, db, sock, extra, wait=True, env=ENV):
     log = open(sock + ".log", "ab")
     p = subprocess.Popen([hay, "db", "serve", db, "--socket", sock] + extra,
-                         stdout=subprocess.DEVNULL, stderr=log, env=ENV)
+                         stdout=subprocess.DEVNULL, stderr=log, env=env)
     SERVERS.append(p)
     if wait:
         t_end = time.time() + 120
@@ -117,6 +120,15 @@ def start_server(hay, db, sock, extra, wait=True):
                     pass
             time.sleep(0.05)
     return p
+
+
+def wait_policy(p):
+    """OMP_WAIT_POLICY in the running process's environment (None: unset)."""
+    with open("/proc/%d/environ" % p.pid, "rb") as f:
+        for var in f.read().split(b"\0"):
+            if var.startswith(b"OMP_WAIT_POLICY="):
+                return var.split(b"=", 1)[1]
+    return None
 
 
 def stop(p, sig=signal.SIGTERM):
@@ -299,18 +311,25 @@ def tests(hay, backend, d):
     stop(srv, signal.SIGINT)
     check("SIGINT stop", srv.returncode == 0 and not os.path.exists(sock))
 
-    # DNA: strands
+    # DNA: strands, from a server started without OMP_WAIT_POLICY: it runs
+    # with it passive, so that its threads do not spin between searches
     dsock = P("sd")
-    srv = start_server(hay, P("dna.hdb"), dsock, be)
+    unset = dict(ENV)
+    del unset["OMP_WAIT_POLICY"]
+    srv = start_server(hay, P("dna.hdb"), dsock, be, env=unset)
+    check("server made passive", srv.poll() is None and wait_policy(srv) == b"passive",
+          "OMP_WAIT_POLICY=%r" % (wait_policy(srv) if srv.poll() is None else "exited"))
     dq, ddb = P("dq.fa"), P("dna.hdb")
     for opts in ([], ["--strand", "plus"], ["--strand", "minus"], ["-f", "sam"],
                  ["-f", "blast6", "--strand", "both"], ["--score-only"]):
         same("dna %s" % " ".join(opts), hay, dsock, be + opts + [dq, ddb])
     stop(srv)
 
-    # a FASTA database served: the one-process search of it with --top
+    # a FASTA database served: the one-process search of it with --top; the
+    # user's OMP_WAIT_POLICY (any spelling libgomp takes) is kept
     fsock = P("sf")
-    srv = start_server(hay, P("prot.fa"), fsock, be)
+    srv = start_server(hay, P("prot.fa"), fsock, be, env=dict(ENV, OMP_WAIT_POLICY="PASSIVE"))
+    check("user's wait policy kept", srv.poll() is None and wait_policy(srv) == b"PASSIVE")
     for opts in (["--top", "50"], ["--top", "4", "-f", "pair"]):
         same("fasta db %s" % " ".join(opts), hay, fsock, be + opts + [q, P("prot.fa")])
     stop(srv)
