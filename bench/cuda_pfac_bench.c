@@ -69,6 +69,8 @@
 static int reps = 5;
 static int count_only;   /* lits --count-only: no list rows */
 static int max_rows;     /* lits --rows N: the first N rows only (0: all) */
+static const char *list_algo = "pfac";   /* list --algo NAME */
+static const char *list_rows_only;        /* list --only ROWS (list_filtered) */
 
 static int by_name(const void *a, const void *b)
 {
@@ -580,17 +582,58 @@ static int big(const char *patfile, const char *dir, const char *hs,
     return bad;
 }
 
+/* list --only ROWS: the list-arrays rows whose names hold one of ROWS'
+ * '|'-separated parts, with the radix sort (src/cuda/sort.cu,
+ * HAY_CUDA_SORT=radix) and with the default one, then the resident device
+ * rows with streams=1 (the phases one after another: their sum is the
+ * wall time), all checked against one reference list made with the radix
+ * sort; no other list rows. */
+static int list_filtered(const pat_list *p, hay_patterns *g, const uint8_t *d, uint64_t len,
+                         const hay_buffer *buf, uint64_t ref, double gb)
+{
+    list_arrays arr = { 0 };
+    list_filter flt = { list_rows_only, " [radix]", 0 };
+    uint64_t sum = 0;
+    setenv("HAY_CUDA_SORT", "radix", 1);
+    int bad = list_arrays_ref(g, d, len, &arr, ref, &sum, &flt);
+    if (!bad)
+        bad |= list_arrays_rows(g, d, len, buf, &arr, ref, sum, gb, reps, 0, &flt, keep_log,
+                                last_log);
+    unsetenv("HAY_CUDA_SORT");
+    flt.tag = "";
+    if (!bad)
+        bad |= list_arrays_rows(g, d, len, buf, &arr, ref, sum, gb, reps, 0, &flt, keep_log,
+                                last_log);
+    hay_patterns *g1 = compile(p, HAY_BACKEND_CUDA, list_algo, "streams=1");
+    if (g1 && !bad) {
+        flt.only = "resident list arrays, device";
+        for (int radix = 1; radix >= 0; radix--) {
+            if (radix)
+                setenv("HAY_CUDA_SORT", "radix", 1);
+            else
+                unsetenv("HAY_CUDA_SORT");
+            flt.tag = radix ? " [radix, streams=1]" : " [streams=1]";
+            bad |= list_arrays_rows(g1, d, len, buf, &arr, ref, sum, gb, reps, 0, &flt,
+                                    keep_log, last_log);
+        }
+        unsetenv("HAY_CUDA_SORT");
+    }
+    hay_patterns_free(g1);
+    list_arrays_free(&arr);
+    return bad;
+}
+
 static int list_only(const char *patfile, const char *dir)
 {
     pat_list p;
     uint64_t len = (uint64_t)1 << 30;
     uint8_t *d = setup_1g(patfile, dir, &p);
-    hay_patterns *g = d ? compile(&p, HAY_BACKEND_CUDA, "pfac", NULL) : NULL;
+    hay_patterns *g = d ? compile(&p, HAY_BACKEND_CUDA, list_algo, NULL) : NULL;
     if (!g)
         return 2;
     double gb = (double)len / 1e9;
-    printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n",
-           patfile, p.n, dir, reps);
+    printf("# %s: %zu patterns over 1 GiB of %s, --algo %s; medians of %d after a warm-up\n",
+           patfile, p.n, dir, list_algo, reps);
     printf("%-36s %10s %10s %12s %s\n", "engine", "seconds", "GB/s", "matches",
            "vs per-match list");
     timing te = run(g, d, len, NULL, COUNT, 0);
@@ -602,9 +645,17 @@ static int list_only(const char *patfile, const char *dir)
         row("cuda pfac resident kernel-only", tr.kernel, tr.count, ref, gb);
     }
     int bad = 0;
+    if (list_rows_only) {
+        bad = list_filtered(&p, g, d, len, buf, ref, gb);
+        hay_buffer_free(buf);
+        hay_patterns_free(g);
+        free(d);
+        pat_list_free(&p);
+        return bad;
+    }
     timing tl = list_rows(g, d, len, buf, ref, gb, &bad);
     list_arrays arr = { 0 };
-    bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 0, keep_log, last_log);
+    bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 0, NULL, keep_log, last_log);
     list_arrays_free(&arr);
     /* Small lists: every piece overflows and is searched again in parts
      * that fit, a round trip with the device per list (src/cuda/overflow.h). */
@@ -756,7 +807,7 @@ static int lits(const char *patfile, const char *dir)
             bad |= marks_rows(g, d, len, buf, &mref, gb);
         }
         if (list)
-            bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 1, keep_log,
+            bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 1, NULL, keep_log,
                                     last_log);
         hay_patterns_free(g);
     }
@@ -785,6 +836,10 @@ int main(int argc, char **argv)
             count_only = 1;
         else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
             max_rows = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--algo") && i + 1 < argc)
+            list_algo = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            list_rows_only = argv[++i];
         else if (na < 8)
             args[na++] = argv[i];
     }
@@ -792,7 +847,8 @@ int main(int argc, char **argv)
         reps = 1;
     if (na != 3) {
         fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big|list|lits PATFILE TEXTDIR "
-                        "[--reps N] [--hs HS_BENCH] [--file PATH] [--count-only] [--rows N]\n");
+                        "[--reps N] [--hs HS_BENCH] [--file PATH] [--count-only] [--rows N] "
+                        "[--algo NAME] [--only ROWS]\n");
         return 2;
     }
     if (hay_backend_available(HAY_BACKEND_CUDA) != HAY_OK) {
