@@ -583,41 +583,41 @@ static int big(const char *patfile, const char *dir, const char *hs,
 }
 
 /* list --only ROWS: the list-arrays rows whose names hold one of ROWS'
- * '|'-separated parts, with the radix sort (src/cuda/sort.cu,
- * HAY_CUDA_SORT=radix) and with the default one, then the resident device
- * rows with streams=1 (the phases one after another: their sum is the
- * wall time), all checked against one reference list made with the radix
- * sort; no other list rows. */
+ * '|'-separated parts, with each of src/cuda/sort.cu's sorts (the radix
+ * sort, the regions with the coarse radix step, the default: regions
+ * grouped by a scatter; HAY_CUDA_SORT), then the resident device rows with
+ * streams=1 (the phases one after another: their sum is the wall time),
+ * all checked against one reference list made with the radix sort; no
+ * other list rows. */
 static int list_filtered(const pat_list *p, hay_patterns *g, const uint8_t *d, uint64_t len,
                          const hay_buffer *buf, uint64_t ref, double gb)
 {
+    static const struct {
+        const char *env, *tag, *tag1;
+    } sorts[] = {
+        { "radix", " [radix]", " [radix, streams=1]" },
+        { "coarse", " [coarse]", " [coarse, streams=1]" },
+        { NULL, "", " [streams=1]" },
+    };
     list_arrays arr = { 0 };
-    list_filter flt = { list_rows_only, " [radix]", 0 };
+    list_filter flt = { list_rows_only, "", 0 };
     uint64_t sum = 0;
     setenv("HAY_CUDA_SORT", "radix", 1);
     int bad = list_arrays_ref(g, d, len, &arr, ref, &sum, &flt);
-    if (!bad)
-        bad |= list_arrays_rows(g, d, len, buf, &arr, ref, sum, gb, reps, 0, &flt, keep_log,
-                                last_log);
-    unsetenv("HAY_CUDA_SORT");
-    flt.tag = "";
-    if (!bad)
-        bad |= list_arrays_rows(g, d, len, buf, &arr, ref, sum, gb, reps, 0, &flt, keep_log,
-                                last_log);
     hay_patterns *g1 = compile(p, HAY_BACKEND_CUDA, list_algo, "streams=1");
-    if (g1 && !bad) {
-        flt.only = "resident list arrays, device";
-        for (int radix = 1; radix >= 0; radix--) {
-            if (radix)
-                setenv("HAY_CUDA_SORT", "radix", 1);
+    for (int one = 0, refbad = bad; one < 2 && !refbad; one++)
+        for (size_t i = 0; i < sizeof sorts / sizeof *sorts; i++) {
+            if (sorts[i].env)
+                setenv("HAY_CUDA_SORT", sorts[i].env, 1);
             else
                 unsetenv("HAY_CUDA_SORT");
-            flt.tag = radix ? " [radix, streams=1]" : " [streams=1]";
-            bad |= list_arrays_rows(g1, d, len, buf, &arr, ref, sum, gb, reps, 0, &flt,
-                                    keep_log, last_log);
+            flt.only = one ? "resident list arrays, device" : list_rows_only;
+            flt.tag = one ? sorts[i].tag1 : sorts[i].tag;
+            if (!one || g1)
+                bad |= list_arrays_rows(one ? g1 : g, d, len, buf, &arr, ref, sum, gb, reps, 0,
+                                        &flt, keep_log, last_log);
         }
-        unsetenv("HAY_CUDA_SORT");
-    }
+    unsetenv("HAY_CUDA_SORT");
     hay_patterns_free(g1);
     list_arrays_free(&arr);
     return bad;

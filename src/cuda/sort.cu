@@ -9,24 +9,32 @@
 //    13-15.
 //  - regions (large lists): the ends cut into 2^R-byte regions, R chosen
 //    from the list's density so that a region holds a few hundred keys.
-//    (1) CUB's radix sort on the region bits only [ID_BITS + R, end_bit)
-//    (two passes for up to 16 region bits) from the kernel's keys into
-//    `out`; (2) each region's first index by a binary search; (3) one
-//    block per region loads its keys into registers as 32-bit keys (the
-//    end's low R bits above the id's id_bits: 21-27 bits), sorts them in
-//    shared memory (cub::BlockRadixSort) and writes them back in place,
-//    full width.  A region with more keys than a block holds (duplicates,
-//    bursts) is listed by the block and sorted after with CUB's segmented
-//    radix sort.  So the keys cross the device's memory 7 times (read or
-//    written) instead of 13.
+//    (1) the keys into `out` grouped by region: a count of each region's
+//    keys, their prefix sum (each region's first index) and a scatter
+//    (atomics per warp and region: the kernel's keys come in runs of
+//    nearby ends), 3 crossings of the keys; or ("coarse") CUB's radix
+//    sort on the region bits only [ID_BITS + R, end_bit) (two passes for
+//    up to 16 region bits, 5 crossings) and each region's first index by
+//    a binary search; (2) one block per region loads its keys into
+//    registers as 32-bit keys (the end's low R bits above the id's
+//    id_bits: 21-27 bits), sorts them in shared memory
+//    (cub::BlockRadixSort) and writes them back in place, full width.  A
+//    region with more keys than a block holds (duplicates, bursts) is
+//    listed by the block and sorted after with CUB's segmented radix sort.
+//    So the keys cross the device's memory 5 (coarse: 7) times instead of
+//    13.
 // Keys are unique (one pattern id per end), so any sort by key gives the
-// one order; both ways give exactly today's.
+// one order, whatever order a region's keys came in; every way gives
+// exactly today's.
 //
-// HAY_CUDA_SORT=radix in the environment forces the first way (to measure
-// one against the other: cuda_pfac_bench list --only), =regions the second
-// for any list of two keys or more (tests: conformance_gpu's lists).
+// HAY_CUDA_SORT in the environment, to measure the ways against each other
+// (cuda_pfac_bench list --only) and test them: "radix" forces the radix
+// sort; "coarse" the regions' coarse step; with "all" ("all",
+// "coarse,all") the regions serve any list of two keys or more, in regions
+// of at most 16 bytes (tests: conformance_gpu's lists).
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <cuda_runtime.h>
 
@@ -61,19 +69,32 @@ struct plan {
     int r;          // 0: the radix sort
     u64 regions;    // (span >> r) + 1
     u64 maxbig;     // regions with more than LARGE keys, at most
+    bool coarse;    // step (1) by CUB's radix sort, not the scatter
 };
+
+// HAY_CUDA_SORT (above), read for each list (a benchmark switches).
+enum { F_RADIX = 1, F_COARSE = 2, F_ALL = 4 };
+
+int forced(void)
+{
+    const char *e = getenv("HAY_CUDA_SORT");
+    if (!e)
+        return 0;
+    return (strstr(e, "radix") ? F_RADIX : 0) | (strstr(e, "coarse") ? F_COARSE : 0) |
+           (strstr(e, "all") ? F_ALL : 0);
+}
 
 plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
 {
-    plan p = { 0, 0, 0 };
-    if (force == 'r' || n < (force == 'g' ? 2 : MIN_KEYS) || n > 0x7fffffffu || id_bits < 1 ||
-        id_bits > HAY_CUDA_ID_BITS)
+    plan p = { 0, 0, 0, (force & F_COARSE) != 0 };
+    if ((force & F_RADIX) || n < ((force & F_ALL) ? 2 : MIN_KEYS) || n > 0x7fffffffu ||
+        id_bits < 1 || id_bits > HAY_CUDA_ID_BITS)
         return p;
     // The widest region with at most AVG keys on average ...
     int r = 1;
     while (r < 31 && (double)n * (double)((u64)1 << (r + 1)) <= (double)AVG * ((double)span + 1))
         r++;
-    if (force == 'g' && r > 4)
+    if ((force & F_ALL) && r > 4)
         r = 4;   // tests: many regions in short inputs
     // ... but no more than 2^16 + 1 regions,
     while (r < 40 && (span >> r) > ((u64)1 << REGION_BITS_MAX) - 1)
@@ -85,14 +106,6 @@ plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
     p.regions = (span >> r) + 1;
     p.maxbig = n / (LARGE + 1);
     return p;
-}
-
-// HAY_CUDA_SORT: 'r' radix, 'g' regions (any list of 2 keys or more), else
-// 0 (the default); read for each list (a benchmark switches).
-int forced(void)
-{
-    const char *e = getenv("HAY_CUDA_SORT");
-    return !e ? 0 : !strcmp(e, "radix") ? 'r' : !strcmp(e, "regions") ? 'g' : 0;
 }
 
 // off[j] = the first index whose key lies in region j or above, j in
@@ -186,65 +199,140 @@ __global__ void copy_big(u64 *keys, const u64 *alt, const int *big, int maxbig)
             keys[i] = alt[i];
 }
 
-// Where the regions way keeps its parts in the temp storage.
+// The keys of each region counted into cnt[region] (zeroed before): one
+// atomic per warp and region.  The warps of a block step through the keys
+// together (a warp's lanes are all in or all past its last step).
+__global__ void region_count(const u64 *keys, int n, int shift, int *cnt)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x - lane; w < n; w += step) {
+        bool in = w + lane < n;
+        unsigned mask = __ballot_sync(~0u, in);
+        if (in) {
+            unsigned b = (unsigned)(keys[w + lane] >> shift);
+            unsigned peers = __match_any_sync(mask, b);
+            if ((int)lane == __ffs(peers) - 1)
+                atomicAdd(cnt + b, __popc(peers));
+        }
+    }
+}
+
+// Each key to the next free index of its region (cur: the regions' first
+// indexes, advanced): one atomic per warp and region.
+__global__ void region_scatter(const u64 *keys, int n, int shift, int *cur, u64 *out)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x - lane; w < n; w += step) {
+        bool in = w + lane < n;
+        unsigned mask = __ballot_sync(~0u, in);
+        if (in) {
+            u64 key = keys[w + lane];
+            unsigned b = (unsigned)(key >> shift);
+            unsigned peers = __match_any_sync(mask, b);
+            int leader = __ffs(peers) - 1, at = 0;
+            if ((int)lane == leader)
+                at = atomicAdd(cur + b, __popc(peers));
+            at = __shfl_sync(peers, at, leader);
+            out[at + __popc(peers & ((1u << lane) - 1))] = key;
+        }
+    }
+}
+
+// Where the regions way keeps its parts in the temp storage: the regions'
+// first indexes (off), the big regions (big, nbig), the counts (cnt, then
+// the scatter's cursors) and the scan's storage; then the area: the coarse
+// sort's storage, or the big regions' other buffer (n keys) and the
+// segmented sort's storage.
 struct layout {
-    size_t off, big, nbig, area, coarse, seg, total;
+    size_t off, big, nbig, cnt, scan, area, total;
+    size_t coarse_bytes, scan_bytes, seg_bytes;
 };
 
-cudaError_t layout_of(const plan &p, size_t n, int coarse_lo, int end_bit, u64 *in, u64 *out,
-                      cudaStream_t st, layout *l)
+cudaError_t layout_of(const plan &p, size_t n, int shift, int end_bit, bool both, u64 *in,
+                      u64 *out, cudaStream_t st, layout *l)
 {
-    l->coarse = l->seg = 0;
-    cudaError_t e = cub::DeviceRadixSort::SortKeys(NULL, l->coarse, (const u64 *)in, out,
-                                                   (long long)n, coarse_lo, end_bit, st);
+    l->coarse_bytes = l->scan_bytes = l->seg_bytes = 0;
+    cudaError_t e = cudaSuccess;
+    if (p.coarse || both)
+        e = cub::DeviceRadixSort::SortKeys(NULL, l->coarse_bytes, (const u64 *)in, out,
+                                           (long long)n, shift, end_bit, st);
+    if (e == cudaSuccess && (!p.coarse || both))
+        e = cub::DeviceScan::ExclusiveSum(NULL, l->scan_bytes, (int *)NULL, (int *)NULL,
+                                          (int)p.regions + 1, st);
+    if (e == cudaSuccess && p.maxbig) {
+        cub::DoubleBuffer<u64> db(out, in);
+        e = cub::DeviceSegmentedRadixSort::SortKeys(NULL, l->seg_bytes, db, (int)n,
+                                                    (int)p.maxbig, (const int *)NULL,
+                                                    (const int *)NULL, 0, shift, st);
+    }
     if (e != cudaSuccess)
         return e;
-    if (p.maxbig) {
-        cub::DoubleBuffer<u64> db(out, in);
-        e = cub::DeviceSegmentedRadixSort::SortKeys(NULL, l->seg, db, (int)n, (int)p.maxbig,
-                                                    (const int *)NULL, (const int *)NULL, 0,
-                                                    coarse_lo, st);
+    size_t ints = align_up((size_t)(p.regions + 1) * sizeof(int));
+    l->off = 0;
+    l->big = ints;
+    l->nbig = l->big + align_up(2 * (size_t)p.maxbig * sizeof(int) + 1);
+    l->cnt = l->nbig + 256;
+    l->scan = l->cnt + ints;
+    l->area = l->scan + align_up(l->scan_bytes);
+    size_t alt = p.maxbig ? align_up(n * sizeof(u64)) + align_up(l->seg_bytes) : 0;
+    l->total = l->area + (l->coarse_bytes > alt ? align_up(l->coarse_bytes) : alt);
+    return cudaSuccess;
+}
+
+// Step (1): the keys of `in` into `out` grouped by region, off[j] the
+// first index of region j (j in [0, regions]).
+cudaError_t group(const plan &p, const layout &l, char *tmp, const u64 *in, u64 *out, size_t n,
+                  int shift, int end_bit, cudaStream_t st)
+{
+    int *off = (int *)(tmp + l.off), *cnt = (int *)(tmp + l.cnt);
+    size_t bytes;
+    cudaError_t e;
+    if (p.coarse) {
+        bytes = l.coarse_bytes;
+        e = cub::DeviceRadixSort::SortKeys(tmp + l.area, bytes, in, out, (long long)n, shift,
+                                           end_bit, st);
         if (e != cudaSuccess)
             return e;
+        unsigned blocks = (unsigned)((p.regions + 1 + 255) / 256);
+        region_starts<<<blocks, 256, 0, st>>>(out, (int)n, shift, p.regions, off);
+        return cudaGetLastError();
     }
-    l->off = 0;
-    l->big = align_up((size_t)(p.regions + 1) * sizeof(int));
-    l->nbig = l->big + align_up(2 * (size_t)p.maxbig * sizeof(int) + 1);
-    l->area = l->nbig + 256;
-    size_t alt = align_up(n * sizeof(u64));
-    size_t a = l->coarse > alt + l->seg ? l->coarse : alt + l->seg;
-    l->total = l->area + align_up(a);
-    return cudaSuccess;
+    size_t ints = (size_t)(p.regions + 1) * sizeof(int);
+    unsigned blocks = (unsigned)((n + 255) / 256 < 8192 ? (n + 255) / 256 : 8192);
+    if ((e = cudaMemsetAsync(cnt, 0, ints, st)) != cudaSuccess)
+        return e;
+    region_count<<<blocks, 256, 0, st>>>(in, (int)n, shift, cnt);
+    bytes = l.scan_bytes;
+    if ((e = cub::DeviceScan::ExclusiveSum(tmp + l.scan, bytes, cnt, off, (int)p.regions + 1,
+                                           st)) != cudaSuccess ||
+        (e = cudaMemcpyAsync(cnt, off, ints, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
+        return e;
+    region_scatter<<<blocks, 256, 0, st>>>(in, (int)n, shift, cnt, out);
+    return cudaGetLastError();
 }
 
 cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *in, u64 *out,
                          size_t n, int end_bit, int id_bits, cudaStream_t st)
 {
     int *off = (int *)(tmp + l.off), *big = (int *)(tmp + l.big), *nbig = (int *)(tmp + l.nbig);
-    void *area = tmp + l.area;
-    size_t bytes = l.coarse;
     const int shift = HAY_CUDA_ID_BITS + p.r;
-    cudaError_t e = cub::DeviceRadixSort::SortKeys(area, bytes, in, out, (long long)n, shift,
-                                                   end_bit, st);
+    cudaError_t e = group(p, l, tmp, in, out, n, shift, end_bit, st);
     if (e != cudaSuccess)
         return e;
-    unsigned blocks = (unsigned)((p.regions + 1 + 255) / 256);
-    region_starts<<<blocks, 256, 0, st>>>(out, (int)n, shift, p.regions, off);
-    if (p.maxbig) {
-        e = cudaMemsetAsync(big, 0, l.area - l.big, st);   // big pairs (0, 0), nbig 0
-        if (e != cudaSuccess)
-            return e;
-    }
+    if (p.maxbig && (e = cudaMemsetAsync(big, 0, l.cnt - l.big, st)) != cudaSuccess)
+        return e;   // (the big pairs (0, 0) and nbig 0)
     region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big, nbig,
                                                          (int)p.maxbig);
     if ((e = cudaGetLastError()) != cudaSuccess || !p.maxbig)
         return e;
     // The big regions (unused pairs are empty): sorted between out and the
     // area's first n keys; wherever CUB leaves them, back into out.
-    u64 *alt = (u64 *)area;
+    u64 *alt = (u64 *)(tmp + l.area);
     cub::DoubleBuffer<u64> db(out, alt);
-    bytes = l.seg;
-    e = cub::DeviceSegmentedRadixSort::SortKeys((char *)area + align_up(n * sizeof(u64)), bytes,
+    size_t bytes = l.seg_bytes;
+    e = cub::DeviceSegmentedRadixSort::SortKeys(tmp + l.area + align_up(n * sizeof(u64)), bytes,
                                                 db, (int)n, (int)p.maxbig, big,
                                                 big + p.maxbig, 0, shift, st);
     if (e != cudaSuccess)
@@ -278,11 +366,12 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
         if (e != cudaSuccess)
             return (int)e;
         *temp_bytes = radix;
-        // The regions way at its largest: the most regions and big ones.
-        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1) };
+        // The regions way at its largest: the most regions and big ones,
+        // either step (1).
+        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1), true };
         layout l;
         if (n >= 2 && n <= 0x7fffffffu &&
-            layout_of(p, n, HAY_CUDA_ID_BITS, 64, min, out, st, &l) == cudaSuccess &&
+            layout_of(p, n, HAY_CUDA_ID_BITS, 64, true, min, out, st, &l) == cudaSuccess &&
             l.total > radix)
             *temp_bytes = l.total;
         cudaGetLastError();
@@ -290,8 +379,10 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
     }
     plan p = plan_of(n, end_bit, span, id_bits, forced());
     layout l;
-    if (p.r && layout_of(p, n, HAY_CUDA_ID_BITS + p.r, end_bit, min, out, st, &l) ==
-                   cudaSuccess && l.total <= *temp_bytes)
+    if (p.r &&
+        layout_of(p, n, HAY_CUDA_ID_BITS + p.r, end_bit, false, min, out, st, &l) ==
+            cudaSuccess &&
+        l.total <= *temp_bytes)
         return (int)sort_regions(p, l, (char *)d_temp, in, out, n, end_bit, id_bits, st);
     cudaGetLastError();
     return (int)cub::DeviceRadixSort::SortKeys(d_temp, *temp_bytes, in, out, (long long)n, 0,
