@@ -584,41 +584,42 @@ static int big(const char *patfile, const char *dir, const char *hs,
 
 /* list --only ROWS: the list-arrays rows whose names hold one of ROWS'
  * '|'-separated parts, with each of src/cuda/sort.cu's sorts (the radix
- * sort, the regions with the coarse radix step, the default: regions
- * grouped by a scatter; HAY_CUDA_SORT), then the resident device rows with
- * streams=1 (the phases one after another: their sum is the wall time),
- * all checked against one reference list made with the radix sort; no
- * other list rows. */
-static int list_filtered(const pat_list *p, hay_patterns *g, const uint8_t *d, uint64_t len,
+ * sort, the regions, the regions with 6-bit digits: HAY_CUDA_SORT), then
+ * the resident device rows again with HAY_CUDA_LIST_SERIAL (each sort and
+ * each conversion alone on the device: the timeline's "GPU: sort" and
+ * "cuts and conversions" are then their own times, and the rest of the
+ * wall time is the list kernel's and the host's), all checked against one
+ * reference list made with the radix sort; no other list rows. */
+static int list_filtered(hay_patterns *g, const uint8_t *d, uint64_t len,
                          const hay_buffer *buf, uint64_t ref, double gb)
 {
     static const struct {
         const char *env, *tag, *tag1;
     } sorts[] = {
-        { "radix", " [radix]", " [radix, streams=1]" },
-        { "coarse", " [coarse]", " [coarse, streams=1]" },
-        { NULL, "", " [streams=1]" },
+        { "radix", " [radix]", " [radix, serial]" },
+        { NULL, "", " [serial]" },
+        { "bits6", " [bits6]", " [bits6, serial]" },
     };
     list_arrays arr = { 0 };
     list_filter flt = { list_rows_only, "", 0 };
     uint64_t sum = 0;
     setenv("HAY_CUDA_SORT", "radix", 1);
     int bad = list_arrays_ref(g, d, len, &arr, ref, &sum, &flt);
-    hay_patterns *g1 = compile(p, HAY_BACKEND_CUDA, list_algo, "streams=1");
-    for (int one = 0, refbad = bad; one < 2 && !refbad; one++)
+    for (int serial = 0, refbad = bad; serial < 2 && !refbad; serial++)
         for (size_t i = 0; i < sizeof sorts / sizeof *sorts; i++) {
             if (sorts[i].env)
                 setenv("HAY_CUDA_SORT", sorts[i].env, 1);
             else
                 unsetenv("HAY_CUDA_SORT");
-            flt.only = one ? "resident list arrays, device" : list_rows_only;
-            flt.tag = one ? sorts[i].tag1 : sorts[i].tag;
-            if (!one || g1)
-                bad |= list_arrays_rows(one ? g1 : g, d, len, buf, &arr, ref, sum, gb, reps, 0,
-                                        &flt, keep_log, last_log);
+            if (serial)
+                setenv("HAY_CUDA_LIST_SERIAL", "1", 1);
+            flt.only = serial ? "resident list arrays, device" : list_rows_only;
+            flt.tag = serial ? sorts[i].tag1 : sorts[i].tag;
+            bad |= list_arrays_rows(g, d, len, buf, &arr, ref, sum, gb, reps, 0, &flt, keep_log,
+                                    last_log);
         }
     unsetenv("HAY_CUDA_SORT");
-    hay_patterns_free(g1);
+    unsetenv("HAY_CUDA_LIST_SERIAL");
     list_arrays_free(&arr);
     return bad;
 }
@@ -646,7 +647,7 @@ static int list_only(const char *patfile, const char *dir)
     }
     int bad = 0;
     if (list_rows_only) {
-        bad = list_filtered(&p, g, d, len, buf, ref, gb);
+        bad = list_filtered(g, d, len, buf, ref, gb);
         hay_buffer_free(buf);
         hay_patterns_free(g);
         free(d);

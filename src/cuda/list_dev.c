@@ -44,11 +44,12 @@ struct hay_dlist {
     bool timed[HAY_CUDA_MAX_STREAMS];           /* ... recorded, not yet read */
 };
 
-/* Adds slot k's last cut and conversion to d->gpu (its stream is done). */
+/* Adds slot k's last cut and conversion to d->gpu, once done. */
 static void read_time(hay_dlist *d, unsigned k)
 {
     float ms = 0;
-    if (d->timed[k] && cudaEventElapsedTime(&ms, d->ev[2 * k], d->ev[2 * k + 1]) == cudaSuccess)
+    if (d->timed[k] && cudaEventSynchronize(d->ev[2 * k + 1]) == cudaSuccess &&
+        cudaEventElapsedTime(&ms, d->ev[2 * k], d->ev[2 * k + 1]) == cudaSuccess)
         d->gpu += ms / 1e3;
     cudaGetLastError();
     d->timed[k] = false;
@@ -197,6 +198,13 @@ hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool
     unsigned ks = (unsigned)(sl - d->pp->s);
     cudaEvent_t *ev = ks < HAY_CUDA_MAX_STREAMS && d->ev[2 * ks] && d->ev[2 * ks + 1]
                           ? d->ev + 2 * ks : NULL;
+    /* Diagnostics (HAY_CUDA_LIST_SERIAL, as pipeline.c's sort): the cut
+     * and conversion alone on the device. */
+    bool alone = getenv("HAY_CUDA_LIST_SERIAL") != NULL;
+    if (ev)
+        read_time(d, ks);   /* the slot's conversion before (its events are reused) */
+    if (alone)
+        CU(cudaDeviceSynchronize());
     if (ev)
         CU(cudaEventRecord(ev[0], sl->ost));
     CU((cudaError_t)hay_cuda_list_cut(sl->d_sorted, n, below, room, sl->d_cut, sl->ost));
@@ -204,8 +212,6 @@ hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool
                        cudaMemcpyDeviceToHost, sl->ost));
     CU(cudaStreamSynchronize(sl->ost));
     d->wait += hay_now() - t0;
-    if (ev)
-        read_time(d, ks);   /* the slot's conversion before is done */
     uint64_t skip = sl->h_cut[0], take = sl->h_cut[1], first = sl->h_cut[2],
              last = sl->h_cut[3], over = sl->h_cut[4];
     if (take) {
@@ -218,6 +224,8 @@ hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool
         CU(cudaEventRecord(ev[1], sl->ost));
         d->timed[ks] = true;
     }
+    if (alone)
+        CU(cudaDeviceSynchronize());
     d->pieces++;
     if (over) {
         bt->stopped = true;

@@ -131,6 +131,11 @@ static int end_bits(uint64_t len)
 static hay_status enqueue_out(const scan_req *r, cuda_slot *sl, uint64_t lo, uint64_t n)
 {
     CU(cudaStreamWaitEvent(sl->ost, sl->ev[2], 0));
+    /* Diagnostics (docs/notes/2026-11-26-listfast.md): the sort alone on
+     * the device, so that its events time it alone. */
+    bool alone = getenv("HAY_CUDA_LIST_SERIAL") != NULL;
+    if (alone)
+        CU(cudaDeviceSynchronize());
     CU(cudaEventRecord(sl->ev_out[0], sl->ost));
     if (n) {
         int bits = end_bits(sl->ge - lo), idb = 1;
@@ -140,6 +145,8 @@ static hay_status enqueue_out(const scan_req *r, cuda_slot *sl, uint64_t lo, uin
                                             bits, sl->ge - lo, idb, sl->ost));
     }
     CU(cudaEventRecord(sl->ev_out[1], sl->ost));
+    if (alone)
+        CU(cudaDeviceSynchronize());
     if (n && !r->dl)   /* device-reachable arrays: the keys stay (list_dev.h) */
         CU(cudaMemcpyAsync(sl->h_m, sl->d_sorted, n * sizeof *sl->h_m,
                            cudaMemcpyDeviceToHost, sl->ost));

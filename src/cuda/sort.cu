@@ -12,26 +12,25 @@
 //    (1) the keys into `out` grouped by region: a count of each region's
 //    keys, their prefix sum (each region's first index) and a scatter
 //    (atomics per warp and region: the kernel's keys come in runs of
-//    nearby ends), 3 crossings of the keys; or ("coarse") CUB's radix
-//    sort on the region bits only [ID_BITS + R, end_bit) (two passes for
-//    up to 16 region bits, 5 crossings) and each region's first index by
-//    a binary search; (2) one block per region loads its keys into
-//    registers as 32-bit keys (the end's low R bits above the id's
-//    id_bits: 21-27 bits), sorts them in shared memory
+//    nearby ends), 3 crossings of the keys; (2) one block per region
+//    loads its keys into registers as 32-bit keys (the end's low R bits
+//    above the id's id_bits: 21-27 bits), sorts them in shared memory
 //    (cub::BlockRadixSort) and writes them back in place, full width.  A
 //    region with more keys than a block holds (duplicates, bursts) is
 //    listed by the block and sorted after with CUB's segmented radix sort.
-//    So the keys cross the device's memory 5 (coarse: 7) times instead of
-//    13.
+//    So the keys cross the device's memory 5 times instead of 13.  (Round
+//    1 of the branch also grouped them by CUB's radix sort on the region
+//    bits, two passes: 5 crossings in step (1), measured slower.)
 // Keys are unique (one pattern id per end), so any sort by key gives the
 // one order, whatever order a region's keys came in; every way gives
 // exactly today's.
 //
 // HAY_CUDA_SORT in the environment, to measure the ways against each other
 // (cuda_pfac_bench list --only) and test them: "radix" forces the radix
-// sort; "coarse" the regions' coarse step; with "all" ("all",
-// "coarse,all") the regions serve any list of two keys or more, in regions
-// of at most 16 bytes (tests: conformance_gpu's lists).
+// sort; "bits6" sorts a region with 6-bit digits (4 rounds for 24 bits,
+// not 6); with "all" ("all", "bits6,all") the regions serve any list of
+// two keys or more, in regions of at most 16 bytes (tests:
+// conformance_gpu's lists).
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -69,24 +68,24 @@ struct plan {
     int r;          // 0: the radix sort
     u64 regions;    // (span >> r) + 1
     u64 maxbig;     // regions with more than LARGE keys, at most
-    bool coarse;    // step (1) by CUB's radix sort, not the scatter
+    bool bits6;     // regions sorted with 6-bit digits (else 4)
 };
 
 // HAY_CUDA_SORT (above), read for each list (a benchmark switches).
-enum { F_RADIX = 1, F_COARSE = 2, F_ALL = 4 };
+enum { F_RADIX = 1, F_BITS6 = 2, F_ALL = 4 };
 
 int forced(void)
 {
     const char *e = getenv("HAY_CUDA_SORT");
     if (!e)
         return 0;
-    return (strstr(e, "radix") ? F_RADIX : 0) | (strstr(e, "coarse") ? F_COARSE : 0) |
+    return (strstr(e, "radix") ? F_RADIX : 0) | (strstr(e, "bits6") ? F_BITS6 : 0) |
            (strstr(e, "all") ? F_ALL : 0);
 }
 
 plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
 {
-    plan p = { 0, 0, 0, (force & F_COARSE) != 0 };
+    plan p = { 0, 0, 0, (force & F_BITS6) != 0 };
     if ((force & F_RADIX) || n < ((force & F_ALL) ? 2 : MIN_KEYS) || n > 0x7fffffffu ||
         id_bits < 1 || id_bits > HAY_CUDA_ID_BITS)
         return p;
@@ -108,31 +107,12 @@ plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
     return p;
 }
 
-// off[j] = the first index whose key lies in region j or above, j in
-// [0, regions] (off[regions] = n).
-__global__ void region_starts(const u64 *keys, int n, int shift, u64 regions, int *off)
-{
-    u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j > regions)
-        return;
-    u64 x = j << shift;
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (keys[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    off[j] = lo;
-}
-
 // The region's c keys at keys[0, c): 32-bit keys (the end's low r bits
 // above the id) sorted in the block, written back full width.
-template <int IPT>
+template <int IPT, int RB>
 __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, void *smem)
 {
-    typedef cub::BlockRadixSort<unsigned, THREADS, IPT> sorter;
+    typedef cub::BlockRadixSort<unsigned, THREADS, IPT, cub::NullType, RB> sorter;
     const int bits = r + id_bits;
     const unsigned pad = bits == 32 ? ~0u : (unsigned)(((u64)1 << bits) - 1);
     const u64 emask = ((u64)1 << r) - 1, idmask = ((u64)1 << id_bits) - 1;
@@ -160,12 +140,13 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
 // One block a region of keys (sorted by region, stable): sorted within
 // it in place; a region too large for a block goes to big[] (begin, end
 // pairs) for the segmented sort.
+template <int RB>
 __global__ void __launch_bounds__(THREADS, 8)
     region_sort(u64 *keys, const int *off, int r, int id_bits, int *big, int *nbig, int maxbig)
 {
-    typedef cub::BlockRadixSort<unsigned, THREADS, SMALL / THREADS> s_small;
-    typedef cub::BlockRadixSort<unsigned, THREADS, MID / THREADS> s_mid;
-    typedef cub::BlockRadixSort<unsigned, THREADS, LARGE / THREADS> s_large;
+    typedef cub::BlockRadixSort<unsigned, THREADS, SMALL / THREADS, cub::NullType, RB> s_small;
+    typedef cub::BlockRadixSort<unsigned, THREADS, MID / THREADS, cub::NullType, RB> s_mid;
+    typedef cub::BlockRadixSort<unsigned, THREADS, LARGE / THREADS, cub::NullType, RB> s_large;
     __shared__ union {
         typename s_small::TempStorage a;
         typename s_mid::TempStorage b;
@@ -176,11 +157,11 @@ __global__ void __launch_bounds__(THREADS, 8)
     if (c <= 1)
         return;
     if (c <= SMALL)
-        sort_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+        sort_region<SMALL / THREADS, RB>(keys + lo, c, region, r, id_bits, &tmp);
     else if (c <= MID)
-        sort_region<MID / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+        sort_region<MID / THREADS, RB>(keys + lo, c, region, r, id_bits, &tmp);
     else if (c <= LARGE)
-        sort_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+        sort_region<LARGE / THREADS, RB>(keys + lo, c, region, r, id_bits, &tmp);
     else if (threadIdx.x == 0) {
         int k = atomicAdd(nbig, 1);
         if (k < maxbig) {   // always (each holds more than LARGE of n keys)
@@ -242,25 +223,19 @@ __global__ void region_scatter(const u64 *keys, int n, int shift, int *cur, u64 
 
 // Where the regions way keeps its parts in the temp storage: the regions'
 // first indexes (off), the big regions (big, nbig), the counts (cnt, then
-// the scatter's cursors) and the scan's storage; then the area: the coarse
-// sort's storage, or the big regions' other buffer (n keys) and the
-// segmented sort's storage.
+// the scatter's cursors) and the scan's storage; then the area: the big
+// regions' other buffer (n keys) and the segmented sort's storage.
 struct layout {
     size_t off, big, nbig, cnt, scan, area, total;
-    size_t coarse_bytes, scan_bytes, seg_bytes;
+    size_t scan_bytes, seg_bytes;
 };
 
-cudaError_t layout_of(const plan &p, size_t n, int shift, int end_bit, bool both, u64 *in,
-                      u64 *out, cudaStream_t st, layout *l)
+cudaError_t layout_of(const plan &p, size_t n, int shift, u64 *in, u64 *out, cudaStream_t st,
+                      layout *l)
 {
-    l->coarse_bytes = l->scan_bytes = l->seg_bytes = 0;
-    cudaError_t e = cudaSuccess;
-    if (p.coarse || both)
-        e = cub::DeviceRadixSort::SortKeys(NULL, l->coarse_bytes, (const u64 *)in, out,
-                                           (long long)n, shift, end_bit, st);
-    if (e == cudaSuccess && (!p.coarse || both))
-        e = cub::DeviceScan::ExclusiveSum(NULL, l->scan_bytes, (int *)NULL, (int *)NULL,
-                                          (int)p.regions + 1, st);
+    l->scan_bytes = l->seg_bytes = 0;
+    cudaError_t e = cub::DeviceScan::ExclusiveSum(NULL, l->scan_bytes, (int *)NULL, (int *)NULL,
+                                                  (int)p.regions + 1, st);
     if (e == cudaSuccess && p.maxbig) {
         cub::DoubleBuffer<u64> db(out, in);
         e = cub::DeviceSegmentedRadixSort::SortKeys(NULL, l->seg_bytes, db, (int)n,
@@ -276,35 +251,22 @@ cudaError_t layout_of(const plan &p, size_t n, int shift, int end_bit, bool both
     l->cnt = l->nbig + 256;
     l->scan = l->cnt + ints;
     l->area = l->scan + align_up(l->scan_bytes);
-    size_t alt = p.maxbig ? align_up(n * sizeof(u64)) + align_up(l->seg_bytes) : 0;
-    l->total = l->area + (l->coarse_bytes > alt ? align_up(l->coarse_bytes) : alt);
+    l->total = l->area + (p.maxbig ? align_up(n * sizeof(u64)) + align_up(l->seg_bytes) : 0);
     return cudaSuccess;
 }
 
 // Step (1): the keys of `in` into `out` grouped by region, off[j] the
 // first index of region j (j in [0, regions]).
 cudaError_t group(const plan &p, const layout &l, char *tmp, const u64 *in, u64 *out, size_t n,
-                  int shift, int end_bit, cudaStream_t st)
+                  int shift, cudaStream_t st)
 {
     int *off = (int *)(tmp + l.off), *cnt = (int *)(tmp + l.cnt);
-    size_t bytes;
-    cudaError_t e;
-    if (p.coarse) {
-        bytes = l.coarse_bytes;
-        e = cub::DeviceRadixSort::SortKeys(tmp + l.area, bytes, in, out, (long long)n, shift,
-                                           end_bit, st);
-        if (e != cudaSuccess)
-            return e;
-        unsigned blocks = (unsigned)((p.regions + 1 + 255) / 256);
-        region_starts<<<blocks, 256, 0, st>>>(out, (int)n, shift, p.regions, off);
-        return cudaGetLastError();
-    }
-    size_t ints = (size_t)(p.regions + 1) * sizeof(int);
+    size_t ints = (size_t)(p.regions + 1) * sizeof(int), bytes = l.scan_bytes;
     unsigned blocks = (unsigned)((n + 255) / 256 < 8192 ? (n + 255) / 256 : 8192);
-    if ((e = cudaMemsetAsync(cnt, 0, ints, st)) != cudaSuccess)
+    cudaError_t e = cudaMemsetAsync(cnt, 0, ints, st);
+    if (e != cudaSuccess)
         return e;
     region_count<<<blocks, 256, 0, st>>>(in, (int)n, shift, cnt);
-    bytes = l.scan_bytes;
     if ((e = cub::DeviceScan::ExclusiveSum(tmp + l.scan, bytes, cnt, off, (int)p.regions + 1,
                                            st)) != cudaSuccess ||
         (e = cudaMemcpyAsync(cnt, off, ints, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
@@ -314,17 +276,21 @@ cudaError_t group(const plan &p, const layout &l, char *tmp, const u64 *in, u64 
 }
 
 cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *in, u64 *out,
-                         size_t n, int end_bit, int id_bits, cudaStream_t st)
+                         size_t n, int id_bits, cudaStream_t st)
 {
     int *off = (int *)(tmp + l.off), *big = (int *)(tmp + l.big), *nbig = (int *)(tmp + l.nbig);
     const int shift = HAY_CUDA_ID_BITS + p.r;
-    cudaError_t e = group(p, l, tmp, in, out, n, shift, end_bit, st);
+    cudaError_t e = group(p, l, tmp, in, out, n, shift, st);
     if (e != cudaSuccess)
         return e;
     if (p.maxbig && (e = cudaMemsetAsync(big, 0, l.cnt - l.big, st)) != cudaSuccess)
         return e;   // (the big pairs (0, 0) and nbig 0)
-    region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big, nbig,
-                                                         (int)p.maxbig);
+    if (p.bits6)
+        region_sort<6><<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big,
+                                                                nbig, (int)p.maxbig);
+    else
+        region_sort<4><<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big,
+                                                                nbig, (int)p.maxbig);
     if ((e = cudaGetLastError()) != cudaSuccess || !p.maxbig)
         return e;
     // The big regions (unused pairs are empty): sorted between out and the
@@ -366,12 +332,11 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
         if (e != cudaSuccess)
             return (int)e;
         *temp_bytes = radix;
-        // The regions way at its largest: the most regions and big ones,
-        // either step (1).
-        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1), true };
+        // The regions way at its largest: the most regions and big ones.
+        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1), false };
         layout l;
         if (n >= 2 && n <= 0x7fffffffu &&
-            layout_of(p, n, HAY_CUDA_ID_BITS, 64, true, min, out, st, &l) == cudaSuccess &&
+            layout_of(p, n, HAY_CUDA_ID_BITS + 1, min, out, st, &l) == cudaSuccess &&
             l.total > radix)
             *temp_bytes = l.total;
         cudaGetLastError();
@@ -379,11 +344,9 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
     }
     plan p = plan_of(n, end_bit, span, id_bits, forced());
     layout l;
-    if (p.r &&
-        layout_of(p, n, HAY_CUDA_ID_BITS + p.r, end_bit, false, min, out, st, &l) ==
-            cudaSuccess &&
+    if (p.r && layout_of(p, n, HAY_CUDA_ID_BITS + p.r, min, out, st, &l) == cudaSuccess &&
         l.total <= *temp_bytes)
-        return (int)sort_regions(p, l, (char *)d_temp, in, out, n, end_bit, id_bits, st);
+        return (int)sort_regions(p, l, (char *)d_temp, in, out, n, id_bits, st);
     cudaGetLastError();
     return (int)cub::DeviceRadixSort::SortKeys(d_temp, *temp_bytes, in, out, (long long)n, 0,
                                                end_bit, st);

@@ -8,7 +8,7 @@
 // padding's value), every id width, a list of one end, sparse lists whose
 // regions would not fit 32 bits (back to the radix sort), and a list the
 // temp storage was sized for at its largest; each in every way of sort.cu
-// (HAY_CUDA_SORT unset, "coarse", and with "all" every list of two keys or
+// (HAY_CUDA_SORT unset, "bits6", and with "all" every list of two keys or
 // more by regions).  Without a CUDA device it prints why and exits 77
 // (skipped).
 #include <cuda_runtime.h>
@@ -150,9 +150,9 @@ int main()
         printf("FAIL: device buffers (%s)\n", cudaGetErrorString(cudaGetLastError()));
         return 1;
     }
-    // The default, then the coarse step (1), then both with the regions
-    // serving every list of two keys or more (sort.cu HAY_CUDA_SORT).
-    static const char *const modes[] = { "", "coarse", "all", "coarse,all" };
+    // The default, then 6-bit digits in the regions, then both with the
+    // regions serving every list of two keys or more (sort.cu HAY_CUDA_SORT).
+    static const char *const modes[] = { "", "bits6", "all", "bits6,all" };
     for (const char *m : modes) {
         mode = m;
         max_n = *m && strstr(m, "all") ? (size_t)2 << 20 : SIZE_MAX;
