@@ -199,9 +199,11 @@ __global__ void region_count(const u64 *keys, int n, int shift, int *cnt)
     }
 }
 
-// Each key to the next free index of its region (cur: the regions' first
-// indexes, advanced): one atomic per warp and region.
-__global__ void region_scatter(const u64 *keys, int n, int shift, int *cur, u64 *out)
+// Each key to the next free index of its region (off: the regions' first
+// indexes; cur: the keys placed, zeroed before): one atomic per warp and
+// region.
+__global__ void region_scatter(const u64 *keys, int n, int shift, const int *off, int *cur,
+                               u64 *out)
 {
     const unsigned lane = threadIdx.x & 31;
     const long long step = (long long)gridDim.x * blockDim.x;
@@ -214,7 +216,7 @@ __global__ void region_scatter(const u64 *keys, int n, int shift, int *cur, u64 
             unsigned peers = __match_any_sync(mask, b);
             int leader = __ffs(peers) - 1, at = 0;
             if ((int)lane == leader)
-                at = atomicAdd(cur + b, __popc(peers));
+                at = off[b] + atomicAdd(cur + b, __popc(peers));
             at = __shfl_sync(peers, at, leader);
             out[at + __popc(peers & ((1u << lane) - 1))] = key;
         }
@@ -223,25 +225,52 @@ __global__ void region_scatter(const u64 *keys, int n, int shift, int *cur, u64 
 
 // Where the regions way keeps its parts in the temp storage: the regions'
 // first indexes (off), the big regions (big, nbig), the counts (cnt, then
-// the scatter's cursors) and the scan's storage; then the area: the big
-// regions' other buffer (n keys) and the segmented sort's storage.
+// the keys the scatter placed) and the scan's storage; then the area: the
+// big regions' other buffer (n keys) and the segmented sort's storage.
 struct layout {
     size_t off, big, nbig, cnt, scan, area, total;
     size_t scan_bytes, seg_bytes;
 };
 
-cudaError_t layout_of(const plan &p, size_t n, int shift, u64 *in, u64 *out, cudaStream_t st,
-                      layout *l)
+// The storage CUB's scan and segmented sort need at their largest here
+// (2^16 + 2 counts; 2^20 segments of 64 bits, more than any list's big
+// regions), asked once per device, not per piece (each question costs the
+// calling thread several driver calls).
+cudaError_t cub_sizes(cudaStream_t st, size_t *scan, size_t *seg)
 {
-    l->scan_bytes = l->seg_bytes = 0;
-    cudaError_t e = cub::DeviceScan::ExclusiveSum(NULL, l->scan_bytes, (int *)NULL, (int *)NULL,
-                                                  (int)p.regions + 1, st);
-    if (e == cudaSuccess && p.maxbig) {
-        cub::DoubleBuffer<u64> db(out, in);
-        e = cub::DeviceSegmentedRadixSort::SortKeys(NULL, l->seg_bytes, db, (int)n,
-                                                    (int)p.maxbig, (const int *)NULL,
-                                                    (const int *)NULL, 0, shift, st);
+    enum { DEVICES = 64 };
+    static size_t known[DEVICES][2];   // 0: not asked yet (threads asking at once agree)
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return e;
+    if (dev >= 0 && dev < DEVICES && __atomic_load_n(&known[dev][1], __ATOMIC_ACQUIRE)) {
+        *scan = __atomic_load_n(&known[dev][0], __ATOMIC_RELAXED);
+        *seg = __atomic_load_n(&known[dev][1], __ATOMIC_RELAXED);
+        return cudaSuccess;
     }
+    *scan = *seg = 0;
+    e = cub::DeviceScan::ExclusiveSum(NULL, *scan, (int *)NULL, (int *)NULL,
+                                      (1 << REGION_BITS_MAX) + 2, st);
+    cub::DoubleBuffer<u64> db(NULL, NULL);
+    if (e == cudaSuccess)
+        e = cub::DeviceSegmentedRadixSort::SortKeys(NULL, *seg, db, 1 << 30, 1 << 20,
+                                                    (const int *)NULL, (const int *)NULL, 0, 64,
+                                                    st);
+    if (e != cudaSuccess)
+        return e;
+    if (*seg == 0)
+        *seg = 1;
+    if (dev >= 0 && dev < DEVICES) {
+        __atomic_store_n(&known[dev][0], *scan, __ATOMIC_RELAXED);
+        __atomic_store_n(&known[dev][1], *seg, __ATOMIC_RELEASE);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t layout_of(const plan &p, size_t n, cudaStream_t st, layout *l)
+{
+    cudaError_t e = cub_sizes(st, &l->scan_bytes, &l->seg_bytes);
     if (e != cudaSuccess)
         return e;
     size_t ints = align_up((size_t)(p.regions + 1) * sizeof(int));
@@ -269,9 +298,9 @@ cudaError_t group(const plan &p, const layout &l, char *tmp, const u64 *in, u64 
     region_count<<<blocks, 256, 0, st>>>(in, (int)n, shift, cnt);
     if ((e = cub::DeviceScan::ExclusiveSum(tmp + l.scan, bytes, cnt, off, (int)p.regions + 1,
                                            st)) != cudaSuccess ||
-        (e = cudaMemcpyAsync(cnt, off, ints, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
+        (e = cudaMemsetAsync(cnt, 0, ints, st)) != cudaSuccess)   // the keys placed
         return e;
-    region_scatter<<<blocks, 256, 0, st>>>(in, (int)n, shift, cnt, out);
+    region_scatter<<<blocks, 256, 0, st>>>(in, (int)n, shift, off, cnt, out);
     return cudaGetLastError();
 }
 
@@ -324,7 +353,6 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
                                   void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    u64 *min = (u64 *)in;   // for the size queries only: `in` is never written
     if (!d_temp) {
         size_t radix = 0;
         cudaError_t e = cub::DeviceRadixSort::SortKeys(NULL, radix, in, out, (long long)n, 0,
@@ -335,8 +363,7 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
         // The regions way at its largest: the most regions and big ones.
         plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1), false };
         layout l;
-        if (n >= 2 && n <= 0x7fffffffu &&
-            layout_of(p, n, HAY_CUDA_ID_BITS + 1, min, out, st, &l) == cudaSuccess &&
+        if (n >= 2 && n <= 0x7fffffffu && layout_of(p, n, st, &l) == cudaSuccess &&
             l.total > radix)
             *temp_bytes = l.total;
         cudaGetLastError();
@@ -344,8 +371,7 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
     }
     plan p = plan_of(n, end_bit, span, id_bits, forced());
     layout l;
-    if (p.r && layout_of(p, n, HAY_CUDA_ID_BITS + p.r, min, out, st, &l) == cudaSuccess &&
-        l.total <= *temp_bytes)
+    if (p.r && layout_of(p, n, st, &l) == cudaSuccess && l.total <= *temp_bytes)
         return (int)sort_regions(p, l, (char *)d_temp, in, out, n, id_bits, st);
     cudaGetLastError();
     return (int)cub::DeviceRadixSort::SortKeys(d_temp, *temp_bytes, in, out, (long long)n, 0,
