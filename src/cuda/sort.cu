@@ -180,30 +180,15 @@ __global__ void copy_big(u64 *keys, const u64 *alt, const int *big, int maxbig)
             keys[i] = alt[i];
 }
 
-// The keys of each region counted into cnt[region] (zeroed before): one
-// atomic per warp and region.  The warps of a block step through the keys
-// together (a warp's lanes are all in or all past its last step).
-__global__ void region_count(const u64 *keys, int n, int shift, int *cnt)
-{
-    const unsigned lane = threadIdx.x & 31;
-    const long long step = (long long)gridDim.x * blockDim.x;
-    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x - lane; w < n; w += step) {
-        bool in = w + lane < n;
-        unsigned mask = __ballot_sync(~0u, in);
-        if (in) {
-            unsigned b = (unsigned)(keys[w + lane] >> shift);
-            unsigned peers = __match_any_sync(mask, b);
-            if ((int)lane == __ffs(peers) - 1)
-                atomicAdd(cnt + b, __popc(peers));
-        }
-    }
-}
-
-// Each key to the next free index of its region (off: the regions' first
-// indexes; cur: the keys placed, zeroed before): one atomic per warp and
-// region.
-__global__ void region_scatter(const u64 *keys, int n, int shift, const int *off, int *cur,
-                               u64 *out)
+// One pass over the keys, one atomic per warp and region (the kernel's
+// keys come in runs of nearby ends): without PLACE each region's keys
+// counted into cnt[region]; with PLACE each key written to the next free
+// index of its region (off: the regions' first indexes; cnt: the keys
+// placed).  Both zeroed before.  The warps of a block step through the
+// keys together (a warp's lanes are all in or all past its last step).
+template <bool PLACE>
+__global__ void region_pass(const u64 *keys, int n, int shift, const int *off, int *cnt,
+                            u64 *out)
 {
     const unsigned lane = threadIdx.x & 31;
     const long long step = (long long)gridDim.x * blockDim.x;
@@ -216,9 +201,11 @@ __global__ void region_scatter(const u64 *keys, int n, int shift, const int *off
             unsigned peers = __match_any_sync(mask, b);
             int leader = __ffs(peers) - 1, at = 0;
             if ((int)lane == leader)
-                at = off[b] + atomicAdd(cur + b, __popc(peers));
-            at = __shfl_sync(peers, at, leader);
-            out[at + __popc(peers & ((1u << lane) - 1))] = key;
+                at = (PLACE ? off[b] : 0) + atomicAdd(cnt + b, __popc(peers));
+            if (PLACE) {
+                at = __shfl_sync(peers, at, leader);
+                out[at + __popc(peers & ((1u << lane) - 1))] = key;
+            }
         }
     }
 }
@@ -295,12 +282,12 @@ cudaError_t group(const plan &p, const layout &l, char *tmp, const u64 *in, u64 
     cudaError_t e = cudaMemsetAsync(cnt, 0, ints, st);
     if (e != cudaSuccess)
         return e;
-    region_count<<<blocks, 256, 0, st>>>(in, (int)n, shift, cnt);
+    region_pass<false><<<blocks, 256, 0, st>>>(in, (int)n, shift, off, cnt, out);
     if ((e = cub::DeviceScan::ExclusiveSum(tmp + l.scan, bytes, cnt, off, (int)p.regions + 1,
                                            st)) != cudaSuccess ||
         (e = cudaMemsetAsync(cnt, 0, ints, st)) != cudaSuccess)   // the keys placed
         return e;
-    region_scatter<<<blocks, 256, 0, st>>>(in, (int)n, shift, off, cnt, out);
+    region_pass<true><<<blocks, 256, 0, st>>>(in, (int)n, shift, off, cnt, out);
     return cudaGetLastError();
 }
 
