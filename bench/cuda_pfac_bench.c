@@ -28,14 +28,16 @@
  *       and first match of PFAC's per-match list (a "#   marks:" line);
  *       under each list row, the whole list into the caller's arrays
  *       (hay_scan_list, end to end and resident: list_arrays.c).
- *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N]
- *       1 GiB as for big, PFAC only: the end-to-end count, the resident
- *       kernel and the list rows below (no knobs, no CPU, no Hyperscan),
+ *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N] [--algo NAME] [--only ROWS]
+ *       1 GiB as for big, PFAC (or --algo's engine): the end-to-end
+ *       count, the resident kernel and the list rows below (no knobs, no
+ *       CPU, no Hyperscan),
  *       then list-batch with lists of 1M and 64K slots (result_cap: the
  *       pieces overflow and are searched again in parts that fit), and
  *       the "list arrays" rows: hay_scan_list and hay_scan_buffer_list into
  *       the caller's arrays, the whole list in one call (all threads, one
- *       thread) and in calls of a 16M cap (list_arrays.c).
+ *       thread) and in calls of a 16M cap (list_arrays.c).  --only: some
+ *       list-arrays rows, with each list sort (list_filtered below).
  *
  * The full ordered list, three ways: "full list" (hay_scan, a callback per
  * match that folds it into a checksum), "list-batch" (hay_scan_batch: the
@@ -584,12 +586,12 @@ static int big(const char *patfile, const char *dir, const char *hs,
 
 /* list --only ROWS: the list-arrays rows whose names hold one of ROWS'
  * '|'-separated parts, with each of src/cuda/sort.cu's sorts (the radix
- * sort, the regions, the regions with 6-bit digits: HAY_CUDA_SORT), then
- * the resident device rows again with HAY_CUDA_LIST_SERIAL (each sort and
- * each conversion alone on the device: the timeline's "GPU: sort" and
- * "cuts and conversions" are then their own times, and the rest of the
- * wall time is the list kernel's and the host's), all checked against one
- * reference list made with the radix sort; no other list rows. */
+ * sort and the regions: HAY_CUDA_SORT), then the resident device rows
+ * again with HAY_CUDA_LIST_SERIAL (each sort and each conversion alone on
+ * the device: the timeline's "GPU: sort" and "cuts and conversions" are
+ * then their own times, and the rest of the wall time is the list
+ * kernel's and the host's), all checked against one reference list made
+ * with the radix sort; no other list rows. */
 static int list_filtered(hay_patterns *g, const uint8_t *d, uint64_t len,
                          const hay_buffer *buf, uint64_t ref, double gb)
 {
@@ -598,7 +600,6 @@ static int list_filtered(hay_patterns *g, const uint8_t *d, uint64_t len,
     } sorts[] = {
         { "radix", " [radix]", " [radix, serial]" },
         { NULL, "", " [serial]" },
-        { "bits6", " [bits6]", " [bits6, serial]" },
     };
     list_arrays arr = { 0 };
     list_filter flt = { list_rows_only, "", 0 };
@@ -656,7 +657,8 @@ static int list_only(const char *patfile, const char *dir)
     }
     timing tl = list_rows(g, d, len, buf, ref, gb, &bad);
     list_arrays arr = { 0 };
-    bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 0, NULL, keep_log, last_log);
+    bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 0, NULL, keep_log,
+                            last_log);
     list_arrays_free(&arr);
     /* Small lists: every piece overflows and is searched again in parts
      * that fit, a round trip with the device per list (src/cuda/overflow.h). */

@@ -27,10 +27,10 @@
 //
 // HAY_CUDA_SORT in the environment, to measure the ways against each other
 // (cuda_pfac_bench list --only) and test them: "radix" forces the radix
-// sort; "bits6" sorts a region with 6-bit digits (4 rounds for 24 bits,
-// not 6); with "all" ("all", "bits6,all") the regions serve any list of
-// two keys or more, in regions of at most 16 bytes (tests:
-// conformance_gpu's lists).
+// sort; "all" has the regions serve any list of two keys or more, in
+// regions of at most 16 bytes (tests: conformance_gpu's lists).  (Round 2
+// also measured 6-bit digits in the regions' block sort: 4 rounds for 24
+// bits instead of 6, but slower on every row.)
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -68,24 +68,22 @@ struct plan {
     int r;          // 0: the radix sort
     u64 regions;    // (span >> r) + 1
     u64 maxbig;     // regions with more than LARGE keys, at most
-    bool bits6;     // regions sorted with 6-bit digits (else 4)
 };
 
 // HAY_CUDA_SORT (above), read for each list (a benchmark switches).
-enum { F_RADIX = 1, F_BITS6 = 2, F_ALL = 4 };
+enum { F_RADIX = 1, F_ALL = 2 };
 
 int forced(void)
 {
     const char *e = getenv("HAY_CUDA_SORT");
     if (!e)
         return 0;
-    return (strstr(e, "radix") ? F_RADIX : 0) | (strstr(e, "bits6") ? F_BITS6 : 0) |
-           (strstr(e, "all") ? F_ALL : 0);
+    return (strstr(e, "radix") ? F_RADIX : 0) | (strstr(e, "all") ? F_ALL : 0);
 }
 
 plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
 {
-    plan p = { 0, 0, 0, (force & F_BITS6) != 0 };
+    plan p = { 0, 0, 0 };
     if ((force & F_RADIX) || n < ((force & F_ALL) ? 2 : MIN_KEYS) || n > 0x7fffffffu ||
         id_bits < 1 || id_bits > HAY_CUDA_ID_BITS)
         return p;
@@ -109,10 +107,10 @@ plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
 
 // The region's c keys at keys[0, c): 32-bit keys (the end's low r bits
 // above the id) sorted in the block, written back full width.
-template <int IPT, int RB>
+template <int IPT>
 __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, void *smem)
 {
-    typedef cub::BlockRadixSort<unsigned, THREADS, IPT, cub::NullType, RB> sorter;
+    typedef cub::BlockRadixSort<unsigned, THREADS, IPT> sorter;
     const int bits = r + id_bits;
     const unsigned pad = bits == 32 ? ~0u : (unsigned)(((u64)1 << bits) - 1);
     const u64 emask = ((u64)1 << r) - 1, idmask = ((u64)1 << id_bits) - 1;
@@ -140,13 +138,12 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
 // One block a region of keys (sorted by region, stable): sorted within
 // it in place; a region too large for a block goes to big[] (begin, end
 // pairs) for the segmented sort.
-template <int RB>
 __global__ void __launch_bounds__(THREADS, 8)
     region_sort(u64 *keys, const int *off, int r, int id_bits, int *big, int *nbig, int maxbig)
 {
-    typedef cub::BlockRadixSort<unsigned, THREADS, SMALL / THREADS, cub::NullType, RB> s_small;
-    typedef cub::BlockRadixSort<unsigned, THREADS, MID / THREADS, cub::NullType, RB> s_mid;
-    typedef cub::BlockRadixSort<unsigned, THREADS, LARGE / THREADS, cub::NullType, RB> s_large;
+    typedef cub::BlockRadixSort<unsigned, THREADS, SMALL / THREADS> s_small;
+    typedef cub::BlockRadixSort<unsigned, THREADS, MID / THREADS> s_mid;
+    typedef cub::BlockRadixSort<unsigned, THREADS, LARGE / THREADS> s_large;
     __shared__ union {
         typename s_small::TempStorage a;
         typename s_mid::TempStorage b;
@@ -157,11 +154,11 @@ __global__ void __launch_bounds__(THREADS, 8)
     if (c <= 1)
         return;
     if (c <= SMALL)
-        sort_region<SMALL / THREADS, RB>(keys + lo, c, region, r, id_bits, &tmp);
+        sort_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
     else if (c <= MID)
-        sort_region<MID / THREADS, RB>(keys + lo, c, region, r, id_bits, &tmp);
+        sort_region<MID / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
     else if (c <= LARGE)
-        sort_region<LARGE / THREADS, RB>(keys + lo, c, region, r, id_bits, &tmp);
+        sort_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
     else if (threadIdx.x == 0) {
         int k = atomicAdd(nbig, 1);
         if (k < maxbig) {   // always (each holds more than LARGE of n keys)
@@ -301,12 +298,8 @@ cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *i
         return e;
     if (p.maxbig && (e = cudaMemsetAsync(big, 0, l.cnt - l.big, st)) != cudaSuccess)
         return e;   // (the big pairs (0, 0) and nbig 0)
-    if (p.bits6)
-        region_sort<6><<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big,
-                                                                nbig, (int)p.maxbig);
-    else
-        region_sort<4><<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big,
-                                                                nbig, (int)p.maxbig);
+    region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big, nbig,
+                                                         (int)p.maxbig);
     if ((e = cudaGetLastError()) != cudaSuccess || !p.maxbig)
         return e;
     // The big regions (unused pairs are empty): sorted between out and the
@@ -348,7 +341,7 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
             return (int)e;
         *temp_bytes = radix;
         // The regions way at its largest: the most regions and big ones.
-        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1), false };
+        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1) };
         layout l;
         if (n >= 2 && n <= 0x7fffffffu && layout_of(p, n, st, &l) == cudaSuccess &&
             l.total > radix)

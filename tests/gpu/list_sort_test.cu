@@ -7,10 +7,9 @@
 // of big regions), keys at the region's and the list's greatest (the
 // padding's value), every id width, a list of one end, sparse lists whose
 // regions would not fit 32 bits (back to the radix sort), and a list the
-// temp storage was sized for at its largest; each in every way of sort.cu
-// (HAY_CUDA_SORT unset, "bits6", and with "all" every list of two keys or
-// more by regions).  Without a CUDA device it prints why and exits 77
-// (skipped).
+// temp storage was sized for at its largest; each by default and with
+// HAY_CUDA_SORT=all (every list of two keys or more by regions).  Without
+// a CUDA device it prints why and exits 77 (skipped).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -150,9 +149,9 @@ int main()
         printf("FAIL: device buffers (%s)\n", cudaGetErrorString(cudaGetLastError()));
         return 1;
     }
-    // The default, then 6-bit digits in the regions, then both with the
-    // regions serving every list of two keys or more (sort.cu HAY_CUDA_SORT).
-    static const char *const modes[] = { "", "bits6", "all", "bits6,all" };
+    // The default, then the regions serving every list of two keys or more
+    // (sort.cu HAY_CUDA_SORT).
+    static const char *const modes[] = { "", "all" };
     for (const char *m : modes) {
         mode = m;
         max_n = *m && strstr(m, "all") ? (size_t)2 << 20 : SIZE_MAX;
