@@ -14,13 +14,14 @@
 //    (atomics per warp and region: the kernel's keys come in runs of
 //    nearby ends), 3 crossings of the keys; (2) one block per region
 //    loads its keys into registers as 32-bit keys (the end's low R bits
-//    above the id's id_bits: 21-27 bits), sorts them in shared memory
+//    above the id's id_bits: 23-24 bits for snort and et-open, at most
+//    32), sorts them in shared memory
 //    (cub::BlockRadixSort) and writes them back in place, full width.  A
 //    region with more keys than a block holds (duplicates, bursts) is
 //    listed by the block and sorted after with CUB's segmented radix sort.
-//    So the keys cross the device's memory 5 times instead of 13.  (Round
-//    1 of the branch also grouped them by CUB's radix sort on the region
-//    bits, two passes: 5 crossings in step (1), measured slower.)
+//    So the keys cross the device's memory 5 times instead of 13.  (Also
+//    tried: grouping by CUB's radix sort on the region bits, two passes,
+//    5 crossings in step (1): slower; docs/notes/2026-11-26-listfast.md.)
 // Keys are unique (one pattern id per end), so any sort by key gives the
 // one order, whatever order a region's keys came in; every way gives
 // exactly today's.
