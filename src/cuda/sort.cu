@@ -15,8 +15,8 @@
 //    nearby ends), 3 crossings of the keys; (2) one block per region
 //    loads its keys into registers as 32-bit keys (the end's low R bits
 //    above the id's id_bits: 23-24 bits for snort and et-open, at most
-//    32), sorts them in shared memory
-//    (cub::BlockRadixSort) and writes them back in place, full width.  A
+//    32), sorts them in shared memory (cub::BlockRadixSort) and writes
+//    them back in place, full width.  A
 //    region with more keys than a block holds (duplicates, bursts) is
 //    listed by the block and sorted after with CUB's segmented radix sort.
 //    So the keys cross the device's memory 5 times instead of 13.  (Also
