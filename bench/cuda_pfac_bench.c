@@ -28,14 +28,16 @@
  *       and first match of PFAC's per-match list (a "#   marks:" line);
  *       under each list row, the whole list into the caller's arrays
  *       (hay_scan_list, end to end and resident: list_arrays.c).
- *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N]
- *       1 GiB as for big, PFAC only: the end-to-end count, the resident
- *       kernel and the list rows below (no knobs, no CPU, no Hyperscan),
+ *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N] [--algo NAME] [--only ROWS]
+ *       1 GiB as for big, PFAC (or --algo's engine): the end-to-end
+ *       count, the resident kernel and the list rows below (no knobs, no
+ *       CPU, no Hyperscan),
  *       then list-batch with lists of 1M and 64K slots (result_cap: the
  *       pieces overflow and are searched again in parts that fit), and
  *       the "list arrays" rows: hay_scan_list and hay_scan_buffer_list into
  *       the caller's arrays, the whole list in one call (all threads, one
- *       thread) and in calls of a 16M cap (list_arrays.c).
+ *       thread) and in calls of a 16M cap (list_arrays.c).  --only: some
+ *       list-arrays rows, with each list sort (list_filtered below).
  *
  * The full ordered list, three ways: "full list" (hay_scan, a callback per
  * match that folds it into a checksum), "list-batch" (hay_scan_batch: the
@@ -69,6 +71,8 @@
 static int reps = 5;
 static int count_only;   /* lits --count-only: no list rows */
 static int max_rows;     /* lits --rows N: the first N rows only (0: all) */
+static const char *list_algo = "pfac";   /* list --algo NAME */
+static const char *list_rows_only;        /* list --only ROWS (list_filtered) */
 
 static int by_name(const void *a, const void *b)
 {
@@ -580,17 +584,58 @@ static int big(const char *patfile, const char *dir, const char *hs,
     return bad;
 }
 
+/* list --only ROWS: the list-arrays rows whose names hold one of ROWS'
+ * '|'-separated parts, with each of src/cuda/sort.cu's sorts (the radix
+ * sort and the regions: HAY_CUDA_SORT), then the resident device rows
+ * again with HAY_CUDA_LIST_SERIAL (each sort and each conversion alone on
+ * the device: the timeline's "GPU: sort" and "cuts and conversions" are
+ * then their own times, and the rest of the wall time is the list
+ * kernel's and the host's), all checked against one reference list made
+ * with the radix sort; no other list rows. */
+static int list_filtered(hay_patterns *g, const uint8_t *d, uint64_t len,
+                         const hay_buffer *buf, uint64_t ref, double gb)
+{
+    static const struct {
+        const char *env, *tag, *tag1;
+    } sorts[] = {
+        { "radix", " [radix]", " [radix, serial]" },
+        { NULL, "", " [serial]" },
+    };
+    list_arrays arr = { 0 };
+    list_filter flt = { list_rows_only, "", 0 };
+    uint64_t sum = 0;
+    setenv("HAY_CUDA_SORT", "radix", 1);
+    int bad = list_arrays_ref(g, d, len, &arr, ref, &sum, &flt);
+    for (int serial = 0, refbad = bad; serial < 2 && !refbad; serial++)
+        for (size_t i = 0; i < sizeof sorts / sizeof *sorts; i++) {
+            if (sorts[i].env)
+                setenv("HAY_CUDA_SORT", sorts[i].env, 1);
+            else
+                unsetenv("HAY_CUDA_SORT");
+            if (serial)
+                setenv("HAY_CUDA_LIST_SERIAL", "1", 1);
+            flt.only = serial ? "resident list arrays, device" : list_rows_only;
+            flt.tag = serial ? sorts[i].tag1 : sorts[i].tag;
+            bad |= list_arrays_rows(g, d, len, buf, &arr, ref, sum, gb, reps, 0, &flt, keep_log,
+                                    last_log);
+        }
+    unsetenv("HAY_CUDA_SORT");
+    unsetenv("HAY_CUDA_LIST_SERIAL");
+    list_arrays_free(&arr);
+    return bad;
+}
+
 static int list_only(const char *patfile, const char *dir)
 {
     pat_list p;
     uint64_t len = (uint64_t)1 << 30;
     uint8_t *d = setup_1g(patfile, dir, &p);
-    hay_patterns *g = d ? compile(&p, HAY_BACKEND_CUDA, "pfac", NULL) : NULL;
+    hay_patterns *g = d ? compile(&p, HAY_BACKEND_CUDA, list_algo, NULL) : NULL;
     if (!g)
         return 2;
     double gb = (double)len / 1e9;
-    printf("# %s: %zu patterns over 1 GiB of %s; medians of %d after a warm-up\n",
-           patfile, p.n, dir, reps);
+    printf("# %s: %zu patterns over 1 GiB of %s, --algo %s; medians of %d after a warm-up\n",
+           patfile, p.n, dir, list_algo, reps);
     printf("%-36s %10s %10s %12s %s\n", "engine", "seconds", "GB/s", "matches",
            "vs per-match list");
     timing te = run(g, d, len, NULL, COUNT, 0);
@@ -602,9 +647,18 @@ static int list_only(const char *patfile, const char *dir)
         row("cuda pfac resident kernel-only", tr.kernel, tr.count, ref, gb);
     }
     int bad = 0;
+    if (list_rows_only) {
+        bad = list_filtered(g, d, len, buf, ref, gb);
+        hay_buffer_free(buf);
+        hay_patterns_free(g);
+        free(d);
+        pat_list_free(&p);
+        return bad;
+    }
     timing tl = list_rows(g, d, len, buf, ref, gb, &bad);
     list_arrays arr = { 0 };
-    bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 0, keep_log, last_log);
+    bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 0, NULL, keep_log,
+                            last_log);
     list_arrays_free(&arr);
     /* Small lists: every piece overflows and is searched again in parts
      * that fit, a round trip with the device per list (src/cuda/overflow.h). */
@@ -756,7 +810,7 @@ static int lits(const char *patfile, const char *dir)
             bad |= marks_rows(g, d, len, buf, &mref, gb);
         }
         if (list)
-            bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 1, keep_log,
+            bad |= list_arrays_rows(g, d, len, buf, &arr, ref, tl.sum, gb, reps, 1, NULL, keep_log,
                                     last_log);
         hay_patterns_free(g);
     }
@@ -785,6 +839,10 @@ int main(int argc, char **argv)
             count_only = 1;
         else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
             max_rows = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--algo") && i + 1 < argc)
+            list_algo = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            list_rows_only = argv[++i];
         else if (na < 8)
             args[na++] = argv[i];
     }
@@ -792,7 +850,8 @@ int main(int argc, char **argv)
         reps = 1;
     if (na != 3) {
         fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big|list|lits PATFILE TEXTDIR "
-                        "[--reps N] [--hs HS_BENCH] [--file PATH] [--count-only] [--rows N]\n");
+                        "[--reps N] [--hs HS_BENCH] [--file PATH] [--count-only] [--rows N] "
+                        "[--algo NAME] [--only ROWS]\n");
         return 2;
     }
     if (hay_backend_available(HAY_BACKEND_CUDA) != HAY_OK) {

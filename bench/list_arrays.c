@@ -201,9 +201,51 @@ static arrays_timing timed(const hay_patterns *set, const uint8_t *d, uint64_t l
     return t;
 }
 
+/* Whether the row's name holds one of the '|'-separated parts of only. */
+static int wanted(const char *name, const char *only)
+{
+    for (const char *p = only; *p;) {
+        const char *q = strchr(p, '|');
+        size_t k = q ? (size_t)(q - p) : strlen(p);
+        for (const char *x = name; k && *x; x++)
+            if (!strncmp(x, p, k))
+                return 1;
+        p += k + (q != NULL);
+    }
+    return 0;
+}
+
+/* The checksum of the first n entries of the pageable arrays without
+ * their starts. */
+static uint64_t sum_nostarts(const list_arrays *a, uint64_t n)
+{
+    fold f;
+    memset(&f, 0, sizeof f);
+    for (size_t j = 0; j < (size_t)n; j++)
+        fold_one(&f, a->ids[j], 0, a->ends[j]);
+    return f.sum;
+}
+
+int list_arrays_ref(const hay_patterns *set, const uint8_t *d, uint64_t len, list_arrays *a,
+                    uint64_t ref, uint64_t *sum, list_filter *flt)
+{
+    size_t whole = ref ? (size_t)ref : 1;
+    if (a->cap < whole && arrays_make(a, whole) < 0) {
+        printf("# list arrays: no memory for %zu matches\n", whole);
+        return 1;
+    }
+    arrays_timing t = timed(set, d, len, NULL, a, PAGEABLE, whole, 0, 0, 1, NULL);
+    *sum = t.sum;
+    flt->sum_nostarts = sum_nostarts(a, t.count);
+    printf("# reference (whole list, pageable arrays): %llu matches, checksum %llx%s\n",
+           (unsigned long long)t.count, (unsigned long long)t.sum,
+           t.err ? hay_strerror(t.err) : t.order_bad ? ", ORDER" : "");
+    return t.err != HAY_OK || t.count != ref || t.order_bad;
+}
+
 int list_arrays_rows(const hay_patterns *set, const uint8_t *d, uint64_t len,
                      const hay_buffer *buf, list_arrays *a, uint64_t ref, uint64_t want_sum,
-                     double gb, int reps, int few,
+                     double gb, int reps, int few, const list_filter *flt,
                      void (*log)(const char *line, void *ctx), char *last_log)
 {
     size_t whole = ref ? (size_t)ref : 1, cap16 = (size_t)16 << 20;
@@ -236,10 +278,11 @@ int list_arrays_rows(const hay_patterns *set, const uint8_t *d, uint64_t len,
         { "resident list arrays, device ids+ends", 1, 0, 0, 0, 1, DEVICE },
     };
     int bad = 0;
-    uint64_t want_nostarts = 0;
-    int have_nostarts = 0;
+    uint64_t want_nostarts = flt ? flt->sum_nostarts : 0;
+    int have_nostarts = flt != NULL;
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        if ((few && !rows[i].few) || (rows[i].resident && !buf))
+        if ((few && !rows[i].few) || (rows[i].resident && !buf) ||
+            (flt && !wanted(rows[i].name, flt->only)))
             continue;
         *last_log = 0;
         if (rows[i].nostarts && !have_nostarts)
@@ -254,17 +297,15 @@ int list_arrays_rows(const hay_patterns *set, const uint8_t *d, uint64_t len,
                                 rows[i].threads, rows[i].nostarts, reps, log);
         int ok = t.err == HAY_OK && t.count == ref && !t.order_bad &&
                  t.sum == (rows[i].nostarts ? want_nostarts : want_sum);
-        if (i == 0 && ok) {
+        if (i == 0 && ok && !flt) {
             /* The arrays hold the whole list now: its fold without starts. */
-            fold f;
-            memset(&f, 0, sizeof f);
-            for (size_t j = 0; j < (size_t)ref; j++)
-                fold_one(&f, a->ids[j], 0, a->ends[j]);
-            want_nostarts = f.sum;
+            want_nostarts = sum_nostarts(a, ref);
             have_nostarts = 1;
         }
         bad |= !ok;
-        printf("%-36s %10.4f %10.2f %12llu %s\n", rows[i].name, t.wall, gb / t.wall,
+        char name[96];
+        snprintf(name, sizeof name, "%s%s", rows[i].name, flt ? flt->tag : "");
+        printf("%-36s %10.4f %10.2f %12llu %s\n", name, t.wall, gb / t.wall,
                (unsigned long long)t.count,
                t.err ? hay_strerror(t.err) : ok ? "same" : t.order_bad ? "ORDER" : "DIFF");
         printf("#   %llu calls; phases: copy_in %.4f kernel %.4f copy_out+sort %.4f "

@@ -32,9 +32,24 @@ void list_arrays_free(list_arrays *a);
  * and resident.  ref and want_sum: the per-match list's count and
  * checksum; log/last_log: where the library's timeline line goes (printed
  * under each row, then cleared).  Returns non-zero when a row is wrong. */
+/* Some rows only (cuda_pfac_bench list --only): those whose names hold
+ * one of the '|'-separated parts of `only`, printed with `tag` after the
+ * name, checked against the checksums of list_arrays_ref. */
+typedef struct list_filter {
+    const char *only, *tag;
+    uint64_t sum_nostarts;   /* the checksum without starts */
+} list_filter;
+
 int list_arrays_rows(const hay_patterns *set, const uint8_t *d, uint64_t len,
                      const hay_buffer *buf, list_arrays *a, uint64_t ref, uint64_t want_sum,
-                     double gb, int reps, int few,
+                     double gb, int reps, int few, const list_filter *flt,
                      void (*log)(const char *line, void *ctx), char *last_log);
+
+/* The reference of filtered rows: the whole list of set over d[0, len)
+ * in one call into the pageable arrays, folded with and without starts
+ * (*sum, flt->sum_nostarts).  Non-zero when it fails or its count is not
+ * ref. */
+int list_arrays_ref(const hay_patterns *set, const uint8_t *d, uint64_t len, list_arrays *a,
+                    uint64_t ref, uint64_t *sum, list_filter *flt);
 
 #endif

@@ -39,7 +39,21 @@ struct hay_dlist {
     const uint32_t *d_plen;
     uint64_t pieces, matches;
     double wait;              /* the calling thread waiting for cuts */
+    double gpu;               /* the cuts and conversions on the device */
+    cudaEvent_t ev[2 * HAY_CUDA_MAX_STREAMS];   /* a slot's last cut and conversion */
+    bool timed[HAY_CUDA_MAX_STREAMS];           /* ... recorded, not yet read */
 };
+
+/* Adds slot k's last cut and conversion to d->gpu, once done. */
+static void read_time(hay_dlist *d, unsigned k)
+{
+    float ms = 0;
+    if (d->timed[k] && cudaEventSynchronize(d->ev[2 * k + 1]) == cudaSuccess &&
+        cudaEventElapsedTime(&ms, d->ev[2 * k], d->ev[2 * k + 1]) == cudaSuccess)
+        d->gpu += ms / 1e3;
+    cudaGetLastError();
+    d->timed[k] = false;
+}
 
 /* The set's pattern lengths on the device, made by the first list that
  * needs them (of two threads at once, one keeps its table). */
@@ -129,6 +143,11 @@ hay_status hay_dlist_start(cuda_set *cs, const hay_patterns *set, cuda_pipe *pp,
     RETURN_ERROR_IF(!d, HAY_ERR_NOMEM);
     *d = (hay_dlist){ .pp = pp, .f = f, .pinned = pinned, .dma = dma, .ids = at[0],
                       .starts = at[1], .ends = at[2], .d_plen = plen };
+    for (unsigned k = 0; k < 2 * pp->nslots && k < 2 * HAY_CUDA_MAX_STREAMS; k++)
+        if (cudaEventCreate(&d->ev[k]) != cudaSuccess) {
+            cudaGetLastError();
+            d->ev[k] = NULL;
+        }
     *out = d;
     return HAY_OK;
 }
@@ -176,6 +195,18 @@ hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool
      * or before from, and the room left. */
     uint64_t below = f->from > base ? f->from - base : 0, room = f->list->cap - f->n;
     double t0 = hay_now();
+    unsigned ks = (unsigned)(sl - d->pp->s);
+    cudaEvent_t *ev = ks < HAY_CUDA_MAX_STREAMS && d->ev[2 * ks] && d->ev[2 * ks + 1]
+                          ? d->ev + 2 * ks : NULL;
+    /* Diagnostics (HAY_CUDA_LIST_SERIAL, as pipeline.c's sort): the cut
+     * and conversion alone on the device. */
+    bool alone = getenv("HAY_CUDA_LIST_SERIAL") != NULL;
+    if (ev)
+        read_time(d, ks);   /* the slot's conversion before (its events are reused) */
+    if (alone)
+        CU(cudaDeviceSynchronize());
+    if (ev)
+        CU(cudaEventRecord(ev[0], sl->ost));
     CU((cudaError_t)hay_cuda_list_cut(sl->d_sorted, n, below, room, sl->d_cut, sl->ost));
     CU(cudaMemcpyAsync(sl->h_cut, sl->d_cut, CUT_WORDS * sizeof *sl->h_cut,
                        cudaMemcpyDeviceToHost, sl->ost));
@@ -189,6 +220,12 @@ hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool
         k->count += take;
         d->matches += take;
     }
+    if (ev) {
+        CU(cudaEventRecord(ev[1], sl->ost));
+        d->timed[ks] = true;
+    }
+    if (alone)
+        CU(cudaDeviceSynchronize());
     d->pieces++;
     if (over) {
         bt->stopped = true;
@@ -207,12 +244,18 @@ hay_status hay_dlist_stop(hay_dlist *d, const hay_scan_opts *o)
         hay_status e = cuda_status(cudaStreamSynchronize(d->pp->s[k].ost));
         if (s == HAY_OK)
             s = e;
+        if (e == HAY_OK && k < HAY_CUDA_MAX_STREAMS)
+            read_time(d, k);
     }
     hay_log(o, "cuda list arrays: %s (converted on the device%s), %llu pieces, %llu matches, "
-            "waiting for cuts %.1f ms", d->pinned ? "pinned" : "device",
+            "waiting for cuts %.1f ms; GPU: cuts and conversions %.1f ms",
+            d->pinned ? "pinned" : "device",
             !d->pinned ? "" : d->dma ? ", copied by DMA" : ", stored through the mapping",
             (unsigned long long)d->pieces,
-            (unsigned long long)d->matches, d->wait * 1e3);
+            (unsigned long long)d->matches, d->wait * 1e3, d->gpu * 1e3);
+    for (unsigned k = 0; k < 2 * HAY_CUDA_MAX_STREAMS; k++)
+        if (d->ev[k])
+            cudaEventDestroy(d->ev[k]);
     free(d);
     return s;
 }

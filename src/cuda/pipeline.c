@@ -36,7 +36,7 @@
 
 int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
                        const unsigned long long *in, unsigned long long *out,
-                       size_t n, int end_bit, void *stream);
+                       size_t n, int end_bit, uint64_t span, int id_bits, void *stream);
 
 /* Lists of up to PEEK matches come back unsorted with their piece's count
  * and are sorted on the host: one round trip per piece instead of two
@@ -65,13 +65,22 @@ static int end_bits(uint64_t len)
 static hay_status enqueue_out(const scan_req *r, cuda_slot *sl, uint64_t lo, uint64_t n)
 {
     CU(cudaStreamWaitEvent(sl->ost, sl->ev[2], 0));
+    /* Diagnostics (docs/notes/2026-11-26-listfast.md): the sort alone on
+     * the device, so that its events time it alone. */
+    bool alone = getenv("HAY_CUDA_LIST_SERIAL") != NULL;
+    if (alone)
+        CU(cudaDeviceSynchronize());
     CU(cudaEventRecord(sl->ev_out[0], sl->ost));
     if (n) {
-        int bits = end_bits(sl->ge - lo);
-        CU((cudaError_t)hay_cuda_sort_keys(sl->d_tmp, &sl->tmp_bytes, sl->d_m,
-                                            sl->d_sorted, n, bits, sl->ost));
+        int bits = end_bits(sl->ge - lo), idb = 1;
+        while (idb < HAY_CUDA_ID_BITS && (r->set->n - 1) >> idb)
+            idb++;   /* the set's ids: sort.cu packs them with the end */
+        CU((cudaError_t)hay_cuda_sort_keys(sl->d_tmp, &sl->tmp_bytes, sl->d_m, sl->d_sorted, n,
+                                            bits, sl->ge - lo, idb, sl->ost));
     }
     CU(cudaEventRecord(sl->ev_out[1], sl->ost));
+    if (alone)
+        CU(cudaDeviceSynchronize());
     if (n && !r->dl)   /* device-reachable arrays: the keys stay (list_dev.h) */
         CU(cudaMemcpyAsync(sl->h_m, sl->d_sorted, n * sizeof *sl->h_m,
                            cudaMemcpyDeviceToHost, sl->ost));

@@ -1,19 +1,360 @@
-// sort.cu - the CUB radix sort of match keys (cuda_engine.h HAY_CUDA_MATCH:
-// end above, id below), behind one C entry point for the driver.
+// sort.cu - the sort of a piece's match keys (cuda_engine.h HAY_CUDA_MATCH:
+// local end above HAY_CUDA_ID_BITS, id below) by (end, id), behind one C
+// entry point for the driver (pipeline.c enqueue_out).
+//
+// Two ways, the same order:
+//  - radix: CUB's device radix sort on bits [0, end_bit): for a 32 MiB
+//    piece 46 bits, six passes over the keys (8 bytes read and written
+//    each), a third of them over the id's 20 bits of which a set uses
+//    13-15.
+//  - regions (large lists): the ends cut into 2^R-byte regions, R chosen
+//    from the list's density so that a region holds a few hundred keys.
+//    (1) the keys into `out` grouped by region: a count of each region's
+//    keys, their prefix sum (each region's first index) and a scatter
+//    (atomics per warp and region: the kernel's keys come in runs of
+//    nearby ends), 3 crossings of the keys; (2) one block per region
+//    loads its keys into registers as 32-bit keys (the end's low R bits
+//    above the id's id_bits: 23-24 bits for snort and et-open, at most
+//    32), sorts them in shared memory (cub::BlockRadixSort) and writes
+//    them back in place, full width.  A
+//    region with more keys than a block holds (duplicates, bursts) is
+//    listed by the block and sorted after with CUB's segmented radix sort.
+//    So the keys cross the device's memory 5 times instead of 13.  (Also
+//    tried: grouping by CUB's radix sort on the region bits, two passes,
+//    5 crossings in step (1): slower; docs/notes/2026-11-26-listfast.md.)
+// Keys are unique (one pattern id per end), so any sort by key gives the
+// one order, whatever order a region's keys came in; every way gives
+// exactly today's.
+//
+// HAY_CUDA_SORT in the environment, to measure the ways against each other
+// (cuda_pfac_bench list --only) and test them: "radix" forces the radix
+// sort; "all" has the regions serve any list of two keys or more, in
+// regions of at most 16 bytes (tests: conformance_gpu's lists).  (Round 2
+// also measured 6-bit digits in the regions' block sort: 4 rounds for 24
+// bits instead of 6, but slower on every row.)
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
 #include <cuda_runtime.h>
 
-#include <stddef.h>
+#include "cuda_engine.h"
 
-// Sorts n keys of `in` into `out` by bits [0, end_bit).  With d_temp NULL
-// only sets *temp_bytes.  Returns a cudaError_t as int (0 on success).
-extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
-                                  const unsigned long long *in,
-                                  unsigned long long *out, size_t n,
-                                  int end_bit, void *stream)
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned long long u64;
+
+namespace {
+
+enum {
+    THREADS = 128,               // a region block
+    SMALL = THREADS * 4,         // keys a block sorts in its three sizes
+    MID = THREADS * 8,
+    LARGE = THREADS * 16,
+    AVG = 320,                   // keys a region should hold on average
+    REGION_BITS_MAX = 16,        // at most 2^16 + 1 regions (the offsets)
+    MIN_KEYS = 1 << 17,          // shorter lists: the radix sort
+};
+
+size_t align_up(size_t x)
 {
-    cudaError_t e = cub::DeviceRadixSort::SortKeys(
-        d_temp, *temp_bytes, in, out, (long long)n, 0, end_bit,
-        (cudaStream_t)stream);
-    return (int)e;
+    return (x + 255) & ~(size_t)255;
+}
+
+// How a list of n keys is cut: region width R (bytes 2^R), regions.
+struct plan {
+    int r;          // 0: the radix sort
+    u64 regions;    // (span >> r) + 1
+    u64 maxbig;     // regions with more than LARGE keys, at most
+};
+
+// HAY_CUDA_SORT (above), read for each list (a benchmark switches).
+enum { F_RADIX = 1, F_ALL = 2 };
+
+int forced(void)
+{
+    const char *e = getenv("HAY_CUDA_SORT");
+    if (!e)
+        return 0;
+    return (strstr(e, "radix") ? F_RADIX : 0) | (strstr(e, "all") ? F_ALL : 0);
+}
+
+plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
+{
+    plan p = { 0, 0, 0 };
+    if ((force & F_RADIX) || n < ((force & F_ALL) ? 2 : MIN_KEYS) || n > 0x7fffffffu ||
+        id_bits < 1 || id_bits > HAY_CUDA_ID_BITS)
+        return p;
+    // The widest region with at most AVG keys on average ...
+    int r = 1;
+    while (r < 31 && (double)n * (double)((u64)1 << (r + 1)) <= (double)AVG * ((double)span + 1))
+        r++;
+    if ((force & F_ALL) && r > 4)
+        r = 4;   // tests: many regions in short inputs
+    // ... but no more than 2^16 + 1 regions,
+    while (r < 40 && (span >> r) > ((u64)1 << REGION_BITS_MAX) - 1)
+        r++;
+    // its keys in 32 bits, and at least one region bit to sort on.
+    if (r + id_bits > 32 || HAY_CUDA_ID_BITS + r >= end_bit)
+        return p;
+    p.r = r;
+    p.regions = (span >> r) + 1;
+    p.maxbig = n / (LARGE + 1);
+    return p;
+}
+
+// The region's c keys at keys[0, c): 32-bit keys (the end's low r bits
+// above the id) sorted in the block, written back full width.
+template <int IPT>
+__device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, void *smem)
+{
+    typedef cub::BlockRadixSort<unsigned, THREADS, IPT> sorter;
+    const int bits = r + id_bits;
+    const unsigned pad = bits == 32 ? ~0u : (unsigned)(((u64)1 << bits) - 1);
+    const u64 emask = ((u64)1 << r) - 1, idmask = ((u64)1 << id_bits) - 1;
+    unsigned k[IPT];
+#pragma unroll
+    for (int i = 0; i < IPT; i++) {
+        int x = i * THREADS + (int)threadIdx.x;
+        if (x < c) {
+            u64 key = keys[x];
+            k[i] = (unsigned)(((HAY_CUDA_MATCH_END(key) & emask) << id_bits) |
+                              (HAY_CUDA_MATCH_ID(key) & idmask));
+        } else {
+            k[i] = pad;   // the greatest key: sorts last (an equal real key is the same)
+        }
+    }
+    sorter(*(typename sorter::TempStorage *)smem).SortBlockedToStriped(k, 0, bits);
+#pragma unroll
+    for (int i = 0; i < IPT; i++) {
+        int x = i * THREADS + (int)threadIdx.x;
+        if (x < c)
+            keys[x] = HAY_CUDA_MATCH((region << r) | (k[i] >> id_bits), k[i] & idmask);
+    }
+}
+
+// One block a region of keys (sorted by region, stable): sorted within
+// it in place; a region too large for a block goes to big[] (begin, end
+// pairs) for the segmented sort.
+__global__ void __launch_bounds__(THREADS, 8)
+    region_sort(u64 *keys, const int *off, int r, int id_bits, int *big, int *nbig, int maxbig)
+{
+    typedef cub::BlockRadixSort<unsigned, THREADS, SMALL / THREADS> s_small;
+    typedef cub::BlockRadixSort<unsigned, THREADS, MID / THREADS> s_mid;
+    typedef cub::BlockRadixSort<unsigned, THREADS, LARGE / THREADS> s_large;
+    __shared__ union {
+        typename s_small::TempStorage a;
+        typename s_mid::TempStorage b;
+        typename s_large::TempStorage c;
+    } tmp;
+    u64 region = blockIdx.x;
+    int lo = off[region], c = off[region + 1] - lo;
+    if (c <= 1)
+        return;
+    if (c <= SMALL)
+        sort_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+    else if (c <= MID)
+        sort_region<MID / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+    else if (c <= LARGE)
+        sort_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+    else if (threadIdx.x == 0) {
+        int k = atomicAdd(nbig, 1);
+        if (k < maxbig) {   // always (each holds more than LARGE of n keys)
+            big[k] = lo;
+            big[maxbig + k] = lo + c;
+        }
+    }
+}
+
+// The big regions' keys sorted into alt (the segmented sort's other
+// buffer) back to keys.
+__global__ void copy_big(u64 *keys, const u64 *alt, const int *big, int maxbig)
+{
+    for (int s = blockIdx.x; s < maxbig; s += gridDim.x)
+        for (int i = big[s] + (int)threadIdx.x; i < big[maxbig + s]; i += blockDim.x)
+            keys[i] = alt[i];
+}
+
+// One pass over the keys, one atomic per warp and region (the kernel's
+// keys come in runs of nearby ends): without PLACE each region's keys
+// counted into cnt[region]; with PLACE each key written to the next free
+// index of its region (off: the regions' first indexes; cnt: the keys
+// placed).  Both zeroed before.  The warps of a block step through the
+// keys together (a warp's lanes are all in or all past its last step).
+template <bool PLACE>
+__global__ void region_pass(const u64 *keys, int n, int shift, const int *off, int *cnt,
+                            u64 *out)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x - lane; w < n; w += step) {
+        bool in = w + lane < n;
+        unsigned mask = __ballot_sync(~0u, in);
+        if (in) {
+            u64 key = keys[w + lane];
+            unsigned b = (unsigned)(key >> shift);
+            unsigned peers = __match_any_sync(mask, b);
+            int leader = __ffs(peers) - 1, at = 0;
+            if ((int)lane == leader)
+                at = (PLACE ? off[b] : 0) + atomicAdd(cnt + b, __popc(peers));
+            if (PLACE) {
+                at = __shfl_sync(peers, at, leader);
+                out[at + __popc(peers & ((1u << lane) - 1))] = key;
+            }
+        }
+    }
+}
+
+// Where the regions way keeps its parts in the temp storage: the regions'
+// first indexes (off), the big regions (big, nbig), the counts (cnt, then
+// the keys the scatter placed) and the scan's storage; then the area: the
+// big regions' other buffer (n keys) and the segmented sort's storage.
+struct layout {
+    size_t off, big, nbig, cnt, scan, area, total;
+    size_t scan_bytes, seg_bytes;
+};
+
+// The storage CUB's scan and segmented sort need at their largest here
+// (2^16 + 2 counts; 2^20 segments of 64 bits, more than any list's big
+// regions), asked once per device, not per piece (each question costs the
+// calling thread several driver calls).
+cudaError_t cub_sizes(cudaStream_t st, size_t *scan, size_t *seg)
+{
+    enum { DEVICES = 64 };
+    static size_t known[DEVICES][2];   // 0: not asked yet (threads asking at once agree)
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess)
+        return e;
+    if (dev >= 0 && dev < DEVICES && __atomic_load_n(&known[dev][1], __ATOMIC_ACQUIRE)) {
+        *scan = __atomic_load_n(&known[dev][0], __ATOMIC_RELAXED);
+        *seg = __atomic_load_n(&known[dev][1], __ATOMIC_RELAXED);
+        return cudaSuccess;
+    }
+    *scan = *seg = 0;
+    e = cub::DeviceScan::ExclusiveSum(NULL, *scan, (int *)NULL, (int *)NULL,
+                                      (1 << REGION_BITS_MAX) + 2, st);
+    cub::DoubleBuffer<u64> db(NULL, NULL);
+    if (e == cudaSuccess)
+        e = cub::DeviceSegmentedRadixSort::SortKeys(NULL, *seg, db, 1 << 30, 1 << 20,
+                                                    (const int *)NULL, (const int *)NULL, 0, 64,
+                                                    st);
+    if (e != cudaSuccess)
+        return e;
+    if (*seg == 0)
+        *seg = 1;
+    if (dev >= 0 && dev < DEVICES) {
+        __atomic_store_n(&known[dev][0], *scan, __ATOMIC_RELAXED);
+        __atomic_store_n(&known[dev][1], *seg, __ATOMIC_RELEASE);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t layout_of(const plan &p, size_t n, cudaStream_t st, layout *l)
+{
+    cudaError_t e = cub_sizes(st, &l->scan_bytes, &l->seg_bytes);
+    if (e != cudaSuccess)
+        return e;
+    size_t ints = align_up((size_t)(p.regions + 1) * sizeof(int));
+    l->off = 0;
+    l->big = ints;
+    l->nbig = l->big + align_up(2 * (size_t)p.maxbig * sizeof(int) + 1);
+    l->cnt = l->nbig + 256;
+    l->scan = l->cnt + ints;
+    l->area = l->scan + align_up(l->scan_bytes);
+    l->total = l->area + (p.maxbig ? align_up(n * sizeof(u64)) + align_up(l->seg_bytes) : 0);
+    return cudaSuccess;
+}
+
+// Step (1): the keys of `in` into `out` grouped by region, off[j] the
+// first index of region j (j in [0, regions]).
+cudaError_t group(const plan &p, const layout &l, char *tmp, const u64 *in, u64 *out, size_t n,
+                  int shift, cudaStream_t st)
+{
+    int *off = (int *)(tmp + l.off), *cnt = (int *)(tmp + l.cnt);
+    size_t ints = (size_t)(p.regions + 1) * sizeof(int), bytes = l.scan_bytes;
+    unsigned blocks = (unsigned)((n + 255) / 256 < 8192 ? (n + 255) / 256 : 8192);
+    cudaError_t e = cudaMemsetAsync(cnt, 0, ints, st);
+    if (e != cudaSuccess)
+        return e;
+    region_pass<false><<<blocks, 256, 0, st>>>(in, (int)n, shift, off, cnt, out);
+    if ((e = cub::DeviceScan::ExclusiveSum(tmp + l.scan, bytes, cnt, off, (int)p.regions + 1,
+                                           st)) != cudaSuccess ||
+        (e = cudaMemsetAsync(cnt, 0, ints, st)) != cudaSuccess)   // the keys placed
+        return e;
+    region_pass<true><<<blocks, 256, 0, st>>>(in, (int)n, shift, off, cnt, out);
+    return cudaGetLastError();
+}
+
+cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *in, u64 *out,
+                         size_t n, int id_bits, cudaStream_t st)
+{
+    int *off = (int *)(tmp + l.off), *big = (int *)(tmp + l.big), *nbig = (int *)(tmp + l.nbig);
+    const int shift = HAY_CUDA_ID_BITS + p.r;
+    cudaError_t e = group(p, l, tmp, in, out, n, shift, st);
+    if (e != cudaSuccess)
+        return e;
+    if (p.maxbig && (e = cudaMemsetAsync(big, 0, l.cnt - l.big, st)) != cudaSuccess)
+        return e;   // (the big pairs (0, 0) and nbig 0)
+    region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big, nbig,
+                                                         (int)p.maxbig);
+    if ((e = cudaGetLastError()) != cudaSuccess || !p.maxbig)
+        return e;
+    // The big regions (unused pairs are empty): sorted between out and the
+    // area's first n keys; wherever CUB leaves them, back into out.
+    u64 *alt = (u64 *)(tmp + l.area);
+    cub::DoubleBuffer<u64> db(out, alt);
+    size_t bytes = l.seg_bytes;
+    e = cub::DeviceSegmentedRadixSort::SortKeys(tmp + l.area + align_up(n * sizeof(u64)), bytes,
+                                                db, (int)n, (int)p.maxbig, big,
+                                                big + p.maxbig, 0, shift, st);
+    if (e != cudaSuccess)
+        return e;
+    if (db.Current() != out) {
+        copy_big<<<(unsigned)(p.maxbig < 1024 ? p.maxbig : 1024), 256, 0, st>>>(out, alt, big,
+                                                                           (int)p.maxbig);
+        e = cudaGetLastError();
+    }
+    return e;
+}
+
+}   // namespace
+
+// Sorts the n keys of `in` (left unchanged) into `out` by (end, id): ends
+// at most span, ids below 2^id_bits, every key below 2^end_bit.  With
+// d_temp NULL only sets *temp_bytes: enough for any list of at most n keys
+// (end_bit, span and id_bits are then ignored).  Returns a cudaError_t as
+// int (0 on success).
+extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
+                                  const unsigned long long *in, unsigned long long *out,
+                                  size_t n, int end_bit, uint64_t span, int id_bits,
+                                  void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    if (!d_temp) {
+        size_t radix = 0;
+        cudaError_t e = cub::DeviceRadixSort::SortKeys(NULL, radix, in, out, (long long)n, 0,
+                                                       64, st);
+        if (e != cudaSuccess)
+            return (int)e;
+        *temp_bytes = radix;
+        // The regions way at its largest: the most regions and big ones.
+        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1) };
+        layout l;
+        if (n >= 2 && n <= 0x7fffffffu && layout_of(p, n, st, &l) == cudaSuccess &&
+            l.total > radix)
+            *temp_bytes = l.total;
+        cudaGetLastError();
+        return 0;
+    }
+    plan p = plan_of(n, end_bit, span, id_bits, forced());
+    layout l;
+    if (p.r && layout_of(p, n, st, &l) == cudaSuccess && l.total <= *temp_bytes)
+        return (int)sort_regions(p, l, (char *)d_temp, in, out, n, id_bits, st);
+    cudaGetLastError();
+    return (int)cub::DeviceRadixSort::SortKeys(d_temp, *temp_bytes, in, out, (long long)n, 0,
+                                               end_bit, st);
 }
