@@ -24,6 +24,7 @@
 struct fdr_view {
     const uint32_t *table;        // this group's, 1 << domain words
     const uint8_t *scode;         // NULL: no short literals in this pass
+    const uint32_t *nib;          // the byte table (SH 2 only)
     const uint32_t *short_first, *short_ent, *slot_first;
     const uint32_t *pmap;         // the prefix bitmap
     const hay_fdr_gpu_lit *lits;
@@ -243,10 +244,11 @@ FDR_HD fdr_geom fdr_plan(const uint8_t *text, uint64_t len, uint64_t start0, uin
 
 // What the filter leaves of a word: the low byte of S after each of its 16
 // bytes (byte j of the word: byte j & 3 of st[j >> 2]) and the short codes
-// of its ends (byte j's at bits 2j, 2j + 1).
+// of its ends (byte j's at bits 2j, 2j + 1); with the byte table (SH 2),
+// fl: bits 2 and 3 of byte j's nibble at bits 2j + 2, 2j + 3 (mod 32).
 struct fdr_word_out {
     uint32_t st[4];
-    uint32_t sc;
+    uint32_t sc, fl;
 };
 
 // x with byte k replaced by b's low byte.
@@ -289,18 +291,80 @@ FDR_HD uint32_t fdr_bytes_at(const uint32_t ww[5], int o)
 #endif
 }
 
-// A thread's filter state: S and the (folded) word before the next one.
+// x rotated right (left) by r bits (r: 0..31 used).
+FDR_HD uint32_t fdr_rotr(uint32_t x, uint32_t r)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(x, x, r);
+#else
+    r &= 31;
+    return r ? x >> r | x << (32 - r) : x;
+#endif
+}
+
+FDR_HD uint32_t fdr_rotl(uint32_t x, uint32_t r)
+{
+    return fdr_rotr(x, 32 - (r & 31));
+}
+
+// A thread's filter state: S, the (folded) word before the next one, and
+// (SH 2) that word's fl.
 struct fdr_thr {
-    uint32_t st, prev;
+    uint32_t st, prev, pfl;
 };
 
-// The filter and (SHORT) the short codes over bytes FROM..TO-1 of the
-// folded word w, with no branch: each byte's window read straight out of
-// the words (one funnel shift), one multiply for its key.
-template <bool SHORT, int FROM, int TO>
+// The bytes o .. o + 3 of the 20 bytes ww[0..4] for o in 0..16 chosen at
+// run time (fdr_bytes_at's words picked by selects: an index would put ww
+// in local memory).
+FDR_HD uint32_t fdr_bytes_sel(const uint32_t ww[5], unsigned o)
+{
+    unsigned i = o >> 2;
+    uint32_t a = i == 0 ? ww[0] : i == 1 ? ww[1] : i == 2 ? ww[2] : i == 3 ? ww[3] : ww[4];
+    uint32_t b = i == 0 ? ww[1] : i == 1 ? ww[2] : i == 2 ? ww[3] : ww[4];
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(a, b, 8 * (o & 3));
+#else
+    unsigned sh = 8 * (o & 3);
+    return sh ? a >> sh | b << (32 - sh) : a;
+#endif
+}
+
+// The byte table's pass over a word's codes (SH 2; fdr_gpu.h): the ends j
+// where byte j - 1 starts and byte j ends a 2-byte literal read the 2-bit
+// code of their key in place of the nibble's count (1-byte literals only).
+// Byte -1 is the last of the word before (t.pfl; 0 before the piece).
+FDR_HD void fdr_nib_fix(const fdr_view &v, const fdr_thr &t, const uint32_t ww[5],
+                        fdr_word_out &o)
+{
+    // Bit 3 of byte j - 1 moved next to bit 2 of byte j (bit 2j + 2).
+    uint32_t g = (fdr_rotl(o.fl, 1) & ~4u) | ((t.pfl << 1) & 4u);
+    uint32_t f2 = fdr_rotr(o.fl & g & 0x55555555u, 2);
+    o.sc &= ~(f2 | f2 << 1);
+    while (f2) {
+        unsigned b = fdr_lowest(f2);
+        f2 &= f2 - 1;
+        // Key y[j-1] | y[j] << 8: bytes j + 3, j + 4 of ww.
+        o.sc |= fdr_code_at(v.scode, fdr_bytes_sel(ww, (b >> 1) + 3), (int)(b >> 1));
+    }
+}
+
+// The filter and the short codes over bytes FROM..TO-1 of the folded word
+// w, with no branch: each byte's window read straight out of the words
+// (one funnel shift), one multiply for its key.  SH: 0 no short literals,
+// 1 the 2-bit code of each end's key, 2 the byte table (then the codes
+// where fdr_nib_fix says; FROM 0 only: the warm-up keeps fl alone).
+template <int SH, int FROM, int TO>
 FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], fdr_word_out &o)
 {
     const uint32_t ww[5] = { t.prev, w[0], w[1], w[2], w[3] };
+    // SH 2: each byte's word of the byte table (its offset in bytes) and
+    // the rotation to its nibble, four bytes at a time.
+    uint32_t nof[4], nrot[4];
+    if (SH == 2)
+        for (int i = FROM >> 2; i < 4; i++) {
+            nof[i] = (w[i] << 2) & 0x7c7c7c7cu;
+            nrot[i] = (w[i] >> 3) & 0x1c1c1c1cu;
+        }
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -309,8 +373,26 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
         uint32_t x = fdr_bytes_at(ww, j + 5 - HAY_FDR_GPU_WINDOW);
         t.st = (t.st >> 8) | v.table[fdr_gpu_key(x, v.domain)];
         o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], t.st, j & 3);
-        if (SHORT)
+        if (SH == 1)
             o.sc |= fdr_code_at(v.scode, x >> 8, j);
+        if (SH == 2) {
+            const int sh = 8 * (j & 3);
+#ifdef __CUDA_ARCH__
+            uint32_t off = __byte_perm(nof[j >> 2], 0, 0x4440 + (j & 3));
+#else
+            uint32_t off = (nof[j >> 2] >> sh) & 0xffu;
+#endif
+            uint32_t n = *(const uint32_t *)((const uint8_t *)(v.nib + HAY_FDR_GPU_NIB_WORDS * j) +
+                                             off);
+            n = fdr_rotr(n, nrot[j >> 2] >> sh);   // the low 5 bits count
+            o.sc |= n & fdr_rotl(3u, 2 * j);
+            o.fl |= n & fdr_rotl(0xcu, 2 * j);
+        }
+    }
+    if (SH == 2) {
+        if (FROM == 0)
+            fdr_nib_fix(v, t, ww, o);
+        t.pfl = o.fl;
     }
     t.prev = w[3];
 }
@@ -374,25 +456,26 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 // Thread th's run: a warm-up over the last bytes before it (when they lie
 // at or above base), then its words; q.put(c, o, shm, e0) after each word
 // (by every thread, with c = 0 when there is nothing, also past the
-// piece: the kernel's warp-wide calls) and round() after it.  SHORT: the
-// pass has short literals; FAST: counts only (short codes below SLOW
-// counted in place).
+// piece: the kernel's warp-wide calls) and round() after it.  SH: the
+// pass's short literals (fdr_filter_word; 2 with FAST only); FAST: counts
+// only (short codes below SLOW counted in place).
 #pragma nv_exec_check_disable
-template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue, class Round>
+template <bool CASELESS, int SH, bool FAST, class Emit, class Queue, class Round>
 FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
                        Emit &em, Queue &q, Round &round)
 {
     const bool active = th < gm.nthr;
     const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
-    fdr_thr t = { 0, 0 };
+    static_assert(SH != 2 || FAST, "the byte table counts only");
+    fdr_thr t = { 0, 0, 0 };
     uint32_t w[4];
-    fdr_word_out o = { { 0, 0, 0, 0 }, 0 };
+    fdr_word_out o = { { 0, 0, 0, 0 }, 0, 0 };
     if (active && g0 >= 16) {
         // The 4 lags of S, after the 2 bytes their first window needs.
         fdr_load(gm.base + g0 - 16, w);
         for (int i = 0; i < 4; i++)
             w[i] = fdr_fold4<CASELESS>(w[i]);
-        fdr_filter_word<false, 12, 16>(v, t, w, o);
+        fdr_filter_word<SH == 2 ? 2 : 0, 12, 16>(v, t, w, o);
     }
     int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;
     if (lo < (int64_t)gm.start0)
@@ -414,11 +497,12 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
             for (int i = 0; i < 4; i++)
                 w[i] = fdr_fold4<CASELESS>(w[i]);
             o.sc = 0;
-            fdr_filter_word<SHORT, 0, 16>(v, t, w, o);
+            o.fl = 0;
+            fdr_filter_word<SH, 0, 16>(v, t, w, o);
             bool inside = e0 >= lo && e0 + 16 <= hi;
             uint32_t P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
             uint32_t V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
-            c = fdr_word_cands<SHORT>(o, P, V, em, &shm);
+            c = fdr_word_cands<SH != 0>(o, P, V, em, &shm);
         }
         q.put(c, o, shm, e0);
         round();

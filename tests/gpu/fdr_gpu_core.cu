@@ -101,26 +101,32 @@ struct round_host {
     void operator()() {}
 };
 
-// One thread of a pass, with the kernel's template choice.
+// One thread of a pass, with the kernel's template choice (bytes: counts
+// take the byte table).
 template <bool CL>
-void one_thread(bool fast, const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
-                uint64_t th, emit_host &em, queue_host<CL> &q, round_host &rd)
+void one_thread(bool fast, bool bytes, const fdr_view &v, const fdr_piece &pc,
+                const fdr_geom &gm, uint64_t th, emit_host &em, queue_host<CL> &q,
+                round_host &rd)
 {
-    if (v.scode && fast)
-        fdr_thread<CL, true, true>(v, pc, gm, th, em, q, rd);
+    if (v.scode && fast && bytes)
+        fdr_thread<CL, 2, true>(v, pc, gm, th, em, q, rd);
+    else if (v.scode && fast)
+        fdr_thread<CL, 1, true>(v, pc, gm, th, em, q, rd);
     else if (v.scode)
-        fdr_thread<CL, true, false>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, 1, false>(v, pc, gm, th, em, q, rd);
     else if (fast)
-        fdr_thread<CL, false, true>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, 0, true>(v, pc, gm, th, em, q, rd);
     else
-        fdr_thread<CL, false, false>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, 0, false>(v, pc, gm, th, em, q, rd);
 }
 
 // Every pass of the tables over the piece text[0, len) that reports ends
 // in (min_end, len], thread by thread as the kernel's grid would; with
-// *count, a count (short matches added in place) instead of the list.
+// *count, a count (short matches added in place) instead of the list, by
+// the byte table when `bytes` (and the tables have one).
 keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
-                uint64_t min_end, size_t max_len, uint32_t run, uint64_t *count = nullptr)
+                uint64_t min_end, size_t max_len, uint32_t run, uint64_t *count = nullptr,
+                bool bytes = false)
 {
     keys out;
     if (count)
@@ -138,6 +144,7 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         fdr_view v;
         v.table = t.table + ((size_t)g << t.domain);
         v.scode = g == 0 ? t.short_code : nullptr;
+        v.nib = t.short_nib;
         v.short_first = t.short_first;
         v.short_ent = t.short_ent;
         v.slot_first = t.slot_first;
@@ -153,9 +160,9 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         queue_host<false> qf = { &v, &pc, &em };
         for (uint64_t th = 0; th < gm.nthr; th++) {
             if (t.caseless)
-                one_thread<true>(count != nullptr, v, pc, gm, th, em, qt, rd);
+                one_thread<true>(count != nullptr, bytes, v, pc, gm, th, em, qt, rd);
             else
-                one_thread<false>(count != nullptr, v, pc, gm, th, em, qf, rd);
+                one_thread<false>(count != nullptr, bytes, v, pc, gm, th, em, qf, rd);
         }
     }
     if (count)
@@ -200,10 +207,90 @@ void check_all_alignments(const pset &p, const hay_fdr_gpu_tables &t, const uint
         keys got = run_engine(t, al + a0, len, min_end, p.view().max_len, run);
         EXPECT(got == want, "%s: align %u run %u min_end %llu: %zu matches, want %zu", what,
                a0, run, (unsigned long long)min_end, got.size(), want.size());
-        uint64_t c;
-        run_engine(t, al + a0, len, min_end, p.view().max_len, run, &c);
-        EXPECT(c == want.size(), "%s: align %u run %u min_end %llu: count %llu, want %zu",
-               what, a0, run, (unsigned long long)min_end, (unsigned long long)c, want.size());
+        for (int bytes = 0; bytes < (t.short_nib ? 2 : 1); bytes++) {
+            uint64_t c;
+            run_engine(t, al + a0, len, min_end, p.view().max_len, run, &c, bytes);
+            EXPECT(c == want.size(),
+                   "%s: align %u run %u min_end %llu%s: count %llu, want %zu", what, a0, run,
+                   (unsigned long long)min_end, bytes ? " (byte table)" : "",
+                   (unsigned long long)c, want.size());
+        }
+    }
+}
+
+// Sets of short literals the byte table must get right: 1-byte only (with
+// duplicates: 3 or more send the byte to the lists), 2-byte only (NUL
+// bytes, doubled bytes, pairs whose first byte ends another), mixed with
+// long literals, caseless; texts of their own bytes with matches planted
+// at the piece's first and last bytes.
+void short_sets()
+{
+    static const char *const sets[] = {
+        "a|b|\\0|z",                 // 1-byte
+        "a|a|a|b|b|\\0",             // 1-byte, duplicates (slow)
+        "ab|ba|aa|\\0\\0|\\0a|a\\0", // 2-byte
+        "ab|bc|cd|da|ab",            // 2-byte chains, a duplicate
+        "a|ab|b|ba|abc|bcd|abcd",    // mixed with long
+        "a|aB|Ab|ab|xyzw|B",         // caseless
+        " |\\r\\n|n |d|nd|\\n",      // snort-like: spaces and line ends
+    };
+    int n = 0;
+    for (const char *spec : sets) {
+        pset p;
+        p.caseless = n == 5;
+        std::vector<uint8_t> q;
+        for (const char *c = spec;; c++) {
+            if (*c == '|' || !*c) {
+                p.add(q.data(), q.size());
+                q.clear();
+                if (!*c)
+                    break;
+            } else if (c[0] == '\\' && c[1] == '0') {
+                q.push_back(0);
+                c++;
+            } else if (c[0] == '\\' && c[1] == 'r') {
+                q.push_back('\r');
+                c++;
+            } else if (c[0] == '\\' && c[1] == 'n') {
+                q.push_back('\n');
+                c++;
+            } else {
+                q.push_back((uint8_t)*c);
+            }
+        }
+        // The text: the set's own bytes (and their other case) at random.
+        std::vector<uint8_t> alpha;
+        for (uint8_t c : p.bytes) {
+            alpha.push_back(c);
+            alpha.push_back(fold(c) == c && c >= 'a' && c <= 'z' ? (uint8_t)(c - 32) : c);
+        }
+        alpha.push_back('.');
+        for (size_t len : { (size_t)1, (size_t)2, (size_t)17, (size_t)300, (size_t)2000 }) {
+            std::vector<uint8_t> text(len);
+            for (auto &c : text)
+                c = alpha[rnd() % alpha.size()];
+            // A literal at the first bytes and one at the last.
+            size_t a = rnd() % p.len.size(), b = rnd() % p.len.size();
+            if (p.len[a] <= len)
+                memcpy(&text[0], &p.bytes[p.off[a]], p.len[a]);
+            if (p.len[b] <= len)
+                memcpy(&text[len - p.len[b]], &p.bytes[p.off[b]], p.len[b]);
+            hay_cuda_patterns v = p.view();
+            hay_fdr_gpu_tables t;
+            int s = hay_fdr_gpu_build(&v, 12, 32768, &t);
+            EXPECT(s == 0 && t.short_nib, "short set %d: build %d", n, s);
+            if (s == 0) {
+                char what[64];
+                snprintf(what, sizeof what, "short set %d (%s), length %zu", n, spec, len);
+                for (uint64_t me : { (uint64_t)0, (uint64_t)len / 2, (uint64_t)len - 1 }) {
+                    keys want = naive(p, text.data(), len, me);
+                    for (uint32_t run : { 16u, 64u })
+                        check_all_alignments(p, t, text.data(), len, me, run, want, what);
+                }
+            }
+            hay_fdr_gpu_tables_free(&t);
+        }
+        n++;
     }
 }
 
@@ -354,15 +441,21 @@ void real_sets(const char *dir)
         for (auto sh : shapes) {
             EXPECT(hay_fdr_gpu_build(&v, sh.domain, sh.gmax, &t) == 0, "%s: build", s.file);
             keys got = run_engine(t, text.data(), text.size(), 0, v.max_len, 64);
-            uint64_t c;
+            uint64_t c, cb = 0;
             run_engine(t, text.data(), text.size(), 0, v.max_len, 64, &c);
             EXPECT(c == want.size(), "%s: count %llu, CPU %zu", s.file, (unsigned long long)c,
                    want.size());
+            if (t.short_nib) {
+                run_engine(t, text.data(), text.size(), 0, v.max_len, 64, &cb, true);
+                EXPECT(cb == want.size(), "%s: count by the byte table %llu, CPU %zu", s.file,
+                       (unsigned long long)cb, want.size());
+            }
             EXPECT(got == want, "%s over %s, domain %u, group_max %u: %zu matches, CPU %zu",
                    s.file, tpath.c_str(), sh.domain, sh.gmax, got.size(), want.size());
-            printf("%s, domain %u, group_max %u (%u groups): %zu matches, count %llu (CPU %zu)\n",
+            printf("%s, domain %u, group_max %u (%u groups): %zu matches, count %llu, by the "
+                   "byte table %llu (its default: %s; CPU %zu)\n",
                    s.file, sh.domain, sh.gmax, t.groups, got.size(), (unsigned long long)c,
-                   want.size());
+                   (unsigned long long)cb, t.short_bytes ? "yes" : "no", want.size());
             hay_fdr_gpu_tables_free(&t);
         }
         hay_scratch_free(sc);
@@ -376,6 +469,8 @@ int main(int argc, char **argv)
 {
     random_sets();
     printf("random sets done\n");
+    short_sets();
+    printf("short sets done\n");
     if (argc > 1)
         real_sets(argv[1]);
     printf("%s (%d failures)\n", failures ? "FAILED" : "ok", failures);
