@@ -365,6 +365,17 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
             nof[i] = (w[i] << 2) & 0x7c7c7c7cu;
             nrot[i] = (w[i] >> 3) & 0x1c1c1c1cu;
         }
+    // SH 1: the code of end j's key k = y[j-1] | y[j] << 8 is read as the
+    // byte k >> 2 of the codes, which is the window ending at j - 1 (bytes
+    // j-3 .. j) shifted right by 18; its place there, 2 * (y[j-1] & 3),
+    // less 2j (mod 32: rotations), is made for four ends at once from
+    // bytes 4i-1 .. 4i+2 (the window ending at 4i + 1): an IMAD each.
+    const uint32_t cless[4] = { 0x1a1c1e00u, 0x12141618u, 0x0a0c0e10u, 0x02040608u };
+    uint32_t camt[4];
+    if (SH == 1)
+        for (int i = FROM >> 2; i < 4; i++)
+            camt[i] = (fdr_bytes_at(ww, 4 * i + 3) & 0x03030303u) * 2 + cless[i];
+    uint32_t xp = fdr_bytes_at(ww, FROM + 1);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -374,7 +385,9 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
         t.st = (t.st >> 8) | v.table[fdr_gpu_key(x, v.domain)];
         o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], t.st, j & 3);
         if (SH == 1)
-            o.sc |= fdr_code_at(v.scode, x >> 8, j);
+            o.sc |= fdr_rotr(v.scode[xp >> 18], camt[j >> 2] >> (8 * (j & 3))) &
+                    (3u << (2 * j));
+        xp = x;
         if (SH == 2) {
             const int sh = 8 * (j & 3);
 #ifdef __CUDA_ARCH__
@@ -488,20 +501,32 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
         slo = (int64_t)pc.min_end;
     if (slo < 1)
         slo = 1;
+    // The words k in [kin, kout) lie wholly in [lo, hi) (FAST: in [slo,
+    // hi) too): their P and V are whole, found with two 32-bit compares;
+    // words below kend hold a byte of the piece.
+    const int64_t nw = gm.run / 16, e00 = (int64_t)g0 - (int64_t)gm.a0;
+    int64_t kin = ((FAST ? slo : lo) - e00 + 15) >> 4, kout = (hi - e00) >> 4;
+    int64_t kend = ((int64_t)text_end - (int64_t)g0 + 15) >> 4;
+    kin = kin < 0 ? 0 : kin > nw ? nw : kin;
+    kout = kout < 0 ? 0 : kout > nw ? nw : kout;
+    kend = !active || kend < 0 ? 0 : kend > nw ? nw : kend;
     for (uint32_t k = 0; k < gm.run / 16; k++) {
         uint64_t g = g0 + 16ull * k;
         int64_t e0 = (int64_t)g - (int64_t)gm.a0;
         uint32_t c = 0, shm = 0;
-        if (active && g < text_end) {
+        if ((int32_t)k < (int32_t)kend) {
             fdr_load(gm.base + g, w);
             for (int i = 0; i < 4; i++)
                 w[i] = fdr_fold4<CASELESS>(w[i]);
             o.sc = 0;
             o.fl = 0;
             fdr_filter_word<SH, 0, 16>(v, t, w, o);
-            bool inside = e0 >= lo && e0 + 16 <= hi;
-            uint32_t P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
-            uint32_t V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
+            uint32_t P = 0x55555555u, V = FAST ? 0x55555555u : 0;
+            if ((int32_t)k < (int32_t)kin || (int32_t)k >= (int32_t)kout) {
+                bool inside = e0 >= lo && e0 + 16 <= hi;
+                P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
+                V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
+            }
             c = fdr_word_cands<SH != 0>(o, P, V, em, &shm);
         }
         q.put(c, o, shm, e0);
