@@ -244,8 +244,9 @@ FDR_HD fdr_geom fdr_plan(const uint8_t *text, uint64_t len, uint64_t start0, uin
 
 // What the filter leaves of a word: the low byte of S after each of its 16
 // bytes (byte j of the word: byte j & 3 of st[j >> 2]) and the short codes
-// of its ends (byte j's at bits 2j, 2j + 1); with the byte table (SH 2),
-// fl: bits 2 and 3 of byte j's nibble at bits 2j + 2, 2j + 3 (mod 32).
+// of its ends (byte j's at bits FDR_POS(j) and + 1: fdr_gpu.h); with the
+// byte table (SH 2), fl: bits 2 and 3 of byte j's nibble at FDR_POS(j) + 2
+// and + 3 (mod 32).
 struct fdr_word_out {
     uint32_t st[4];
     uint32_t sc, fl;
@@ -262,16 +263,17 @@ FDR_HD uint32_t fdr_put_byte(uint32_t x, uint32_t b, int k)
 }
 
 // The short code of key k (fdr_gpu_short_code; bits above 16 ignored)
-// moved to bits 2j, 2j + 1: the codes read as 32-bit words, 16 keys a word.
-FDR_HD uint32_t fdr_code_at(const uint8_t *codes, uint32_t k, int j)
+// moved to bits p, p + 1 (p even): the codes read as 32-bit words, 16 keys
+// a word.
+FDR_HD uint32_t fdr_code_at(const uint8_t *codes, uint32_t k, unsigned p)
 {
 #ifdef __CUDA_ARCH__
     uint32_t x = ((const uint32_t *)codes)[(k >> 4) & 0xfffu];
-    return __funnelshift_r(x, x, 2 * k - 2 * j) & (3u << (2 * j));
+    return __funnelshift_r(x, x, 2 * k - p) & (3u << p);
 #else
     uint32_t x;
     memcpy(&x, codes + 4 * ((k >> 4) & 0xfffu), 4);
-    return ((x >> (2 * (k & 15))) & 3u) << (2 * j);
+    return ((x >> (2 * (k & 15))) & 3u) << p;
 #endif
 }
 
@@ -336,15 +338,19 @@ FDR_HD uint32_t fdr_bytes_sel(const uint32_t ww[5], unsigned o)
 FDR_HD void fdr_nib_fix(const fdr_view &v, const fdr_thr &t, const uint32_t ww[5],
                         fdr_word_out &o)
 {
-    // Bit 3 of byte j - 1 moved next to bit 2 of byte j (bit 2j + 2).
-    uint32_t g = (fdr_rotl(o.fl, 1) & ~4u) | ((t.pfl << 1) & 4u);
-    uint32_t f2 = fdr_rotr(o.fl & g & 0x55555555u, 2);
+    // Bit 3 of byte j - 1 moved next to bit 2 of byte j (FDR_POS(j) + 2):
+    // 7 bits up within a part (j & 3 > 0), 9 from the part before (j = 4,
+    // 8, 12), from the word before for j = 0 (bit 33 of FDR_POS(15)).
+    uint32_t g = (fdr_rotl(o.fl, 7) & 0x55555401u) | (fdr_rotl(o.fl, 9) & 0x150u) |
+                 ((t.pfl << 1) & 4u);
+    uint32_t f2 = fdr_rotr(o.fl & g, 2);
     o.sc &= ~(f2 | f2 << 1);
     while (f2) {
         unsigned b = fdr_lowest(f2);
         f2 &= f2 - 1;
         // Key y[j-1] | y[j] << 8: bytes j + 3, j + 4 of ww.
-        o.sc |= fdr_code_at(v.scode, fdr_bytes_sel(ww, (b >> 1) + 3), (int)(b >> 1));
+        unsigned j = 4 * ((b >> 1) & 3) + (b >> 3);
+        o.sc |= fdr_code_at(v.scode, fdr_bytes_sel(ww, j + 3), b);
     }
 }
 
@@ -370,7 +376,12 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
     // j-3 .. j) shifted right by 18; its place there, 2 * (y[j-1] & 3),
     // less 2j (mod 32: rotations), is made for four ends at once from
     // bytes 4i-1 .. 4i+2 (the window ending at 4i + 1): an IMAD each.
-    const uint32_t cless[4] = { 0x1a1c1e00u, 0x12141618u, 0x0a0c0e10u, 0x02040608u };
+#define FDR_LESS(j) (((32u - FDR_POS(j)) & 31u) << (8 * ((j) & 3)))
+#define FDR_LESS4(i) (FDR_LESS(4 * (i)) | FDR_LESS(4 * (i) + 1) | FDR_LESS(4 * (i) + 2) | \
+                      FDR_LESS(4 * (i) + 3))
+    const uint32_t cless[4] = { FDR_LESS4(0), FDR_LESS4(1), FDR_LESS4(2), FDR_LESS4(3) };
+#undef FDR_LESS4
+#undef FDR_LESS
     uint32_t camt[4];
     if (SH == 1)
         for (int i = FROM >> 2; i < 4; i++)
@@ -386,7 +397,7 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
         o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], t.st, j & 3);
         if (SH == 1)
             o.sc |= fdr_rotr(v.scode[xp >> 18], camt[j >> 2] >> (8 * (j & 3))) &
-                    (3u << (2 * j));
+                    (3u << FDR_POS(j));
         xp = x;
         if (SH == 2) {
             const int sh = 8 * (j & 3);
@@ -398,8 +409,8 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
             uint32_t n = *(const uint32_t *)((const uint8_t *)(v.nib + HAY_FDR_GPU_NIB_WORDS * j) +
                                              off);
             n = fdr_rotr(n, nrot[j >> 2] >> sh);   // the low 5 bits count
-            o.sc |= n & fdr_rotl(3u, 2 * j);
-            o.fl |= n & fdr_rotl(0xcu, 2 * j);
+            o.sc |= n & fdr_rotl(3u, FDR_POS(j));
+            o.fl |= n & fdr_rotl(0xcu, FDR_POS(j));
         }
     }
     if (SH == 2) {
@@ -410,19 +421,19 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
     t.prev = w[3];
 }
 
-// Bit 2j for each end e0 + j (j < 16) in [a, b).
+// Bit FDR_POS(j) for each end e0 + j (j < 16) in [a, b).
 FDR_HD uint32_t fdr_range2(int64_t e0, int64_t a, int64_t b)
 {
     int64_t x = a - e0, y = b - e0;
     if (y <= 0 || x >= 16 || x >= y)
         return 0;
-    uint32_t m = y >= 16 ? 0xffffffffu : (1u << (2 * y)) - 1;
-    if (x > 0)
-        m &= ~((1u << (2 * x)) - 1);
-    return m & 0x55555555u;
+    uint32_t m = 0;
+    for (int j = x > 0 ? (int)x : 0; j < 16 && j < y; j++)
+        m |= 1u << FDR_POS(j);
+    return m;
 }
 
-// A word's candidates: bit 2j for each end j to verify (the filter's in
+// A word's candidates: bit FDR_POS(j) for each end j to verify (the filter's in
 // P, short codes in P that are SLOW or lie outside V); *shm: those whose
 // short list is wanted.  Short codes below SLOW in V are counted here
 // (the SLOW ones in V are added as 3 by the sum and taken off again).
@@ -433,11 +444,11 @@ FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Em
 {
     uint32_t fl = 0;
     for (int i = 0; i < 4; i++) {
-        // Bit 7 of each byte of st that is not 0xff, then those 4 bits
-        // gathered to bits 8i, 8i + 2, 8i + 4, 8i + 6.
+        // Bit 7 of each byte of st that is not 0xff (bits 8m + 7), moved
+        // to FDR_POS(4i + m) = 8m + 2i.
         uint32_t x = ~o.st[i];
         uint32_t nz = (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
-        fl |= ((((nz >> 7) * 0x01041040u) >> 24) & 0x55u) << (8 * i);
+        fl |= nz >> (7 - 2 * i);
     }
     uint32_t c = fl & P;
     *shm = 0;
@@ -459,10 +470,11 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 {
     unsigned b = fdr_lowest(c);
     c &= c - 1;
-    unsigned j = b >> 1, i = j >> 2;
+    // b = FDR_POS(j): j = 4i + (b >> 3).
+    unsigned i = (b >> 1) & 3, j = 4 * i + (b >> 3);
     // Selects, not o.st[i]: a run-time index would put o in local memory.
     uint32_t x = i == 0 ? o.st[0] : i == 1 ? o.st[1] : i == 2 ? o.st[2] : o.st[3];
-    uint32_t m = (~x >> (8 * (j & 3))) & 0xffu;
+    uint32_t m = (~x >> (8 * (b >> 3))) & 0xffu;
     return FDR_CAND(e0 + j, (shm >> b) & 1u, m);
 }
 

@@ -79,11 +79,16 @@ extern "C" {
 #define HAY_FDR_GPU_SHORT_BYTES (HAY_FDR_GPU_SHORT_KEYS / 4)
 /* The short code that sends its key to the entry lists. */
 #define HAY_FDR_GPU_SHORT_SLOW 3
+/* Where the kernel keeps what it learns of byte j (0..15) of a 16-byte
+ * word (its candidate bit, its short code): bit FDR_POS(j), byte j & 3 of
+ * the word's four 32-bit parts next to each other (filter states gathered
+ * with one shift a part). */
+#define FDR_POS(j) (8 * ((j) & 3) + 2 * ((j) >> 2))
 /* The byte table: byte b's nibble at bits 4 * (b >> 5) of word b & 31,
  * kept as 16 copies (one per byte place j of a 16-byte word), copy j
- * rotated left by 2j bits: rotating its word right by 4 * (b >> 5) puts
- * the nibble at bits 2j .. 2j + 3 (mod 32), where the word's short codes
- * are gathered. */
+ * rotated left by FDR_POS(j) bits: rotating its word right by 4 * (b >> 5)
+ * puts the nibble at bits FDR_POS(j) .. + 3 (mod 32), where the word's
+ * short codes are gathered. */
 #define HAY_FDR_GPU_NIB_WORDS 32
 #define HAY_FDR_GPU_NIB_TABLE (16 * HAY_FDR_GPU_NIB_WORDS)
 #define FDR_NIB_END2 4u

@@ -87,7 +87,7 @@ static void build_nib(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
     }
     for (unsigned j = 0; j < 16; j++)
         for (unsigned i = 0; i < HAY_FDR_GPU_NIB_WORDS; i++)
-            t->short_nib[j * HAY_FDR_GPU_NIB_WORDS + i] = rotl32(base[i], 2 * j);
+            t->short_nib[j * HAY_FDR_GPU_NIB_WORDS + i] = rotl32(base[i], FDR_POS(j));
     t->short_bytes = nstart * nend <= HAY_FDR_GPU_SHORT_KEYS / 16;
 }
 
