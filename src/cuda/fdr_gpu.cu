@@ -458,22 +458,23 @@ int plan_grid(fdr_dev *d)
             s = hay_cuda_status(cudaFuncGetAttributes(&fa, k));
             if (s < 0)
                 return s;
-            if (sm + fa.sharedSizeBytes > (size_t)optin) {
-                if (sh == 2) {
-                    d->h.short_bytes = 0;     // counts take the codes then
-                    continue;
-                }
-                return HAY_ERR_UNSUPPORTED;   // the tables do not fit shared memory
-            }
-                return HAY_ERR_UNSUPPORTED;   // the tables do not fit shared memory
-            s = hay_cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     optin - (int)fa.sharedSizeBytes));
+            // The tables do not fit shared memory: the byte table's kernel
+            // gives way to the codes', any other fails the set.
+            const bool fits = sm + fa.sharedSizeBytes <= (size_t)optin;
             int occ = 0;
-            if (s == 0)
-                s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &occ, k, (int)d->threads, sm));
-            if (s < 0)
-                return s;
+            if (fits) {
+                s = hay_cuda_status(cudaFuncSetAttribute(
+                    k, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - (int)fa.sharedSizeBytes));
+                if (s == 0)
+                    s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &occ, k, (int)d->threads, sm));
+                if (s < 0)
+                    return s;
+            }
+            if (occ < 1 && sh == 2) {
+                d->h.short_bytes = 0;
+                continue;
+            }
             if (occ < 1)
                 return HAY_ERR_UNSUPPORTED;
             d->grid[cl][out][sh][fast] = (unsigned)(occ * sms);
