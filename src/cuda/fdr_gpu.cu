@@ -62,8 +62,7 @@ struct fdr_dev {
     uint8_t *d_bytes, *d_plen;
     uint32_t run, threads;
     uint64_t max_len;
-    uint32_t *d_nib;
-    unsigned grid[2][NOUT][3][2];   // [caseless][out][short: SH][fast]: blocks to launch
+    unsigned grid[2][NOUT][2][2];   // [caseless][out][short][fast]: blocks to launch
     size_t smem[2];             // [list]
     size_t mem;
 };
@@ -289,7 +288,7 @@ struct round_dev {
 
 // Shared memory: the filter table, the prefix bitmap, the short codes
 // (when the pass has short literals), each warp's two queues, the list's
-// stage (lists).  The byte table (SH 2) is static.
+// stage (lists).
 size_t smem_bytes(const hay_fdr_gpu_tables &h, unsigned threads, bool list)
 {
     return ((size_t)4 << h.domain) +
@@ -298,11 +297,10 @@ size_t smem_bytes(const hay_fdr_gpu_tables &h, unsigned threads, bool list)
            (size_t)(threads / 32) * 2 * QCAP * 8 + (list ? SCAP * 8 : 0);
 }
 
-// SH: the pass's short literals (fdr_filter_word: 0 none, 1 codes, 2 the
-// byte table); FAST: counts only (lists never are).
+// SHORT: the pass has short literals; FAST: counts only (lists never are).
 // 64 registers: under __launch_bounds__(1024) ptxas kept 32 and spilled in
 // the loop; at 512 threads an SM holds 2 blocks with 48 or 64.
-template <bool CASELESS, int OUT, int SH, bool FAST>
+template <bool CASELESS, int OUT, bool SHORT, bool FAST>
 __global__ void __maxnreg__(64) fdr_kernel(kargs a)
 {
     constexpr bool LIST = OUT == OUT_LIST;
@@ -334,11 +332,6 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     }
     unsigned long long *s_q = (unsigned long long *)sp;
     sp += (size_t)(nt / 32) * 2 * QCAP * 8;
-    // The byte table at a fixed address: its reads take an immediate offset.
-    __shared__ __align__(16) uint32_t s_nib[SH == 2 ? HAY_FDR_GPU_NIB_TABLE : 4];
-    if (SH == 2)
-        for (uint32_t i = tid; i < HAY_FDR_GPU_NIB_TABLE / 4; i += nt)
-            ((uint4 *)s_nib)[i] = ((const uint4 *)a.v.nib)[i];
     if (tid == 0)
         s_n = 0;
     fdr_view v = a.v;
@@ -347,8 +340,6 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
         v.pmap = s_pmap;
     if (v.scode)
         v.scode = s_code;
-    if (SH == 2)
-        v.nib = s_nib;
     emit_dev<OUT> em;
     em.cnt = 0;
     em.marks = a.out.marks;
@@ -369,7 +360,7 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     round_dev<LIST> round = { &em.sg, a.out.matches, a.out.slots, a.out.cap };
     const uint64_t tiles = (a.gm.nthr + nt - 1) / nt;
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
-        fdr_thread<CASELESS, SH, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
+        fdr_thread<CASELESS, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
     q.finish();
     round(1);
 
@@ -380,17 +371,15 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
 }
 
 typedef void (*kernel_fn)(kargs);
-// [caseless][out][SH][fast]; only counts are fast, and only they take the
-// byte table.
+// [caseless][out][short][fast]; only counts are fast.
 #define FDR_SLOW(CL, OUT)                                                                 \
-    { { fdr_kernel<CL, OUT, 0, false>, nullptr },                                         \
-      { fdr_kernel<CL, OUT, 1, false>, nullptr }, { nullptr, nullptr } }
+    { { fdr_kernel<CL, OUT, false, false>, nullptr },                                     \
+      { fdr_kernel<CL, OUT, true, false>, nullptr } }
 #define FDR_KERNELS(CL)                                                                   \
-    { { { fdr_kernel<CL, OUT_COUNT, 0, false>, fdr_kernel<CL, OUT_COUNT, 0, true> },     \
-        { fdr_kernel<CL, OUT_COUNT, 1, false>, fdr_kernel<CL, OUT_COUNT, 1, true> },     \
-        { nullptr, fdr_kernel<CL, OUT_COUNT, 2, true> } },                                 \
+    { { { fdr_kernel<CL, OUT_COUNT, false, false>, fdr_kernel<CL, OUT_COUNT, false, true> }, \
+        { fdr_kernel<CL, OUT_COUNT, true, false>, fdr_kernel<CL, OUT_COUNT, true, true> } }, \
       FDR_SLOW(CL, OUT_LIST), FDR_SLOW(CL, OUT_MARK), FDR_SLOW(CL, OUT_FIRST) }
-const kernel_fn kernels[2][NOUT][3][2] = { FDR_KERNELS(false), FDR_KERNELS(true) };
+const kernel_fn kernels[2][NOUT][2][2] = { FDR_KERNELS(false), FDR_KERNELS(true) };
 #undef FDR_KERNELS
 #undef FDR_SLOW
 
@@ -416,7 +405,6 @@ void fdr_destroy(void *state)
         return;
     cudaFree(d->d_table);
     cudaFree(d->d_scode);
-    cudaFree(d->d_nib);
     cudaFree(d->d_short_first);
     cudaFree(d->d_short_ent);
     cudaFree(d->d_slot_first);
@@ -448,50 +436,31 @@ int plan_grid(fdr_dev *d)
         d->smem[list] = smem_bytes(d->h, d->threads, list);
     for (int out = 0; out < NOUT; out++) {
         const int list = out == OUT_LIST;
-        for (int i = 0; i < 12; i++) {
-            const int cl = i / 6, sh = (i >> 1) % 3, fast = i & 1;
+        for (int i = 0; i < 8; i++) {
+            const int cl = i >> 2, sh = (i >> 1) & 1, fast = i & 1;
             kernel_fn k = kernels[cl][out][sh][fast];
             if (!k)
                 continue;
-            const size_t sm = d->smem[list];
             cudaFuncAttributes fa;
             s = hay_cuda_status(cudaFuncGetAttributes(&fa, k));
             if (s < 0)
                 return s;
-            // The tables do not fit shared memory: the byte table's kernel
-            // gives way to the codes', any other fails the set.
-            const bool fits = sm + fa.sharedSizeBytes <= (size_t)optin;
+            if (d->smem[list] + fa.sharedSizeBytes > (size_t)optin)
+                return HAY_ERR_UNSUPPORTED;   // the tables do not fit shared memory
+            s = hay_cuda_status(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     optin - (int)fa.sharedSizeBytes));
             int occ = 0;
-            if (fits) {
-                s = hay_cuda_status(cudaFuncSetAttribute(
-                    k, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - (int)fa.sharedSizeBytes));
-                if (s == 0)
-                    s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &occ, k, (int)d->threads, sm));
-                if (s < 0)
-                    return s;
-            }
-            if (occ < 1 && sh == 2) {
-                d->h.short_bytes = 0;
-                continue;
-            }
+            if (s == 0)
+                s = hay_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &occ, k, (int)d->threads, d->smem[list]));
+            if (s < 0)
+                return s;
             if (occ < 1)
                 return HAY_ERR_UNSUPPORTED;
             d->grid[cl][out][sh][fast] = (unsigned)(occ * sms);
         }
     }
     return HAY_OK;
-}
-
-// Which short path counts take: the tables' choice (fdr_gpu_build.c), or
-// HAY_FDR_GPU_SHORT=codes or =bytes (for measuring one against the other).
-void short_choice(hay_fdr_gpu_tables *h)
-{
-    const char *e = getenv("HAY_FDR_GPU_SHORT");
-    if (e && !strcmp(e, "codes"))
-        h->short_bytes = 0;
-    else if (e && !strcmp(e, "bytes"))
-        h->short_bytes = h->short_nib != nullptr;
 }
 
 int fdr_build(const hay_cuda_patterns *pp, void **out)
@@ -526,12 +495,10 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
     }
     const hay_fdr_gpu_tables *h = &d->h;
     if ((s = hay_fdr_gpu_build(pp, domain, (uint32_t)prm.group_max, &d->h)) < 0 ||
-        (s = (short_choice(&d->h), plan_grid(d))) < 0 ||
+        (s = plan_grid(d)) < 0 ||
         (s = upload(&d->d_table, h->table, (size_t)h->groups << h->domain, &d->mem)) < 0 ||
         (s = upload(&d->d_scode, h->short_code,
                     h->short_code ? (size_t)HAY_FDR_GPU_SHORT_BYTES : 0, &d->mem)) < 0 ||
-        (s = upload(&d->d_nib, h->short_nib, h->short_nib ? (size_t)HAY_FDR_GPU_NIB_TABLE : 0,
-                    &d->mem)) < 0 ||
         (s = upload(&d->d_short_first, h->short_first, h->short_first ? (size_t)65537 : 0,
                     &d->mem)) < 0 ||
         (s = upload(&d->d_short_ent, h->short_ent, h->nshort_ent, &d->mem)) < 0 ||
@@ -576,7 +543,6 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     a.v.hash_bits = h->hash_bits;
     a.v.pbits = h->pbits;
     a.v.pmap = d->d_pmap;
-    a.v.nib = d->d_nib;
     a.out = hay_job_outputs(job);
     const int list = out == OUT_LIST, cl = h->caseless ? 1 : 0;
     uint64_t tiles = (a.gm.nthr + d->threads - 1) / d->threads;
@@ -588,7 +554,7 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
         a.v.scode = g == 0 ? d->d_scode : nullptr;
         if (g > 0 && !h->nlong)
             break;
-        const int sh = !a.v.scode ? 0 : fast && h->short_bytes ? 2 : 1;
+        const int sh = a.v.scode != nullptr;
         kernel_fn k = kernels[cl][out][sh][fast];
         unsigned grid = d->grid[cl][out][sh][fast];
         if (tiles < grid)

@@ -24,7 +24,6 @@
 struct fdr_view {
     const uint32_t *table;        // this group's, 1 << domain words
     const uint8_t *scode;         // NULL: no short literals in this pass
-    const uint32_t *nib;          // the byte table (SH 2 only)
     const uint32_t *short_first, *short_ent, *slot_first;
     const uint32_t *pmap;         // the prefix bitmap
     const hay_fdr_gpu_lit *lits;
@@ -244,12 +243,10 @@ FDR_HD fdr_geom fdr_plan(const uint8_t *text, uint64_t len, uint64_t start0, uin
 
 // What the filter leaves of a word: the low byte of S after each of its 16
 // bytes (byte j of the word: byte j & 3 of st[j >> 2]) and the short codes
-// of its ends (byte j's at bits FDR_POS(j) and + 1: fdr_gpu.h); with the
-// byte table (SH 2), fl: bits 2 and 3 of byte j's nibble at FDR_POS(j) + 2
-// and + 3 (mod 32).
+// of its ends (byte j's at bits FDR_POS(j) and + 1: fdr_gpu.h).
 struct fdr_word_out {
     uint32_t st[4];
-    uint32_t sc, fl;
+    uint32_t sc;
 };
 
 // x with byte k replaced by b's low byte.
@@ -259,21 +256,6 @@ FDR_HD uint32_t fdr_put_byte(uint32_t x, uint32_t b, int k)
     return __byte_perm(x, b, k == 0 ? 0x3214 : k == 1 ? 0x3240 : k == 2 ? 0x3410 : 0x4210);
 #else
     return (x & ~(0xffu << (8 * k))) | (b & 0xffu) << (8 * k);
-#endif
-}
-
-// The short code of key k (fdr_gpu_short_code; bits above 16 ignored)
-// moved to bits p, p + 1 (p even): the codes read as 32-bit words, 16 keys
-// a word.
-FDR_HD uint32_t fdr_code_at(const uint8_t *codes, uint32_t k, unsigned p)
-{
-#ifdef __CUDA_ARCH__
-    uint32_t x = ((const uint32_t *)codes)[(k >> 4) & 0xfffu];
-    return __funnelshift_r(x, x, 2 * k - p) & (3u << p);
-#else
-    uint32_t x;
-    memcpy(&x, codes + 4 * ((k >> 4) & 0xfffu), 4);
-    return ((x >> (2 * (k & 15))) & 3u) << p;
 #endif
 }
 
@@ -293,7 +275,7 @@ FDR_HD uint32_t fdr_bytes_at(const uint32_t ww[5], int o)
 #endif
 }
 
-// x rotated right (left) by r bits (r: 0..31 used).
+// x rotated right by r bits (the low 5 bits of r).
 FDR_HD uint32_t fdr_rotr(uint32_t x, uint32_t r)
 {
 #ifdef __CUDA_ARCH__
@@ -304,78 +286,25 @@ FDR_HD uint32_t fdr_rotr(uint32_t x, uint32_t r)
 #endif
 }
 
-FDR_HD uint32_t fdr_rotl(uint32_t x, uint32_t r)
-{
-    return fdr_rotr(x, 32 - (r & 31));
-}
-
-// A thread's filter state: S, the (folded) word before the next one, and
-// (SH 2) that word's fl.
+// A thread's filter state: S and the (folded) word before the next one.
 struct fdr_thr {
-    uint32_t st, prev, pfl;
+    uint32_t st, prev;
 };
 
-// The bytes o .. o + 3 of the 20 bytes ww[0..4] for o in 0..16 chosen at
-// run time (fdr_bytes_at's words picked by selects: an index would put ww
-// in local memory).
-FDR_HD uint32_t fdr_bytes_sel(const uint32_t ww[5], unsigned o)
-{
-    unsigned i = o >> 2;
-    uint32_t a = i == 0 ? ww[0] : i == 1 ? ww[1] : i == 2 ? ww[2] : i == 3 ? ww[3] : ww[4];
-    uint32_t b = i == 0 ? ww[1] : i == 1 ? ww[2] : i == 2 ? ww[3] : ww[4];
-#ifdef __CUDA_ARCH__
-    return __funnelshift_r(a, b, 8 * (o & 3));
-#else
-    unsigned sh = 8 * (o & 3);
-    return sh ? a >> sh | b << (32 - sh) : a;
-#endif
-}
-
-// The byte table's pass over a word's codes (SH 2; fdr_gpu.h): the ends j
-// where byte j - 1 starts and byte j ends a 2-byte literal read the 2-bit
-// code of their key in place of the nibble's count (1-byte literals only).
-// Byte -1 is the last of the word before (t.pfl; 0 before the piece).
-FDR_HD void fdr_nib_fix(const fdr_view &v, const fdr_thr &t, const uint32_t ww[5],
-                        fdr_word_out &o)
-{
-    // Bit 3 of byte j - 1 moved next to bit 2 of byte j (FDR_POS(j) + 2):
-    // 7 bits up within a part (j & 3 > 0), 9 from the part before (j = 4,
-    // 8, 12), from the word before for j = 0 (bit 33 of FDR_POS(15)).
-    uint32_t g = (fdr_rotl(o.fl, 7) & 0x55555401u) | (fdr_rotl(o.fl, 9) & 0x150u) |
-                 ((t.pfl << 1) & 4u);
-    uint32_t f2 = fdr_rotr(o.fl & g, 2);
-    o.sc &= ~(f2 | f2 << 1);
-    while (f2) {
-        unsigned b = fdr_lowest(f2);
-        f2 &= f2 - 1;
-        // Key y[j-1] | y[j] << 8: bytes j + 3, j + 4 of ww.
-        unsigned j = 4 * ((b >> 1) & 3) + (b >> 3);
-        o.sc |= fdr_code_at(v.scode, fdr_bytes_sel(ww, j + 3), b);
-    }
-}
-
-// The filter and the short codes over bytes FROM..TO-1 of the folded word
-// w, with no branch: each byte's window read straight out of the words
-// (one funnel shift), one multiply for its key.  SH: 0 no short literals,
-// 1 the 2-bit code of each end's key, 2 the byte table (then the codes
-// where fdr_nib_fix says; FROM 0 only: the warm-up keeps fl alone).
-template <int SH, int FROM, int TO>
+// The filter and (SHORT) the short codes over bytes FROM..TO-1 of the
+// folded word w, with no branch: each byte's window read straight out of
+// the words (one funnel shift), one multiply for its key.
+template <bool SHORT, int FROM, int TO>
 FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], fdr_word_out &o)
 {
     const uint32_t ww[5] = { t.prev, w[0], w[1], w[2], w[3] };
-    // SH 2: each byte's word of the byte table (its offset in bytes) and
-    // the rotation to its nibble, four bytes at a time.
-    uint32_t nof[4], nrot[4];
-    if (SH == 2)
-        for (int i = FROM >> 2; i < 4; i++) {
-            nof[i] = (w[i] << 2) & 0x7c7c7c7cu;
-            nrot[i] = (w[i] >> 3) & 0x1c1c1c1cu;
-        }
-    // SH 1: the code of end j's key k = y[j-1] | y[j] << 8 is read as the
+    // The code of end j's key k = y[j-1] | y[j] << 8 is read as the
     // byte k >> 2 of the codes, which is the window ending at j - 1 (bytes
-    // j-3 .. j) shifted right by 18; its place there, 2 * (y[j-1] & 3),
-    // less 2j (mod 32: rotations), is made for four ends at once from
-    // bytes 4i-1 .. 4i+2 (the window ending at 4i + 1): an IMAD each.
+    // j-3 .. j) shifted right by 18 (with the codes' base: one LEA.HI);
+    // its place there, 2 * (y[j-1] & 3), less FDR_POS(j) (mod 32: it
+    // rotates), is made for four ends at once from bytes 4i-1 .. 4i+2 (the
+    // window ending at 4i + 1): an IMAD each.  Per byte 5.5 instructions
+    // where the code read as a 32-bit word of 16 took 8.
 #define FDR_LESS(j) (((32u - FDR_POS(j)) & 31u) << (8 * ((j) & 3)))
 #define FDR_LESS4(i) (FDR_LESS(4 * (i)) | FDR_LESS(4 * (i) + 1) | FDR_LESS(4 * (i) + 2) | \
                       FDR_LESS(4 * (i) + 3))
@@ -383,7 +312,7 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
 #undef FDR_LESS4
 #undef FDR_LESS
     uint32_t camt[4];
-    if (SH == 1)
+    if (SHORT)
         for (int i = FROM >> 2; i < 4; i++)
             camt[i] = (fdr_bytes_at(ww, 4 * i + 3) & 0x03030303u) * 2 + cless[i];
     uint32_t xp = fdr_bytes_at(ww, FROM + 1);
@@ -395,28 +324,10 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
         uint32_t x = fdr_bytes_at(ww, j + 5 - HAY_FDR_GPU_WINDOW);
         t.st = (t.st >> 8) | v.table[fdr_gpu_key(x, v.domain)];
         o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], t.st, j & 3);
-        if (SH == 1)
+        if (SHORT)
             o.sc |= fdr_rotr(v.scode[xp >> 18], camt[j >> 2] >> (8 * (j & 3))) &
                     (3u << FDR_POS(j));
         xp = x;
-        if (SH == 2) {
-            const int sh = 8 * (j & 3);
-#ifdef __CUDA_ARCH__
-            uint32_t off = __byte_perm(nof[j >> 2], 0, 0x4440 + (j & 3));
-#else
-            uint32_t off = (nof[j >> 2] >> sh) & 0xffu;
-#endif
-            uint32_t n = *(const uint32_t *)((const uint8_t *)(v.nib + HAY_FDR_GPU_NIB_WORDS * j) +
-                                             off);
-            n = fdr_rotr(n, nrot[j >> 2] >> sh);   // the low 5 bits count
-            o.sc |= n & fdr_rotl(3u, FDR_POS(j));
-            o.fl |= n & fdr_rotl(0xcu, FDR_POS(j));
-        }
-    }
-    if (SH == 2) {
-        if (FROM == 0)
-            fdr_nib_fix(v, t, ww, o);
-        t.pfl = o.fl;
     }
     t.prev = w[3];
 }
@@ -433,10 +344,11 @@ FDR_HD uint32_t fdr_range2(int64_t e0, int64_t a, int64_t b)
     return m;
 }
 
-// A word's candidates: bit FDR_POS(j) for each end j to verify (the filter's in
-// P, short codes in P that are SLOW or lie outside V); *shm: those whose
-// short list is wanted.  Short codes below SLOW in V are counted here
-// (the SLOW ones in V are added as 3 by the sum and taken off again).
+// A word's candidates: bit FDR_POS(j) for each end j to verify (the
+// filter's in P, short codes in P that are SLOW or lie outside V); *shm:
+// those whose short list is wanted.  Short codes below SLOW in V are
+// counted here (the SLOW ones in V are added as 3 by the sum and taken off
+// again).
 #pragma nv_exec_check_disable
 template <bool SHORT, class Emit>
 FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Emit &em,
@@ -481,26 +393,25 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 // Thread th's run: a warm-up over the last bytes before it (when they lie
 // at or above base), then its words; q.put(c, o, shm, e0) after each word
 // (by every thread, with c = 0 when there is nothing, also past the
-// piece: the kernel's warp-wide calls) and round() after it.  SH: the
-// pass's short literals (fdr_filter_word; 2 with FAST only); FAST: counts
-// only (short codes below SLOW counted in place).
+// piece: the kernel's warp-wide calls) and round() after it.  SHORT: the
+// pass has short literals; FAST: counts only (short codes below SLOW
+// counted in place).
 #pragma nv_exec_check_disable
-template <bool CASELESS, int SH, bool FAST, class Emit, class Queue, class Round>
+template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue, class Round>
 FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
                        Emit &em, Queue &q, Round &round)
 {
     const bool active = th < gm.nthr;
     const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
-    static_assert(SH != 2 || FAST, "the byte table counts only");
-    fdr_thr t = { 0, 0, 0 };
+    fdr_thr t = { 0, 0 };
     uint32_t w[4];
-    fdr_word_out o = { { 0, 0, 0, 0 }, 0, 0 };
+    fdr_word_out o = { { 0, 0, 0, 0 }, 0 };
     if (active && g0 >= 16) {
         // The 4 lags of S, after the 2 bytes their first window needs.
         fdr_load(gm.base + g0 - 16, w);
         for (int i = 0; i < 4; i++)
             w[i] = fdr_fold4<CASELESS>(w[i]);
-        fdr_filter_word<SH == 2 ? 2 : 0, 12, 16>(v, t, w, o);
+        fdr_filter_word<false, 12, 16>(v, t, w, o);
     }
     int64_t lo = (int64_t)g0 - (int64_t)gm.a0, hi = lo + gm.run;
     if (lo < (int64_t)gm.start0)
@@ -531,15 +442,14 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
             for (int i = 0; i < 4; i++)
                 w[i] = fdr_fold4<CASELESS>(w[i]);
             o.sc = 0;
-            o.fl = 0;
-            fdr_filter_word<SH, 0, 16>(v, t, w, o);
+            fdr_filter_word<SHORT, 0, 16>(v, t, w, o);
             uint32_t P = 0x55555555u, V = FAST ? 0x55555555u : 0;
             if ((int32_t)k < (int32_t)kin || (int32_t)k >= (int32_t)kout) {
                 bool inside = e0 >= lo && e0 + 16 <= hi;
                 P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
                 V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
             }
-            c = fdr_word_cands<SH != 0>(o, P, V, em, &shm);
+            c = fdr_word_cands<SHORT>(o, P, V, em, &shm);
         }
         q.put(c, o, shm, e0);
         round();

@@ -37,16 +37,6 @@
  * else; lists, counts per pattern and slow codes read the key's list of
  * entries (id, length).
  *
- * Counts (the kernel that adds short matches in place) may take another
- * path for them (short_bytes): a nibble per byte value b (fdr_gpu_nib:
- * bits 0-1 the number of 1-byte literals b, SHORT_SLOW for 3 or more; bit
- * 2: b ends a 2-byte literal; bit 3: b starts one), read from a 32-word
- * table (one bank each: a warp's read is one shared-memory wavefront, where
- * the 2-bit codes' random reads took about 5), and the 2-bit code read only
- * where byte i - 1 starts and byte i ends a 2-byte literal.  It pays where
- * few such pairs occur (snort-community's 2-byte literals), not where they
- * are everywhere (et-open's: 'e', 'a', ' ' end them).
- *
  * Sets with more long literals than `group_max` are split into groups of
  * literals with neighbouring prefixes, each with its own filter table; the
  * input is read once per group (short literals ride with group 0).
@@ -84,15 +74,6 @@ extern "C" {
  * the word's four 32-bit parts next to each other (filter states gathered
  * with one shift a part). */
 #define FDR_POS(j) (8 * ((j) & 3) + 2 * ((j) >> 2))
-/* The byte table: byte b's nibble at bits 4 * (b >> 5) of word b & 31,
- * kept as 16 copies (one per byte place j of a 16-byte word), copy j
- * rotated left by FDR_POS(j) bits: rotating its word right by 4 * (b >> 5)
- * puts the nibble at bits FDR_POS(j) .. + 3 (mod 32), where the word's
- * short codes are gathered. */
-#define HAY_FDR_GPU_NIB_WORDS 32
-#define HAY_FDR_GPU_NIB_TABLE (16 * HAY_FDR_GPU_NIB_WORDS)
-#define FDR_NIB_END2 4u
-#define FDR_NIB_START2 8u
 
 /* A long literal (one per id). */
 typedef struct hay_fdr_gpu_lit {
@@ -120,8 +101,6 @@ typedef struct hay_fdr_gpu_tables {
     uint32_t *table;       /* groups << domain */
     uint8_t *short_code;   /* HAY_FDR_GPU_SHORT_BYTES (fdr_gpu_short_code), or NULL:
                             * no short literals */
-    uint32_t *short_nib;   /* HAY_FDR_GPU_NIB_TABLE (the byte table), with short_code */
-    int short_bytes;       /* 1: counts take the byte table (fdr_gpu_build.c chooses) */
     uint32_t *short_first; /* 65537 */
     uint32_t *short_ent;   /* nshort_ent */
     uint32_t *slot_first;  /* (1 << hash_bits) + 1 */
@@ -142,12 +121,6 @@ FDR_HD uint32_t fdr_gpu_key(uint32_t x, uint32_t domain)
 FDR_HD uint32_t fdr_gpu_short_code(const uint8_t *codes, uint32_t k)
 {
     return (codes[k >> 2] >> (2 * (k & 3))) & 3u;
-}
-
-/* The nibble of byte b in the byte table (copy 0). */
-FDR_HD uint32_t fdr_gpu_nib(const uint32_t *nib, uint32_t b)
-{
-    return (nib[b & 31] >> (4 * (b >> 5))) & 15u;
 }
 
 /* The verification slot of a prefix (val, plen). */

@@ -38,7 +38,6 @@ void hay_fdr_gpu_tables_free(hay_fdr_gpu_tables *t)
     free(t->plen);
     free(t->table);
     free(t->short_code);
-    free(t->short_nib);
     free(t->short_first);
     free(t->short_ent);
     free(t->slot_first);
@@ -53,44 +52,6 @@ static uint8_t fold_of(const hay_cuda_patterns *p, uint8_t c)
     return p->caseless ? hay_fold(c) : c;
 }
 
-static uint32_t rotl32(uint32_t x, unsigned r)
-{
-    r &= 31;
-    return r ? x << r | x >> (32 - r) : x;
-}
-
-/* The byte table (fdr_gpu.h) and whether counts take it: when the pairs
- * (a byte that starts a 2-byte literal, one that ends one) are at most
- * 1 in 16 of all byte pairs (snort-community: 63 x 53 of 65,536; et-open:
- * 118 x 127), the 2-bit codes are read at few places. */
-static void build_nib(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
-{
-    uint32_t base[HAY_FDR_GPU_NIB_WORDS] = { 0 };
-    uint32_t n1[256] = { 0 };
-    unsigned nstart = 0, nend = 0;
-    uint8_t start[256] = { 0 }, end[256] = { 0 };
-    for (size_t i = 0; i < p->n; i++) {
-        const uint8_t *s = p->bytes + p->off[i];
-        if (p->len[i] == 1) {
-            n1[fold_of(p, s[0])]++;
-        } else if (p->len[i] == 2) {
-            uint8_t a = fold_of(p, s[0]), b = fold_of(p, s[1]);
-            nstart += !start[a];
-            nend += !end[b];
-            start[a] = end[b] = 1;
-        }
-    }
-    for (uint32_t b = 0; b < 256; b++) {
-        uint32_t v = n1[b] < HAY_FDR_GPU_SHORT_SLOW ? n1[b] : HAY_FDR_GPU_SHORT_SLOW;
-        v |= (end[b] ? FDR_NIB_END2 : 0) | (start[b] ? FDR_NIB_START2 : 0);
-        base[b & 31] |= v << (4 * (b >> 5));
-    }
-    for (unsigned j = 0; j < 16; j++)
-        for (unsigned i = 0; i < HAY_FDR_GPU_NIB_WORDS; i++)
-            t->short_nib[j * HAY_FDR_GPU_NIB_WORDS + i] = rotl32(base[i], FDR_POS(j));
-    t->short_bytes = nstart * nend <= HAY_FDR_GPU_SHORT_KEYS / 16;
-}
-
 /* The short tables: code and entry list per two-byte key. */
 static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
 {
@@ -103,10 +64,8 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
     t->short_code = calloc(HAY_FDR_GPU_SHORT_BYTES, 1);
     t->short_first = calloc(HAY_FDR_GPU_SHORT_KEYS + 1, sizeof *t->short_first);
     t->short_ent = malloc(nent * sizeof *t->short_ent);
-    t->short_nib = malloc(HAY_FDR_GPU_NIB_TABLE * sizeof *t->short_nib);
-    if (!t->short_code || !t->short_first || !t->short_ent || !t->short_nib)
+    if (!t->short_code || !t->short_first || !t->short_ent)
         return HAY_ERR_NOMEM;
-    build_nib(p, t);
     t->nshort_ent = nent;
     /* Two passes: count per key, then place (ids increasing per key). */
     for (int pass = 0; pass < 2; pass++) {

@@ -8,7 +8,8 @@
 // past a 16-byte boundary, garbage around it) and pieces with look-back
 // (min_end > 0); then real pattern sets against the CPU backend
 // (snort-community, et-open, english-words caseless) when the data
-// directory is given.  Needs no GPU: it runs wherever CUDA builds.
+// directory is given; and sets of short literals alone (short_sets).
+// Needs no GPU: it runs wherever CUDA builds.
 //
 //   test_fdr_gpu_core [data dir]
 #include <algorithm>
@@ -101,32 +102,26 @@ struct round_host {
     void operator()() {}
 };
 
-// One thread of a pass, with the kernel's template choice (bytes: counts
-// take the byte table).
+// One thread of a pass, with the kernel's template choice.
 template <bool CL>
-void one_thread(bool fast, bool bytes, const fdr_view &v, const fdr_piece &pc,
-                const fdr_geom &gm, uint64_t th, emit_host &em, queue_host<CL> &q,
-                round_host &rd)
+void one_thread(bool fast, const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
+                uint64_t th, emit_host &em, queue_host<CL> &q, round_host &rd)
 {
-    if (v.scode && fast && bytes)
-        fdr_thread<CL, 2, true>(v, pc, gm, th, em, q, rd);
-    else if (v.scode && fast)
-        fdr_thread<CL, 1, true>(v, pc, gm, th, em, q, rd);
+    if (v.scode && fast)
+        fdr_thread<CL, true, true>(v, pc, gm, th, em, q, rd);
     else if (v.scode)
-        fdr_thread<CL, 1, false>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, true, false>(v, pc, gm, th, em, q, rd);
     else if (fast)
-        fdr_thread<CL, 0, true>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, false, true>(v, pc, gm, th, em, q, rd);
     else
-        fdr_thread<CL, 0, false>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, false, false>(v, pc, gm, th, em, q, rd);
 }
 
 // Every pass of the tables over the piece text[0, len) that reports ends
 // in (min_end, len], thread by thread as the kernel's grid would; with
-// *count, a count (short matches added in place) instead of the list, by
-// the byte table when `bytes` (and the tables have one).
+// *count, a count (short matches added in place) instead of the list.
 keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
-                uint64_t min_end, size_t max_len, uint32_t run, uint64_t *count = nullptr,
-                bool bytes = false)
+                uint64_t min_end, size_t max_len, uint32_t run, uint64_t *count = nullptr)
 {
     keys out;
     if (count)
@@ -144,7 +139,6 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         fdr_view v;
         v.table = t.table + ((size_t)g << t.domain);
         v.scode = g == 0 ? t.short_code : nullptr;
-        v.nib = t.short_nib;
         v.short_first = t.short_first;
         v.short_ent = t.short_ent;
         v.slot_first = t.slot_first;
@@ -160,9 +154,9 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         queue_host<false> qf = { &v, &pc, &em };
         for (uint64_t th = 0; th < gm.nthr; th++) {
             if (t.caseless)
-                one_thread<true>(count != nullptr, bytes, v, pc, gm, th, em, qt, rd);
+                one_thread<true>(count != nullptr, v, pc, gm, th, em, qt, rd);
             else
-                one_thread<false>(count != nullptr, bytes, v, pc, gm, th, em, qf, rd);
+                one_thread<false>(count != nullptr, v, pc, gm, th, em, qf, rd);
         }
     }
     if (count)
@@ -207,22 +201,19 @@ void check_all_alignments(const pset &p, const hay_fdr_gpu_tables &t, const uint
         keys got = run_engine(t, al + a0, len, min_end, p.view().max_len, run);
         EXPECT(got == want, "%s: align %u run %u min_end %llu: %zu matches, want %zu", what,
                a0, run, (unsigned long long)min_end, got.size(), want.size());
-        for (int bytes = 0; bytes < (t.short_nib ? 2 : 1); bytes++) {
-            uint64_t c;
-            run_engine(t, al + a0, len, min_end, p.view().max_len, run, &c, bytes);
-            EXPECT(c == want.size(),
-                   "%s: align %u run %u min_end %llu%s: count %llu, want %zu", what, a0, run,
-                   (unsigned long long)min_end, bytes ? " (byte table)" : "",
-                   (unsigned long long)c, want.size());
-        }
+        uint64_t c;
+        run_engine(t, al + a0, len, min_end, p.view().max_len, run, &c);
+        EXPECT(c == want.size(), "%s: align %u run %u min_end %llu: count %llu, want %zu",
+               what, a0, run, (unsigned long long)min_end, (unsigned long long)c, want.size());
     }
 }
 
-// Sets of short literals the byte table must get right: 1-byte only (with
-// duplicates: 3 or more send the byte to the lists), 2-byte only (NUL
-// bytes, doubled bytes, pairs whose first byte ends another), mixed with
-// long literals, caseless; texts of their own bytes with matches planted
-// at the piece's first and last bytes.
+// Sets of short literals, whose codes the filter's words read and count in
+// place: 1-byte only (with duplicates: 3 or more send the key to the
+// lists), 2-byte only (NUL bytes, doubled bytes, pairs whose first byte
+// ends another), mixed with long literals, caseless, snort-like; texts of
+// their own bytes with matches planted at the piece's first and last
+// bytes, every alignment, three look-backs, two run lengths.
 void short_sets()
 {
     static const char *const sets[] = {
@@ -278,7 +269,7 @@ void short_sets()
             hay_cuda_patterns v = p.view();
             hay_fdr_gpu_tables t;
             int s = hay_fdr_gpu_build(&v, 12, 32768, &t);
-            EXPECT(s == 0 && t.short_nib, "short set %d: build %d", n, s);
+            EXPECT(s == 0 && t.short_code, "short set %d: build %d", n, s);
             if (s == 0) {
                 char what[64];
                 snprintf(what, sizeof what, "short set %d (%s), length %zu", n, spec, len);
@@ -441,21 +432,15 @@ void real_sets(const char *dir)
         for (auto sh : shapes) {
             EXPECT(hay_fdr_gpu_build(&v, sh.domain, sh.gmax, &t) == 0, "%s: build", s.file);
             keys got = run_engine(t, text.data(), text.size(), 0, v.max_len, 64);
-            uint64_t c, cb = 0;
+            uint64_t c;
             run_engine(t, text.data(), text.size(), 0, v.max_len, 64, &c);
             EXPECT(c == want.size(), "%s: count %llu, CPU %zu", s.file, (unsigned long long)c,
                    want.size());
-            if (t.short_nib) {
-                run_engine(t, text.data(), text.size(), 0, v.max_len, 64, &cb, true);
-                EXPECT(cb == want.size(), "%s: count by the byte table %llu, CPU %zu", s.file,
-                       (unsigned long long)cb, want.size());
-            }
             EXPECT(got == want, "%s over %s, domain %u, group_max %u: %zu matches, CPU %zu",
                    s.file, tpath.c_str(), sh.domain, sh.gmax, got.size(), want.size());
-            printf("%s, domain %u, group_max %u (%u groups): %zu matches, count %llu, by the "
-                   "byte table %llu (its default: %s; CPU %zu)\n",
+            printf("%s, domain %u, group_max %u (%u groups): %zu matches, count %llu (CPU %zu)\n",
                    s.file, sh.domain, sh.gmax, t.groups, got.size(), (unsigned long long)c,
-                   (unsigned long long)cb, t.short_bytes ? "yes" : "no", want.size());
+                   want.size());
             hay_fdr_gpu_tables_free(&t);
         }
         hay_scratch_free(sc);
