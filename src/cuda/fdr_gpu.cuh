@@ -243,7 +243,7 @@ FDR_HD fdr_geom fdr_plan(const uint8_t *text, uint64_t len, uint64_t start0, uin
 
 // What the filter leaves of a word: the low byte of S after each of its 16
 // bytes (byte j of the word: byte j & 3 of st[j >> 2]) and the short codes
-// of its ends (byte j's at bits 2j, 2j + 1).
+// of its ends (byte j's at bits FDR_POS(j) and + 1: fdr_gpu.h).
 struct fdr_word_out {
     uint32_t st[4];
     uint32_t sc;
@@ -256,20 +256,6 @@ FDR_HD uint32_t fdr_put_byte(uint32_t x, uint32_t b, int k)
     return __byte_perm(x, b, k == 0 ? 0x3214 : k == 1 ? 0x3240 : k == 2 ? 0x3410 : 0x4210);
 #else
     return (x & ~(0xffu << (8 * k))) | (b & 0xffu) << (8 * k);
-#endif
-}
-
-// The short code of key k (fdr_gpu_short_code; bits above 16 ignored)
-// moved to bits 2j, 2j + 1: the codes read as 32-bit words, 16 keys a word.
-FDR_HD uint32_t fdr_code_at(const uint8_t *codes, uint32_t k, int j)
-{
-#ifdef __CUDA_ARCH__
-    uint32_t x = ((const uint32_t *)codes)[(k >> 4) & 0xfffu];
-    return __funnelshift_r(x, x, 2 * k - 2 * j) & (3u << (2 * j));
-#else
-    uint32_t x;
-    memcpy(&x, codes + 4 * ((k >> 4) & 0xfffu), 4);
-    return ((x >> (2 * (k & 15))) & 3u) << (2 * j);
 #endif
 }
 
@@ -289,6 +275,17 @@ FDR_HD uint32_t fdr_bytes_at(const uint32_t ww[5], int o)
 #endif
 }
 
+// x rotated right by r bits (the low 5 bits of r).
+FDR_HD uint32_t fdr_rotr(uint32_t x, uint32_t r)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(x, x, r);
+#else
+    r &= 31;
+    return r ? x >> r | x << (32 - r) : x;
+#endif
+}
+
 // A thread's filter state: S and the (folded) word before the next one.
 struct fdr_thr {
     uint32_t st, prev;
@@ -301,6 +298,24 @@ template <bool SHORT, int FROM, int TO>
 FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], fdr_word_out &o)
 {
     const uint32_t ww[5] = { t.prev, w[0], w[1], w[2], w[3] };
+    // The code of end j's key k = y[j-1] | y[j] << 8 is read as the
+    // byte k >> 2 of the codes, which is the window ending at j - 1 (bytes
+    // j-3 .. j) shifted right by 18 (with the codes' base: one LEA.HI);
+    // its place there, 2 * (y[j-1] & 3), less FDR_POS(j) (mod 32: it
+    // rotates), is made for four ends at once from bytes 4i-1 .. 4i+2 (the
+    // window ending at 4i + 1): an IMAD each.  Per byte 5.5 instructions
+    // where the code read as a 32-bit word of 16 took 8.
+#define FDR_LESS(j) (((32u - FDR_POS(j)) & 31u) << (8 * ((j) & 3)))
+#define FDR_LESS4(i) (FDR_LESS(4 * (i)) | FDR_LESS(4 * (i) + 1) | FDR_LESS(4 * (i) + 2) | \
+                      FDR_LESS(4 * (i) + 3))
+    const uint32_t cless[4] = { FDR_LESS4(0), FDR_LESS4(1), FDR_LESS4(2), FDR_LESS4(3) };
+#undef FDR_LESS4
+#undef FDR_LESS
+    uint32_t camt[4];
+    if (SHORT)
+        for (int i = FROM >> 2; i < 4; i++)
+            camt[i] = (fdr_bytes_at(ww, 4 * i + 3) & 0x03030303u) * 2 + cless[i];
+    uint32_t xp = fdr_bytes_at(ww, FROM + 1);
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -310,27 +325,30 @@ FDR_HD void fdr_filter_word(const fdr_view &v, fdr_thr &t, const uint32_t w[4], 
         t.st = (t.st >> 8) | v.table[fdr_gpu_key(x, v.domain)];
         o.st[j >> 2] = fdr_put_byte(o.st[j >> 2], t.st, j & 3);
         if (SHORT)
-            o.sc |= fdr_code_at(v.scode, x >> 8, j);
+            o.sc |= fdr_rotr(v.scode[xp >> 18], camt[j >> 2] >> (8 * (j & 3))) &
+                    (3u << FDR_POS(j));
+        xp = x;
     }
     t.prev = w[3];
 }
 
-// Bit 2j for each end e0 + j (j < 16) in [a, b).
+// Bit FDR_POS(j) for each end e0 + j (j < 16) in [a, b).
 FDR_HD uint32_t fdr_range2(int64_t e0, int64_t a, int64_t b)
 {
     int64_t x = a - e0, y = b - e0;
     if (y <= 0 || x >= 16 || x >= y)
         return 0;
-    uint32_t m = y >= 16 ? 0xffffffffu : (1u << (2 * y)) - 1;
-    if (x > 0)
-        m &= ~((1u << (2 * x)) - 1);
-    return m & 0x55555555u;
+    uint32_t m = 0;
+    for (int j = x > 0 ? (int)x : 0; j < 16 && j < y; j++)
+        m |= 1u << FDR_POS(j);
+    return m;
 }
 
-// A word's candidates: bit 2j for each end j to verify (the filter's in
-// P, short codes in P that are SLOW or lie outside V); *shm: those whose
-// short list is wanted.  Short codes below SLOW in V are counted here
-// (the SLOW ones in V are added as 3 by the sum and taken off again).
+// A word's candidates: bit FDR_POS(j) for each end j to verify (the
+// filter's in P, short codes in P that are SLOW or lie outside V); *shm:
+// those whose short list is wanted.  Short codes below SLOW in V are
+// counted here (the SLOW ones in V are added as 3 by the sum and taken off
+// again).
 #pragma nv_exec_check_disable
 template <bool SHORT, class Emit>
 FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Emit &em,
@@ -338,11 +356,11 @@ FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Em
 {
     uint32_t fl = 0;
     for (int i = 0; i < 4; i++) {
-        // Bit 7 of each byte of st that is not 0xff, then those 4 bits
-        // gathered to bits 8i, 8i + 2, 8i + 4, 8i + 6.
+        // Bit 7 of each byte of st that is not 0xff (bits 8m + 7), moved
+        // to FDR_POS(4i + m) = 8m + 2i.
         uint32_t x = ~o.st[i];
         uint32_t nz = (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
-        fl |= ((((nz >> 7) * 0x01041040u) >> 24) & 0x55u) << (8 * i);
+        fl |= nz >> (7 - 2 * i);
     }
     uint32_t c = fl & P;
     *shm = 0;
@@ -364,10 +382,11 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 {
     unsigned b = fdr_lowest(c);
     c &= c - 1;
-    unsigned j = b >> 1, i = j >> 2;
+    // b = FDR_POS(j): j = 4i + (b >> 3).
+    unsigned i = (b >> 1) & 3, j = 4 * i + (b >> 3);
     // Selects, not o.st[i]: a run-time index would put o in local memory.
     uint32_t x = i == 0 ? o.st[0] : i == 1 ? o.st[1] : i == 2 ? o.st[2] : o.st[3];
-    uint32_t m = (~x >> (8 * (j & 3))) & 0xffu;
+    uint32_t m = (~x >> (8 * (b >> 3))) & 0xffu;
     return FDR_CAND(e0 + j, (shm >> b) & 1u, m);
 }
 
@@ -405,19 +424,31 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
         slo = (int64_t)pc.min_end;
     if (slo < 1)
         slo = 1;
+    // The words k in [kin, kout) lie wholly in [lo, hi) (FAST: in [slo,
+    // hi) too): their P and V are whole, found with two 32-bit compares;
+    // words below kend hold a byte of the piece.
+    const int64_t nw = gm.run / 16, e00 = (int64_t)g0 - (int64_t)gm.a0;
+    int64_t kin = ((FAST ? slo : lo) - e00 + 15) >> 4, kout = (hi - e00) >> 4;
+    int64_t kend = ((int64_t)text_end - (int64_t)g0 + 15) >> 4;
+    kin = kin < 0 ? 0 : kin > nw ? nw : kin;
+    kout = kout < 0 ? 0 : kout > nw ? nw : kout;
+    kend = !active || kend < 0 ? 0 : kend > nw ? nw : kend;
     for (uint32_t k = 0; k < gm.run / 16; k++) {
         uint64_t g = g0 + 16ull * k;
         int64_t e0 = (int64_t)g - (int64_t)gm.a0;
         uint32_t c = 0, shm = 0;
-        if (active && g < text_end) {
+        if ((int32_t)k < (int32_t)kend) {
             fdr_load(gm.base + g, w);
             for (int i = 0; i < 4; i++)
                 w[i] = fdr_fold4<CASELESS>(w[i]);
             o.sc = 0;
             fdr_filter_word<SHORT, 0, 16>(v, t, w, o);
-            bool inside = e0 >= lo && e0 + 16 <= hi;
-            uint32_t P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
-            uint32_t V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
+            uint32_t P = 0x55555555u, V = FAST ? 0x55555555u : 0;
+            if ((int32_t)k < (int32_t)kin || (int32_t)k >= (int32_t)kout) {
+                bool inside = e0 >= lo && e0 + 16 <= hi;
+                P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
+                V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
+            }
             c = fdr_word_cands<SHORT>(o, P, V, em, &shm);
         }
         q.put(c, o, shm, e0);

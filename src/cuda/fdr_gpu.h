@@ -69,6 +69,11 @@ extern "C" {
 #define HAY_FDR_GPU_SHORT_BYTES (HAY_FDR_GPU_SHORT_KEYS / 4)
 /* The short code that sends its key to the entry lists. */
 #define HAY_FDR_GPU_SHORT_SLOW 3
+/* Where the kernel keeps what it learns of byte j (0..15) of a 16-byte
+ * word (its candidate bit, its short code): bit FDR_POS(j), byte j & 3 of
+ * the word's four 32-bit parts next to each other (filter states gathered
+ * with one shift a part). */
+#define FDR_POS(j) (8 * ((j) & 3) + 2 * ((j) >> 2))
 
 /* A long literal (one per id). */
 typedef struct hay_fdr_gpu_lit {

@@ -8,7 +8,8 @@
 // past a 16-byte boundary, garbage around it) and pieces with look-back
 // (min_end > 0); then real pattern sets against the CPU backend
 // (snort-community, et-open, english-words caseless) when the data
-// directory is given.  Needs no GPU: it runs wherever CUDA builds.
+// directory is given; and sets of short literals alone (short_sets).
+// Needs no GPU: it runs wherever CUDA builds.
 //
 //   test_fdr_gpu_core [data dir]
 #include <algorithm>
@@ -207,6 +208,83 @@ void check_all_alignments(const pset &p, const hay_fdr_gpu_tables &t, const uint
     }
 }
 
+// Sets of short literals, whose codes the filter's words read and count in
+// place: 1-byte only (with duplicates: 3 or more send the key to the
+// lists), 2-byte only (NUL bytes, doubled bytes, pairs whose first byte
+// ends another), mixed with long literals, caseless, snort-like; texts of
+// their own bytes with matches planted at the piece's first and last
+// bytes, every alignment, three look-backs, two run lengths.
+void short_sets()
+{
+    static const char *const sets[] = {
+        "a|b|\\0|z",                 // 1-byte
+        "a|a|a|b|b|\\0",             // 1-byte, duplicates (slow)
+        "ab|ba|aa|\\0\\0|\\0a|a\\0", // 2-byte
+        "ab|bc|cd|da|ab",            // 2-byte chains, a duplicate
+        "a|ab|b|ba|abc|bcd|abcd",    // mixed with long
+        "a|aB|Ab|ab|xyzw|B",         // caseless
+        " |\\r\\n|n |d|nd|\\n",      // snort-like: spaces and line ends
+    };
+    int n = 0;
+    for (const char *spec : sets) {
+        pset p;
+        p.caseless = n == 5;
+        std::vector<uint8_t> q;
+        for (const char *c = spec;; c++) {
+            if (*c == '|' || !*c) {
+                p.add(q.data(), q.size());
+                q.clear();
+                if (!*c)
+                    break;
+            } else if (c[0] == '\\' && c[1] == '0') {
+                q.push_back(0);
+                c++;
+            } else if (c[0] == '\\' && c[1] == 'r') {
+                q.push_back('\r');
+                c++;
+            } else if (c[0] == '\\' && c[1] == 'n') {
+                q.push_back('\n');
+                c++;
+            } else {
+                q.push_back((uint8_t)*c);
+            }
+        }
+        // The text: the set's own bytes (and their other case) at random.
+        std::vector<uint8_t> alpha;
+        for (uint8_t c : p.bytes) {
+            alpha.push_back(c);
+            alpha.push_back(fold(c) == c && c >= 'a' && c <= 'z' ? (uint8_t)(c - 32) : c);
+        }
+        alpha.push_back('.');
+        for (size_t len : { (size_t)1, (size_t)2, (size_t)17, (size_t)300, (size_t)2000 }) {
+            std::vector<uint8_t> text(len);
+            for (auto &c : text)
+                c = alpha[rnd() % alpha.size()];
+            // A literal at the first bytes and one at the last.
+            size_t a = rnd() % p.len.size(), b = rnd() % p.len.size();
+            if (p.len[a] <= len)
+                memcpy(&text[0], &p.bytes[p.off[a]], p.len[a]);
+            if (p.len[b] <= len)
+                memcpy(&text[len - p.len[b]], &p.bytes[p.off[b]], p.len[b]);
+            hay_cuda_patterns v = p.view();
+            hay_fdr_gpu_tables t;
+            int s = hay_fdr_gpu_build(&v, 12, 32768, &t);
+            EXPECT(s == 0 && t.short_code, "short set %d: build %d", n, s);
+            if (s == 0) {
+                char what[64];
+                snprintf(what, sizeof what, "short set %d (%s), length %zu", n, spec, len);
+                for (uint64_t me : { (uint64_t)0, (uint64_t)len / 2, (uint64_t)len - 1 }) {
+                    keys want = naive(p, text.data(), len, me);
+                    for (uint32_t run : { 16u, 64u })
+                        check_all_alignments(p, t, text.data(), len, me, run, want, what);
+                }
+            }
+            hay_fdr_gpu_tables_free(&t);
+        }
+        n++;
+    }
+}
+
 void random_sets()
 {
     static const uint32_t domains[] = { 10, 12, 15 };
@@ -376,6 +454,8 @@ int main(int argc, char **argv)
 {
     random_sets();
     printf("random sets done\n");
+    short_sets();
+    printf("short sets done\n");
     if (argc > 1)
         real_sets(argv[1]);
     printf("%s (%d failures)\n", failures ? "FAILED" : "ok", failures);
