@@ -313,7 +313,11 @@ static void check_engine_kinds(const tu_engine *es, size_t n)
         for (size_t k = 0; k < sizeof multi / sizeof *multi; k++)
             if (strcmp(e->algo, multi[k]) == 0)
                 known = want_multi = true;
-        if (e->backend == HAY_BACKEND_CPU && known)
+        /* On every backend (only available ones are listed) a
+         * multi-pattern engine must take two literals: a GPU engine that
+         * refused every set would otherwise pass, its cases declined
+         * (backend cuda's default then runs PFAC). */
+        if ((e->backend == HAY_BACKEND_CPU && known) || want_multi)
             CHECK(e->probe == (want_multi ? HAY_OK : HAY_ERR_UNSUPPORTED),
                   "%s with two patterns: %s, want %s", e->label,
                   hay_strerror(e->probe),
