@@ -122,8 +122,8 @@ def part_auto(ctx):
                 # On the H100 host a median of 5 moved auto/best by up to 1.4x
                 # between two runs of the part, where 10-21 interleaved runs of
                 # the same commands showed auto within 3% of cpu (records
-                # h100/2026-11-26/raw/s18).  Backends under SHORT_S (the CPU
-                # side, which auto/best compares) run up to SHORT_RUNS rounds.
+                # h100/2026-11-26/raw/s18).  Backends whose median is under
+                # SHORT_S run up to SHORT_RUNS rounds in all.
                 short = [b for b in live if walls[b] and statistics.median(walls[b]) < SHORT_S]
                 for r in range(1 + a.runs, 1 + max(a.runs, SHORT_RUNS)):
                     for b in short:

@@ -43,6 +43,15 @@ __device__ __forceinline__ uint32_t nz(uint32_t w, uint32_t rep, uint32_t orm)
     return ((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x;
 }
 
+// nz() of a vector's four words into out[0..3].
+__device__ __forceinline__ void nz4(uint4 v, uint32_t rep, uint32_t orm, uint32_t *out)
+{
+    out[0] = nz(v.x, rep, orm);
+    out[1] = nz(v.y, rep, orm);
+    out[2] = nz(v.z, rep, orm);
+    out[3] = nz(v.w, rep, orm);
+}
+
 __device__ __forceinline__ uint4 load_vec(const fast_args &f, uint64_t k)
 {
     return k < f.nvec ? __ldg(f.vec + k) : make_uint4(0, 0, 0, 0);
@@ -106,10 +115,7 @@ __global__ void __launch_bounds__(1024, 1) fast_kernel(fast_args f)
         uint32_t cw[4 * U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            cw[4 * u + 0] = nz(v[u].x, f.first4, f.orf);
-            cw[4 * u + 1] = nz(v[u].y, f.first4, f.orf);
-            cw[4 * u + 2] = nz(v[u].z, f.first4, f.orf);
-            cw[4 * u + 3] = nz(v[u].w, f.first4, f.orf);
+            nz4(v[u], f.first4, f.orf, cw + 4 * u);
         }
         if (m > 1) {
             // The bytes m - 1 after each start: words of the U + 1 vectors
@@ -129,10 +135,7 @@ __global__ void __launch_bounds__(1024, 1) fast_kernel(fast_args f)
             uint32_t lw[4 * U + 4];
 #pragma unroll
             for (int u = 0; u <= U; u++) {
-                lw[4 * u + 0] = nz(x[u].x, f.last4, f.orl);
-                lw[4 * u + 1] = nz(x[u].y, f.last4, f.orl);
-                lw[4 * u + 2] = nz(x[u].z, f.last4, f.orl);
-                lw[4 * u + 3] = nz(x[u].w, f.last4, f.orl);
+                nz4(x[u], f.last4, f.orl, lw + 4 * u);
             }
             uint32_t la[4 * U];
             shifted<U>(lw, la, f.r);
@@ -146,10 +149,7 @@ __global__ void __launch_bounds__(1024, 1) fast_kernel(fast_args f)
                 uint32_t sw[4 * U + 4];
 #pragma unroll
                 for (int u = 0; u < U; u++) {
-                    sw[4 * u + 0] = nz(v[u].x, f.second4, f.ors);
-                    sw[4 * u + 1] = nz(v[u].y, f.second4, f.ors);
-                    sw[4 * u + 2] = nz(v[u].z, f.second4, f.ors);
-                    sw[4 * u + 3] = nz(v[u].w, f.second4, f.ors);
+                    nz4(v[u], f.second4, f.ors, sw + 4 * u);
                 }
                 sw[4 * U] = nz(nxt, f.second4, f.ors);
                 sw[4 * U + 1] = sw[4 * U + 2] = sw[4 * U + 3] = 0;
