@@ -7,10 +7,10 @@
 // Each thread owns `run` contiguous bytes of the piece, read as aligned
 // 16-byte words (the driver's padding makes the words around the piece
 // readable; bytes outside it never make a match), after a warm-up over the
-// 4 bytes before its run.  Blocks loop over tiles of threads * run bytes,
-// so the tables (filter, prefix bitmap, short codes) are loaded into
-// shared memory once per block.  A set split into groups takes one launch
-// per group.
+// 4 bytes before its run.  The blocks stay resident and their warps loop
+// over chunks of 32 runs dealt round the grid, so the tables (filter,
+// prefix bitmap, short codes) are loaded into shared memory once per
+// block.  A set split into groups takes one launch per group.
 //
 // The filter runs over a whole 16-byte word with no branch, reading
 // shared memory only; counts of 1- and 2-byte literals are summed per word
@@ -25,10 +25,15 @@
 // 2026-11-26-session11.md, "Session 15".
 //
 // Results (cuda_engine.h): the count with one atomic per block; counts per
-// pattern with one atomic per match; the list staged in shared memory and
-// written after each word round that filled half the buffer, one global
-// atomic per flush (the block's reservation: *d_slots counts every match
-// even past cap, and nothing is written past cap).
+// pattern with one atomic per match; the list staged per warp in shared
+// memory (SCAP / warps entries each, places taken with one shared atomic
+// by the lanes that emit together) and written by the warp when a step
+// could fill it, one global atomic per flush (the reservation: *d_slots
+// counts every match even past cap, and nothing is written past cap).  A
+// block-wide buffer flushed after each word round overflowed (a round of
+// 1,024 threads covers 16 KiB, about 11,000 matches of et-open; the rest
+// took a global atomic each): et-open's list kernel 49 ms a GiB, 41.7 with
+// the warps' buffers (H100; the count: 3.6 ms).
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
@@ -58,6 +63,7 @@ struct fdr_dev {
     uint32_t *d_table;
     uint8_t *d_scode;
     uint32_t *d_short_first, *d_short_ent, *d_slot_first, *d_pmap;
+    uint64_t *d_short_pair;
     hay_fdr_gpu_lit *d_lits;
     uint8_t *d_bytes, *d_plen;
     uint32_t run, threads;
@@ -74,11 +80,11 @@ struct kargs {
     hay_job_out out;
 };
 
-// A block's staged list.
+// A warp's staged list: its share of the block's SCAP entries.
 struct stage {
-    unsigned long long *buf;
-    unsigned *n;
-    unsigned long long *base;
+    unsigned long long *buf;    // the warp's cap entries
+    unsigned *n;                // matches staged (past cap: the rest went straight out)
+    unsigned cap;
 };
 
 template <int OUT>
@@ -108,18 +114,60 @@ struct emit_dev {
         if (pcounts)
             atomicAdd(pcounts + id, 1ull);
         if (OUT == OUT_LIST) {
-            unsigned long long m = HAY_CUDA_MATCH(end, id);
-            unsigned k = atomicAdd(sg.n, 1u);
-            if (k < SCAP) {
+            // The lanes here together take their places with one shared
+            // atomic (the lanes that emit at a time are a subset of the
+            // warp: a record that matched, a short literal).
+            const unsigned long long m = HAY_CUDA_MATCH(end, id);
+            const unsigned lane = threadIdx.x & 31, act = __activemask();
+            const int lead = __ffs((int)act) - 1;
+            unsigned k = 0;
+            if ((int)lane == lead)
+                k = atomicAdd(sg.n, (unsigned)__popc(act));
+            k = __shfl_sync(act, k, lead) + __popc(act & ((1u << lane) - 1));
+            if (k < sg.cap) {
                 sg.buf[k] = m;
             } else {
-                // A round that overfills the buffer: this match alone.
-                unsigned long long g = atomicAdd(slots, 1ull);
+                // The warp's buffer is full (lanes with many short
+                // literals): these go out now, one global atomic.
+                const unsigned ov = __activemask();
+                const int l2 = __ffs((int)ov) - 1;
+                unsigned long long g = 0;
+                if ((int)lane == l2)
+                    g = atomicAdd(slots, (unsigned long long)__popc(ov));
+                g = __shfl_sync(ov, g, l2) + __popc(ov & ((1u << lane) - 1));
                 if (g < cap)
                     matches[g] = m;
             }
         }
     }
+    // Warp-wide, where every lane of the warp calls it: writes the warp's
+    // staged matches when at least at_least wait, with one global atomic
+    // (the reservation: *slots counts every match, even past cap) and
+    // coalesced stores.
+    __device__ __forceinline__ void flush(unsigned at_least)
+    {
+        if (OUT != OUT_LIST)
+            return;
+        __syncwarp();
+        unsigned n = *sg.n;
+        if (n < at_least)
+            return;
+        n = n < sg.cap ? n : sg.cap;
+        const unsigned lane = threadIdx.x & 31;
+        unsigned long long at = 0;
+        if (lane == 0)
+            at = atomicAdd(slots, (unsigned long long)n);
+        at = __shfl_sync(0xffffffffu, at, 0);
+        const uint64_t room = at < cap ? cap - at : 0;
+        for (unsigned i = lane; i < n && i < room; i += 32)
+            matches[at + i] = sg.buf[i];
+        __syncwarp();
+        if (lane == 0)
+            *sg.n = 0;
+        __syncwarp();
+    }
+    // Before a step in which each lane may emit one match.
+    __device__ __forceinline__ void make_room() { flush(sg.cap - 31); }
 };
 
 // A warp's candidates, checked in two rounds so that its lanes stay busy:
@@ -202,6 +250,7 @@ struct queue_dev {
                 fdr_rec<CASELESS>(*v, *pc, s, b, fdr_prefix<CASELESS>(pc->text, s, pl),
                                   v->lits[iw], *em);
             }
+            em->make_room();
         }
     }
     // Round 1 on each lane's candidate c (0: none).  Warp-wide.
@@ -210,6 +259,7 @@ struct queue_dev {
         const int64_t e = (int64_t)(c >> 9);
         if (c & 0x100)
             fdr_short_cand<CASELESS>(*v, *pc, e, *em);
+        em->make_room();
         uint32_t m = (uint32_t)(c & 0xff);
         while (__any_sync(0xffffffffu, m != 0)) {
             bool pass = false;
@@ -222,6 +272,25 @@ struct queue_dev {
             }
             push(q2, fill2, pass, FDR_CAND(e, 0, 1u << b),
                  [this](unsigned long long x) { walk(x, true); });
+        }
+    }
+    // Each lane's short literals of a word (s: the FDR_POS bits of their
+    // ends; w: the word, folded; prev: the byte before it), listed by the
+    // lane: one 8-byte read an end (short_pair), the key's bytes from w,
+    // where the queue took a candidate each and read the key from the text
+    // and the key's list (et-open, 91% of bytes end a short literal: list
+    // kernel 41.7 ms a GiB through the queue, 40 here; H100).  Warp-wide.
+    __device__ __forceinline__ void shorts(uint32_t s, const uint32_t w[4], uint32_t prev,
+                                           int64_t e0)
+    {
+        while (__any_sync(0xffffffffu, s != 0)) {
+            if (s) {
+                const unsigned b = fdr_lowest(s);
+                s &= s - 1;
+                const unsigned j = 4 * ((b >> 1) & 3) + (b >> 3);   // b = FDR_POS(j)
+                fdr_short(*v, *pc, fdr_short_key(w, prev, j, e0 + j), e0 + j, *em);
+            }
+            em->make_room();
         }
     }
     // Each lane's candidates of a word (every lane of the warp calls put):
@@ -248,44 +317,6 @@ struct queue_dev {
     }
 };
 
-// Writes the staged matches (all threads call it after a barrier, with the
-// same fill level): one reservation for the block, coalesced stores.
-__device__ void flush_stage(const stage &sg, unsigned cur, unsigned long long *matches,
-                            unsigned long long *slots, uint64_t cap)
-{
-    unsigned n = cur < SCAP ? cur : SCAP;
-    if (threadIdx.x == 0)
-        *sg.base = atomicAdd(slots, (unsigned long long)n);
-    __syncthreads();
-    unsigned long long at = *sg.base;
-    uint64_t room = at < cap ? cap - at : 0;
-    for (unsigned i = threadIdx.x; i < n && i < room; i += blockDim.x)
-        matches[at + i] = sg.buf[i];
-    __syncthreads();
-    if (threadIdx.x == 0)
-        *sg.n = 0;
-    __syncthreads();
-}
-
-// After each word round of a listing block: flush when half full (at the
-// end: when anything is left).
-template <bool LIST>
-struct round_dev {
-    const stage *sg;
-    unsigned long long *matches, *slots;
-    uint64_t cap;
-    __device__ __forceinline__ void operator()(unsigned at_least = SCAP / 2)
-    {
-        if (!LIST)
-            return;
-        __syncthreads();
-        unsigned cur = *sg->n;
-        __syncthreads();
-        if (cur >= at_least)
-            flush_stage(*sg, cur, matches, slots, cap);
-    }
-};
-
 // Shared memory: the filter table, the prefix bitmap, the short codes
 // (when the pass has short literals), each warp's two queues, the list's
 // stage (lists).
@@ -305,8 +336,7 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
 {
     constexpr bool LIST = OUT == OUT_LIST;
     extern __shared__ __align__(16) uint64_t smem[];
-    __shared__ unsigned s_n;
-    __shared__ unsigned long long s_base;
+    __shared__ unsigned s_n[32];   // each warp's staged matches (lists)
     __shared__ unsigned long long s_red[32];
 
     const unsigned tid = threadIdx.x, nt = blockDim.x;
@@ -332,8 +362,8 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     }
     unsigned long long *s_q = (unsigned long long *)sp;
     sp += (size_t)(nt / 32) * 2 * QCAP * 8;
-    if (tid == 0)
-        s_n = 0;
+    if (tid < 32)
+        s_n[tid] = 0;
     fdr_view v = a.v;
     v.table = (const uint32_t *)s_tab;
     if (v.pmap)
@@ -349,20 +379,26 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     em.matches = a.out.matches;
     em.slots = a.out.slots;
     em.cap = a.out.cap;
-    em.sg.buf = (unsigned long long *)sp;
-    em.sg.n = &s_n;
-    em.sg.base = &s_base;
+    em.sg.cap = LIST ? SCAP / (nt / 32) : 0;
+    em.sg.buf = (unsigned long long *)sp + (size_t)(tid / 32) * em.sg.cap;
+    em.sg.n = s_n + tid / 32;
     queue_dev<CASELESS, emit_dev<OUT>> q = { s_q + (size_t)(tid / 32) * 2 * QCAP,
                                              s_q + (size_t)(tid / 32) * 2 * QCAP + QCAP,
                                              &v, &a.pc, &em, 0, 0 };
     __syncthreads();
 
-    round_dev<LIST> round = { &em.sg, a.out.matches, a.out.slots, a.out.cap };
-    const uint64_t tiles = (a.gm.nthr + nt - 1) / nt;
-    for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
-        fdr_thread<CASELESS, SHORT, FAST>(v, a.pc, a.gm, tile * nt + tid, em, q, round);
+    // A block loops over tiles of nt runs, but the tile's warps take chunks
+    // of 32 runs spread over the piece (warp w of tile t: chunk w * tiles +
+    // t), so that a block's work comes from all over it.  With a tile's
+    // runs side by side, a 16 MiB piece made about 2 tiles a block and the
+    // blocks with dense text set the time (ncu, et-open's list: the busiest
+    // SM active 2.5 times as long as the average one, the count's 3.3).
+    const uint32_t tiles = (uint32_t)((a.gm.nthr + nt - 1) / nt);
+    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
+        fdr_thread<CASELESS, SHORT, FAST>(
+            v, a.pc, a.gm, ((uint64_t)(tid >> 5) * tiles + tile) * 32 + (tid & 31), em, q);
     q.finish();
-    round(1);
+    em.flush(1);
 
     if (OUT == OUT_FIRST)
         hay_block_least(em.least, s_red, a.out.first);
@@ -407,6 +443,7 @@ void fdr_destroy(void *state)
     cudaFree(d->d_scode);
     cudaFree(d->d_short_first);
     cudaFree(d->d_short_ent);
+    cudaFree(d->d_short_pair);
     cudaFree(d->d_slot_first);
     cudaFree(d->d_pmap);
     cudaFree(d->d_lits);
@@ -416,8 +453,8 @@ void fdr_destroy(void *state)
     free(d);
 }
 
-// Blocks per launch: what the device keeps resident (the block loops over
-// tiles) with the set's dynamic shared memory.  Every kernel may take all
+// Blocks per launch: what the device keeps resident (the warps loop over
+// chunks) with the set's dynamic shared memory.  Every kernel may take all
 // the shared memory a block can opt in to (less its static part): the
 // attribute belongs to the kernel, not to the set, and sets of other sizes
 // launch the same kernels (setting it to each set's own size made the
@@ -502,6 +539,8 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
         (s = upload(&d->d_short_first, h->short_first, h->short_first ? (size_t)65537 : 0,
                     &d->mem)) < 0 ||
         (s = upload(&d->d_short_ent, h->short_ent, h->nshort_ent, &d->mem)) < 0 ||
+        (s = upload(&d->d_short_pair, h->short_pair,
+                    h->short_pair ? (size_t)HAY_FDR_GPU_SHORT_KEYS : 0, &d->mem)) < 0 ||
         (s = upload(&d->d_slot_first, h->slot_first, ((size_t)1 << h->hash_bits) + 1,
                     &d->mem)) < 0 ||
         (s = upload(&d->d_lits, h->lits, h->nlong, &d->mem)) < 0 ||
@@ -536,6 +575,7 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     const int fast = out == OUT_COUNT && !job->d_pattern_counts;
     a.v.short_first = d->d_short_first;
     a.v.short_ent = d->d_short_ent;
+    a.v.short_pair = d->d_short_pair;
     a.v.slot_first = d->d_slot_first;
     a.v.lits = d->d_lits;
     a.v.bytes = d->d_bytes;

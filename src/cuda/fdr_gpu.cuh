@@ -25,6 +25,7 @@ struct fdr_view {
     const uint32_t *table;        // this group's, 1 << domain words
     const uint8_t *scode;         // NULL: no short literals in this pass
     const uint32_t *short_first, *short_ent, *slot_first;
+    const uint64_t *short_pair;   // with short_first: hay_fdr_gpu_tables
     const uint32_t *pmap;         // the prefix bitmap
     const hay_fdr_gpu_lit *lits;
     const uint8_t *bytes;
@@ -122,6 +123,15 @@ FDR_HD void fdr_short(const fdr_view &v, const fdr_piece &pc, uint32_t k2, int64
     uint64_t end = (uint64_t)e + 1;
     if (end <= pc.min_end)
         return;
+    const uint64_t pair = fdr_ld8(v.short_pair + k2);
+    if (pair != FDR_SHORT_MANY) {
+        for (int h = 0; h < 2; h++) {
+            uint32_t s = (uint32_t)(pair >> 32 * h);
+            if (s != FDR_SHORT_NONE && end >= FDR_SHORT_LEN(s))
+                em(end, FDR_SHORT_ID(s));
+        }
+        return;
+    }
     for (uint32_t i = v.short_first[k2], n = v.short_first[k2 + 1]; i < n; i++) {
         uint32_t s = v.short_ent[i];
         if (end >= FDR_SHORT_LEN(s))
@@ -218,6 +228,18 @@ FDR_HD void fdr_load(const uint8_t *p, uint32_t w[4])
 #else
     memcpy(w, p, 16);
 #endif
+}
+
+// The short key of byte j of a 16-byte word w (folded) that lies at piece
+// index e: the byte before it (prev: the one before the word; none before
+// the piece) | the byte << 8, as fdr_short_cand reads them from the text.
+FDR_HD uint32_t fdr_short_key(const uint32_t w[4], uint32_t prev, unsigned j, int64_t e)
+{
+    const uint64_t lo = w[0] | (uint64_t)w[1] << 32, hi = w[2] | (uint64_t)w[3] << 32;
+    const uint32_t y = (uint32_t)((j < 8 ? lo >> 8 * j : hi >> 8 * (j - 8)) & 0xffu);
+    const uint32_t x = j == 0 ? prev
+                       : (uint32_t)((j < 9 ? lo >> 8 * (j - 1) : hi >> 8 * (j - 9)) & 0xffu);
+    return (e >= 1 ? x : 0) | y << 8;
 }
 
 // Where a pass's threads run: piece index i lies at base + a0 + i (base
@@ -344,11 +366,10 @@ FDR_HD uint32_t fdr_range2(int64_t e0, int64_t a, int64_t b)
     return m;
 }
 
-// A word's candidates: bit FDR_POS(j) for each end j to verify (the
-// filter's in P, short codes in P that are SLOW or lie outside V); *shm:
-// those whose short list is wanted.  Short codes below SLOW in V are
-// counted here (the SLOW ones in V are added as 3 by the sum and taken off
-// again).
+// A word's filter candidates: bit FDR_POS(j) for each end j in P to
+// verify; *shm: the ends whose short list is wanted (short codes in P that
+// are SLOW or lie outside V).  Short codes below SLOW in V are counted here
+// (the SLOW ones in V are added as 3 by the sum and taken off again).
 #pragma nv_exec_check_disable
 template <bool SHORT, class Emit>
 FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Emit &em,
@@ -371,7 +392,6 @@ FDR_HD uint32_t fdr_word_cands(const fdr_word_out &o, uint32_t P, uint32_t V, Em
             em.add((uint32_t)(fdr_popc(vs) + fdr_popc(vs & 0xaaaaaaaau) -
                               3 * fdr_popc(slow & V)));
         *shm = (slow | ((lo | hi) & ~V)) & P;
-        c |= *shm;
     }
     return c;
 }
@@ -391,20 +411,22 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 }
 
 // Thread th's run: a warm-up over the last bytes before it (when they lie
-// at or above base), then its words; q.put(c, o, shm, e0) after each word
-// (by every thread, with c = 0 when there is nothing, also past the
-// piece: the kernel's warp-wide calls) and round() after it.  SHORT: the
-// pass has short literals; FAST: counts only (short codes below SLOW
-// counted in place).
+// at or above base), then its words; after each word (by every thread,
+// with nothing to do also past the piece: the kernel's warp-wide calls)
+// q.shorts(shm, w, prev, e0) with the ends of short literals to list (all
+// but FAST: the key's bytes are in w, no text read) and q.put(c, o, shm,
+// e0) with the candidates to verify (FAST: the slow short codes too).
+// SHORT: the pass has short literals; FAST: counts only (short codes below
+// SLOW counted in place).
 #pragma nv_exec_check_disable
-template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue, class Round>
+template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue>
 FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
-                       Emit &em, Queue &q, Round &round)
+                       Emit &em, Queue &q)
 {
     const bool active = th < gm.nthr;
     const uint64_t g0 = gm.gs + th * gm.run, text_end = gm.a0 + pc.len;
     fdr_thr t = { 0, 0 };
-    uint32_t w[4];
+    uint32_t w[4] = { 0, 0, 0, 0 }, prev = 0;   // prev: the byte before w
     fdr_word_out o = { { 0, 0, 0, 0 }, 0 };
     if (active && g0 >= 16) {
         // The 4 lags of S, after the 2 bytes their first window needs.
@@ -438,6 +460,7 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
         int64_t e0 = (int64_t)g - (int64_t)gm.a0;
         uint32_t c = 0, shm = 0;
         if ((int32_t)k < (int32_t)kend) {
+            prev = w[3] >> 24;
             fdr_load(gm.base + g, w);
             for (int i = 0; i < 4; i++)
                 w[i] = fdr_fold4<CASELESS>(w[i]);
@@ -451,8 +474,12 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
             }
             c = fdr_word_cands<SHORT>(o, P, V, em, &shm);
         }
-        q.put(c, o, shm, e0);
-        round();
+        if (SHORT && !FAST) {
+            q.shorts(shm, w, prev, e0);
+            q.put(c, o, 0, e0);
+        } else {
+            q.put(c | shm, o, shm, e0);
+        }
     }
 }
 

@@ -34,8 +34,9 @@
  * two-byte key y[i-1] | y[i] << 8 (16 KiB, in shared memory) counts those
  * that end there (a 1-byte literal counts under all 256 keys of its byte),
  * or is SHORT_SLOW when more than 2 do; 0: none.  A count needs nothing
- * else; lists, counts per pattern and slow codes read the key's list of
- * entries (id, length).
+ * else; lists, counts per pattern and slow codes read the key's entries
+ * (id, length): inline in short_pair where a key has one or two (one
+ * 8-byte read), else its list.
  *
  * Sets with more long literals than `group_max` are split into groups of
  * literals with neighbouring prefixes, each with its own filter table; the
@@ -89,6 +90,9 @@ typedef struct hay_fdr_gpu_lit {
 /* A short entry: id | (len - 1) << 20. */
 #define FDR_SHORT_ID(e) ((e) & 0xfffffu)
 #define FDR_SHORT_LEN(e) ((((e) >> 20) & 3u) + 1)
+/* hay_fdr_gpu_tables.short_pair: no entry; more than two (the lists). */
+#define FDR_SHORT_NONE 0xffffffffu
+#define FDR_SHORT_MANY (~(uint64_t)0)
 
 typedef struct hay_fdr_gpu_tables {
     uint32_t domain;       /* filter key bits */
@@ -103,6 +107,9 @@ typedef struct hay_fdr_gpu_tables {
                             * no short literals */
     uint32_t *short_first; /* 65537 */
     uint32_t *short_ent;   /* nshort_ent */
+    uint64_t *short_pair;  /* 65536: a key's entries inline where it has at most
+                            * 2 (the second in the high half, FDR_SHORT_NONE:
+                            * none), FDR_SHORT_MANY where it has more */
     uint32_t *slot_first;  /* (1 << hash_bits) + 1 */
     uint32_t *pmap;        /* (1 << pbits) / 32, or NULL */
     hay_fdr_gpu_lit *lits; /* nlong, by slot */

@@ -40,6 +40,7 @@ void hay_fdr_gpu_tables_free(hay_fdr_gpu_tables *t)
     free(t->short_code);
     free(t->short_first);
     free(t->short_ent);
+    free(t->short_pair);
     free(t->slot_first);
     free(t->pmap);
     free(t->lits);
@@ -101,6 +102,15 @@ static int build_short(const hay_cuda_patterns *p, hay_fdr_gpu_tables *t)
     memmove(t->short_first + 1, t->short_first,
             HAY_FDR_GPU_SHORT_KEYS * sizeof *t->short_first);
     t->short_first[0] = 0;
+    t->short_pair = malloc(HAY_FDR_GPU_SHORT_KEYS * sizeof *t->short_pair);
+    if (!t->short_pair)
+        return HAY_ERR_NOMEM;
+    for (uint32_t k = 0; k < HAY_FDR_GPU_SHORT_KEYS; k++) {
+        uint32_t i = t->short_first[k], n = t->short_first[k + 1] - i;
+        uint64_t lo = n >= 1 ? t->short_ent[i] : FDR_SHORT_NONE;
+        uint64_t hi = n >= 2 ? t->short_ent[i + 1] : FDR_SHORT_NONE;
+        t->short_pair[k] = n > 2 ? FDR_SHORT_MANY : lo | hi << 32;
+    }
     return HAY_OK;
 }
 

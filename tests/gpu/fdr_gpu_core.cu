@@ -92,29 +92,33 @@ struct queue_host {
     emit_host *em;
     void push(uint64_t c) { fdr_verify<CASELESS>(*v, *pc, c, *em); }
     void step(bool) {}
+    void shorts(uint32_t s, const uint32_t w[4], uint32_t prev, int64_t e0)
+    {
+        for (; s; s &= s - 1) {
+            unsigned b = fdr_lowest(s), j = 4 * ((b >> 1) & 3) + (b >> 3);
+            fdr_short(*v, *pc, fdr_short_key(w, prev, j, e0 + j), e0 + j, *em);
+        }
+    }
     void put(uint32_t c, const fdr_word_out &o, uint32_t shm, int64_t e0)
     {
         while (c)
             push(fdr_take(c, o, shm, e0));
     }
 };
-struct round_host {
-    void operator()() {}
-};
 
 // One thread of a pass, with the kernel's template choice.
 template <bool CL>
 void one_thread(bool fast, const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm,
-                uint64_t th, emit_host &em, queue_host<CL> &q, round_host &rd)
+                uint64_t th, emit_host &em, queue_host<CL> &q)
 {
     if (v.scode && fast)
-        fdr_thread<CL, true, true>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, true, true>(v, pc, gm, th, em, q);
     else if (v.scode)
-        fdr_thread<CL, true, false>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, true, false>(v, pc, gm, th, em, q);
     else if (fast)
-        fdr_thread<CL, false, true>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, false, true>(v, pc, gm, th, em, q);
     else
-        fdr_thread<CL, false, false>(v, pc, gm, th, em, q, rd);
+        fdr_thread<CL, false, false>(v, pc, gm, th, em, q);
 }
 
 // Every pass of the tables over the piece text[0, len) that reports ends
@@ -132,7 +136,6 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
     fdr_piece pc = { text, len, min_end };
     fdr_geom gm = fdr_plan(text, len, start0, run);
     emit_host em = { &out, 0 };
-    round_host rd;
     for (uint32_t g = 0; g < t.groups; g++) {
         if (g > 0 && !t.nlong)
             break;
@@ -141,6 +144,7 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         v.scode = g == 0 ? t.short_code : nullptr;
         v.short_first = t.short_first;
         v.short_ent = t.short_ent;
+        v.short_pair = t.short_pair;
         v.slot_first = t.slot_first;
         v.lits = t.lits;
         v.bytes = t.bytes;
@@ -154,9 +158,9 @@ keys run_engine(const hay_fdr_gpu_tables &t, const uint8_t *text, uint64_t len,
         queue_host<false> qf = { &v, &pc, &em };
         for (uint64_t th = 0; th < gm.nthr; th++) {
             if (t.caseless)
-                one_thread<true>(count != nullptr, v, pc, gm, th, em, qt, rd);
+                one_thread<true>(count != nullptr, v, pc, gm, th, em, qt);
             else
-                one_thread<false>(count != nullptr, v, pc, gm, th, em, qf, rd);
+                one_thread<false>(count != nullptr, v, pc, gm, th, em, qf);
         }
     }
     if (count)
