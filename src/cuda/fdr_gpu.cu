@@ -166,7 +166,9 @@ struct emit_dev {
             *sg.n = 0;
         __syncwarp();
     }
-    // Before a step in which each lane may emit one match.
+    // Before a step in which a lane emits about one match (a verified
+    // record: at most one; a short key: up to two inline, more through its
+    // list, and what does not fit goes straight out in operator()).
     __device__ __forceinline__ void make_room() { flush(sg.cap - 31); }
 };
 
@@ -287,8 +289,7 @@ struct queue_dev {
             if (s) {
                 const unsigned b = fdr_lowest(s);
                 s &= s - 1;
-                const unsigned j = 4 * ((b >> 1) & 3) + (b >> 3);   // b = FDR_POS(j)
-                fdr_short(*v, *pc, fdr_short_key(w, prev, j, e0 + j), e0 + j, *em);
+                fdr_short_in_word(*v, *pc, w, prev, e0, b, *em);
             }
             em->make_room();
         }

@@ -230,6 +230,12 @@ FDR_HD void fdr_load(const uint8_t *p, uint32_t w[4])
 #endif
 }
 
+// The byte j of a word whose mask bit is b = FDR_POS(j).
+FDR_HD unsigned fdr_pos_byte(unsigned b)
+{
+    return 4 * ((b >> 1) & 3) + (b >> 3);
+}
+
 // The short key of byte j of a 16-byte word w (folded) that lies at piece
 // index e: the byte before it (prev: the one before the word; none before
 // the piece) | the byte << 8, as fdr_short_cand reads them from the text.
@@ -240,6 +246,18 @@ FDR_HD uint32_t fdr_short_key(const uint32_t w[4], uint32_t prev, unsigned j, in
     const uint32_t x = j == 0 ? prev
                        : (uint32_t)((j < 9 ? lo >> 8 * (j - 1) : hi >> 8 * (j - 9)) & 0xffu);
     return (e >= 1 ? x : 0) | y << 8;
+}
+
+// The short literals ending at the byte of mask bit b of the word w (folded,
+// byte 0 at piece index e0; prev: the byte before it), its key taken from w
+// (q.shorts in fdr_thread).
+#pragma nv_exec_check_disable
+template <class Emit>
+FDR_HD void fdr_short_in_word(const fdr_view &v, const fdr_piece &pc, const uint32_t w[4],
+                              uint32_t prev, int64_t e0, unsigned b, Emit &em)
+{
+    const unsigned j = fdr_pos_byte(b);
+    fdr_short(v, pc, fdr_short_key(w, prev, j, e0 + j), e0 + j, em);
 }
 
 // Where a pass's threads run: piece index i lies at base + a0 + i (base
@@ -402,8 +420,7 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 {
     unsigned b = fdr_lowest(c);
     c &= c - 1;
-    // b = FDR_POS(j): j = 4i + (b >> 3).
-    unsigned i = (b >> 1) & 3, j = 4 * i + (b >> 3);
+    unsigned j = fdr_pos_byte(b), i = j >> 2;
     // Selects, not o.st[i]: a run-time index would put o in local memory.
     uint32_t x = i == 0 ? o.st[0] : i == 1 ? o.st[1] : i == 2 ? o.st[2] : o.st[3];
     uint32_t m = (~x >> (8 * (b >> 3))) & 0xffu;

@@ -94,10 +94,8 @@ struct queue_host {
     void step(bool) {}
     void shorts(uint32_t s, const uint32_t w[4], uint32_t prev, int64_t e0)
     {
-        for (; s; s &= s - 1) {
-            unsigned b = fdr_lowest(s), j = 4 * ((b >> 1) & 3) + (b >> 3);
-            fdr_short(*v, *pc, fdr_short_key(w, prev, j, e0 + j), e0 + j, *em);
-        }
+        for (; s; s &= s - 1)
+            fdr_short_in_word(*v, *pc, w, prev, e0, fdr_lowest(s), *em);
     }
     void put(uint32_t c, const fdr_word_out &o, uint32_t shm, int64_t e0)
     {
