@@ -29,7 +29,9 @@
  *       under each list row, the whole list into the caller's arrays
  *       (hay_scan_list, end to end and resident: list_arrays.c).
  *   cuda_pfac_bench list PATFILE TEXTDIR [--reps N] [--algo NAME] [--only ROWS]
- *       1 GiB as for big, PFAC (or --algo's engine): the end-to-end
+ *                        [--params KEY=VALUE,...]
+ *       1 GiB as for big, PFAC (or --algo's engine; --params: the set's
+ *       compile params, e.g. result_cap=N): the end-to-end
  *       count, the resident kernel and the list rows below (no knobs, no
  *       CPU, no Hyperscan),
  *       then list-batch with lists of 1M and 64K slots (result_cap: the
@@ -73,6 +75,7 @@ static int count_only;   /* lits --count-only: no list rows */
 static int max_rows;     /* lits --rows N: the first N rows only (0: all) */
 static const char *list_algo = "pfac";   /* list --algo NAME */
 static const char *list_rows_only;        /* list --only ROWS (list_filtered) */
+static const char *list_params;           /* list --params KEY=VALUE,... (the set's) */
 
 static int by_name(const void *a, const void *b)
 {
@@ -630,12 +633,13 @@ static int list_only(const char *patfile, const char *dir)
     pat_list p;
     uint64_t len = (uint64_t)1 << 30;
     uint8_t *d = setup_1g(patfile, dir, &p);
-    hay_patterns *g = d ? compile(&p, HAY_BACKEND_CUDA, list_algo, NULL) : NULL;
+    hay_patterns *g = d ? compile(&p, HAY_BACKEND_CUDA, list_algo, list_params) : NULL;
     if (!g)
         return 2;
     double gb = (double)len / 1e9;
-    printf("# %s: %zu patterns over 1 GiB of %s, --algo %s; medians of %d after a warm-up\n",
-           patfile, p.n, dir, list_algo, reps);
+    printf("# %s: %zu patterns over 1 GiB of %s, --algo %s%s%s; medians of %d after a warm-up\n",
+           patfile, p.n, dir, list_algo, list_params ? ", --params " : "",
+           list_params ? list_params : "", reps);
     printf("%-36s %10s %10s %12s %s\n", "engine", "seconds", "GB/s", "matches",
            "vs per-match list");
     timing te = run(g, d, len, NULL, COUNT, 0);
@@ -843,6 +847,8 @@ int main(int argc, char **argv)
             list_algo = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             list_rows_only = argv[++i];
+        else if (!strcmp(argv[i], "--params") && i + 1 < argc)
+            list_params = argv[++i];
         else if (na < 8)
             args[na++] = argv[i];
     }
@@ -851,7 +857,7 @@ int main(int argc, char **argv)
     if (na != 3) {
         fprintf(stderr, "usage: cuda_pfac_bench fig7|threads|big|list|lits PATFILE TEXTDIR "
                         "[--reps N] [--hs HS_BENCH] [--file PATH] [--count-only] [--rows N] "
-                        "[--algo NAME] [--only ROWS]\n");
+                        "[--algo NAME] [--only ROWS] [--params P]\n");
         return 2;
     }
     if (hay_backend_available(HAY_BACKEND_CUDA) != HAY_OK) {

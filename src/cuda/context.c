@@ -102,6 +102,7 @@ static void slot_free(cuda_slot *sl)
     cudaFree(sl->d_cut);
     cudaFreeHost(sl->h_cut);
     cudaFree(sl->d_rec);
+    cudaFree(sl->d_scratch);
     memset(sl, 0, sizeof *sl);
 }
 
@@ -117,6 +118,21 @@ hay_status hay_cuda_slot_marks(cuda_slot *sl, uint64_t words)
     CU(cudaMalloc((void **)&sl->d_mk, words * sizeof *sl->d_mk));
     CU(cudaHostAlloc((void **)&sl->h_mk, words * sizeof *sl->h_mk, cudaHostAllocDefault));
     sl->mk_words = words;
+    return HAY_OK;
+}
+
+hay_status hay_cuda_slot_scratch(cuda_slot *sl, size_t bytes)
+{
+    if (sl->scratch_bytes >= bytes)
+        return HAY_OK;
+    /* The slot's last list may still run on its streams. */
+    CU(cudaStreamSynchronize(sl->st));
+    CU(cudaStreamSynchronize(sl->ost));
+    cudaFree(sl->d_scratch);
+    sl->d_scratch = NULL;
+    sl->scratch_bytes = 0;
+    CU(cudaMalloc(&sl->d_scratch, bytes));
+    sl->scratch_bytes = bytes;
     return HAY_OK;
 }
 

@@ -31,6 +31,12 @@
  *   d_first          HAY_ASK_FIRST (engines with `outs`): the least
  *                    HAY_CUDA_MATCH(e, id) of the piece's matches, by
  *                    atomicMin (the driver sets it to all ones first)
+ *   d_scratch        for engines with `scratch`: device memory of
+ *                    scratch_bytes (at least what scratch() asked for),
+ *                    the pipeline slot's own, free for the job to use on
+ *                    its stream, contents undefined (NULL: the engine does
+ *                    without).  fdr-gpu keeps there the counters from
+ *                    which its warps take chunks of the piece.
  * Engines must not allocate device memory per job; per-set tables are
  * made in build().
  *
@@ -161,6 +167,8 @@ typedef struct hay_cuda_job {
     void *stream;            /* cudaStream_t */
     unsigned *d_marks;                     /* or NULL (see Results) */
     unsigned long long *d_first;           /* or NULL (see Results) */
+    void *d_scratch;                       /* or NULL (see Results) */
+    size_t scratch_bytes;
 } hay_cuda_job;
 
 /* The host-side pattern data an engine's build() gets. */
@@ -188,6 +196,8 @@ typedef struct hay_cuda_engine {
     /* Whether launch() takes d_marks and d_first (else the driver answers
      * those asks from the list). */
     int outs;
+    /* Device bytes a job's d_scratch should hold, or NULL (none). */
+    size_t (*scratch)(const void *dstate);
 } hay_cuda_engine;
 
 /* Bytes readable past the end of every piece (see Padding above). */

@@ -78,6 +78,10 @@ typedef struct cuda_slot {
     unsigned long long *d_cut, *h_cut;
     void *d_rec;
     uint64_t rec_cap;
+    /* the engine's scratch for jobs (cuda_engine.h d_scratch), made on
+     * first use (hay_cuda_slot_scratch) */
+    void *d_scratch;
+    size_t scratch_bytes;
     /* the piece in flight */
     bool busy;
     uint64_t lo, gs, ge;    /* device text holds [lo, ge); owned ends (gs, ge] */
@@ -115,6 +119,9 @@ void hay_cuda_pipe_release(cuda_pipe *p, bool broken);
 hay_status hay_cuda_slot_marks(cuda_slot *sl, uint64_t words);
 /* The match list of a slot, made on first use; halved when memory is short. */
 hay_status hay_cuda_slot_list(cuda_slot *sl, uint64_t want);
+/* The engine's job scratch of a slot (d_scratch), at least `bytes`: made
+ * on first use and kept; remade larger when a set needs more. */
+hay_status hay_cuda_slot_scratch(cuda_slot *sl, size_t bytes);
 
 /* Compiled sets (set.c) -------------------------------------------------- */
 

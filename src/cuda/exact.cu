@@ -404,13 +404,13 @@ int build_fast(const hay_cuda_patterns *p, void **d) { return ex_build(EX_FAST, 
 
 extern "C" {
 const hay_cuda_engine hay_cuda_engine_brute_global = {
-    "brute-global", 0, build_brute_global, ex_destroy, ex_launch, ex_memory, 0};
+    "brute-global", 0, build_brute_global, ex_destroy, ex_launch, ex_memory, 0, nullptr};
 const hay_cuda_engine hay_cuda_engine_brute_reg = {
-    "brute-reg", 0, build_brute_reg, ex_destroy, ex_launch, ex_memory, 0};
+    "brute-reg", 0, build_brute_reg, ex_destroy, ex_launch, ex_memory, 0, nullptr};
 const hay_cuda_engine hay_cuda_engine_brute_first = {
-    "brute-first", 0, build_brute_first, ex_destroy, ex_launch, ex_memory, 0};
+    "brute-first", 0, build_brute_first, ex_destroy, ex_launch, ex_memory, 0, nullptr};
 const hay_cuda_engine hay_cuda_engine_bm = {
-    "bm-gpu", 0, build_bm, ex_destroy, ex_launch, ex_memory, 0};
+    "bm-gpu", 0, build_bm, ex_destroy, ex_launch, ex_memory, 0, nullptr};
 const hay_cuda_engine hay_cuda_engine_fast = {
-    "gpu-fast", 0, build_fast, ex_destroy, ex_launch, ex_memory, 0};
+    "gpu-fast", 0, build_fast, ex_destroy, ex_launch, ex_memory, 0, nullptr};
 }

@@ -458,5 +458,5 @@ size_t pfac_memory(const void *state)
 }  // namespace
 
 extern "C" const hay_cuda_engine hay_cuda_engine_pfac = {
-    "pfac", 1, pfac_build, pfac_destroy, pfac_launch, pfac_memory, 1,
+    "pfac", 1, pfac_build, pfac_destroy, pfac_launch, pfac_memory, 1, nullptr,
 };

@@ -124,7 +124,8 @@ static hay_status over_count(void *ctx, const uint64_t *b, unsigned k, uint64_t 
     for (unsigned i = 0; i < k; i++) {
         uint64_t lo = part_lo(r, sl, b[i]);
         hay_cuda_job job = { slot_text(r, sl) + (lo - sl->lo), b[i + 1] - lo, b[i] - lo,
-                             sl->d_parts + i, NULL, NULL, NULL, 0, sl->st, NULL, NULL };
+                             sl->d_parts + i, NULL, NULL, NULL, 0, sl->st, NULL, NULL,
+                             sl->d_scratch, sl->scratch_bytes };
         FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
     }
     CU(cudaMemcpyAsync(sl->h_parts, sl->d_parts, k * sizeof *sl->d_parts,
@@ -150,7 +151,8 @@ static hay_status over_list(void *ctx, uint64_t x, uint64_t y, uint64_t n)
     CU(cudaStreamWaitEvent(sl->st, sl->ev_out[1], 0));
     CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
     hay_cuda_job job = { slot_text(r, sl) + (lo - sl->lo), y - lo, x - lo, sl->d_ctr, NULL,
-                         sl->d_m, sl->d_ctr + 1, r->cap, sl->st, NULL, NULL };
+                         sl->d_m, sl->d_ctr + 1, r->cap, sl->st, NULL, NULL,
+                         sl->d_scratch, sl->scratch_bytes };
     FORWARD_IF_ERROR(r->cs->eng->launch(r->cs->estate, &job));
     CU(cudaEventRecord(sl->ev[2], sl->st));
     CU(cudaMemcpyAsync(sl->h_ctr, sl->d_ctr, 2 * sizeof(unsigned long long),
@@ -339,7 +341,7 @@ static hay_status enqueue(scan_req *r, cuda_slot *sl)
     CU(cudaMemsetAsync(sl->d_ctr, 0, 2 * sizeof(unsigned long long), sl->st));
     hay_cuda_job job = { slot_text(r, sl), n, gs - lo, sl->d_ctr, r->d_pc,
                          list ? sl->d_m : NULL, sl->d_ctr + 1, list ? r->cap : 0, sl->st,
-                         NULL, NULL };
+                         NULL, NULL, sl->d_scratch, sl->scratch_bytes };
     uint64_t mk = (ge - gs + 31) / 32;   /* the bitmap's words (HAY_ASK_MARK) */
     if (r->ask == HAY_ASK_MARK) {
         CU(cudaMemsetAsync(sl->d_mk, 0, mk * sizeof *sl->d_mk, sl->st));
@@ -499,6 +501,8 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
                                            &r->pp));
     for (unsigned k = 0; r->ask == HAY_ASK_MARK && k < r->pp->nslots; k++)
         FORWARD_IF_ERROR(hay_cuda_slot_marks(&r->pp->s[k], r->chunk / 32 + 2));
+    for (unsigned k = 0; cs->eng->scratch && k < r->pp->nslots; k++)
+        FORWARD_IF_ERROR(hay_cuda_slot_scratch(&r->pp->s[k], cs->eng->scratch(cs->estate)));
     if (r->ask == HAY_ASK_LIST) {
         /* A pooled pipeline keeps the lists of an earlier set: a smaller
          * result_cap still holds (the split path is tested with tiny ones). */
