@@ -501,8 +501,15 @@ static hay_status scan_setup(scan_req *r, const hay_run *run, bool pin)
                                            &r->pp));
     for (unsigned k = 0; r->ask == HAY_ASK_MARK && k < r->pp->nslots; k++)
         FORWARD_IF_ERROR(hay_cuda_slot_marks(&r->pp->s[k], r->chunk / 32 + 2));
-    for (unsigned k = 0; cs->eng->scratch && k < r->pp->nslots; k++)
-        FORWARD_IF_ERROR(hay_cuda_slot_scratch(&r->pp->s[k], cs->eng->scratch(cs->estate)));
+    /* The engine's scratch; short of device memory its jobs go without
+     * (fdr-gpu: the chunks dealt out in a fixed order). */
+    for (unsigned k = 0; cs->eng->scratch && k < r->pp->nslots; k++) {
+        hay_status e = hay_cuda_slot_scratch(&r->pp->s[k], cs->eng->scratch(cs->estate));
+        if (e == HAY_ERR_NOMEM)
+            cudaGetLastError();
+        else
+            FORWARD_IF_ERROR(e);
+    }
     if (r->ask == HAY_ASK_LIST) {
         /* A pooled pipeline keeps the lists of an earlier set: a smaller
          * result_cap still holds (the split path is tested with tiny ones). */
