@@ -69,6 +69,7 @@ struct fdr_dev {
     uint8_t *d_bytes, *d_plen;
     uint32_t run, threads;
     uint64_t max_len;
+    bool fixed_chunks;          // HAY_CUDA_FDR_CHUNKS=static (fdr_launch)
     unsigned grid[2][NOUT][2][2];   // [caseless][out][short][fast]: blocks to launch
     size_t smem[2];             // [list]
     size_t mem;
@@ -545,6 +546,11 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
     d->run = (uint32_t)prm.run;
     d->max_len = pp->max_len;
     d->threads = (uint32_t)prm.threads;
+    // Diagnostics: HAY_CUDA_FDR_CHUNKS=static deals the chunks out in the
+    // fixed order even where the job brings the scratch (to measure the
+    // counter; the test fdr_gpu_static).
+    const char *how = getenv("HAY_CUDA_FDR_CHUNKS");
+    d->fixed_chunks = how && !strcmp(how, "static");
     // Not given: two keys a long literal, 11 to 15 bits (128 KiB).
     uint32_t domain = (uint32_t)prm.domain;
     if (!domain) {
@@ -581,14 +587,9 @@ int fdr_build(const hay_cuda_patterns *pp, void **out)
 }
 
 // The job scratch: a chunk counter for each group.
-size_t fdr_scratch(const fdr_dev *d)
+size_t fdr_scratch(const void *state)
 {
-    return (size_t)d->h.groups * sizeof(unsigned long long);
-}
-
-size_t fdr_scratch_of(const void *state)
-{
-    return fdr_scratch((const fdr_dev *)state);
+    return (size_t)((const fdr_dev *)state)->h.groups * sizeof(unsigned long long);
 }
 
 int fdr_launch(const void *state, const hay_cuda_job *job)
@@ -623,12 +624,9 @@ int fdr_launch(const void *state, const hay_cuda_job *job)
     const int list = out == OUT_LIST, cl = h->caseless ? 1 : 0;
     uint64_t tiles = (a.gm.nthr + d->threads - 1) / d->threads;
     cudaStream_t st = (cudaStream_t)job->stream;
-    // A chunk counter for each group's launch, zeroed before them
-    // (HAY_CUDA_FDR_CHUNKS=static: the fixed order, to measure).
+    // A chunk counter for each group's launch, zeroed before them.
     unsigned long long *next = nullptr;
-    const char *how = getenv("HAY_CUDA_FDR_CHUNKS");
-    if (job->d_scratch && job->scratch_bytes >= fdr_scratch(d) &&
-        !(how && !strcmp(how, "static"))) {
+    if (job->d_scratch && job->scratch_bytes >= fdr_scratch(d) && !d->fixed_chunks) {
         next = (unsigned long long *)job->d_scratch;
         int s = hay_cuda_status(cudaMemsetAsync(next, 0, fdr_scratch(d), st));
         if (s < 0)
@@ -663,5 +661,5 @@ size_t fdr_memory(const void *state)
 }  // namespace
 
 extern "C" const hay_cuda_engine hay_cuda_engine_fdr_gpu = {
-    "fdr-gpu", 1, fdr_build, fdr_destroy, fdr_launch, fdr_memory, 1, fdr_scratch_of,
+    "fdr-gpu", 1, fdr_build, fdr_destroy, fdr_launch, fdr_memory, 1, fdr_scratch,
 };
