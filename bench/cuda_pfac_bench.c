@@ -589,7 +589,8 @@ static int big(const char *patfile, const char *dir, const char *hs,
 
 /* list --only ROWS: the list-arrays rows whose names hold one of ROWS'
  * '|'-separated parts, with each of src/cuda/sort.cu's sorts (the radix
- * sort and the regions: HAY_CUDA_SORT), then the resident device rows
+ * sort, the regions, the regions each sorted by CUB's block radix sort:
+ * HAY_CUDA_SORT), then the resident device rows
  * again with HAY_CUDA_LIST_SERIAL (each sort and each conversion alone on
  * the device: the timeline's "GPU: sort" and "cuts and conversions" are
  * then their own times, and the rest of the wall time is the list
@@ -603,6 +604,7 @@ static int list_filtered(hay_patterns *g, const uint8_t *d, uint64_t len,
     } sorts[] = {
         { "radix", " [radix]", " [radix, serial]" },
         { NULL, "", " [serial]" },
+        { "blocksort", " [blocksort]", " [blocksort, serial]" },
     };
     list_arrays arr = { 0 };
     list_filter flt = { list_rows_only, "", 0 };

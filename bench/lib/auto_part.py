@@ -9,7 +9,11 @@ ET Open's 30,528 literals, counted with --count-matches (every match) and,
 for some, -c (matching lines).  Inputs: prefixes of the corpus (full mode:
 1 MiB, 64 MiB, 1 GiB; quick mode: the quick haystack).  Each round runs
 the backends one after another (interleaved, so that a slower minute of a
-shared machine falls on all of them), after one warm-up round; each
+shared machine falls on all of them), every other round in the reverse
+order, after one warm-up round.  (A command right after a --backend cuda
+process ran 0.5-0.9 ms slower on the H100 host whichever backend it was,
+and the fixed order cpu, cuda, auto had charged that to auto in every
+round: records h100/2026-11-27/raw/s21, call A.)  Each
 backend's median over --runs rounds is its row.  Every backend must print
 the same count (a failed check otherwise).  Rows (table "auto"): wall
 seconds per backend, "auto / best" (auto's median over the better of cpu
@@ -72,6 +76,12 @@ def prefix(path, size, work):
     return out
 
 
+def in_order(backends, r):
+    """Round r's order: as listed, reversed in odd rounds (cpu, cuda, auto then
+    auto, cuda, cpu), so that cpu and auto each follow cuda every other round."""
+    return backends if r % 2 == 0 else backends[::-1]
+
+
 def size_label(n):
     for unit, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= k and n % k == 0:
@@ -117,7 +127,7 @@ def part_auto(ctx):
 
             try:
                 for r in range(1 + a.runs):
-                    for b in live:
+                    for b in in_order(live, r):
                         once(b, r)
                 # On the H100 host a median of 5 moved auto/best by up to 1.4x
                 # between two runs of the part, where 10-21 interleaved runs of
@@ -126,7 +136,7 @@ def part_auto(ctx):
                 # SHORT_S run up to SHORT_RUNS rounds in all.
                 short = [b for b in live if walls[b] and statistics.median(walls[b]) < SHORT_S]
                 for r in range(1 + a.runs, 1 + max(a.runs, SHORT_RUNS)):
-                    for b in short:
+                    for b in in_order(short, r):
                         once(b, r)
             except Exception as ex:  # noqa: BLE001  (a failed check, go on)
                 ctx.check(False, "auto: %s: %s" % (row, ex))

@@ -15,8 +15,12 @@
 //    nearby ends), 3 crossings of the keys; (2) one block per region
 //    loads its keys into registers as 32-bit keys (the end's low R bits
 //    above the id's id_bits: 23-24 bits for snort and et-open, at most
-//    32), sorts them in shared memory (cub::BlockRadixSort) and writes
-//    them back in place, full width.  A
+//    32), sorts them in shared memory and writes them back in place,
+//    full width: by a count of the keys in each of 256 buckets of
+//    neighbouring ends and a compare of the few keys of one bucket
+//    (count_region), where cub::BlockRadixSort's six 4-bit rounds took
+//    276-304 us for a piece of snort or et-open on the H100 (it serves
+//    buckets holding more than TIES keys).  A
 //    region with more keys than a block holds (duplicates, bursts) is
 //    listed by the block and sorted after with CUB's segmented radix sort.
 //    So the keys cross the device's memory 5 times instead of 13.  (Also
@@ -29,10 +33,12 @@
 // HAY_CUDA_SORT in the environment, to measure the ways against each other
 // (cuda_pfac_bench list --only) and test them: "radix" forces the radix
 // sort; "all" has the regions serve any list of two keys or more, in
-// regions of at most 16 bytes (tests: conformance_gpu's lists).  (Round 2
+// regions of at most 16 bytes (tests: conformance_gpu's lists);
+// "blocksort" has every region sorted by cub::BlockRadixSort.  (Round 2
 // also measured 6-bit digits in the regions' block sort: 4 rounds for 24
 // bits instead of 6, but slower on every row.)
 #include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
@@ -57,6 +63,8 @@ enum {
     AVG = 320,                   // keys a region should hold on average
     REGION_BITS_MAX = 16,        // at most 2^16 + 1 regions (the offsets)
     MIN_KEYS = 1 << 17,          // shorter lists: the radix sort
+    BUCKET_BITS = 8,             // the counting way's buckets a region: 2^8, of 2^(R-8) ends
+    TIES = 16,                   // keys a bucket the counting way orders (more: radix)
 };
 
 size_t align_up(size_t x)
@@ -69,22 +77,24 @@ struct plan {
     int r;          // 0: the radix sort
     u64 regions;    // (span >> r) + 1
     u64 maxbig;     // regions with more than LARGE keys, at most
+    int counting;   // the regions' blocks sort by counting (else CUB's radix)
 };
 
 // HAY_CUDA_SORT (above), read for each list (a benchmark switches).
-enum { F_RADIX = 1, F_ALL = 2 };
+enum { F_RADIX = 1, F_ALL = 2, F_BLOCK = 4 };
 
 int forced(void)
 {
     const char *e = getenv("HAY_CUDA_SORT");
     if (!e)
         return 0;
-    return (strstr(e, "radix") ? F_RADIX : 0) | (strstr(e, "all") ? F_ALL : 0);
+    return (strstr(e, "radix") ? F_RADIX : 0) | (strstr(e, "all") ? F_ALL : 0) |
+           (strstr(e, "blocksort") ? F_BLOCK : 0);
 }
 
 plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
 {
-    plan p = { 0, 0, 0 };
+    plan p = { 0, 0, 0, 0 };
     if ((force & F_RADIX) || n < ((force & F_ALL) ? 2 : MIN_KEYS) || n > 0x7fffffffu ||
         id_bits < 1 || id_bits > HAY_CUDA_ID_BITS)
         return p;
@@ -103,6 +113,7 @@ plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
     p.r = r;
     p.regions = (span >> r) + 1;
     p.maxbig = n / (LARGE + 1);
+    p.counting = !(force & F_BLOCK);
     return p;
 }
 
@@ -136,11 +147,119 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
     }
 }
 
+// The counting way's shared memory: the keys of each bucket (then each
+// bucket's first index), the region's 32-bit keys placed by bucket, the
+// scan's storage.
+struct count_smem {
+    unsigned cnt[(1 << BUCKET_BITS) + 1];
+    unsigned key[LARGE];
+    typename cub::BlockScan<unsigned, THREADS>::TempStorage scan;
+    int ties;
+};
+
+// The region's c keys at keys[0, c) sorted by a count of each bucket's
+// keys (a bucket: 2^(r - BUCKET_BITS) neighbouring ends, or one end in
+// regions of at most 2^BUCKET_BITS bytes; a region holds about one key a
+// bucket): each key's rank in its bucket by an atomic on the bucket's
+// count, the counts' prefix sum, the keys placed by bucket, then the few
+// keys of one bucket ordered by comparing each with the others of its
+// bucket; written back full width.  Where a bucket holds more than TIES
+// keys (a burst of patterns ending at one byte) the comparisons would grow
+// as the square: false, nothing written (the radix way then).  (Buckets of
+// one end each, 2^r of them, took 218 us a 32 MiB piece of snort against
+// the radix way's 276: the counts outnumbered the keys 4 to 1.)
+template <int IPT>
+__device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, count_smem &s)
+{
+    const int sh = r > BUCKET_BITS ? r - BUCKET_BITS : 0, buckets = 1 << (r - sh);
+    const unsigned emask = (unsigned)(((u64)1 << r) - 1);
+    const unsigned idmask = (unsigned)(((u64)1 << id_bits) - 1);
+    for (int i = (int)threadIdx.x; i <= buckets; i += THREADS)
+        s.cnt[i] = 0;
+    if (threadIdx.x == 0)
+        s.ties = 0;
+    __syncthreads();
+    unsigned k[IPT], at[IPT];
+#pragma unroll
+    for (int i = 0; i < IPT; i++) {
+        int x = i * THREADS + (int)threadIdx.x;
+        if (x < c) {
+            u64 key = keys[x];
+            unsigned e = (unsigned)HAY_CUDA_MATCH_END(key) & emask;
+            k[i] = (e << id_bits) | (HAY_CUDA_MATCH_ID(key) & idmask);
+            at[i] = atomicAdd(&s.cnt[e >> sh], 1u);   // the key's rank in its bucket
+            if (at[i] >= TIES)
+                s.ties = 1;
+        }
+    }
+    __syncthreads();
+    const bool ties = s.ties != 0;
+    if (ties) {
+        __syncthreads();   // (every thread has read it: the radix way reuses the memory)
+        return false;
+    }
+    // Each bucket's first index: each thread scans a run of the counts.
+    {
+        const int per = (buckets + THREADS - 1) / THREADS, lo = (int)threadIdx.x * per;
+        const int hi = lo + per < buckets ? lo + per : buckets;
+        unsigned sum = 0;
+        for (int j = lo; j < hi; j++)
+            sum += s.cnt[j];
+        cub::BlockScan<unsigned, THREADS>(s.scan).ExclusiveSum(sum, sum);
+        for (int j = lo; j < hi; j++) {
+            unsigned t = s.cnt[j];
+            s.cnt[j] = sum;
+            sum += t;
+        }
+        if (threadIdx.x == 0)
+            s.cnt[buckets] = (unsigned)c;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < IPT; i++)
+        if (i * THREADS + (int)threadIdx.x < c) {
+            unsigned e = k[i] >> (id_bits + sh);
+            at[i] += s.cnt[e];
+            s.key[at[i]] = k[i];
+        }
+    __syncthreads();
+    // The bucket's keys in order: the final index is the bucket's first
+    // plus the keys of the bucket below this one (equal keys, which a list
+    // never holds, keep their places' order).
+#pragma unroll
+    for (int i = 0; i < IPT; i++)
+        if (i * THREADS + (int)threadIdx.x < c) {
+            unsigned e = k[i] >> (id_bits + sh), b = s.cnt[e], n = s.cnt[e + 1] - b;
+            if (n > 1) {
+                unsigned f = b;
+                for (unsigned j = b; j < b + n; j++) {
+                    unsigned o = s.key[j];
+                    f += o < k[i] || (o == k[i] && j < at[i]);
+                }
+                at[i] = f;
+            }
+        }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < IPT; i++)
+        if (i * THREADS + (int)threadIdx.x < c)
+            s.key[at[i]] = k[i];
+    __syncthreads();
+    for (int x = (int)threadIdx.x; x < c; x += THREADS) {
+        unsigned o = s.key[x];
+        keys[x] = HAY_CUDA_MATCH((region << r) | (o >> id_bits), o & idmask);
+    }
+    return true;
+}
+
 // One block a region of keys (sorted by region, stable): sorted within
-// it in place; a region too large for a block goes to big[] (begin, end
-// pairs) for the segmented sort.
+// it in place, by the counting way where `counting` and its buckets
+// allow, else by CUB's block radix sort;
+// a region too large for a block goes to big[] (begin, end pairs) for the
+// segmented sort.
 __global__ void __launch_bounds__(THREADS, 8)
-    region_sort(u64 *keys, const int *off, int r, int id_bits, int *big, int *nbig, int maxbig)
+    region_sort(u64 *keys, const int *off, int r, int id_bits, int *big, int *nbig, int maxbig,
+                int counting)
 {
     typedef cub::BlockRadixSort<unsigned, THREADS, SMALL / THREADS> s_small;
     typedef cub::BlockRadixSort<unsigned, THREADS, MID / THREADS> s_mid;
@@ -149,18 +268,22 @@ __global__ void __launch_bounds__(THREADS, 8)
         typename s_small::TempStorage a;
         typename s_mid::TempStorage b;
         typename s_large::TempStorage c;
+        count_smem d;
     } tmp;
     u64 region = blockIdx.x;
     int lo = off[region], c = off[region + 1] - lo;
     if (c <= 1)
         return;
-    if (c <= SMALL)
-        sort_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    else if (c <= MID)
-        sort_region<MID / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    else if (c <= LARGE)
-        sort_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    else if (threadIdx.x == 0) {
+    if (c <= SMALL) {
+        if (!counting || !count_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
+            sort_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+    } else if (c <= MID) {
+        if (!counting || !count_region<MID / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
+            sort_region<MID / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+    } else if (c <= LARGE) {
+        if (!counting || !count_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
+            sort_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
+    } else if (threadIdx.x == 0) {
         int k = atomicAdd(nbig, 1);
         if (k < maxbig) {   // always (each holds more than LARGE of n keys)
             big[k] = lo;
@@ -300,7 +423,7 @@ cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *i
     if (p.maxbig && (e = cudaMemsetAsync(big, 0, l.cnt - l.big, st)) != cudaSuccess)
         return e;   // (the big pairs (0, 0) and nbig 0)
     region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big, nbig,
-                                                         (int)p.maxbig);
+                                                         (int)p.maxbig, p.counting);
     if ((e = cudaGetLastError()) != cudaSuccess || !p.maxbig)
         return e;
     // The big regions (unused pairs are empty): sorted between out and the
@@ -342,7 +465,7 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
             return (int)e;
         *temp_bytes = radix;
         // The regions way at its largest: the most regions and big ones.
-        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1) };
+        plan p = { 1, ((u64)1 << REGION_BITS_MAX) + 1, n / (LARGE + 1), 1 };
         layout l;
         if (n >= 2 && n <= 0x7fffffffu && layout_of(p, n, st, &l) == cudaSuccess &&
             l.total > radix)

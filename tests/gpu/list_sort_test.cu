@@ -7,8 +7,10 @@
 // of big regions), keys at the region's and the list's greatest (the
 // padding's value), every id width, a list of one end, sparse lists whose
 // regions would not fit 32 bits (back to the radix sort), and a list the
-// temp storage was sized for at its largest; each by default and with
-// HAY_CUDA_SORT=all (every list of two keys or more by regions).  Without
+// temp storage was sized for at its largest, ends of about as many keys
+// as the regions' counting way orders; each by default, with
+// HAY_CUDA_SORT=all (every list of two keys or more by regions) and with
+// HAY_CUDA_SORT=blocksort (every region by CUB's block radix sort).  Without
 // a CUDA device it prints why and exits 77 (skipped).
 #include <cuda_runtime.h>
 
@@ -151,7 +153,7 @@ int main()
     }
     // The default, then the regions serving every list of two keys or more
     // (sort.cu HAY_CUDA_SORT).
-    static const char *const modes[] = { "", "all" };
+    static const char *const modes[] = { "", "all", "blocksort" };
     for (const char *m : modes) {
         mode = m;
         max_n = *m && strstr(m, "all") ? (size_t)2 << 20 : SIZE_MAX;
@@ -187,6 +189,18 @@ void all_cases(dev &d)
               15);
     }
     check(d, "dense 3 a byte", uniform(3u << 20, 1u << 20, 17), 1u << 20, 17);
+    // Ends holding about as many keys as the counting way orders in a
+    // bucket (sort.cu TIES: 16; more go to the block's radix sort).
+    {
+        u64 span = (u64)1 << 22;
+        std::vector<u64> k = uniform(1u << 20, span, 13);
+        u64 end = 777;
+        for (size_t m : { 2, 15, 16, 17, 31, 32, 33 }) {
+            cluster(k, end, m);
+            end += span / 8;
+        }
+        check(d, "ends of 2 to 33 keys", k, span, 13);
+    }
     check(d, "131072 keys", uniform(131072, 1 << 22, 13), 1 << 22, 13);
     for (int idb = 1; idb <= HAY_CUDA_ID_BITS; idb += 3) {
         char name[64];
