@@ -200,6 +200,19 @@ void all_cases(dev &d)
             end += span / 8;
         }
         check(d, "ends of 2 to 33 keys", k, span, 13);
+        // Stretches denser than the list (regions of 513 to 2,048 keys:
+        // a block's counting way rather than a warp's).
+        std::vector<u64> k2 = uniform(1u << 20, span, 13);
+        for (u64 e = 100000; e < 104096; e++) {
+            k2.push_back(HAY_CUDA_MATCH(e, 8000));
+            if (e % 2 == 0)
+                k2.push_back(HAY_CUDA_MATCH(e, 8001));
+            if (e % 4 == 0)
+                k2.push_back(HAY_CUDA_MATCH(e + 2000000, 8002));
+        }
+        std::sort(k2.begin(), k2.end());
+        k2.erase(std::unique(k2.begin(), k2.end()), k2.end());
+        check(d, "dense stretches", k2, span, 13);
     }
     check(d, "131072 keys", uniform(131072, 1 << 22, 13), 1 << 22, 13);
     for (int idb = 1; idb <= HAY_CUDA_ID_BITS; idb += 3) {
