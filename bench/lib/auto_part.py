@@ -11,7 +11,7 @@ for some, -c (matching lines).  Inputs: prefixes of the corpus (full mode:
 the backends one after another (interleaved, so that a slower minute of a
 shared machine falls on all of them), every other round in the reverse
 order, after one warm-up round.  (A command right after a --backend cuda
-process ran 0.5-0.9 ms slower on the H100 host whichever backend it was,
+process ran 0.4-0.9 ms slower on the H100 host whichever backend it was,
 and the fixed order cpu, cuda, auto had charged that to auto in every
 round: records h100/2026-11-27/raw/s21, call A.)  Each
 backend's median over --runs rounds is its row.  Every backend must print
