@@ -117,6 +117,26 @@ plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
     return p;
 }
 
+// A region's keys as 32-bit keys (the end's low r bits above the id's
+// id_bits), and back to full keys of region `region`.
+struct rkeys {
+    int r, id_bits;
+    u64 emask, idmask;
+    __device__ rkeys(int r_, int id_bits_)
+        : r(r_), id_bits(id_bits_), emask(((u64)1 << r_) - 1), idmask(((u64)1 << id_bits_) - 1)
+    {
+    }
+    __device__ unsigned pack(u64 key) const
+    {
+        return (unsigned)(((HAY_CUDA_MATCH_END(key) & emask) << id_bits) |
+                          (HAY_CUDA_MATCH_ID(key) & idmask));
+    }
+    __device__ u64 unpack(u64 region, unsigned k) const
+    {
+        return HAY_CUDA_MATCH((region << r) | (k >> id_bits), k & idmask);
+    }
+};
+
 // The region's c keys at keys[0, c): 32-bit keys (the end's low r bits
 // above the id) sorted in the block, written back full width.
 template <int IPT>
@@ -125,15 +145,13 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
     typedef cub::BlockRadixSort<unsigned, THREADS, IPT> sorter;
     const int bits = r + id_bits;
     const unsigned pad = bits == 32 ? ~0u : (unsigned)(((u64)1 << bits) - 1);
-    const u64 emask = ((u64)1 << r) - 1, idmask = ((u64)1 << id_bits) - 1;
+    const rkeys rk(r, id_bits);
     unsigned k[IPT];
 #pragma unroll
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c) {
-            u64 key = keys[x];
-            k[i] = (unsigned)(((HAY_CUDA_MATCH_END(key) & emask) << id_bits) |
-                              (HAY_CUDA_MATCH_ID(key) & idmask));
+            k[i] = rk.pack(keys[x]);
         } else {
             k[i] = pad;   // the greatest key: sorts last (an equal real key is the same)
         }
@@ -143,7 +161,7 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c)
-            keys[x] = HAY_CUDA_MATCH((region << r) | (k[i] >> id_bits), k[i] & idmask);
+            keys[x] = rk.unpack(region, k[i]);
     }
 }
 
@@ -172,8 +190,7 @@ template <int IPT>
 __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, count_smem &s)
 {
     const int sh = r > BUCKET_BITS ? r - BUCKET_BITS : 0, buckets = 1 << (r - sh);
-    const unsigned emask = (unsigned)(((u64)1 << r) - 1);
-    const unsigned idmask = (unsigned)(((u64)1 << id_bits) - 1);
+    const rkeys rk(r, id_bits);
     for (int i = (int)threadIdx.x; i <= buckets; i += THREADS)
         s.cnt[i] = 0;
     if (threadIdx.x == 0)
@@ -184,10 +201,8 @@ __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, c
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c) {
-            u64 key = keys[x];
-            unsigned e = (unsigned)HAY_CUDA_MATCH_END(key) & emask;
-            k[i] = (e << id_bits) | (HAY_CUDA_MATCH_ID(key) & idmask);
-            at[i] = atomicAdd(&s.cnt[e >> sh], 1u);   // the key's rank in its bucket
+            k[i] = rk.pack(keys[x]);
+            at[i] = atomicAdd(&s.cnt[k[i] >> (id_bits + sh)], 1u);   // its rank in its bucket
             if (at[i] >= TIES)
                 s.ties = 1;
         }
@@ -245,11 +260,20 @@ __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, c
         if (i * THREADS + (int)threadIdx.x < c)
             s.key[at[i]] = k[i];
     __syncthreads();
-    for (int x = (int)threadIdx.x; x < c; x += THREADS) {
-        unsigned o = s.key[x];
-        keys[x] = HAY_CUDA_MATCH((region << r) | (o >> id_bits), o & idmask);
-    }
+    for (int x = (int)threadIdx.x; x < c; x += THREADS)
+        keys[x] = rk.unpack(region, s.key[x]);
     return true;
+}
+
+// A region of c keys (c at most IPT a thread) sorted by the block: by
+// counting where `counting` and its buckets allow, else by the radix sort.
+// tmp: room for either's shared memory.
+template <int IPT, class TMP>
+__device__ void sort_block(u64 *keys, int c, u64 region, int r, int id_bits, int counting,
+                           TMP *tmp)
+{
+    if (!counting || !count_region<IPT>(keys, c, region, r, id_bits, tmp->d))
+        sort_region<IPT>(keys, c, region, r, id_bits, tmp);
 }
 
 // One block a region of keys (sorted by region, stable): sorted within
@@ -274,16 +298,13 @@ __global__ void __launch_bounds__(THREADS, 8)
     int lo = off[region], c = off[region + 1] - lo;
     if (c <= 1)
         return;
-    if (c <= SMALL) {
-        if (!counting || !count_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (c <= MID) {
-        if (!counting || !count_region<MID / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<MID / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (c <= LARGE) {
-        if (!counting || !count_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (threadIdx.x == 0) {
+    if (c <= SMALL)
+        sort_block<SMALL / THREADS>(keys + lo, c, region, r, id_bits, counting, &tmp);
+    else if (c <= MID)
+        sort_block<MID / THREADS>(keys + lo, c, region, r, id_bits, counting, &tmp);
+    else if (c <= LARGE)
+        sort_block<LARGE / THREADS>(keys + lo, c, region, r, id_bits, counting, &tmp);
+    else if (threadIdx.x == 0) {
         int k = atomicAdd(nbig, 1);
         if (k < maxbig) {   // always (each holds more than LARGE of n keys)
             big[k] = lo;
