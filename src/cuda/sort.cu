@@ -17,12 +17,12 @@
 //    above the id's id_bits: 23-24 bits for snort and et-open, at most
 //    32), sorts them in shared memory and writes them back in place,
 //    full width: by a count of the keys in each of 256 buckets of
-//    neighbouring ends and a compare of the few keys of one bucket, in
-//    blocks of 16 an SM for regions of at most SMALL keys (small_sort), 8
-//    an SM for larger ones (count_region), where cub::BlockRadixSort's six 4-bit rounds took
-//    276-304 us for a piece of snort or et-open on the H100 (it serves
-//    buckets holding more than TIES keys).  A
-//    region with more keys than a block holds (duplicates, bursts) is
+//    neighbouring ends and a compare of the few keys of one bucket
+//    (count_region: in blocks of 16 an SM for regions of at most SMALL
+//    keys, small_sort, and of 8 an SM for larger ones, region_sort), where
+//    cub::BlockRadixSort's six 4-bit rounds took 276-304 us for a piece of
+//    snort or et-open on the H100 (it serves buckets holding more than
+//    TIES keys).  A region with more keys than a block holds (duplicates, bursts) is
 //    listed by the block and sorted after with CUB's segmented radix sort.
 //    So the keys cross the device's memory 5 times instead of 13.  (Also
 //    tried: grouping by CUB's radix sort on the region bits, two passes,
@@ -118,6 +118,26 @@ plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
     return p;
 }
 
+// A region's keys as 32-bit keys (the end's low r bits above the id's
+// id_bits), and back to full keys of region `region`.
+struct rkeys {
+    int r, id_bits;
+    u64 emask, idmask;
+    __device__ rkeys(int r_, int id_bits_)
+        : r(r_), id_bits(id_bits_), emask(((u64)1 << r_) - 1), idmask(((u64)1 << id_bits_) - 1)
+    {
+    }
+    __device__ unsigned pack(u64 key) const
+    {
+        return (unsigned)(((HAY_CUDA_MATCH_END(key) & emask) << id_bits) |
+                          (HAY_CUDA_MATCH_ID(key) & idmask));
+    }
+    __device__ u64 unpack(u64 region, unsigned k) const
+    {
+        return HAY_CUDA_MATCH((region << r) | (k >> id_bits), k & idmask);
+    }
+};
+
 // The region's c keys at keys[0, c): 32-bit keys (the end's low r bits
 // above the id) sorted in the block, written back full width.
 template <int IPT>
@@ -126,15 +146,13 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
     typedef cub::BlockRadixSort<unsigned, THREADS, IPT> sorter;
     const int bits = r + id_bits;
     const unsigned pad = bits == 32 ? ~0u : (unsigned)(((u64)1 << bits) - 1);
-    const u64 emask = ((u64)1 << r) - 1, idmask = ((u64)1 << id_bits) - 1;
+    const rkeys rk(r, id_bits);
     unsigned k[IPT];
 #pragma unroll
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c) {
-            u64 key = keys[x];
-            k[i] = (unsigned)(((HAY_CUDA_MATCH_END(key) & emask) << id_bits) |
-                              (HAY_CUDA_MATCH_ID(key) & idmask));
+            k[i] = rk.pack(keys[x]);
         } else {
             k[i] = pad;   // the greatest key: sorts last (an equal real key is the same)
         }
@@ -144,7 +162,7 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c)
-            keys[x] = HAY_CUDA_MATCH((region << r) | (k[i] >> id_bits), k[i] & idmask);
+            keys[x] = rk.unpack(region, k[i]);
     }
 }
 
@@ -175,8 +193,7 @@ template <int IPT, class SMEM>
 __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, SMEM &s)
 {
     const int sh = r > BUCKET_BITS ? r - BUCKET_BITS : 0, buckets = 1 << (r - sh);
-    const unsigned emask = (unsigned)(((u64)1 << r) - 1);
-    const unsigned idmask = (unsigned)(((u64)1 << id_bits) - 1);
+    const rkeys rk(r, id_bits);
     for (int i = (int)threadIdx.x; i <= buckets; i += THREADS)
         s.cnt[i] = 0;
     if (threadIdx.x == 0)
@@ -187,10 +204,8 @@ __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, S
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c) {
-            u64 key = keys[x];
-            unsigned e = (unsigned)HAY_CUDA_MATCH_END(key) & emask;
-            k[i] = (e << id_bits) | (HAY_CUDA_MATCH_ID(key) & idmask);
-            at[i] = atomicAdd(&s.cnt[e >> sh], 1u);   // the key's rank in its bucket
+            k[i] = rk.pack(keys[x]);
+            at[i] = atomicAdd(&s.cnt[k[i] >> (id_bits + sh)], 1u);   // its rank in its bucket
             if (at[i] >= TIES)
                 s.ties = 1;
         }
@@ -248,10 +263,8 @@ __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, S
         if (i * THREADS + (int)threadIdx.x < c)
             s.key[at[i]] = k[i];
     __syncthreads();
-    for (int x = (int)threadIdx.x; x < c; x += THREADS) {
-        unsigned o = s.key[x];
-        keys[x] = HAY_CUDA_MATCH((region << r) | (o >> id_bits), o & idmask);
-    }
+    for (int x = (int)threadIdx.x; x < c; x += THREADS)
+        keys[x] = rk.unpack(region, s.key[x]);
     return true;
 }
 
@@ -267,20 +280,27 @@ union block_smem {
     count_smem d;
 };
 
+// A region of c keys (c at most IPT a thread) sorted by the block: by
+// counting where `counting` and its buckets allow, else by the radix sort.
+template <int IPT>
+__device__ void sort_block(u64 *keys, int c, u64 region, int r, int id_bits, bool counting,
+                           block_smem &tmp)
+{
+    if (!counting || !count_region<IPT>(keys, c, region, r, id_bits, tmp.d))
+        sort_region<IPT>(keys, c, region, r, id_bits, &tmp);
+}
+
 // region_sort's work on one region (every thread of the block).
 __device__ void one_region(u64 *keys, int lo, int c, u64 region, int r, int id_bits, int *big,
                            int *nbig, int maxbig, bool counting, block_smem &tmp)
 {
-    if (c <= SMALL) {
-        if (!counting || !count_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (c <= MID) {
-        if (!counting || !count_region<MID / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<MID / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (c <= LARGE) {
-        if (!counting || !count_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (threadIdx.x == 0) {
+    if (c <= SMALL)
+        sort_block<SMALL / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+    else if (c <= MID)
+        sort_block<MID / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+    else if (c <= LARGE)
+        sort_block<LARGE / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+    else if (threadIdx.x == 0) {
         int k = atomicAdd(nbig, 1);
         if (k < maxbig) {   // always (each holds more than LARGE of n keys)
             big[k] = lo;
