@@ -206,6 +206,7 @@ struct queue_dev {
     const fdr_piece *pc;
     Emit *em;
     unsigned fill, fill2;       // waiting (the same in every lane)
+    uint32_t run;               // a thread's bytes (fdr_geom)
 
     // Appends, from each lane where `has`, the entry x to queue qq, and
     // when 32 wait runs `full` on the top 32 (one a lane).  Warp-wide.
@@ -350,11 +351,11 @@ struct queue_dev {
             for (int i = 0; i < 4; i++)
                 wo[i] = __shfl_sync(full, w[i], wl);
             const uint32_t po = __shfl_sync(full, prev, wl);
-            const long long eo = __shfl_sync(full, (long long)e0, wl);
+            // The lanes' runs lie side by side.
+            const int64_t eo = e0 + ((int64_t)wl - (int64_t)lane) * run;
             if (r < total) {
                 uint32_t id;
-                const uint64_t end =
-                    fdr_short_one(*v, wo, po, eo, (unsigned)__fns(mo, 0, (int)k + 1), &id);
+                const uint64_t end = fdr_short_one(*v, wo, po, eo, fdr_nth_bit(mo, k), &id);
                 em->put_at(at + r, end, id);
             }
         }
@@ -450,7 +451,7 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     em.sg.n = s_n + tid / 32;
     queue_dev<CASELESS, emit_dev<OUT>> q = { s_q + (size_t)(tid / 32) * 2 * QCAP,
                                              s_q + (size_t)(tid / 32) * 2 * QCAP + QCAP,
-                                             &v, &a.pc, &em, 0, 0 };
+                                             &v, &a.pc, &em, 0, 0, a.gm.run };
     __syncthreads();
 
     // Each warp takes chunks of 32 runs (2 KiB by default) from the

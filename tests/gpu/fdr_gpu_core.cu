@@ -459,10 +459,31 @@ void real_sets(const char *dir)
     }
 }
 
+// fdr_nth_bit (the kernel's short lists deal out the k-th match of a lane's
+// mask) against a walk over the bits.
+void nth_bits()
+{
+    uint64_t r = 88172645463325252ull;
+    for (int i = 0; i < 100000; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        uint32_t x = (uint32_t)r & (uint32_t)(r >> 32) >> (i & 31);
+        if (i < 33)
+            x = i == 32 ? ~0u : 1u << i;
+        uint32_t k = 0;
+        for (unsigned p = 0; p < 32; p++)
+            if (x >> p & 1) {
+                EXPECT(fdr_nth_bit(x, k) == p, "nth_bit(%#x, %u) = %u, want %u", x, k,
+                       fdr_nth_bit(x, k), p);
+                k++;
+            }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
+    nth_bits();
     random_sets();
     printf("random sets done\n");
     short_sets();
