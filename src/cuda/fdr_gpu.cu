@@ -95,6 +95,7 @@ struct stage {
 
 template <int OUT>
 struct emit_dev {
+    static constexpr bool lists = OUT == OUT_LIST;
     unsigned long long cnt;
     unsigned long long *pcounts, *matches, *slots;
     uint64_t cap;
@@ -172,6 +173,15 @@ struct emit_dev {
             *sg.n = 0;
         __syncwarp();
     }
+    // Match (end, id) at place g of the list, reserved by the caller (and
+    // counted, as add counts).
+    __device__ __forceinline__ void put_at(unsigned long long g, uint64_t end, uint32_t id)
+    {
+        if (pcounts)
+            atomicAdd(pcounts + id, 1ull);
+        if (g < cap)
+            matches[g] = HAY_CUDA_MATCH(end, id);
+    }
     // Before a step in which a lane emits about one match (a verified
     // record: at most one; a short key: up to two inline, more through its
     // list, and what does not fit goes straight out in operator()).
@@ -189,12 +199,14 @@ struct emit_dev {
 // ballot, no atomics.
 template <bool CASELESS, class Emit>
 struct queue_dev {
+    static constexpr bool short_lists = Emit::lists;
     unsigned long long *q;      // this warp's QCAP filter candidates
     unsigned long long *q2;     // and QCAP prefixes: FDR_CAND(e, 0, 1 << b)
     const fdr_view *v;
     const fdr_piece *pc;
     Emit *em;
     unsigned fill, fill2;       // waiting (the same in every lane)
+    uint32_t run;               // a thread's bytes (fdr_geom)
 
     // Appends, from each lane where `has`, the entry x to queue qq, and
     // when 32 wait runs `full` on the top 32 (one a lane).  Warp-wide.
@@ -300,6 +312,54 @@ struct queue_dev {
             em->make_room();
         }
     }
+    // The short matches of each lane's word that their codes tell (m:
+    // fdr_short_bits), warp-wide: one reservation for the warp's, then
+    // dealt out 32 a round, match r of the warp's to lane r % 32 (the lane
+    // that holds it found by a search over the lanes' first indices, its
+    // word passed round), so every lane writes one and the stores are
+    // coalesced.  (Before, each lane listed its own, a step each with a
+    // place taken in the warp's stage: the lanes hold 0 to 32, so most
+    // idled in the steps of the fullest.)
+    __device__ __forceinline__ void short_list(uint32_t m, const uint32_t w[4], uint32_t prev,
+                                               int64_t e0)
+    {
+        const unsigned lane = threadIdx.x & 31;
+        const unsigned full = 0xffffffffu;
+        const uint32_t n = (uint32_t)__popc(m);
+        uint32_t incl = n;
+        for (unsigned o = 1; o < 32; o <<= 1) {
+            uint32_t y = __shfl_up_sync(full, incl, o);
+            if (lane >= o)
+                incl += y;
+        }
+        const uint32_t total = __shfl_sync(full, incl, 31), excl = incl - n;
+        if (!total)
+            return;
+        unsigned long long at = 0;
+        if (lane == 0)
+            at = atomicAdd(em->slots, (unsigned long long)total);
+        at = __shfl_sync(full, at, 0);
+        for (uint32_t base = 0; base < total; base += 32) {
+            const uint32_t r = base + lane;
+            unsigned wl = 0;   // the last lane whose first index is at most r
+            for (unsigned st = 16; st; st >>= 1)
+                if (__shfl_sync(full, excl, wl + st) <= r)
+                    wl += st;
+            const uint32_t mo = __shfl_sync(full, m, wl);
+            const uint32_t k = r - __shfl_sync(full, excl, wl);
+            uint32_t wo[4];
+            for (int i = 0; i < 4; i++)
+                wo[i] = __shfl_sync(full, w[i], wl);
+            const uint32_t po = __shfl_sync(full, prev, wl);
+            // The lanes' runs lie side by side.
+            const int64_t eo = e0 + ((int64_t)wl - (int64_t)lane) * run;
+            if (r < total) {
+                uint32_t id;
+                const uint64_t end = fdr_short_one(*v, wo, po, eo, fdr_nth_bit(mo, k), &id);
+                em->put_at(at + r, end, id);
+            }
+        }
+    }
     // Each lane's candidates of a word (every lane of the warp calls put):
     // a round per candidate of the lane with the most.
     __device__ __forceinline__ void put(uint32_t c, const fdr_word_out &o, uint32_t shm,
@@ -391,7 +451,7 @@ __global__ void __maxnreg__(64) fdr_kernel(kargs a)
     em.sg.n = s_n + tid / 32;
     queue_dev<CASELESS, emit_dev<OUT>> q = { s_q + (size_t)(tid / 32) * 2 * QCAP,
                                              s_q + (size_t)(tid / 32) * 2 * QCAP + QCAP,
-                                             &v, &a.pc, &em, 0, 0 };
+                                             &v, &a.pc, &em, 0, 0, a.gm.run };
     __syncthreads();
 
     // Each warp takes chunks of 32 runs (2 KiB by default) from the

@@ -67,6 +67,22 @@ FDR_HD int fdr_popc(uint32_t m)
 #endif
 }
 
+// The place of x's k-th set bit, from 0 (k < its set bits): halves of 16,
+// 8, 4, 2 and 1 bits, counted, where CUDA's __fns took twice the
+// instructions (branches for its other forms).
+FDR_HD unsigned fdr_nth_bit(uint32_t x, uint32_t k)
+{
+    unsigned p = 0;
+    for (unsigned h = 16; h; h >>= 1) {
+        const uint32_t c = (uint32_t)fdr_popc((x >> p) & ((1u << h) - 1));
+        if (k >= c) {
+            k -= c;
+            p += h;
+        }
+    }
+    return p;
+}
+
 // Eight bytes folded at once ('A'..'Z' | 0x20 in each byte).
 template <bool CASELESS>
 FDR_HD uint64_t fdr_fold8(uint64_t x)
@@ -260,6 +276,29 @@ FDR_HD void fdr_short_in_word(const fdr_view &v, const fdr_piece &pc, const uint
     fdr_short(v, pc, fdr_short_key(w, prev, j, e0 + j), e0 + j, em);
 }
 
+// The short matches of a word that its codes alone tell (ends in V whose
+// code is 1 or 2: the key's one or two entries inline in short_pair), as
+// bits of a mask, one a match in the order of the word's ends: end j's
+// first entry at FDR_POS(j), its second (code 2) at FDR_POS(j) + 1.  Lists
+// take them from here without the lists' per-lane steps (fdr_short_one).
+FDR_HD uint32_t fdr_short_bits(uint32_t sc, uint32_t V)
+{
+    const uint32_t lo = sc & 0x55555555u, hi = (sc >> 1) & 0x55555555u;
+    const uint32_t two = hi & ~lo & V;
+    return (lo & ~hi & V) | two | two << 1;
+}
+
+// The match of bit p of fdr_short_bits(...) of the word w (folded, byte 0
+// at piece index e0; prev: the byte before it): its end, and its id in *id.
+FDR_HD uint64_t fdr_short_one(const fdr_view &v, const uint32_t w[4], uint32_t prev, int64_t e0,
+                              unsigned p, uint32_t *id)
+{
+    const unsigned j = fdr_pos_byte(p & ~1u);
+    const uint64_t pair = fdr_ld8(v.short_pair + fdr_short_key(w, prev, j, e0 + j));
+    *id = FDR_SHORT_ID((uint32_t)(pair >> (32 * (p & 1u))));
+    return (uint64_t)(e0 + (int64_t)j) + 1;
+}
+
 // Where a pass's threads run: piece index i lies at base + a0 + i (base
 // 16-byte aligned); thread th owns [gs + th * run, + run) of base, ends
 // from start0 on are checked.
@@ -434,7 +473,11 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 // but FAST: the key's bytes are in w, no text read) and q.put(c, o, shm,
 // e0) with the candidates to verify (FAST: the slow short codes too).
 // SHORT: the pass has short literals; FAST: counts only (short codes below
-// SLOW counted in place).
+// SLOW counted in place).  Where the queue lists them (Queue::short_lists:
+// the list), the short matches of codes 1 and 2 inside the run go to
+// q.short_list(fdr_short_bits(...), w, prev, e0) (counted in place as FAST
+// counts them), and only the rest (SLOW codes, the run's edges) to
+// q.shorts.
 #pragma nv_exec_check_disable
 template <bool CASELESS, bool SHORT, bool FAST, class Emit, class Queue>
 FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &gm, uint64_t th,
@@ -466,8 +509,10 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
     // The words k in [kin, kout) lie wholly in [lo, hi) (FAST: in [slo,
     // hi) too): their P and V are whole, found with two 32-bit compares;
     // words below kend hold a byte of the piece.
+    constexpr bool LISTED = SHORT && !FAST && Queue::short_lists;
+    constexpr bool INPLACE = FAST || LISTED;   // short codes in V taken in place
     const int64_t nw = gm.run / 16, e00 = (int64_t)g0 - (int64_t)gm.a0;
-    int64_t kin = ((FAST ? slo : lo) - e00 + 15) >> 4, kout = (hi - e00) >> 4;
+    int64_t kin = ((INPLACE ? slo : lo) - e00 + 15) >> 4, kout = (hi - e00) >> 4;
     int64_t kend = ((int64_t)text_end - (int64_t)g0 + 15) >> 4;
     kin = kin < 0 ? 0 : kin > nw ? nw : kin;
     kout = kout < 0 ? 0 : kout > nw ? nw : kout;
@@ -475,7 +520,7 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
     for (uint32_t k = 0; k < gm.run / 16; k++) {
         uint64_t g = g0 + 16ull * k;
         int64_t e0 = (int64_t)g - (int64_t)gm.a0;
-        uint32_t c = 0, shm = 0;
+        uint32_t c = 0, shm = 0, sl = 0;
         if ((int32_t)k < (int32_t)kend) {
             prev = w[3] >> 24;
             fdr_load(gm.base + g, w);
@@ -483,14 +528,18 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
                 w[i] = fdr_fold4<CASELESS>(w[i]);
             o.sc = 0;
             fdr_filter_word<SHORT, 0, 16>(v, t, w, o);
-            uint32_t P = 0x55555555u, V = FAST ? 0x55555555u : 0;
+            uint32_t P = 0x55555555u, V = INPLACE ? 0x55555555u : 0;
             if ((int32_t)k < (int32_t)kin || (int32_t)k >= (int32_t)kout) {
                 bool inside = e0 >= lo && e0 + 16 <= hi;
                 P = inside ? 0x55555555u : fdr_range2(e0, lo, hi);
-                V = !FAST ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
+                V = !INPLACE ? 0 : inside && e0 >= slo ? 0x55555555u : fdr_range2(e0, slo, hi);
             }
             c = fdr_word_cands<SHORT>(o, P, V, em, &shm);
+            if (LISTED)
+                sl = fdr_short_bits(o.sc, V);
         }
+        if (LISTED)
+            q.short_list(sl, w, prev, e0);
         if (SHORT && !FAST) {
             q.shorts(shm, w, prev, e0);
             q.put(c, o, 0, e0);

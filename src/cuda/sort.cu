@@ -18,10 +18,11 @@
 //    32), sorts them in shared memory and writes them back in place,
 //    full width: by a count of the keys in each of 256 buckets of
 //    neighbouring ends and a compare of the few keys of one bucket
-//    (count_region), where cub::BlockRadixSort's six 4-bit rounds took
-//    276-304 us for a piece of snort or et-open on the H100 (it serves
-//    buckets holding more than TIES keys).  A
-//    region with more keys than a block holds (duplicates, bursts) is
+//    (count_region: in blocks of 16 an SM for regions of at most SMALL
+//    keys, small_sort, and of 8 an SM for larger ones, region_sort), where
+//    cub::BlockRadixSort's six 4-bit rounds took 276-304 us for a piece of
+//    snort or et-open on the H100 (it serves buckets holding more than
+//    TIES keys).  A region with more keys than a block holds (duplicates, bursts) is
 //    listed by the block and sorted after with CUB's segmented radix sort.
 //    So the keys cross the device's memory 5 times instead of 13.  (Also
 //    tried: grouping by CUB's radix sort on the region bits, two passes,
@@ -117,6 +118,26 @@ plan plan_of(size_t n, int end_bit, uint64_t span, int id_bits, int force)
     return p;
 }
 
+// A region's keys as 32-bit keys (the end's low r bits above the id's
+// id_bits), and back to full keys of region `region`.
+struct rkeys {
+    int r, id_bits;
+    u64 emask, idmask;
+    __device__ rkeys(int r_, int id_bits_)
+        : r(r_), id_bits(id_bits_), emask(((u64)1 << r_) - 1), idmask(((u64)1 << id_bits_) - 1)
+    {
+    }
+    __device__ unsigned pack(u64 key) const
+    {
+        return (unsigned)(((HAY_CUDA_MATCH_END(key) & emask) << id_bits) |
+                          (HAY_CUDA_MATCH_ID(key) & idmask));
+    }
+    __device__ u64 unpack(u64 region, unsigned k) const
+    {
+        return HAY_CUDA_MATCH((region << r) | (k >> id_bits), k & idmask);
+    }
+};
+
 // The region's c keys at keys[0, c): 32-bit keys (the end's low r bits
 // above the id) sorted in the block, written back full width.
 template <int IPT>
@@ -125,15 +146,13 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
     typedef cub::BlockRadixSort<unsigned, THREADS, IPT> sorter;
     const int bits = r + id_bits;
     const unsigned pad = bits == 32 ? ~0u : (unsigned)(((u64)1 << bits) - 1);
-    const u64 emask = ((u64)1 << r) - 1, idmask = ((u64)1 << id_bits) - 1;
+    const rkeys rk(r, id_bits);
     unsigned k[IPT];
 #pragma unroll
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c) {
-            u64 key = keys[x];
-            k[i] = (unsigned)(((HAY_CUDA_MATCH_END(key) & emask) << id_bits) |
-                              (HAY_CUDA_MATCH_ID(key) & idmask));
+            k[i] = rk.pack(keys[x]);
         } else {
             k[i] = pad;   // the greatest key: sorts last (an equal real key is the same)
         }
@@ -143,19 +162,21 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c)
-            keys[x] = HAY_CUDA_MATCH((region << r) | (k[i] >> id_bits), k[i] & idmask);
+            keys[x] = rk.unpack(region, k[i]);
     }
 }
 
 // The counting way's shared memory: the keys of each bucket (then each
 // bucket's first index), the region's 32-bit keys placed by bucket, the
 // scan's storage.
-struct count_smem {
+template <int CAP>
+struct count_smem_of {
     unsigned cnt[(1 << BUCKET_BITS) + 1];
-    unsigned key[LARGE];
+    unsigned key[CAP];
     typename cub::BlockScan<unsigned, THREADS>::TempStorage scan;
     int ties;
 };
+typedef count_smem_of<LARGE> count_smem;
 
 // The region's c keys at keys[0, c) sorted by a count of each bucket's
 // keys (a bucket: 2^(r - BUCKET_BITS) neighbouring ends, or one end in
@@ -168,12 +189,11 @@ struct count_smem {
 // as the square: false, nothing written (the radix way then).  (Buckets of
 // one end each, 2^r of them, took 218 us a 32 MiB piece of snort against
 // the radix way's 276: the counts outnumbered the keys 4 to 1.)
-template <int IPT>
-__device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, count_smem &s)
+template <int IPT, class SMEM>
+__device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, SMEM &s)
 {
     const int sh = r > BUCKET_BITS ? r - BUCKET_BITS : 0, buckets = 1 << (r - sh);
-    const unsigned emask = (unsigned)(((u64)1 << r) - 1);
-    const unsigned idmask = (unsigned)(((u64)1 << id_bits) - 1);
+    const rkeys rk(r, id_bits);
     for (int i = (int)threadIdx.x; i <= buckets; i += THREADS)
         s.cnt[i] = 0;
     if (threadIdx.x == 0)
@@ -184,10 +204,8 @@ __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, c
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c) {
-            u64 key = keys[x];
-            unsigned e = (unsigned)HAY_CUDA_MATCH_END(key) & emask;
-            k[i] = (e << id_bits) | (HAY_CUDA_MATCH_ID(key) & idmask);
-            at[i] = atomicAdd(&s.cnt[e >> sh], 1u);   // the key's rank in its bucket
+            k[i] = rk.pack(keys[x]);
+            at[i] = atomicAdd(&s.cnt[k[i] >> (id_bits + sh)], 1u);   // its rank in its bucket
             if (at[i] >= TIES)
                 s.ties = 1;
         }
@@ -245,50 +263,91 @@ __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, c
         if (i * THREADS + (int)threadIdx.x < c)
             s.key[at[i]] = k[i];
     __syncthreads();
-    for (int x = (int)threadIdx.x; x < c; x += THREADS) {
-        unsigned o = s.key[x];
-        keys[x] = HAY_CUDA_MATCH((region << r) | (o >> id_bits), o & idmask);
-    }
+    for (int x = (int)threadIdx.x; x < c; x += THREADS)
+        keys[x] = rk.unpack(region, s.key[x]);
     return true;
 }
 
-// One block a region of keys (sorted by region, stable): sorted within
-// it in place, by the counting way where `counting` and its buckets
-// allow, else by CUB's block radix sort;
-// a region too large for a block goes to big[] (begin, end pairs) for the
-// segmented sort.
-__global__ void __launch_bounds__(THREADS, 8)
-    region_sort(u64 *keys, const int *off, int r, int id_bits, int *big, int *nbig, int maxbig,
-                int counting)
+// A block's shared memory: CUB's radix sort at a block's three sizes, or
+// the counting way's.
+typedef cub::BlockRadixSort<unsigned, THREADS, SMALL / THREADS> s_small;
+typedef cub::BlockRadixSort<unsigned, THREADS, MID / THREADS> s_mid;
+typedef cub::BlockRadixSort<unsigned, THREADS, LARGE / THREADS> s_large;
+union block_smem {
+    s_small::TempStorage a;
+    s_mid::TempStorage b;
+    s_large::TempStorage c;
+    count_smem d;
+};
+
+// A region of c keys (c at most IPT a thread) sorted by the block: by
+// counting where `counting` and its buckets allow, else by the radix sort.
+template <int IPT>
+__device__ void sort_block(u64 *keys, int c, u64 region, int r, int id_bits, bool counting,
+                           block_smem &tmp)
 {
-    typedef cub::BlockRadixSort<unsigned, THREADS, SMALL / THREADS> s_small;
-    typedef cub::BlockRadixSort<unsigned, THREADS, MID / THREADS> s_mid;
-    typedef cub::BlockRadixSort<unsigned, THREADS, LARGE / THREADS> s_large;
-    __shared__ union {
-        typename s_small::TempStorage a;
-        typename s_mid::TempStorage b;
-        typename s_large::TempStorage c;
-        count_smem d;
-    } tmp;
-    u64 region = blockIdx.x;
-    int lo = off[region], c = off[region + 1] - lo;
-    if (c <= 1)
-        return;
-    if (c <= SMALL) {
-        if (!counting || !count_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (c <= MID) {
-        if (!counting || !count_region<MID / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<MID / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (c <= LARGE) {
-        if (!counting || !count_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, tmp.d))
-            sort_region<LARGE / THREADS>(keys + lo, c, region, r, id_bits, &tmp);
-    } else if (threadIdx.x == 0) {
+    if (!counting || !count_region<IPT>(keys, c, region, r, id_bits, tmp.d))
+        sort_region<IPT>(keys, c, region, r, id_bits, &tmp);
+}
+
+// region_sort's work on one region (every thread of the block).
+__device__ void one_region(u64 *keys, int lo, int c, u64 region, int r, int id_bits, int *big,
+                           int *nbig, int maxbig, bool counting, block_smem &tmp)
+{
+    if (c <= SMALL)
+        sort_block<SMALL / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+    else if (c <= MID)
+        sort_block<MID / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+    else if (c <= LARGE)
+        sort_block<LARGE / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+    else if (threadIdx.x == 0) {
         int k = atomicAdd(nbig, 1);
         if (k < maxbig) {   // always (each holds more than LARGE of n keys)
             big[k] = lo;
             big[maxbig + k] = lo + c;
         }
+    }
+}
+
+// A block a region of keys (grouped by region, stable): sorted within
+// it in place, by the counting way where `counting` and its buckets
+// allow, else by CUB's block radix sort; a region too large for a block
+// goes to big[] (begin, end pairs) for the segmented sort.  Block i takes
+// the region left[i] of the nleft listed (those small_sort left; the blocks
+// past them exit at once), or with left NULL region i.  (Blocks stepping
+// through the regions in a loop spilled 968 bytes a thread; 644 with
+// one_region not inlined.)
+__global__ void __launch_bounds__(THREADS, 8)
+    region_sort(u64 *keys, const int *off, u64 regions, const int *left, const int *nleft, int r,
+                int id_bits, int *big, int *nbig, int maxbig, int counting)
+{
+    __shared__ block_smem tmp;
+    const u64 total = left ? (u64)*nleft : regions;
+    if (blockIdx.x >= total)
+        return;
+    const u64 region = left ? (u64)left[blockIdx.x] : blockIdx.x;
+    const int lo = off[region], c = off[region + 1] - lo;
+    if (c > 1)
+        one_region(keys, lo, c, region, r, id_bits, big, nbig, maxbig,
+                   counting && (!left || c > SMALL), tmp);
+}
+
+// The counting way for regions of at most SMALL keys in blocks small
+// enough for 16 an SM (32 registers a thread, 3 KiB of shared memory):
+// region_sort's blocks (64 registers, 8 an SM) load their keys and then
+// only compute, so the memory idles between regions.  Regions it leaves
+// (more keys, or a bucket of more than TIES) are listed for region_sort.
+__global__ void __launch_bounds__(THREADS, 16)
+    small_sort(u64 *keys, const int *off, int r, int id_bits, int *left, int *nleft)
+{
+    __shared__ count_smem_of<SMALL> s;
+    const u64 region = blockIdx.x;
+    const int lo = off[region], c = off[region + 1] - lo;
+    if (c <= 1)
+        return;
+    if (c > SMALL || !count_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, s)) {
+        if (threadIdx.x == 0)
+            left[atomicAdd(nleft, 1)] = (int)region;
     }
 }
 
@@ -416,14 +475,23 @@ cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *i
                          size_t n, int id_bits, cudaStream_t st)
 {
     int *off = (int *)(tmp + l.off), *big = (int *)(tmp + l.big), *nbig = (int *)(tmp + l.nbig);
+    // The regions small_sort leaves, listed where group() counted (done with).
+    int *left = (int *)(tmp + l.cnt), *nleft = nbig + 1;
     const int shift = HAY_CUDA_ID_BITS + p.r;
     cudaError_t e = group(p, l, tmp, in, out, n, shift, st);
     if (e != cudaSuccess)
         return e;
-    if (p.maxbig && (e = cudaMemsetAsync(big, 0, l.cnt - l.big, st)) != cudaSuccess)
-        return e;   // (the big pairs (0, 0) and nbig 0)
-    region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, big, nbig,
-                                                         (int)p.maxbig, p.counting);
+    if ((e = cudaMemsetAsync(big, 0, l.cnt - l.big, st)) != cudaSuccess)
+        return e;   // (the big pairs (0, 0), nbig and nleft 0)
+    if (p.counting) {
+        small_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, left, nleft);
+        region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.regions, left, nleft,
+                                                             p.r, id_bits, big, nbig,
+                                                             (int)p.maxbig, 1);
+    } else {
+        region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.regions, NULL, NULL, p.r,
+                                                             id_bits, big, nbig, (int)p.maxbig, 0);
+    }
     if ((e = cudaGetLastError()) != cudaSuccess || !p.maxbig)
         return e;
     // The big regions (unused pairs are empty): sorted between out and the

@@ -90,8 +90,17 @@ struct queue_host {
     const fdr_view *v;
     const fdr_piece *pc;
     emit_host *em;
+    static constexpr bool short_lists = true;   // as the kernel's list
     void push(uint64_t c) { fdr_verify<CASELESS>(*v, *pc, c, *em); }
     void step(bool) {}
+    void short_list(uint32_t m, const uint32_t w[4], uint32_t prev, int64_t e0)
+    {
+        for (; m; m &= m - 1) {
+            uint32_t id;
+            uint64_t end = fdr_short_one(*v, w, prev, e0, fdr_lowest(m), &id);
+            (*em)(end, id);
+        }
+    }
     void shorts(uint32_t s, const uint32_t w[4], uint32_t prev, int64_t e0)
     {
         for (; s; s &= s - 1)
@@ -450,10 +459,31 @@ void real_sets(const char *dir)
     }
 }
 
+// fdr_nth_bit (the kernel's short lists deal out the k-th match of a lane's
+// mask) against a walk over the bits.
+void nth_bits()
+{
+    uint64_t r = 88172645463325252ull;
+    for (int i = 0; i < 100000; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        uint32_t x = (uint32_t)r & (uint32_t)(r >> 32) >> (i & 31);
+        if (i < 33)
+            x = i == 32 ? ~0u : 1u << i;
+        uint32_t k = 0;
+        for (unsigned p = 0; p < 32; p++)
+            if (x >> p & 1) {
+                EXPECT(fdr_nth_bit(x, k) == p, "nth_bit(%#x, %u) = %u, want %u", x, k,
+                       fdr_nth_bit(x, k), p);
+                k++;
+            }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
+    nth_bits();
     random_sets();
     printf("random sets done\n");
     short_sets();
