@@ -506,9 +506,9 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
         slo = (int64_t)pc.min_end;
     if (slo < 1)
         slo = 1;
-    // The words k in [kin, kout) lie wholly in [lo, hi) (FAST: in [slo,
-    // hi) too): their P and V are whole, found with two 32-bit compares;
-    // words below kend hold a byte of the piece.
+    // The words k in [kin, kout) lie wholly in [lo, hi) (INPLACE: in
+    // [slo, hi) too): their P and V are whole, found with two 32-bit
+    // compares; words below kend hold a byte of the piece.
     constexpr bool LISTED = SHORT && !FAST && Queue::short_lists;
     constexpr bool INPLACE = FAST || LISTED;   // short codes in V taken in place
     const int64_t nw = gm.run / 16, e00 = (int64_t)g0 - (int64_t)gm.a0;
