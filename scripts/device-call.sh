@@ -11,6 +11,9 @@
 #   left          seconds left of CAP;  stamp MSG: "== [N s] MSG"
 #   D, B          the carried data (.device-carry/data) and the build folder
 #                 (build-gpu)
+#   pack          the outputs in $OUT into one file, all.tgz (the build's
+#                 log left out): the tool returns only a few files a call,
+#                 and drops the rest unread; call it last
 # unpacks the carried payload (scripts/bench-device unpack), puts the carried
 # libraries on LD_LIBRARY_PATH, prints the commit and the changed files, and
 # configures and builds B (Release, warnings as errors, benchmarks on, the
@@ -20,6 +23,10 @@ T0=$(date +%s)
 CAP=${CAP:-570}
 left() { echo $((CAP - ($(date +%s) - T0))); }
 stamp() { echo "== [$(($(date +%s) - T0)) s] $*"; }
+pack() {
+    (cd "$OUT" && tar czf all.tgz --exclude=all.tgz --exclude=build.log -- * &&
+        find . -type f ! -name all.tgz -delete)
+}
 OUT=${OUT:-/tmp/device-call-out}
 mkdir -p "$OUT"
 sh scripts/bench-device unpack >/dev/null 2>&1
