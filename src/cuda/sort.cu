@@ -22,8 +22,9 @@
 //    keys, small_sort, and of 8 an SM for larger ones, region_sort), where
 //    cub::BlockRadixSort's six 4-bit rounds took 276-304 us for a piece of
 //    snort or et-open on the H100 (it serves buckets holding more than
-//    TIES keys).  A region with more keys than a block holds (duplicates, bursts) is
-//    listed by the block and sorted after with CUB's segmented radix sort.
+//    TIES keys).  A region with more keys than a block holds (duplicates,
+//    bursts) is listed by the block and sorted after with CUB's segmented
+//    radix sort.
 //    So the keys cross the device's memory 5 times instead of 13.  (Also
 //    tried: grouping by CUB's radix sort on the region bits, two passes,
 //    5 crossings in step (1): slower; docs/notes/2026-11-26-listfast.md.)
@@ -314,9 +315,10 @@ __device__ void one_region(u64 *keys, int lo, int c, u64 region, int r, int id_b
 // allow, else by CUB's block radix sort; a region too large for a block
 // goes to big[] (begin, end pairs) for the segmented sort.  Block i takes
 // the region left[i] of the nleft listed (those small_sort left; the blocks
-// past them exit at once), or with left NULL region i.  (Blocks stepping
-// through the regions in a loop spilled 968 bytes a thread; 644 with
-// one_region not inlined.)
+// past them exit at once), or with left NULL region i.  A listed region of
+// at most SMALL keys is one whose bucket held more than TIES: the radix
+// way.  (Blocks stepping through the regions in a loop spilled 968 bytes a
+// thread; 644 with one_region not inlined.)
 __global__ void __launch_bounds__(THREADS, 8)
     region_sort(u64 *keys, const int *off, u64 regions, const int *left, const int *nleft, int r,
                 int id_bits, int *big, int *nbig, int maxbig, int counting)

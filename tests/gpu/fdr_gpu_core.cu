@@ -460,15 +460,21 @@ void real_sets(const char *dir)
 }
 
 // fdr_nth_bit (the kernel's short lists deal out the k-th match of a lane's
-// mask) against a walk over the bits.
+// mask) against a walk over the bits: each single bit, all 32, then random
+// masks of every density (two random words ANDed, one shifted by 0..31).
 void nth_bits()
 {
     uint64_t r = 88172645463325252ull;
     for (int i = 0; i < 100000; i++) {
-        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-        uint32_t x = (uint32_t)r & (uint32_t)(r >> 32) >> (i & 31);
-        if (i < 33)
-            x = i == 32 ? ~0u : 1u << i;
+        uint32_t x;
+        if (i < 32) {
+            x = 1u << i;
+        } else if (i == 32) {
+            x = ~0u;
+        } else {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;   // xorshift64
+            x = (uint32_t)r & ((uint32_t)(r >> 32) >> (i & 31));
+        }
         uint32_t k = 0;
         for (unsigned p = 0; p < 32; p++)
             if (x >> p & 1) {
