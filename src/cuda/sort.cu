@@ -28,6 +28,11 @@
 //    So the keys cross the device's memory 5 times instead of 13.  (Also
 //    tried: grouping by CUB's radix sort on the region bits, two passes,
 //    5 crossings in step (1): slower; docs/notes/2026-11-26-listfast.md.)
+//    Step (2) can wait (sort.h `later`) until the list is delivered, and
+//    then write each sorted key straight into a list's arrays (sink_dev):
+//    for a list taken whole into device-reachable arrays, the sorted keys
+//    are never written nor read again for list_convert.cu's conversion
+//    (list_dev.c whole).
 // Keys are unique (one pattern id per end), so any sort by key gives the
 // one order, whatever order a region's keys came in; every way gives
 // exactly today's.

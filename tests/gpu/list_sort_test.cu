@@ -10,7 +10,10 @@
 // temp storage was sized for at its largest, ends of about as many keys
 // as the regions' counting way orders; each by default, with
 // HAY_CUDA_SORT=all (every list of two keys or more by regions) and with
-// HAY_CUDA_SORT=blocksort (every region by CUB's block radix sort).  Without
+// HAY_CUDA_SORT=blocksort (every region by CUB's block radix sort).  Each
+// list is also sorted in two steps (sort.h `later`): its regions straight
+// into arrays (ids, starts, ends against the sorted keys, and the last end's
+// words), then the same grouped keys in place.  Without
 // a CUDA device it prints why and exits 77 (skipped).
 #include <cuda_runtime.h>
 
