@@ -35,8 +35,9 @@ hay_status hay_dlist_start(cuda_set *cs, const hay_patterns *set, cuda_pipe *pp,
                            const hay_scan_opts *o, hay_dlist **out);
 
 /* The slot's list (sl->d_sorted: out_n keys local to out_lo, sorted on
- * sl->ost, or grouped by region: sl->later) into the arrays, as far as they have room; *stop when the
- * list is full (the scan stops).  Waits for the cut only. */
+ * sl->ost, or grouped by region: sl->later) into the arrays, as far as
+ * they have room; *stop when the list is full (the scan stops).  Waits
+ * for the cut only (a list taken whole: for its last end's words). */
 hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool *stop);
 
 /* Waits for every conversion and copy (the arrays are complete), logs the
