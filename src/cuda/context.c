@@ -8,9 +8,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
-                       const unsigned long long *in, unsigned long long *out,
-                       size_t n, int end_bit, uint64_t span, int id_bits, void *stream);
 int hay_cuda_device_count(void);
 
 typedef struct devctx {
@@ -278,7 +275,7 @@ hay_status hay_cuda_slot_list(cuda_slot *sl, uint64_t want)
         size_t tb = 0;
         if (s == HAY_OK)
             s = cuda_status((cudaError_t)hay_cuda_sort_keys(NULL, &tb, sl->d_m,
-                                                            sl->d_sorted, cap, 64, 0, 0,
+                                                            sl->d_sorted, cap, 64, 0, 0, NULL,
                                                             sl->st));
         if (s == HAY_OK)
             s = cuda_status(cudaMalloc(&sl->d_tmp, tb ? tb : 1));

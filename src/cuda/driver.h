@@ -18,6 +18,7 @@
 #include "../core/internal.h"
 #include "cuda_engine.h"
 #include "cuda_params.h"
+#include "sort.h"
 
 #include <cuda_runtime_api.h>
 
@@ -60,6 +61,9 @@ typedef struct cuda_slot {
     unsigned long long *h_peek;  /* pinned: a short list's keys (pipeline.c) */
     void *d_tmp;
     size_t tmp_bytes;
+    /* the sort of the list enqueued last, when left for its delivery to
+     * finish (device-reachable arrays: pipeline.c enqueue_out, list_dev.c) */
+    hay_cuda_sort_later later;
     /* The list's sort and copy back run on a stream of their own, so that
      * they overlap the next piece's copy-in (pipeline.c enqueue_out). */
     cudaStream_t ost;

@@ -38,9 +38,11 @@ struct hay_dlist {
     uint64_t *starts, *ends;  /* arrays, or the pinned ones' mapping */
     const uint32_t *d_plen;
     uint64_t pieces, matches;
+    uint64_t whole;           /* pieces sorted straight into the arrays */
     double wait;              /* the calling thread waiting for cuts */
     double gpu;               /* the cuts and conversions on the device */
     cudaEvent_t ev[2 * HAY_CUDA_MAX_STREAMS];   /* a slot's last cut and conversion */
+    cudaEvent_t cut[HAY_CUDA_MAX_STREAMS];      /* a slot's cut words in (whole) */
     bool timed[HAY_CUDA_MAX_STREAMS];           /* ... recorded, not yet read */
 };
 
@@ -148,27 +150,40 @@ hay_status hay_dlist_start(cuda_set *cs, const hay_patterns *set, cuda_pipe *pp,
             cudaGetLastError();
             d->ev[k] = NULL;
         }
+    for (unsigned k = 0; k < pp->nslots && k < HAY_CUDA_MAX_STREAMS; k++)
+        if (cudaEventCreateWithFlags(&d->cut[k], cudaEventDisableTiming) != cudaSuccess) {
+            cudaGetLastError();
+            d->cut[k] = NULL;
+        }
     *out = d;
     return HAY_OK;
 }
 
-/* keys[0, take) converted and written at entry f->n of the arrays. */
-static hay_status convert(hay_dlist *d, cuda_slot *sl, const unsigned long long *keys,
-                          uint64_t take, uint64_t base)
+/* Where the device writes the piece's converted matches: entry f->n of
+ * the arrays, or (DMA) the slot's staging. */
+static hay_cuda_sort_sink targets(const hay_dlist *d, const cuda_slot *sl, uint64_t base)
+{
+    const hay_match_list *l = d->f->list;
+    size_t at = d->f->n;
+    if (!d->dma)
+        return (hay_cuda_sort_sink){ d->ids + at, d->starts ? d->starts + at : NULL,
+                                     d->ends ? d->ends + at : NULL, d->d_plen, base };
+    uint64_t *ends = sl->d_rec, *starts = ends + sl->rec_cap;
+    return (hay_cuda_sort_sink){ (uint32_t *)(starts + sl->rec_cap),
+                                 l->starts ? starts : NULL, l->ends ? ends : NULL, d->d_plen,
+                                 base };
+}
+
+/* DMA: the staging's take matches into the pinned arrays at f->n. */
+static hay_status copy_out(hay_dlist *d, cuda_slot *sl, const hay_cuda_sort_sink *t,
+                           uint64_t take)
 {
     hay_match_list *l = d->f->list;
     size_t at = d->f->n;
-    if (!d->dma) {
-        CU((cudaError_t)hay_cuda_list_convert(keys, take, base, d->d_plen, d->ids + at,
-                                              d->starts ? d->starts + at : NULL,
-                                              d->ends ? d->ends + at : NULL, sl->ost));
+    if (!d->dma)
         return HAY_OK;
-    }
-    uint64_t *ends = sl->d_rec, *starts = ends + sl->rec_cap;
-    uint32_t *ids = (uint32_t *)(starts + sl->rec_cap);
-    CU((cudaError_t)hay_cuda_list_convert(keys, take, base, d->d_plen, ids,
-                                          l->starts ? starts : NULL, l->ends ? ends : NULL,
-                                          sl->ost));
+    uint32_t *ids = t->ids;
+    uint64_t *starts = t->starts, *ends = t->ends;
     CU(cudaMemcpyAsync(l->ids + at, ids, take * sizeof *ids, cudaMemcpyDeviceToHost, sl->ost));
     if (l->starts)
         CU(cudaMemcpyAsync(l->starts + at, starts, take * sizeof *starts,
@@ -176,6 +191,43 @@ static hay_status convert(hay_dlist *d, cuda_slot *sl, const unsigned long long 
     if (l->ends)
         CU(cudaMemcpyAsync(l->ends + at, ends, take * sizeof *ends, cudaMemcpyDeviceToHost,
                            sl->ost));
+    return HAY_OK;
+}
+
+/* keys[0, take) converted and written at entry f->n of the arrays. */
+static hay_status convert(hay_dlist *d, cuda_slot *sl, const unsigned long long *keys,
+                          uint64_t take, uint64_t base)
+{
+    hay_cuda_sort_sink t = targets(d, sl, base);
+    CU((cudaError_t)hay_cuda_list_convert(keys, take, base, t.plen, t.ids, t.starts, t.ends,
+                                          sl->ost));
+    return copy_out(d, sl, &t, take);
+}
+
+/* The slot's whole list (n keys whose sort was left at its regions,
+ * sl->later), with nothing to skip and room for all: each region sorted
+ * straight into the arrays, no pass over sorted keys; the cut's words
+ * from the last region. */
+static hay_status whole(hay_dlist *d, cuda_slot *sl, unsigned ks, uint64_t n, uint64_t base)
+{
+    double t0 = hay_now();
+    CU((cudaError_t)hay_cuda_sort_last(&sl->later, sl->d_tmp, sl->d_sorted, sl->d_cut,
+                                       sl->ost));
+    CU(cudaMemcpyAsync(sl->h_cut, sl->d_cut, 2 * sizeof *sl->h_cut, cudaMemcpyDeviceToHost,
+                       sl->ost));
+    /* The words are waited for, not the sorts enqueued after them. */
+    cudaEvent_t cut = ks < HAY_CUDA_MAX_STREAMS ? d->cut[ks] : NULL;
+    if (cut)
+        CU(cudaEventRecord(cut, sl->ost));
+    else
+        CU(cudaStreamSynchronize(sl->ost));
+    hay_cuda_sort_sink t = targets(d, sl, base);
+    CU((cudaError_t)hay_cuda_sort_finish(&sl->later, sl->d_tmp, sl->d_sorted, &t, sl->ost));
+    FORWARD_IF_ERROR(copy_out(d, sl, &t, n));
+    if (cut)
+        CU(cudaEventSynchronize(cut));
+    d->wait += hay_now() - t0;
+    hay_fill_commit(d->f, (size_t)n, (size_t)sl->h_cut[0], base + sl->h_cut[1]);
     return HAY_OK;
 }
 
@@ -207,6 +259,23 @@ hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool
         CU(cudaDeviceSynchronize());
     if (ev)
         CU(cudaEventRecord(ev[0], sl->ost));
+    if (sl->later.deferred && below == 0 && room >= n) {
+        FORWARD_IF_ERROR(whole(d, sl, ks, n, base));
+        k->count += n;
+        d->matches += n;
+        d->whole++;
+        if (ev) {
+            CU(cudaEventRecord(ev[1], sl->ost));
+            d->timed[ks] = true;
+        }
+        if (alone)
+            CU(cudaDeviceSynchronize());
+        d->pieces++;
+        return HAY_OK;
+    }
+    if (sl->later.deferred)   /* the rest of the sort, in place */
+        CU((cudaError_t)hay_cuda_sort_finish(&sl->later, sl->d_tmp, sl->d_sorted, NULL,
+                                             sl->ost));
     CU((cudaError_t)hay_cuda_list_cut(sl->d_sorted, n, below, room, sl->d_cut, sl->ost));
     CU(cudaMemcpyAsync(sl->h_cut, sl->d_cut, CUT_WORDS * sizeof *sl->h_cut,
                        cudaMemcpyDeviceToHost, sl->ost));
@@ -247,15 +316,19 @@ hay_status hay_dlist_stop(hay_dlist *d, const hay_scan_opts *o)
         if (e == HAY_OK && k < HAY_CUDA_MAX_STREAMS)
             read_time(d, k);
     }
-    hay_log(o, "cuda list arrays: %s (converted on the device%s), %llu pieces, %llu matches, "
-            "waiting for cuts %.1f ms; GPU: cuts and conversions %.1f ms",
+    hay_log(o, "cuda list arrays: %s (converted on the device%s), %llu pieces (%llu sorted "
+            "into the arrays), %llu matches, waiting for cuts %.1f ms; GPU: cuts, the "
+            "regions' sorts and conversions %.1f ms",
             d->pinned ? "pinned" : "device",
             !d->pinned ? "" : d->dma ? ", copied by DMA" : ", stored through the mapping",
-            (unsigned long long)d->pieces,
+            (unsigned long long)d->pieces, (unsigned long long)d->whole,
             (unsigned long long)d->matches, d->wait * 1e3, d->gpu * 1e3);
     for (unsigned k = 0; k < 2 * HAY_CUDA_MAX_STREAMS; k++)
         if (d->ev[k])
             cudaEventDestroy(d->ev[k]);
+    for (unsigned k = 0; k < HAY_CUDA_MAX_STREAMS; k++)
+        if (d->cut[k])
+            cudaEventDestroy(d->cut[k]);
     free(d);
     return s;
 }

@@ -3,7 +3,11 @@
  * device memory of the set's device, or page-locked host memory.
  *
  * The pipeline's sorted keys of a piece are already on the device.  For
- * such arrays they do not come back: a one-warp kernel finds where the
+ * such arrays they do not come back.  The sort stops after grouping the
+ * keys by region (sort.h `later`); a list that goes whole (nothing to
+ * skip, room for all) has its regions sorted straight into the arrays
+ * (or the staging), its last end found from its last region.  Otherwise
+ * the regions are sorted in place and a one-warp kernel finds where the
  * call's list is cut (the keys ending at or before `from`, the cap met at
  * an end boundary: the same cut as list.c's fill_deliver), its five words
  * come back, and a kernel writes ids, starts and ends at the piece's final
@@ -30,9 +34,10 @@ typedef struct hay_dlist hay_dlist;
 hay_status hay_dlist_start(cuda_set *cs, const hay_patterns *set, cuda_pipe *pp, hay_fill *f,
                            const hay_scan_opts *o, hay_dlist **out);
 
-/* The slot's sorted list (sl->d_sorted: out_n keys local to out_lo, sorted
- * on sl->ost) into the arrays, as far as they have room; *stop when the
- * list is full (the scan stops).  Waits for the cut only. */
+/* The slot's list (sl->d_sorted: out_n keys local to out_lo, sorted on
+ * sl->ost, or grouped by region: sl->later) into the arrays, as far as
+ * they have room; *stop when the list is full (the scan stops).  Waits
+ * for the cut only (a list taken whole: for its last end's words). */
 hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool *stop);
 
 /* Waits for every conversion and copy (the arrays are complete), logs the

@@ -34,10 +34,6 @@
 
 #include <stdlib.h>
 
-int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
-                       const unsigned long long *in, unsigned long long *out,
-                       size_t n, int end_bit, uint64_t span, int id_bits, void *stream);
-
 /* Lists of up to PEEK matches come back unsorted with their piece's count
  * and are sorted on the host: one round trip per piece instead of two
  * (the device sort and copy back wait for the count).  Small inputs, and
@@ -71,12 +67,17 @@ static hay_status enqueue_out(const scan_req *r, cuda_slot *sl, uint64_t lo, uin
     if (alone)
         CU(cudaDeviceSynchronize());
     CU(cudaEventRecord(sl->ev_out[0], sl->ost));
+    sl->later.deferred = 0;
     if (n) {
         int bits = end_bits(sl->ge - lo), idb = 1;
         while (idb < HAY_CUDA_ID_BITS && (r->set->n - 1) >> idb)
             idb++;   /* the set's ids: sort.cu packs them with the end */
+        /* Device-reachable arrays: the regions' sort is finished where the
+         * list is delivered, straight into the arrays where it goes whole
+         * (list_dev.c). */
         CU((cudaError_t)hay_cuda_sort_keys(sl->d_tmp, &sl->tmp_bytes, sl->d_m, sl->d_sorted, n,
-                                            bits, sl->ge - lo, idb, sl->ost));
+                                            bits, sl->ge - lo, idb, r->dl ? &sl->later : NULL,
+                                            sl->ost));
     }
     CU(cudaEventRecord(sl->ev_out[1], sl->ost));
     if (alone)

@@ -28,6 +28,11 @@
 //    So the keys cross the device's memory 5 times instead of 13.  (Also
 //    tried: grouping by CUB's radix sort on the region bits, two passes,
 //    5 crossings in step (1): slower; docs/notes/2026-11-26-listfast.md.)
+//    Step (2) can wait (sort.h `later`) until the list is delivered, and
+//    then write each sorted key straight into a list's arrays (sink_dev):
+//    for a list taken whole into device-reachable arrays, the sorted keys
+//    are never written nor read again for list_convert.cu's conversion
+//    (list_dev.c whole).
 // Keys are unique (one pattern id per end), so any sort by key gives the
 // one order, whatever order a region's keys came in; every way gives
 // exactly today's.
@@ -40,6 +45,7 @@
 // also measured 6-bit digits in the regions' block sort: 4 rounds for 24
 // bits instead of 6, but slower on every row.)
 #include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -47,6 +53,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_engine.h"
+#include "sort.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -139,10 +146,36 @@ struct rkeys {
     }
 };
 
+// Where a sorted key goes (sort.h hay_cuda_sort_sink): back into keys, or
+// with ids set converted into a list's arrays (list_convert.cu's
+// conversion, without its pass over the keys).
+struct sink_dev {
+    u64 *keys;
+    uint32_t *ids;
+    uint64_t *starts, *ends;
+    const uint32_t *plen;
+    uint64_t base;
+    __device__ __forceinline__ void put(size_t i, u64 key) const
+    {
+        if (!ids) {
+            keys[i] = key;
+            return;
+        }
+        const uint64_t end = base + HAY_CUDA_MATCH_END(key);
+        const uint32_t id = HAY_CUDA_MATCH_ID(key);
+        ids[i] = id;
+        if (starts)
+            starts[i] = end - plen[id];
+        if (ends)
+            ends[i] = end;
+    }
+};
+
 // The region's c keys at keys[0, c): 32-bit keys (the end's low r bits
-// above the id) sorted in the block, written back full width.
+// above the id) sorted in the block, written full width to `to` at lo on.
 template <int IPT>
-__device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, void *smem)
+__device__ void sort_region(const u64 *keys, int c, u64 region, int r, int id_bits, void *smem,
+                            const sink_dev &to, int lo)
 {
     typedef cub::BlockRadixSort<unsigned, THREADS, IPT> sorter;
     const int bits = r + id_bits;
@@ -163,7 +196,7 @@ __device__ void sort_region(u64 *keys, int c, u64 region, int r, int id_bits, vo
     for (int i = 0; i < IPT; i++) {
         int x = i * THREADS + (int)threadIdx.x;
         if (x < c)
-            keys[x] = rk.unpack(region, k[i]);
+            to.put((size_t)lo + x, rk.unpack(region, k[i]));
     }
 }
 
@@ -185,13 +218,14 @@ typedef count_smem_of<LARGE> count_smem;
 // bucket): each key's rank in its bucket by an atomic on the bucket's
 // count, the counts' prefix sum, the keys placed by bucket, then the few
 // keys of one bucket ordered by comparing each with the others of its
-// bucket; written back full width.  Where a bucket holds more than TIES
+// bucket; written full width to `to` at lo on.  Where a bucket holds more than TIES
 // keys (a burst of patterns ending at one byte) the comparisons would grow
 // as the square: false, nothing written (the radix way then).  (Buckets of
 // one end each, 2^r of them, took 218 us a 32 MiB piece of snort against
 // the radix way's 276: the counts outnumbered the keys 4 to 1.)
 template <int IPT, class SMEM>
-__device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, SMEM &s)
+__device__ bool count_region(const u64 *keys, int c, u64 region, int r, int id_bits, SMEM &s,
+                             const sink_dev &to, int lo)
 {
     const int sh = r > BUCKET_BITS ? r - BUCKET_BITS : 0, buckets = 1 << (r - sh);
     const rkeys rk(r, id_bits);
@@ -265,7 +299,7 @@ __device__ bool count_region(u64 *keys, int c, u64 region, int r, int id_bits, S
             s.key[at[i]] = k[i];
     __syncthreads();
     for (int x = (int)threadIdx.x; x < c; x += THREADS)
-        keys[x] = rk.unpack(region, s.key[x]);
+        to.put((size_t)lo + x, rk.unpack(region, s.key[x]));
     return true;
 }
 
@@ -284,23 +318,24 @@ union block_smem {
 // A region of c keys (c at most IPT a thread) sorted by the block: by
 // counting where `counting` and its buckets allow, else by the radix sort.
 template <int IPT>
-__device__ void sort_block(u64 *keys, int c, u64 region, int r, int id_bits, bool counting,
-                           block_smem &tmp)
+__device__ void sort_block(const u64 *keys, int c, u64 region, int r, int id_bits,
+                           bool counting, block_smem &tmp, const sink_dev &to, int lo)
 {
-    if (!counting || !count_region<IPT>(keys, c, region, r, id_bits, tmp.d))
-        sort_region<IPT>(keys, c, region, r, id_bits, &tmp);
+    if (!counting || !count_region<IPT>(keys, c, region, r, id_bits, tmp.d, to, lo))
+        sort_region<IPT>(keys, c, region, r, id_bits, &tmp, to, lo);
 }
 
 // region_sort's work on one region (every thread of the block).
-__device__ void one_region(u64 *keys, int lo, int c, u64 region, int r, int id_bits, int *big,
-                           int *nbig, int maxbig, bool counting, block_smem &tmp)
+__device__ void one_region(const u64 *keys, int lo, int c, u64 region, int r, int id_bits,
+                           int *big, int *nbig, int maxbig, bool counting, block_smem &tmp,
+                           const sink_dev &to)
 {
     if (c <= SMALL)
-        sort_block<SMALL / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+        sort_block<SMALL / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp, to, lo);
     else if (c <= MID)
-        sort_block<MID / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+        sort_block<MID / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp, to, lo);
     else if (c <= LARGE)
-        sort_block<LARGE / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp);
+        sort_block<LARGE / THREADS>(keys + lo, c, region, r, id_bits, counting, tmp, to, lo);
     else if (threadIdx.x == 0) {
         int k = atomicAdd(nbig, 1);
         if (k < maxbig) {   // always (each holds more than LARGE of n keys)
@@ -317,11 +352,12 @@ __device__ void one_region(u64 *keys, int lo, int c, u64 region, int r, int id_b
 // the region left[i] of the nleft listed (those small_sort left; the blocks
 // past them exit at once), or with left NULL region i.  A listed region of
 // at most SMALL keys is one whose bucket held more than TIES: the radix
-// way.  (Blocks stepping through the regions in a loop spilled 968 bytes a
-// thread; 644 with one_region not inlined.)
+// way.  Sorted keys go to `to`; into arrays, a region of one key too (left
+// NULL: no small_sort before).  (Blocks stepping through the regions in a
+// loop spilled 968 bytes a thread; 644 with one_region not inlined.)
 __global__ void __launch_bounds__(THREADS, 8)
-    region_sort(u64 *keys, const int *off, u64 regions, const int *left, const int *nleft, int r,
-                int id_bits, int *big, int *nbig, int maxbig, int counting)
+    region_sort(const u64 *keys, const int *off, u64 regions, const int *left, const int *nleft,
+                int r, int id_bits, int *big, int *nbig, int maxbig, int counting, sink_dev to)
 {
     __shared__ block_smem tmp;
     const u64 total = left ? (u64)*nleft : regions;
@@ -331,7 +367,9 @@ __global__ void __launch_bounds__(THREADS, 8)
     const int lo = off[region], c = off[region + 1] - lo;
     if (c > 1)
         one_region(keys, lo, c, region, r, id_bits, big, nbig, maxbig,
-                   counting && (!left || c > SMALL), tmp);
+                   counting && (!left || c > SMALL), tmp, to);
+    else if (c == 1 && to.ids && threadIdx.x == 0)
+        to.put((size_t)lo, keys[lo]);
 }
 
 // The counting way for regions of at most SMALL keys in blocks small
@@ -339,27 +377,79 @@ __global__ void __launch_bounds__(THREADS, 8)
 // region_sort's blocks (64 registers, 8 an SM) load their keys and then
 // only compute, so the memory idles between regions.  Regions it leaves
 // (more keys, or a bucket of more than TIES) are listed for region_sort.
+// Sorted keys go to `to`; into arrays, a region of one key too.
 __global__ void __launch_bounds__(THREADS, 16)
-    small_sort(u64 *keys, const int *off, int r, int id_bits, int *left, int *nleft)
+    small_sort(const u64 *keys, const int *off, int r, int id_bits, int *left, int *nleft,
+               sink_dev to)
 {
     __shared__ count_smem_of<SMALL> s;
     const u64 region = blockIdx.x;
     const int lo = off[region], c = off[region + 1] - lo;
-    if (c <= 1)
+    if (c <= 1) {
+        if (c == 1 && to.ids && threadIdx.x == 0)
+            to.put((size_t)lo, keys[lo]);
         return;
-    if (c > SMALL || !count_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, s)) {
+    }
+    if (c > SMALL ||
+        !count_region<SMALL / THREADS>(keys + lo, c, region, r, id_bits, s, to, lo)) {
         if (threadIdx.x == 0)
             left[atomicAdd(nleft, 1)] = (int)region;
     }
 }
 
-// The big regions' keys sorted into alt (the segmented sort's other
-// buffer) back to keys.
-__global__ void copy_big(u64 *keys, const u64 *alt, const int *big, int maxbig)
+// The big regions' sorted keys in src (the segmented sort's other buffer,
+// or the keys themselves) to `to`.
+__global__ void put_big(const u64 *src, const int *big, int maxbig, sink_dev to)
 {
     for (int s = blockIdx.x; s < maxbig; s += gridDim.x)
         for (int i = big[s] + (int)threadIdx.x; i < big[maxbig + s]; i += blockDim.x)
-            keys[i] = alt[i];
+            to.put((size_t)i, src[i]);
+}
+
+struct greater_of {
+    __device__ u64 operator()(u64 a, u64 b) const { return a > b ? a : b; }
+};
+
+// sort.h hay_cuda_sort_last for grouped keys (one block): the region of
+// the last key, its greatest end, and the keys of that region below it.
+__global__ void __launch_bounds__(256) last_end(const u64 *keys, const int *off, u64 regions,
+                                                int n, u64 *out)
+{
+    typedef cub::BlockReduce<u64, 256> reduce;
+    __shared__ typename reduce::TempStorage tmp;
+    __shared__ int s_lo;
+    __shared__ u64 s_last;
+    if (threadIdx.x == 0) {
+        u64 a = 0, b = regions - 1;   // the last region whose first index is below n
+        while (a < b) {
+            u64 m = (a + b + 1) / 2;
+            if (off[m] < n)
+                a = m;
+            else
+                b = m - 1;
+        }
+        s_lo = off[a];
+    }
+    __syncthreads();
+    const int lo = s_lo;
+    u64 most = 0;
+    for (int i = lo + (int)threadIdx.x; i < n; i += 256) {
+        u64 e = HAY_CUDA_MATCH_END(keys[i]);
+        most = e > most ? e : most;
+    }
+    most = reduce(tmp).Reduce(most, greater_of());
+    if (threadIdx.x == 0)
+        s_last = most;
+    __syncthreads();
+    const u64 last = s_last;
+    u64 below = 0;
+    for (int i = lo + (int)threadIdx.x; i < n; i += 256)
+        below += HAY_CUDA_MATCH_END(keys[i]) < last;
+    below = reduce(tmp).Sum(below);
+    if (threadIdx.x == 0) {
+        out[0] = (u64)lo + below;
+        out[1] = last;
+    }
 }
 
 // One pass over the keys, one atomic per warp and region (the kernel's
@@ -473,31 +563,33 @@ cudaError_t group(const plan &p, const layout &l, char *tmp, const u64 *in, u64 
     return cudaGetLastError();
 }
 
-cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *in, u64 *out,
-                         size_t n, int id_bits, cudaStream_t st)
+// Step (2), on keys grouped by step (1): each region sorted into `to`.
+cudaError_t finish_regions(const plan &p, const layout &l, char *tmp, u64 *out, size_t n,
+                           int id_bits, const sink_dev &to, cudaStream_t st)
 {
     int *off = (int *)(tmp + l.off), *big = (int *)(tmp + l.big), *nbig = (int *)(tmp + l.nbig);
     // The regions small_sort leaves, listed where group() counted (done with).
     int *left = (int *)(tmp + l.cnt), *nleft = nbig + 1;
     const int shift = HAY_CUDA_ID_BITS + p.r;
-    cudaError_t e = group(p, l, tmp, in, out, n, shift, st);
+    cudaError_t e = cudaMemsetAsync(big, 0, l.cnt - l.big, st);
     if (e != cudaSuccess)
-        return e;
-    if ((e = cudaMemsetAsync(big, 0, l.cnt - l.big, st)) != cudaSuccess)
         return e;   // (the big pairs (0, 0), nbig and nleft 0)
     if (p.counting) {
-        small_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, left, nleft);
+        small_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.r, id_bits, left, nleft,
+                                                            to);
         region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.regions, left, nleft,
                                                              p.r, id_bits, big, nbig,
-                                                             (int)p.maxbig, 1);
+                                                             (int)p.maxbig, 1, to);
     } else {
         region_sort<<<(unsigned)p.regions, THREADS, 0, st>>>(out, off, p.regions, NULL, NULL, p.r,
-                                                             id_bits, big, nbig, (int)p.maxbig, 0);
+                                                             id_bits, big, nbig, (int)p.maxbig, 0,
+                                                             to);
     }
     if ((e = cudaGetLastError()) != cudaSuccess || !p.maxbig)
         return e;
     // The big regions (unused pairs are empty): sorted between out and the
-    // area's first n keys; wherever CUB leaves them, back into out.
+    // area's first n keys; from wherever CUB leaves them, to `to` (back
+    // into out: only from the other buffer).
     u64 *alt = (u64 *)(tmp + l.area);
     cub::DoubleBuffer<u64> db(out, alt);
     size_t bytes = l.seg_bytes;
@@ -506,9 +598,9 @@ cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *i
                                                 big + p.maxbig, 0, shift, st);
     if (e != cudaSuccess)
         return e;
-    if (db.Current() != out) {
-        copy_big<<<(unsigned)(p.maxbig < 1024 ? p.maxbig : 1024), 256, 0, st>>>(out, alt, big,
-                                                                           (int)p.maxbig);
+    if (db.Current() != out || to.ids) {
+        put_big<<<(unsigned)(p.maxbig < 1024 ? p.maxbig : 1024), 256, 0, st>>>(
+            db.Current(), big, (int)p.maxbig, to);
         e = cudaGetLastError();
     }
     return e;
@@ -516,17 +608,15 @@ cudaError_t sort_regions(const plan &p, const layout &l, char *tmp, const u64 *i
 
 }   // namespace
 
-// Sorts the n keys of `in` (left unchanged) into `out` by (end, id): ends
-// at most span, ids below 2^id_bits, every key below 2^end_bit.  With
-// d_temp NULL only sets *temp_bytes: enough for any list of at most n keys
-// (end_bit, span and id_bits are then ignored).  Returns a cudaError_t as
-// int (0 on success).
+// sort.h.
 extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
                                   const unsigned long long *in, unsigned long long *out,
                                   size_t n, int end_bit, uint64_t span, int id_bits,
-                                  void *stream)
+                                  hay_cuda_sort_later *later, void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
+    if (later)
+        memset(later, 0, sizeof *later);
     if (!d_temp) {
         size_t radix = 0;
         cudaError_t e = cub::DeviceRadixSort::SortKeys(NULL, radix, in, out, (long long)n, 0,
@@ -545,9 +635,62 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
     }
     plan p = plan_of(n, end_bit, span, id_bits, forced());
     layout l;
-    if (p.r && layout_of(p, n, st, &l) == cudaSuccess && l.total <= *temp_bytes)
-        return (int)sort_regions(p, l, (char *)d_temp, in, out, n, id_bits, st);
+    if (p.r && layout_of(p, n, st, &l) == cudaSuccess && l.total <= *temp_bytes) {
+        char *tmp = (char *)d_temp;
+        cudaError_t e = group(p, l, tmp, in, out, n, HAY_CUDA_ID_BITS + p.r, st);
+        if (e != cudaSuccess || later) {
+            if (later && e == cudaSuccess)
+                *later = hay_cuda_sort_later{ 1, p.r, p.counting, id_bits, p.regions, p.maxbig,
+                                              (uint64_t)n };
+            return (int)e;
+        }
+        const sink_dev to = { out, NULL, NULL, NULL, NULL, 0 };
+        return (int)finish_regions(p, l, tmp, out, n, id_bits, to, st);
+    }
     cudaGetLastError();
     return (int)cub::DeviceRadixSort::SortKeys(d_temp, *temp_bytes, in, out, (long long)n, 0,
                                                end_bit, st);
+}
+
+// sort.h.
+extern "C" int hay_cuda_sort_finish(const hay_cuda_sort_later *later, void *d_temp,
+                                    unsigned long long *keys, const hay_cuda_sort_sink *sink,
+                                    void *stream)
+{
+    if (!later->deferred)
+        return sink ? (int)cudaErrorInvalidValue : 0;
+    cudaStream_t st = (cudaStream_t)stream;
+    const plan p = { later->r, later->regions, later->maxbig, later->counting };
+    layout l;
+    cudaError_t e = layout_of(p, (size_t)later->n, st, &l);
+    if (e != cudaSuccess)
+        return (int)e;
+    sink_dev to = { keys, NULL, NULL, NULL, NULL, 0 };
+    if (sink) {
+        to.ids = sink->ids;
+        to.starts = sink->starts;
+        to.ends = sink->ends;
+        to.plen = sink->plen;
+        to.base = sink->base;
+    }
+    return (int)finish_regions(p, l, (char *)d_temp, keys, (size_t)later->n, later->id_bits, to,
+                               st);
+}
+
+// sort.h.
+extern "C" int hay_cuda_sort_last(const hay_cuda_sort_later *later, void *d_temp,
+                                  const unsigned long long *keys, unsigned long long *out,
+                                  void *stream)
+{
+    if (!later->deferred || !later->n)
+        return (int)cudaErrorInvalidValue;
+    cudaStream_t st = (cudaStream_t)stream;
+    const plan p = { later->r, later->regions, later->maxbig, later->counting };
+    layout l;
+    cudaError_t e = layout_of(p, (size_t)later->n, st, &l);
+    if (e != cudaSuccess)
+        return (int)e;
+    last_end<<<1, 256, 0, st>>>(keys, (const int *)((char *)d_temp + l.off), p.regions,
+                                (int)later->n, out);
+    return (int)cudaGetLastError();
 }

@@ -10,7 +10,10 @@
 // temp storage was sized for at its largest, ends of about as many keys
 // as the regions' counting way orders; each by default, with
 // HAY_CUDA_SORT=all (every list of two keys or more by regions) and with
-// HAY_CUDA_SORT=blocksort (every region by CUB's block radix sort).  Without
+// HAY_CUDA_SORT=blocksort (every region by CUB's block radix sort).  Each
+// list is also sorted in two steps (sort.h `later`): its regions straight
+// into arrays (ids, starts, ends against the sorted keys, and the last end's
+// words), then the same grouped keys in place.  Without
 // a CUDA device it prints why and exits 77 (skipped).
 #include <cuda_runtime.h>
 
@@ -24,10 +27,7 @@
 
 #include "cuda_engine.h"
 
-extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
-                                  const unsigned long long *in, unsigned long long *out,
-                                  size_t n, int end_bit, uint64_t span, int id_bits,
-                                  void *stream);
+#include "sort.h"
 
 namespace {
 
@@ -49,7 +49,15 @@ struct dev {
     void *tmp = nullptr;
     size_t cap = 0, tmp_bytes = 0;
     cudaStream_t st = nullptr;
+    // A deferred sort's arrays (sort.h hay_cuda_sort_sink) and words.
+    uint32_t *ids = nullptr, *plen = nullptr;
+    uint64_t *starts = nullptr, *ends = nullptr;
+    u64 *words = nullptr;
+    std::vector<uint32_t> lens;   // plen on the host
 };
+
+enum { MAX_IDS = 1 << HAY_CUDA_ID_BITS };   // plen's entries: every id
+const u64 BASE = ((u64)1 << 40) + 12345;   // the arrays' ends: base + the local end
 
 int failures = 0, cases = 0;
 size_t max_n = SIZE_MAX;   // lists longer are left out in this round
@@ -59,6 +67,91 @@ void fail(const char *name, const char *what, size_t at)
 {
     printf("FAIL %s [%s]: %s (at %zu)\n", name, mode, what, at);
     failures++;
+}
+
+bool same_keys(const char *name, const char *how, const std::vector<u64> &got,
+               const std::vector<u64> &want)
+{
+    for (size_t i = 0; i < want.size(); i++)
+        if (got[i] != want[i]) {
+            printf("  key %zu%s: got end %llu id %u, want end %llu id %u\n", i, how,
+                   (u64)HAY_CUDA_MATCH_END(got[i]), HAY_CUDA_MATCH_ID(got[i]),
+                   (u64)HAY_CUDA_MATCH_END(want[i]), HAY_CUDA_MATCH_ID(want[i]));
+            fail(name, "wrong key", i);
+            return false;
+        }
+    return true;
+}
+
+// The same keys sorted in two steps (hay_cuda_sort_keys with `later`):
+// where the regions way served them, its last end, the regions sorted
+// straight into arrays (ids, starts, ends against the sorted keys), then
+// the same grouped keys sorted in place; else (the radix way) the keys
+// sorted already and no arrays.
+void deferred(dev &d, const char *name, const std::vector<u64> &keys,
+              const std::vector<u64> &want, u64 span, int id_bits)
+{
+    size_t n = keys.size(), tb = d.tmp_bytes;
+    cudaMemcpy(d.in, keys.data(), n * sizeof(u64), cudaMemcpyHostToDevice);
+    cudaMemset(d.out, 0xab, n * sizeof(u64));
+    hay_cuda_sort_later later;
+    hay_cuda_sort_sink sink = { d.ids, d.starts, d.ends, d.plen, BASE };
+    int e = hay_cuda_sort_keys(d.tmp, &tb, d.in, d.out, n, end_bits(span), span, id_bits, &later,
+                               d.st);
+    if (e == 0 && later.deferred) {
+        e = hay_cuda_sort_last(&later, d.tmp, d.out, d.words, d.st);
+        if (e == 0)
+            e = hay_cuda_sort_finish(&later, d.tmp, d.out, &sink, d.st);
+    } else if (e == 0 && hay_cuda_sort_finish(&later, d.tmp, d.out, &sink, d.st) == 0) {
+        fail(name, "arrays from a sort not deferred", 0);
+    }
+    cudaError_t se = cudaStreamSynchronize(d.st);
+    if (e != 0 || se != cudaSuccess) {
+        printf("FAIL %s [%s] deferred: %s / %s\n", name, mode,
+               cudaGetErrorString((cudaError_t)e), cudaGetErrorString(se));
+        failures++;
+        cudaGetLastError();
+        return;
+    }
+    if (later.deferred) {
+        std::vector<uint32_t> ids(n);
+        std::vector<uint64_t> starts(n), ends(n);
+        std::vector<u64> words(2);
+        cudaMemcpy(ids.data(), d.ids, n * sizeof(uint32_t), cudaMemcpyDeviceToHost);
+        cudaMemcpy(starts.data(), d.starts, n * sizeof(u64), cudaMemcpyDeviceToHost);
+        cudaMemcpy(ends.data(), d.ends, n * sizeof(u64), cudaMemcpyDeviceToHost);
+        cudaMemcpy(words.data(), d.words, 2 * sizeof(u64), cudaMemcpyDeviceToHost);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t id = HAY_CUDA_MATCH_ID(want[i]);
+            u64 end = BASE + HAY_CUDA_MATCH_END(want[i]);
+            if (ids[i] != id || ends[i] != end || starts[i] != end - d.lens[id]) {
+                printf("  entry %zu: got id %u start %llu end %llu, want id %u end %llu\n", i,
+                       ids[i], (u64)starts[i], (u64)ends[i], id, end);
+                fail(name, "wrong array entry (deferred, into arrays)", i);
+                return;
+            }
+        }
+        u64 last = HAY_CUDA_MATCH_END(want[n - 1]);
+        size_t first = n - 1;
+        while (first && HAY_CUDA_MATCH_END(want[first - 1]) == last)
+            first--;
+        if (words[0] != first || words[1] != last) {
+            printf("  last end: got %llu from %llu, want %llu from %zu\n", words[1], words[0],
+                   last, first);
+            fail(name, "wrong last end (deferred)", n - 1);
+            return;
+        }
+        e = hay_cuda_sort_finish(&later, d.tmp, d.out, NULL, d.st);
+        se = cudaStreamSynchronize(d.st);
+        if (e != 0 || se != cudaSuccess) {
+            fail(name, "deferred sort in place", 0);
+            cudaGetLastError();
+            return;
+        }
+    }
+    std::vector<u64> got(n);
+    cudaMemcpy(got.data(), d.out, n * sizeof(u64), cudaMemcpyDeviceToHost);
+    same_keys(name, " (deferred, in place)", got, want);
 }
 
 // Sorts keys (unique, any order) on the device; checks the result.
@@ -76,7 +169,8 @@ void check(dev &d, const char *name, std::vector<u64> keys, u64 span, int id_bit
     cudaMemcpy(d.in, keys.data(), n * sizeof(u64), cudaMemcpyHostToDevice);
     cudaMemset(d.out, 0xab, n * sizeof(u64));
     size_t tb = d.tmp_bytes;
-    int e = hay_cuda_sort_keys(d.tmp, &tb, d.in, d.out, n, end_bits(span), span, id_bits, d.st);
+    int e = hay_cuda_sort_keys(d.tmp, &tb, d.in, d.out, n, end_bits(span), span, id_bits, NULL,
+                               d.st);
     cudaError_t se = cudaStreamSynchronize(d.st);
     if (e != 0 || se != cudaSuccess) {
         printf("FAIL %s [%s]: %s / %s\n", name, mode, cudaGetErrorString((cudaError_t)e),
@@ -92,14 +186,9 @@ void check(dev &d, const char *name, std::vector<u64> keys, u64 span, int id_bit
         fail(name, "the input was changed", 0);
     std::vector<u64> want = keys;
     std::sort(want.begin(), want.end());
-    for (size_t i = 0; i < n; i++)
-        if (got[i] != want[i]) {
-            printf("  key %zu: got end %llu id %u, want end %llu id %u\n", i,
-                   (u64)HAY_CUDA_MATCH_END(got[i]), HAY_CUDA_MATCH_ID(got[i]),
-                   (u64)HAY_CUDA_MATCH_END(want[i]), HAY_CUDA_MATCH_ID(want[i]));
-            fail(name, "wrong key", i);
-            return;
-        }
+    if (!same_keys(name, "", got, want))
+        return;
+    deferred(d, name, keys, want, span, id_bits);
 }
 
 // n unique keys with ends in [0, span], ids below 2^id_bits.
@@ -146,11 +235,16 @@ int main()
     cudaStreamCreateWithFlags(&d.st, cudaStreamNonBlocking);
     if (cudaMalloc((void **)&d.in, d.cap * sizeof(u64)) ||
         cudaMalloc((void **)&d.out, d.cap * sizeof(u64)) ||
-        hay_cuda_sort_keys(NULL, &d.tmp_bytes, d.in, d.out, d.cap, 64, 0, 0, d.st) ||
-        cudaMalloc(&d.tmp, d.tmp_bytes)) {
+        hay_cuda_sort_keys(NULL, &d.tmp_bytes, d.in, d.out, d.cap, 64, 0, 0, NULL, d.st) ||
+        cudaMalloc(&d.tmp, d.tmp_bytes) || cudaMalloc((void **)&d.ids, d.cap * 4) ||
+        cudaMalloc((void **)&d.starts, d.cap * 8) || cudaMalloc((void **)&d.ends, d.cap * 8) ||
+        cudaMalloc((void **)&d.words, 16) || cudaMalloc((void **)&d.plen, MAX_IDS * 4)) {
         printf("FAIL: device buffers (%s)\n", cudaGetErrorString(cudaGetLastError()));
         return 1;
     }
+    for (int i = 0; i < MAX_IDS; i++)
+        d.lens.push_back(1 + (uint32_t)(rng() % 300));
+    cudaMemcpy(d.plen, d.lens.data(), MAX_IDS * 4, cudaMemcpyHostToDevice);
     // The default, then the regions serving every list of two keys or more
     // (sort.cu HAY_CUDA_SORT).
     static const char *const modes[] = { "", "all", "blocksort" };
@@ -169,6 +263,11 @@ int main()
     cudaFree(d.in);
     cudaFree(d.out);
     cudaFree(d.tmp);
+    cudaFree(d.ids);
+    cudaFree(d.starts);
+    cudaFree(d.ends);
+    cudaFree(d.words);
+    cudaFree(d.plen);
     cudaStreamDestroy(d.st);
     return failures ? 1 : 0;
 }
