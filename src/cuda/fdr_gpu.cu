@@ -191,6 +191,35 @@ struct emit_dev {
     __device__ __forceinline__ void make_room() { flush(sg.cap - 31); }
 };
 
+// Items dealt out to a warp's lanes 32 a round: each lane holds n of them,
+// numbered lane by lane; excl is the number of this lane's first, total
+// the warp's.  Warp-wide.
+struct warp_deal {
+    uint32_t excl, total;
+    __device__ __forceinline__ explicit warp_deal(uint32_t n)
+    {
+        const unsigned lane = threadIdx.x & 31;
+        uint32_t incl = n;
+        for (unsigned o = 1; o < 32; o <<= 1) {
+            uint32_t y = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o)
+                incl += y;
+        }
+        total = __shfl_sync(0xffffffffu, incl, 31);
+        excl = incl - n;
+    }
+    // The lane that holds item r (the last whose first is at most r), by a
+    // search over the lanes' firsts.  Warp-wide.
+    __device__ __forceinline__ unsigned owner(uint32_t r) const
+    {
+        unsigned w = 0;
+        for (unsigned st = 16; st; st >>= 1)
+            if (__shfl_sync(0xffffffffu, excl, w + st) <= r)
+                w += st;
+        return w;
+    }
+};
+
 // A warp's candidates, checked in two rounds so that its lanes stay busy:
 // the filter's candidates wait in q until 32 are there, then each lane
 // takes one, lists its short literals and looks its buckets' prefixes up
@@ -248,20 +277,11 @@ struct queue_dev {
             i0 = v->slot_first[slot];
             n = v->slot_first[slot + 1] - i0;
         }
-        uint32_t incl = n;
-        for (unsigned o = 1; o < 32; o <<= 1) {
-            uint32_t y = __shfl_up_sync(full, incl, o);
-            if (lane >= o)
-                incl += y;
-        }
-        const uint32_t total = __shfl_sync(full, incl, 31), excl = incl - n;
+        const warp_deal d(n);
+        const uint32_t total = d.total, excl = d.excl;
         for (uint32_t base = 0; base < total; base += 32) {
             const uint32_t r = base + lane;
-            // The lane whose records hold r: the last with excl <= r.
-            unsigned w = 0;
-            for (unsigned st = 16; st; st >>= 1)
-                if (__shfl_sync(full, excl, w + st) <= r)
-                    w += st;
+            const unsigned w = d.owner(r);   // the lane whose records hold r
             const unsigned long long cw = __shfl_sync(full, c, w);
             const uint32_t iw = __shfl_sync(full, i0, w) + (r - __shfl_sync(full, excl, w));
             if (r < total) {
@@ -328,14 +348,8 @@ struct queue_dev {
     {
         const unsigned lane = threadIdx.x & 31;
         const unsigned full = 0xffffffffu;
-        const uint32_t n = (uint32_t)__popc(m);
-        uint32_t incl = n;
-        for (unsigned o = 1; o < 32; o <<= 1) {
-            uint32_t y = __shfl_up_sync(full, incl, o);
-            if (lane >= o)
-                incl += y;
-        }
-        const uint32_t total = __shfl_sync(full, incl, 31), excl = incl - n;
+        const warp_deal d((uint32_t)__popc(m));
+        const uint32_t total = d.total, excl = d.excl;
         if (!total)
             return;
         unsigned long long at = 0;
@@ -344,10 +358,7 @@ struct queue_dev {
         at = __shfl_sync(full, at, 0);
         for (uint32_t base = 0; base < total; base += 32) {
             const uint32_t r = base + lane;
-            unsigned wl = 0;   // the last lane whose first index is at most r
-            for (unsigned st = 16; st; st >>= 1)
-                if (__shfl_sync(full, excl, wl + st) <= r)
-                    wl += st;
+            const unsigned wl = d.owner(r);
             const uint32_t mo = __shfl_sync(full, m, wl);
             const uint32_t k = r - __shfl_sync(full, excl, wl);
             uint32_t wo[4];
