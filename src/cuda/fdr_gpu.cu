@@ -96,6 +96,10 @@ struct stage {
     unsigned cap;
 };
 
+// Each warp's table of the lanes whose short matches start in a round of
+// queue_dev::short_list, by their first place in it.
+__shared__ unsigned char s_owner[32][32];
+
 template <int OUT>
 struct emit_dev {
     static constexpr bool lists = OUT == OUT_LIST;
@@ -191,6 +195,35 @@ struct emit_dev {
     __device__ __forceinline__ void make_room() { flush(sg.cap - 31); }
 };
 
+// Items dealt out to a warp's lanes 32 a round: each lane holds n of them,
+// numbered lane by lane; excl is the number of this lane's first, total
+// the warp's.  Warp-wide.
+struct warp_deal {
+    uint32_t excl, total;
+    __device__ __forceinline__ explicit warp_deal(uint32_t n)
+    {
+        const unsigned lane = threadIdx.x & 31;
+        uint32_t incl = n;
+        for (unsigned o = 1; o < 32; o <<= 1) {
+            uint32_t y = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o)
+                incl += y;
+        }
+        total = __shfl_sync(0xffffffffu, incl, 31);
+        excl = incl - n;
+    }
+    // The lane that holds item r (the last whose first is at most r), by a
+    // search over the lanes' firsts.  Warp-wide.
+    __device__ __forceinline__ unsigned owner(uint32_t r) const
+    {
+        unsigned w = 0;
+        for (unsigned st = 16; st; st >>= 1)
+            if (__shfl_sync(0xffffffffu, excl, w + st) <= r)
+                w += st;
+        return w;
+    }
+};
+
 // A warp's candidates, checked in two rounds so that its lanes stay busy:
 // the filter's candidates wait in q until 32 are there, then each lane
 // takes one, lists its short literals and looks its buckets' prefixes up
@@ -248,20 +281,11 @@ struct queue_dev {
             i0 = v->slot_first[slot];
             n = v->slot_first[slot + 1] - i0;
         }
-        uint32_t incl = n;
-        for (unsigned o = 1; o < 32; o <<= 1) {
-            uint32_t y = __shfl_up_sync(full, incl, o);
-            if (lane >= o)
-                incl += y;
-        }
-        const uint32_t total = __shfl_sync(full, incl, 31), excl = incl - n;
+        const warp_deal d(n);
+        const uint32_t total = d.total, excl = d.excl;
         for (uint32_t base = 0; base < total; base += 32) {
             const uint32_t r = base + lane;
-            // The lane whose records hold r: the last with excl <= r.
-            unsigned w = 0;
-            for (unsigned st = 16; st; st >>= 1)
-                if (__shfl_sync(full, excl, w + st) <= r)
-                    w += st;
+            const unsigned w = d.owner(r);   // the lane whose records hold r
             const unsigned long long cw = __shfl_sync(full, c, w);
             const uint32_t iw = __shfl_sync(full, i0, w) + (r - __shfl_sync(full, excl, w));
             if (r < total) {
@@ -317,48 +341,50 @@ struct queue_dev {
     }
     // The short matches of each lane's word that their codes tell (m:
     // fdr_short_bits), warp-wide: one reservation for the warp's, then
-    // dealt out 32 a round, match r of the warp's to lane r % 32 (the lane
-    // that holds it found by a search over the lanes' first indices, its
-    // word passed round), so every lane writes one and the stores are
-    // coalesced.  (Before, each lane listed its own, a step each with a
-    // place taken in the warp's stage: the lanes hold 0 to 32, so most
-    // idled in the steps of the fullest.)
-    __device__ __forceinline__ void short_list(uint32_t m, const uint32_t w[4], uint32_t prev,
-                                               int64_t e0)
+    // dealt out 32 a round, match r of the warp's to lane r % 32, so every
+    // lane writes one and the stores are coalesced.  The lane that holds
+    // match r: the lanes whose matches start in the round mark their first
+    // place (one OR over the warp) and put their number there in s_owner;
+    // r's is the last mark at or below it, else the last round's last
+    // (a binary search over the lanes' first places took 5 dependent
+    // shuffles a round).  The key's bytes are read from the text.  (Before,
+    // each lane listed its own, a step each with a place taken in the
+    // warp's stage: the lanes hold 0 to 32, so most idled in the steps of
+    // the fullest.)
+    __device__ __forceinline__ void short_list(uint32_t m, int64_t e0)
     {
         const unsigned lane = threadIdx.x & 31;
         const unsigned full = 0xffffffffu;
         const uint32_t n = (uint32_t)__popc(m);
-        uint32_t incl = n;
-        for (unsigned o = 1; o < 32; o <<= 1) {
-            uint32_t y = __shfl_up_sync(full, incl, o);
-            if (lane >= o)
-                incl += y;
-        }
-        const uint32_t total = __shfl_sync(full, incl, 31), excl = incl - n;
+        const warp_deal d(n);
+        const uint32_t total = d.total, excl = d.excl;
         if (!total)
             return;
         unsigned long long at = 0;
         if (lane == 0)
             at = atomicAdd(em->slots, (unsigned long long)total);
         at = __shfl_sync(full, at, 0);
+        unsigned char *own = s_owner[threadIdx.x >> 5];
+        unsigned carry = 0;   // the lane that holds the last round's last
         for (uint32_t base = 0; base < total; base += 32) {
             const uint32_t r = base + lane;
-            unsigned wl = 0;   // the last lane whose first index is at most r
-            for (unsigned st = 16; st; st >>= 1)
-                if (__shfl_sync(full, excl, wl + st) <= r)
-                    wl += st;
+            const bool starts = n && excl >= base && excl - base < 32;
+            if (starts)
+                own[excl - base] = (unsigned char)lane;
+            const unsigned marks = __reduce_or_sync(full, starts ? 1u << (excl - base) : 0u);
+            __syncwarp();
+            const unsigned below = marks & (full >> (31 - lane));
+            const unsigned wl = below ? own[31 - __clz((int)below)] : carry;
+            carry = __shfl_sync(full, wl, 31);
+            __syncwarp();   // (the next round writes own)
             const uint32_t mo = __shfl_sync(full, m, wl);
             const uint32_t k = r - __shfl_sync(full, excl, wl);
-            uint32_t wo[4];
-            for (int i = 0; i < 4; i++)
-                wo[i] = __shfl_sync(full, w[i], wl);
-            const uint32_t po = __shfl_sync(full, prev, wl);
             // The lanes' runs lie side by side.
             const int64_t eo = e0 + ((int64_t)wl - (int64_t)lane) * run;
             if (r < total) {
                 uint32_t id;
-                const uint64_t end = fdr_short_one(*v, wo, po, eo, fdr_nth_bit(mo, k), &id);
+                const uint64_t end =
+                    fdr_short_one<CASELESS>(*v, *pc, eo, fdr_nth_bit(mo, k), &id);
                 em->put_at(at + r, end, id);
             }
         }

@@ -288,15 +288,19 @@ FDR_HD uint32_t fdr_short_bits(uint32_t sc, uint32_t V)
     return (lo & ~hi & V) | two | two << 1;
 }
 
-// The match of bit p of fdr_short_bits(...) of the word w (folded, byte 0
-// at piece index e0; prev: the byte before it): its end, and its id in *id.
-FDR_HD uint64_t fdr_short_one(const fdr_view &v, const uint32_t w[4], uint32_t prev, int64_t e0,
-                              unsigned p, uint32_t *id)
+// The match of bit p of fdr_short_bits(...) of the word whose byte 0 lies
+// at piece index e0: its end, and its id in *id.  Its key's two bytes are
+// read from the text again (in the kernel they are in L1: the lane that
+// deals it out need not pass its word round); the end is past byte 1 (V).
+template <bool CASELESS>
+FDR_HD uint64_t fdr_short_one(const fdr_view &v, const fdr_piece &pc, int64_t e0, unsigned p,
+                              uint32_t *id)
 {
-    const unsigned j = fdr_pos_byte(p & ~1u);
-    const uint64_t pair = fdr_ld8(v.short_pair + fdr_short_key(w, prev, j, e0 + j));
+    const int64_t e = e0 + (int64_t)fdr_pos_byte(p & ~1u);
+    const uint32_t k2 = fdr_fold<CASELESS>(pc.text[e - 1]) | fdr_fold<CASELESS>(pc.text[e]) << 8;
+    const uint64_t pair = fdr_ld8(v.short_pair + k2);
     *id = FDR_SHORT_ID((uint32_t)(pair >> (32 * (p & 1u))));
-    return (uint64_t)(e0 + (int64_t)j) + 1;
+    return (uint64_t)e + 1;
 }
 
 // Where a pass's threads run: piece index i lies at base + a0 + i (base
@@ -475,7 +479,7 @@ FDR_HD uint64_t fdr_take(uint32_t &c, const fdr_word_out &o, uint32_t shm, int64
 // SHORT: the pass has short literals; FAST: counts only (short codes below
 // SLOW counted in place).  Where the queue lists them (Queue::short_lists:
 // the list), the short matches of codes 1 and 2 inside the run go to
-// q.short_list(fdr_short_bits(...), w, prev, e0) (counted in place as FAST
+// q.short_list(fdr_short_bits(...), e0) (counted in place as FAST
 // counts them), and only the rest (SLOW codes, the run's edges) to
 // q.shorts.
 #pragma nv_exec_check_disable
@@ -539,7 +543,7 @@ FDR_HD void fdr_thread(const fdr_view &v, const fdr_piece &pc, const fdr_geom &g
                 sl = fdr_short_bits(o.sc, V);
         }
         if (LISTED)
-            q.short_list(sl, w, prev, e0);
+            q.short_list(sl, e0);
         if (SHORT && !FAST) {
             q.shorts(shm, w, prev, e0);
             q.put(c, o, 0, e0);

@@ -93,11 +93,11 @@ struct queue_host {
     static constexpr bool short_lists = true;   // as the kernel's list
     void push(uint64_t c) { fdr_verify<CASELESS>(*v, *pc, c, *em); }
     void step(bool) {}
-    void short_list(uint32_t m, const uint32_t w[4], uint32_t prev, int64_t e0)
+    void short_list(uint32_t m, int64_t e0)
     {
         for (; m; m &= m - 1) {
             uint32_t id;
-            uint64_t end = fdr_short_one(*v, w, prev, e0, fdr_lowest(m), &id);
+            uint64_t end = fdr_short_one<CASELESS>(*v, *pc, e0, fdr_lowest(m), &id);
             (*em)(end, id);
         }
     }
