@@ -259,36 +259,29 @@ hay_status hay_dlist_deliver(hay_dlist *d, cuda_slot *sl, hay_list_sink *k, bool
         CU(cudaDeviceSynchronize());
     if (ev)
         CU(cudaEventRecord(ev[0], sl->ost));
+    uint64_t take = n, over = 0;
     if (sl->later.deferred && below == 0 && room >= n) {
         FORWARD_IF_ERROR(whole(d, sl, ks, n, base));
-        k->count += n;
-        d->matches += n;
         d->whole++;
-        if (ev) {
-            CU(cudaEventRecord(ev[1], sl->ost));
-            d->timed[ks] = true;
+    } else {
+        if (sl->later.deferred)   /* the rest of the sort, in place */
+            CU((cudaError_t)hay_cuda_sort_finish(&sl->later, sl->d_tmp, sl->d_sorted, NULL,
+                                                 sl->ost));
+        CU((cudaError_t)hay_cuda_list_cut(sl->d_sorted, n, below, room, sl->d_cut, sl->ost));
+        CU(cudaMemcpyAsync(sl->h_cut, sl->d_cut, CUT_WORDS * sizeof *sl->h_cut,
+                           cudaMemcpyDeviceToHost, sl->ost));
+        CU(cudaStreamSynchronize(sl->ost));
+        d->wait += hay_now() - t0;
+        uint64_t skip = sl->h_cut[0], first = sl->h_cut[2], last = sl->h_cut[3];
+        take = sl->h_cut[1];
+        over = sl->h_cut[4];
+        if (take) {
+            FORWARD_IF_ERROR(convert(d, sl, sl->d_sorted + skip, take, base));
+            hay_fill_commit(f, (size_t)take, (size_t)first, base + last);
         }
-        if (alone)
-            CU(cudaDeviceSynchronize());
-        d->pieces++;
-        return HAY_OK;
     }
-    if (sl->later.deferred)   /* the rest of the sort, in place */
-        CU((cudaError_t)hay_cuda_sort_finish(&sl->later, sl->d_tmp, sl->d_sorted, NULL,
-                                             sl->ost));
-    CU((cudaError_t)hay_cuda_list_cut(sl->d_sorted, n, below, room, sl->d_cut, sl->ost));
-    CU(cudaMemcpyAsync(sl->h_cut, sl->d_cut, CUT_WORDS * sizeof *sl->h_cut,
-                       cudaMemcpyDeviceToHost, sl->ost));
-    CU(cudaStreamSynchronize(sl->ost));
-    d->wait += hay_now() - t0;
-    uint64_t skip = sl->h_cut[0], take = sl->h_cut[1], first = sl->h_cut[2],
-             last = sl->h_cut[3], over = sl->h_cut[4];
-    if (take) {
-        FORWARD_IF_ERROR(convert(d, sl, sl->d_sorted + skip, take, base));
-        hay_fill_commit(f, (size_t)take, (size_t)first, base + last);
-        k->count += take;
-        d->matches += take;
-    }
+    k->count += take;
+    d->matches += take;
     if (ev) {
         CU(cudaEventRecord(ev[1], sl->ost));
         d->timed[ks] = true;

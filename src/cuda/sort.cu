@@ -684,13 +684,8 @@ extern "C" int hay_cuda_sort_last(const hay_cuda_sort_later *later, void *d_temp
 {
     if (!later->deferred || !later->n)
         return (int)cudaErrorInvalidValue;
-    cudaStream_t st = (cudaStream_t)stream;
-    const plan p = { later->r, later->regions, later->maxbig, later->counting };
-    layout l;
-    cudaError_t e = layout_of(p, (size_t)later->n, st, &l);
-    if (e != cudaSuccess)
-        return (int)e;
-    last_end<<<1, 256, 0, st>>>(keys, (const int *)((char *)d_temp + l.off), p.regions,
-                                (int)later->n, out);
+    // The regions' first indexes open the temp storage (layout_of: off 0).
+    last_end<<<1, 256, 0, (cudaStream_t)stream>>>(keys, (const int *)d_temp, later->regions,
+                                                  (int)later->n, out);
     return (int)cudaGetLastError();
 }
