@@ -4,6 +4,7 @@
 // starts and ends written at their final index.  Two extern "C" entry
 // points for the host driver; both only enqueue on the given stream.
 #include "cuda_engine.h"
+#include "sort.h"
 
 #include <cuda_runtime.h>
 
@@ -71,24 +72,13 @@ __global__ static void cut_kernel(const u64 *keys, uint64_t n, uint64_t below, u
     }
 }
 
-// keys[i] -> ids[i], starts[i] (end - its pattern's length), ends[i]
-// (base + the local end); starts and ends may be NULL.  Consecutive
+// keys[i] into entry i of the arrays (sort.h hay_sink_put).  Consecutive
 // threads write consecutive entries (coalesced).
-__global__ static void convert_kernel(const u64 *keys, uint64_t n, uint64_t base,
-                                      const uint32_t *plen, uint32_t *ids, uint64_t *starts,
-                                      uint64_t *ends)
+__global__ static void convert_kernel(const u64 *keys, uint64_t n, hay_cuda_sort_sink to)
 {
     uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        u64 key = keys[i];
-        uint64_t end = base + HAY_CUDA_MATCH_END(key);
-        uint32_t id = HAY_CUDA_MATCH_ID(key);
-        ids[i] = id;
-        if (starts)
-            starts[i] = end - plen[id];
-        if (ends)
-            ends[i] = end;
-    }
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        hay_sink_put(to, i, keys[i]);
 }
 
 extern "C" int hay_cuda_list_cut(const unsigned long long *d_keys, uint64_t n, uint64_t below,
@@ -99,8 +89,7 @@ extern "C" int hay_cuda_list_cut(const unsigned long long *d_keys, uint64_t n, u
 }
 
 extern "C" int hay_cuda_list_convert(const unsigned long long *d_keys, uint64_t n,
-                                     uint64_t base, const uint32_t *d_plen, uint32_t *ids,
-                                     uint64_t *starts, uint64_t *ends, void *stream)
+                                     const hay_cuda_sort_sink *to, void *stream)
 {
     if (n == 0)
         return 0;
@@ -108,7 +97,6 @@ extern "C" int hay_cuda_list_convert(const unsigned long long *d_keys, uint64_t 
     uint64_t blocks = (n + threads - 1) / threads;
     if (blocks > 65536)
         blocks = 65536;
-    convert_kernel<<<(unsigned)blocks, threads, 0, (cudaStream_t)stream>>>(
-        d_keys, n, base, d_plen, ids, starts, ends);
+    convert_kernel<<<(unsigned)blocks, threads, 0, (cudaStream_t)stream>>>(d_keys, n, *to);
     return (int)cudaGetLastError();
 }

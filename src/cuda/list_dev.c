@@ -23,9 +23,8 @@
 
 int hay_cuda_list_cut(const unsigned long long *d_keys, uint64_t n, uint64_t below,
                       uint64_t room, unsigned long long *d_out, void *stream);
-int hay_cuda_list_convert(const unsigned long long *d_keys, uint64_t n, uint64_t base,
-                          const uint32_t *d_plen, uint32_t *ids, uint64_t *starts,
-                          uint64_t *ends, void *stream);
+int hay_cuda_list_convert(const unsigned long long *d_keys, uint64_t n,
+                          const hay_cuda_sort_sink *to, void *stream);
 
 enum { CUT_WORDS = 5 };   /* list_convert.cu cut_kernel */
 
@@ -199,8 +198,7 @@ static hay_status convert(hay_dlist *d, cuda_slot *sl, const unsigned long long 
                           uint64_t take, uint64_t base)
 {
     hay_cuda_sort_sink t = targets(d, sl, base);
-    CU((cudaError_t)hay_cuda_list_convert(keys, take, base, t.plen, t.ids, t.starts, t.ends,
-                                          sl->ost));
+    CU((cudaError_t)hay_cuda_list_convert(keys, take, &t, sl->ost));
     return copy_out(d, sl, &t, take);
 }
 

@@ -146,28 +146,18 @@ struct rkeys {
     }
 };
 
-// Where a sorted key goes (sort.h hay_cuda_sort_sink): back into keys, or
-// with ids set converted into a list's arrays (list_convert.cu's
+// Where a sorted key goes: back into keys, or with arr.ids set converted
+// into a list's arrays (sort.h hay_sink_put: list_convert.cu's
 // conversion, without its pass over the keys).
 struct sink_dev {
     u64 *keys;
-    uint32_t *ids;
-    uint64_t *starts, *ends;
-    const uint32_t *plen;
-    uint64_t base;
+    hay_cuda_sort_sink arr;
     __device__ __forceinline__ void put(size_t i, u64 key) const
     {
-        if (!ids) {
+        if (arr.ids)
+            hay_sink_put(arr, i, key);
+        else
             keys[i] = key;
-            return;
-        }
-        const uint64_t end = base + HAY_CUDA_MATCH_END(key);
-        const uint32_t id = HAY_CUDA_MATCH_ID(key);
-        ids[i] = id;
-        if (starts)
-            starts[i] = end - plen[id];
-        if (ends)
-            ends[i] = end;
     }
 };
 
@@ -218,11 +208,12 @@ typedef count_smem_of<LARGE> count_smem;
 // bucket): each key's rank in its bucket by an atomic on the bucket's
 // count, the counts' prefix sum, the keys placed by bucket, then the few
 // keys of one bucket ordered by comparing each with the others of its
-// bucket; written full width to `to` at lo on.  Where a bucket holds more than TIES
-// keys (a burst of patterns ending at one byte) the comparisons would grow
-// as the square: false, nothing written (the radix way then).  (Buckets of
-// one end each, 2^r of them, took 218 us a 32 MiB piece of snort against
-// the radix way's 276: the counts outnumbered the keys 4 to 1.)
+// bucket; written full width to `to` at lo on.  Where a bucket holds more
+// than TIES keys (a burst of patterns ending at one byte) the comparisons
+// would grow as the square: false, nothing written (the radix way then).
+// (Buckets of one end each, 2^r of them, took 218 us a 32 MiB piece of
+// snort against the radix way's 276: the counts outnumbered the keys 4 to
+// 1.)
 template <int IPT, class SMEM>
 __device__ bool count_region(const u64 *keys, int c, u64 region, int r, int id_bits, SMEM &s,
                              const sink_dev &to, int lo)
@@ -368,7 +359,7 @@ __global__ void __launch_bounds__(THREADS, 8)
     if (c > 1)
         one_region(keys, lo, c, region, r, id_bits, big, nbig, maxbig,
                    counting && (!left || c > SMALL), tmp, to);
-    else if (c == 1 && to.ids && threadIdx.x == 0)
+    else if (c == 1 && to.arr.ids && threadIdx.x == 0)
         to.put((size_t)lo, keys[lo]);
 }
 
@@ -386,7 +377,7 @@ __global__ void __launch_bounds__(THREADS, 16)
     const u64 region = blockIdx.x;
     const int lo = off[region], c = off[region + 1] - lo;
     if (c <= 1) {
-        if (c == 1 && to.ids && threadIdx.x == 0)
+        if (c == 1 && to.arr.ids && threadIdx.x == 0)
             to.put((size_t)lo, keys[lo]);
         return;
     }
@@ -598,7 +589,7 @@ cudaError_t finish_regions(const plan &p, const layout &l, char *tmp, u64 *out, 
                                                 big + p.maxbig, 0, shift, st);
     if (e != cudaSuccess)
         return e;
-    if (db.Current() != out || to.ids) {
+    if (db.Current() != out || to.arr.ids) {
         put_big<<<(unsigned)(p.maxbig < 1024 ? p.maxbig : 1024), 256, 0, st>>>(
             db.Current(), big, (int)p.maxbig, to);
         e = cudaGetLastError();
@@ -644,7 +635,7 @@ extern "C" int hay_cuda_sort_keys(void *d_temp, size_t *temp_bytes,
                                               (uint64_t)n };
             return (int)e;
         }
-        const sink_dev to = { out, NULL, NULL, NULL, NULL, 0 };
+        const sink_dev to = { out, { NULL, NULL, NULL, NULL, 0 } };
         return (int)finish_regions(p, l, tmp, out, n, id_bits, to, st);
     }
     cudaGetLastError();
@@ -665,14 +656,9 @@ extern "C" int hay_cuda_sort_finish(const hay_cuda_sort_later *later, void *d_te
     cudaError_t e = layout_of(p, (size_t)later->n, st, &l);
     if (e != cudaSuccess)
         return (int)e;
-    sink_dev to = { keys, NULL, NULL, NULL, NULL, 0 };
-    if (sink) {
-        to.ids = sink->ids;
-        to.starts = sink->starts;
-        to.ends = sink->ends;
-        to.plen = sink->plen;
-        to.base = sink->base;
-    }
+    sink_dev to = { keys, { NULL, NULL, NULL, NULL, 0 } };
+    if (sink)
+        to.arr = *sink;
     return (int)finish_regions(p, l, (char *)d_temp, keys, (size_t)later->n, later->id_bits, to,
                                st);
 }

@@ -9,6 +9,8 @@
 #ifndef HAY_CUDA_SORT_H
 #define HAY_CUDA_SORT_H
 
+#include "cuda_engine.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,9 +29,10 @@ typedef struct hay_cuda_sort_later {
     uint64_t regions, maxbig, n;
 } hay_cuda_sort_later;
 
-/* Where hay_cuda_sort_finish writes key i of the sorted list: ids[i],
- * starts[i] (end - plen[id]; NULL: not asked) and ends[i] (base + the
- * local end; NULL: not asked).  list_convert.cu's conversion, fused. */
+/* A list's arrays on the device, where key i of a sorted list goes:
+ * ids[i], starts[i] (end - plen[id]; NULL: not asked) and ends[i] (base +
+ * the local end; NULL: not asked).  hay_cuda_sort_finish writes them
+ * while it sorts; list_convert.cu's conversion from sorted keys. */
 typedef struct hay_cuda_sort_sink {
     uint32_t *ids;
     uint64_t *starts, *ends;
@@ -63,6 +66,21 @@ int hay_cuda_sort_last(const hay_cuda_sort_later *later, void *d_temp,
                        const unsigned long long *keys, unsigned long long *out, void *stream);
 
 #ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+/* Key `key` (HAY_CUDA_MATCH) converted into entry i of s's arrays. */
+__device__ __forceinline__ void hay_sink_put(const hay_cuda_sort_sink &s, size_t i,
+                                             unsigned long long key)
+{
+    const uint64_t end = s.base + HAY_CUDA_MATCH_END(key);
+    const uint32_t id = HAY_CUDA_MATCH_ID(key);
+    s.ids[i] = id;
+    if (s.starts)
+        s.starts[i] = end - s.plen[id];
+    if (s.ends)
+        s.ends[i] = end;
 }
 #endif
 

@@ -83,16 +83,15 @@ bool same_keys(const char *name, const char *how, const std::vector<u64> &got,
     return true;
 }
 
-// The same keys sorted in two steps (hay_cuda_sort_keys with `later`):
+// The keys check() left in d.in (unchanged: it checked) sorted again in
+// two steps (hay_cuda_sort_keys with `later`):
 // where the regions way served them, its last end, the regions sorted
 // straight into arrays (ids, starts, ends against the sorted keys), then
 // the same grouped keys sorted in place; else (the radix way) the keys
 // sorted already and no arrays.
-void deferred(dev &d, const char *name, const std::vector<u64> &keys,
-              const std::vector<u64> &want, u64 span, int id_bits)
+void deferred(dev &d, const char *name, const std::vector<u64> &want, u64 span, int id_bits)
 {
-    size_t n = keys.size(), tb = d.tmp_bytes;
-    cudaMemcpy(d.in, keys.data(), n * sizeof(u64), cudaMemcpyHostToDevice);
+    size_t n = want.size(), tb = d.tmp_bytes;
     cudaMemset(d.out, 0xab, n * sizeof(u64));
     hay_cuda_sort_later later;
     hay_cuda_sort_sink sink = { d.ids, d.starts, d.ends, d.plen, BASE };
@@ -188,7 +187,7 @@ void check(dev &d, const char *name, std::vector<u64> keys, u64 span, int id_bit
     std::sort(want.begin(), want.end());
     if (!same_keys(name, "", got, want))
         return;
-    deferred(d, name, keys, want, span, id_bits);
+    deferred(d, name, want, span, id_bits);
 }
 
 // n unique keys with ends in [0, span], ids below 2^id_bits.
